@@ -1,0 +1,56 @@
+"""prefeval: preference-based and diversity-aware offline evaluation of rankings.
+
+Importing the package registers its measures (``RBU``, ``TSE``, ``LexiRecall``,
+``LexiPrecision``, ``RPP``) with ir-measures and installs the ``prefeval`` provider
+into ``ir_measures.DefaultPipeline``, so they can be mixed with standard measures::
+
+    import ir_measures, prefeval
+    ir_measures.calc_aggregate([ir_measures.nDCG@10, prefeval.RBU(p=0.8, e=0.03)@20], qrels, run)
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from prefeval.errors import DatasetUnavailable, PrefevalError
+from prefeval.measures import RBU, RPP, TSE, LexiPrecision, LexiRecall
+from prefeval.provider import install as _install_provider
+from prefeval.runs import register_run
+
+__version__ = "0.1.0"
+
+_install_provider()
+
+# Heavier parts of the API are imported on first use.
+_LAZY = {
+    "evaluate": ("prefeval.evaluate", "evaluate"),
+    "compare": ("prefeval.compare", "compare"),
+    "Comparison": ("prefeval.compare", "Comparison"),
+    "read_run": ("prefeval.io", "read_run"),
+    "read_qrels": ("prefeval.io", "read_qrels"),
+    "write_run": ("prefeval.io", "write_run"),
+    "write_qrels": ("prefeval.io", "write_qrels"),
+    "Pipeline": ("prefeval.pipeline", "Pipeline"),
+    "datasets": ("prefeval.datasets", None),
+    "analysis": ("prefeval.analysis", None),
+    "axioms": ("prefeval.axioms", None),
+    "simulate": ("prefeval.simulate", None),
+}
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module_name, attr = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'prefeval' has no attribute {name!r}") from None
+    module = importlib.import_module(module_name)
+    value = module if attr is None else getattr(module, attr)
+    globals()[name] = value
+    return value
+
+
+__all__ = [
+    "RBU", "TSE", "LexiRecall", "LexiPrecision", "RPP", "register_run",
+    "DatasetUnavailable", "PrefevalError", *_LAZY,
+]

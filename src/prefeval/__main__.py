@@ -1,0 +1,5 @@
+import sys
+
+from prefeval.cli import main
+
+sys.exit(main())

@@ -1,0 +1,101 @@
+"""``prefeval eval QRELS RUN MEASURE...``: the ``ir_measures`` command with prefeval's measures available.
+
+Same arguments and output formats as ``ir_measures`` (tsv or jsonl, summary or per query), so it can
+replace it in scripts. QRELS may also be an ir_datasets id.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+PLACES = 4
+SUMMARY_QID = "all"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("qrels", help="TREC qrels file or ir_datasets id")
+    parser.add_argument("run", help="TREC run file (.gz allowed)")
+    parser.add_argument("measures", nargs="+", help="measures, e.g. nDCG@10 'RBU(p=0.8)@20' \"RPP(baseline='bm25.run')\"")
+    parser.add_argument("--places", "-p", type=int, default=PLACES, help="decimal places (-1: all)")
+    parser.add_argument("--by_query", "-q", action="store_true", help="one line per query")
+    parser.add_argument("--no_summary", "-n", action="store_true", help="with -q: omit the 'all' lines")
+    parser.add_argument("--output_format", "-o", choices=["tsv", "jsonl"], default="tsv")
+    parser.add_argument("--provider", help="evaluate with this ir-measures provider only")
+
+
+def parse_measures(texts: list[str]) -> list:
+    """Parse measure names (several may share one argument, separated by spaces); report every bad one."""
+    import ir_measures
+
+    import prefeval  # noqa: F401  (registers prefeval's measures)
+    from prefeval.errors import PrefevalError
+
+    measures, errors = [], []
+    for text in texts:
+        for name in text.split():
+            try:
+                measure = ir_measures.parse_measure(name)
+            except NameError:
+                errors.append(f"unknown measure: {name}")
+                continue
+            except ValueError as exc:
+                errors.append(f"{name}: {exc}")
+                continue
+            if measure not in measures:
+                measures.append(measure)
+    if errors:
+        raise PrefevalError("cannot parse measures:\n  " + "\n  ".join(errors))
+    return measures
+
+
+def run(args: argparse.Namespace) -> int:
+    import ir_measures
+    from ir_measures import Metric
+
+    from prefeval.errors import PrefevalError
+    from prefeval.inputs import qrels_frame, run_frame
+
+    measures = parse_measures(args.measures)
+    if args.no_summary and not args.by_query:
+        raise PrefevalError("--no_summary (-n) only works with --by_query (-q)")
+    qrels = qrels_frame(args.qrels)
+    run_df = run_frame(args.run)
+    calc = ir_measures
+    if args.provider:
+        if args.provider not in ir_measures.providers.registry:
+            raise PrefevalError(f"unknown provider {args.provider!r}; known: {sorted(ir_measures.providers.registry)}")
+        calc = ir_measures.providers.registry[args.provider]
+    output = _writer(args)
+    try:
+        if args.by_query:
+            aggregators = {m: m.aggregator() for m in measures}
+            for metric in calc.iter_calc(measures, qrels, run_df):
+                output(metric)
+                aggregators[metric.measure].add(metric.value)
+            if not args.no_summary:
+                for m in measures:
+                    output(Metric(SUMMARY_QID, m, aggregators[m].result()))
+        else:
+            results = calc.calc_aggregate(measures, qrels, run_df)
+            for m in measures:
+                output(Metric(SUMMARY_QID, m, results[m]))
+    except (AssertionError, RuntimeError) as exc:
+        raise PrefevalError(str(exc)) from exc
+    return 0
+
+
+def _writer(args: argparse.Namespace):
+    fmt = "" if args.places == -1 else f".{args.places}f"
+
+    def tsv(metric) -> None:
+        prefix = f"{metric.query_id}\t" if args.by_query else ""
+        print(f"{prefix}{metric.measure}\t{metric.value:{fmt}}")
+
+    def jsonl(metric) -> None:
+        record = {"query_id": metric.query_id, "measure": str(metric.measure), "value": metric.value}
+        if not args.by_query:
+            del record["query_id"]
+        print(json.dumps(record))
+
+    return tsv if args.output_format == "tsv" else jsonl

@@ -1,0 +1,153 @@
+"""Rankings and relevant documents -> position vectors (numpy only).
+
+Conventions (DESIGN.md "Semantics that must be exact"; seed 000 §2.1-2.2; seed 003 §3):
+
+* a run is ordered by score descending, ties broken by doc_id descending in string
+  (code point) order, as trec_eval does; the rank column of a TREC file is ignored;
+* the *position* of a document is its 1-based rank in that order;
+* the position vector of a ranking for a query lists the ascending positions of the
+  retrieved relevant documents, followed by ``+inf`` for every relevant document the
+  ranking does not retrieve (pessimistic imputation without a corpus size: an
+  unretrieved relevant document is worse than any retrieved one, and two unretrieved
+  ones tie).
+
+The functions here are the only place where document ids are touched; everything
+downstream (``lexicographic``, ``rpp``, ``metrics``) works on float position arrays.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from prefeval.errors import PrefevalError
+
+__all__ = [
+    "rank_order",
+    "rank_order_codes",
+    "string_codes",
+    "doc_positions",
+    "position_vectors",
+]
+
+
+def string_codes(doc_ids: np.ndarray) -> np.ndarray:
+    """Integer codes of ``doc_ids`` that preserve their string order.
+
+    ``codes[i] < codes[j]`` iff ``doc_ids[i] < doc_ids[j]`` (Python / code point
+    order, which equals trec_eval's ``strcmp`` on UTF-8 bytes); equal ids share a code.
+    Works for numpy ``str`` and ``object`` arrays (and for integer arrays, whose
+    numeric order is kept).
+    """
+    ids = np.asarray(doc_ids)
+    if ids.ndim != 1:
+        raise PrefevalError(f"doc_ids must be one-dimensional, got shape {ids.shape}")
+    _, codes = np.unique(ids, return_inverse=True)
+    return codes.reshape(-1).astype(np.int64, copy=False)
+
+
+def rank_order_codes(scores: np.ndarray, codes: np.ndarray) -> np.ndarray:
+    """Indices that order documents by score descending, then by ``codes`` descending.
+
+    ``codes`` are integer document codes whose numeric order is the doc_id string
+    order (see :func:`string_codes`); use this when codes are already at hand (e.g.
+    one code table shared by all runs of a collection). NaN scores sort last; callers
+    are expected to reject them before ranking (DESIGN.md: never silently).
+    """
+    s = np.asarray(scores, dtype=np.float64)
+    c = np.asarray(codes)
+    if s.shape != c.shape or s.ndim != 1:
+        raise PrefevalError(f"scores and doc codes must be 1-D of equal length, got {s.shape} and {c.shape}")
+    # np.lexsort: last key is primary, ascending. Negate both keys for descending order
+    # (NaN stays NaN and sorts last).
+    return np.lexsort((-c.astype(np.int64, copy=False), -s))
+
+
+def rank_order(scores: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
+    """Argsort of one query's documents: score descending, ties by doc_id descending.
+
+    This is trec_eval's order (DESIGN.md): ``doc_ids[rank_order(scores, doc_ids)]``
+    lists the documents from rank 1 down. ``doc_ids`` may be a numpy ``str`` or
+    ``object`` array (or integer codes). Identical (score, doc_id) rows keep no
+    particular relative order; duplicates are the caller's business (keep the first
+    occurrence of each doc_id in the returned order, which is its best position).
+    """
+    ids = np.asarray(doc_ids)
+    if ids.shape != np.shape(scores):
+        raise PrefevalError(
+            f"scores and doc_ids must have the same shape, got {np.shape(scores)} and {ids.shape}"
+        )
+    if ids.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    return rank_order_codes(scores, string_codes(ids))
+
+
+def doc_positions(ranked: Sequence[np.ndarray], relevant: np.ndarray) -> np.ndarray:
+    """(S, m) float64 matrix: 1-based position of relevant doc ``j`` in run ``s``.
+
+    ``ranked[s]`` holds run ``s``'s doc ids in rank order (rank 1 first);
+    ``relevant`` holds the ``m`` distinct relevant doc ids (column order of the
+    result). Entries are ``+inf`` for relevant documents a run does not retrieve.
+    A doc id repeated within ``ranked[s]`` keeps its first (best) position; the
+    caller is expected to have removed (and warned about) duplicates already.
+    Vectorised over all runs at once (one sorted lookup of all retrieved ids in the
+    sorted relevant ids), no Python loop over documents.
+    """
+    rel = np.asarray(relevant)
+    if rel.ndim != 1:
+        raise PrefevalError(f"relevant doc ids must be one-dimensional, got shape {rel.shape}")
+    m = rel.shape[0]
+    n_runs = len(ranked)
+    out = np.full((n_runs, m), np.inf, dtype=np.float64)
+    if m == 0 or n_runs == 0:
+        return out
+    order = np.argsort(rel, kind="stable")
+    rel_sorted = rel[order]
+    if m > 1 and np.any(rel_sorted[1:] == rel_sorted[:-1]):
+        dup = rel_sorted[1:][rel_sorted[1:] == rel_sorted[:-1]][0]
+        raise PrefevalError(f"relevant doc ids must be distinct; {dup!r} is repeated")
+
+    arrays = [np.asarray(r).reshape(-1) for r in ranked]
+    lengths = np.array([a.shape[0] for a in arrays], dtype=np.int64)
+    if lengths.sum() == 0:
+        return out
+    docs = np.concatenate(arrays)
+    if docs.dtype != rel_sorted.dtype:
+        if docs.dtype == object or rel_sorted.dtype == object:
+            docs = docs.astype(object)
+            rel_sorted = rel_sorted.astype(object)
+        elif docs.dtype.kind != rel_sorted.dtype.kind:
+            raise PrefevalError(
+                f"ranked doc ids ({docs.dtype}) and relevant doc ids ({rel_sorted.dtype}) are of different kinds"
+            )
+    run_of = np.repeat(np.arange(n_runs), lengths)
+    starts = np.cumsum(lengths) - lengths
+    pos = np.arange(docs.shape[0], dtype=np.int64) - np.repeat(starts, lengths) + 1
+
+    idx = np.searchsorted(rel_sorted, docs)
+    idx_clipped = np.minimum(idx, m - 1)
+    hit = (idx < m) & (rel_sorted[idx_clipped] == docs)
+    if not np.any(hit):
+        return out
+    col = order[idx_clipped[hit]]
+    # minimum.at keeps the best (first) position when a run repeats a relevant doc.
+    np.minimum.at(out, (run_of[hit], col), pos[hit].astype(np.float64))
+    return out
+
+
+def position_vectors(doc_pos: np.ndarray, mask: np.ndarray | None = None) -> np.ndarray:
+    """Sorted position vectors ``np.sort(doc_pos[..., mask], axis=-1)``.
+
+    ``doc_pos`` is (..., m) as returned by :func:`doc_positions` (columns =
+    relevant documents); ``mask`` (m,) bool selects a sub-population (e.g. grade >= λ,
+    or one subtopic). The result lists ascending positions, ``+inf`` (unretrieved)
+    last: the vector ``p`` of seed 000 §2.1 / ``f`` of seed 003 §3.
+    """
+    d = np.asarray(doc_pos, dtype=np.float64)
+    if mask is not None:
+        mk = np.asarray(mask, dtype=bool)
+        if mk.shape != d.shape[-1:]:
+            raise PrefevalError(f"mask shape {mk.shape} does not match the last axis of doc_pos {d.shape}")
+        d = d[..., mk]
+    return np.sort(d, axis=-1)

@@ -1,0 +1,234 @@
+"""Recall-paired preference (RPP), binary, graded and subtopic (numpy only).
+
+Seed 003 (Diaz & Ferraro 2022), Eq. 3-6 and §5.3. The i-th relevant document of one
+ranking is paired with the i-th relevant document of the other (pairing by recall
+level, not by document):
+
+    RPP(a, b) = sum_{i=1..m} w_i * sgn(b_i - a_i)            (Eq. 4; positive: a preferred)
+
+with ``+inf`` (unretrieved) losing to any position and ``inf`` vs ``inf`` a tie (no
+``inf - inf`` is ever formed). Weightings ``w`` (normalised to sum 1 over the m
+levels): ``uniform`` 1/m, ``inverse`` proportional to 1/i, ``dcg`` proportional to
+1/log2(i+1). Uniform RPP is computed as an integer count divided by m, so equal
+values are bit-identical and ties are exact.
+
+Populations (graded Eq. 5, subtopic Eq. 6): for each population k (a subset of the
+m relevant documents, e.g. "grade >= λ" or "covers subtopic t"), RPP_k is binary RPP
+on that population's position vectors; the combination is ``sum_k m_k RPP_k / sum_k m_k``
+(p(λ) ∝ m_λ, p(t) ∝ m_t, §5.3). Empty populations carry weight 0. With no relevant
+document at all (m = 0, which callers exclude) the preference is defined as 0.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from prefeval.errors import PrefevalError
+
+__all__ = [
+    "WEIGHTINGS",
+    "recall_level_weights",
+    "rpp",
+    "graded_populations",
+    "subtopic_populations",
+    "population_rpp",
+    "rpp_matrix",
+]
+
+Weighting = Literal["uniform", "inverse", "dcg"]
+WEIGHTINGS: tuple[str, ...] = ("uniform", "inverse", "dcg")
+
+# Upper bound on the elements of one (rows, S, m) comparison block in rpp_matrix.
+_BLOCK_ELEMENTS = 1 << 22
+
+
+def _check_weighting(weighting: str) -> None:
+    if weighting not in WEIGHTINGS:
+        raise PrefevalError(f"RPP weighting must be one of {', '.join(WEIGHTINGS)}; got {weighting!r}")
+
+
+def recall_level_weights(m: int, weighting: Weighting = "uniform") -> np.ndarray:
+    """(m,) recall-level weights p(i), i = 1..m, summing to 1 (seed 003 §5.3).
+
+    ``uniform``: 1/m (RPP); ``inverse``: ∝ 1/i (invRPP); ``dcg``: ∝ 1/log2(i+1)
+    (dcgRPP). ``m = 0`` gives an empty array.
+    """
+    _check_weighting(weighting)
+    m = int(m)
+    if m < 0:
+        raise PrefevalError(f"number of recall levels must be >= 0, got {m}")
+    if m == 0:
+        return np.zeros(0, dtype=np.float64)
+    i = np.arange(1, m + 1, dtype=np.float64)
+    if weighting == "uniform":
+        raw = np.ones(m)
+    elif weighting == "inverse":
+        raw = 1.0 / i
+    else:
+        raw = 1.0 / np.log2(i + 1.0)
+    return raw / raw.sum()
+
+
+def _signs(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """sgn(b - a) as int8 without forming inf - inf."""
+    return (b > a).astype(np.int8) - (b < a).astype(np.int8)
+
+
+def _combine(signs: np.ndarray, weighting: str) -> np.ndarray:
+    """Weighted mean over the last axis; uniform = exact integer count / m."""
+    m = signs.shape[-1]
+    if m == 0:
+        return np.zeros(signs.shape[:-1], dtype=np.float64)
+    if weighting == "uniform":
+        return signs.sum(axis=-1, dtype=np.int64) / m
+    return (signs * recall_level_weights(m, weighting)).sum(axis=-1)
+
+
+def rpp(a: np.ndarray, b: np.ndarray, weighting: Weighting = "uniform") -> np.ndarray:
+    """Binary RPP of ``a`` over ``b`` (seed 003 Eq. 3-4), in [-1, 1].
+
+    ``a`` and ``b`` are position vectors (..., m) (ascending, ``+inf`` last) and
+    broadcast over the leading axes. ``sum_i w_i sgn(b_i - a_i)``.
+    """
+    _check_weighting(weighting)
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    if a.shape[-1:] != b.shape[-1:]:
+        raise PrefevalError(
+            f"position vectors must have the same number of recall levels, got {a.shape} and {b.shape}"
+        )
+    return _combine(_signs(a, b), weighting)
+
+
+def graded_populations(grades: np.ndarray, rel: int = 1) -> np.ndarray:
+    """(K, m) bool populations for graded RPP (seed 003 Eq. 5, §5.3).
+
+    One row per distinct grade λ >= ``rel`` present in ``grades`` (ascending λ),
+    row = ``grades >= λ``. ``grades`` are the grades of the m columns of a
+    ``doc_positions`` matrix (normally the relevant documents, all >= rel). With a
+    single distinct grade this is the one binary population, so graded RPP = binary RPP.
+    """
+    g = np.asarray(grades)
+    if g.ndim != 1:
+        raise PrefevalError(f"grades must be one-dimensional, got shape {g.shape}")
+    levels = np.unique(g[g >= rel])
+    return g[None, :] >= levels[:, None]
+
+
+def subtopic_populations(membership: np.ndarray, background: bool = True) -> np.ndarray:
+    """(K, m) bool populations for subtopic RPP (seed 003 Eq. 6, §5.3).
+
+    ``membership[t, j]`` says relevant document j is relevant to subtopic t. The rows
+    are returned as given (one per subtopic; a subtopic without relevant documents
+    gets weight m_t = 0), followed, if ``background``, by the background population
+    t* of all m relevant documents (p(t*) ∝ m).
+    """
+    mem = np.asarray(membership, dtype=bool)
+    if mem.ndim != 2:
+        raise PrefevalError(f"subtopic membership must be (subtopics, documents), got shape {mem.shape}")
+    if background:
+        mem = np.concatenate([mem, np.ones((1, mem.shape[1]), dtype=bool)], axis=0)
+    return mem
+
+
+def _check_populations(populations: np.ndarray | None, m: int) -> np.ndarray:
+    if populations is None:
+        return np.ones((1, m), dtype=bool)
+    pops = np.asarray(populations, dtype=bool)
+    if pops.ndim != 2 or pops.shape[1] != m:
+        raise PrefevalError(f"populations must be (K, {m}) booleans, got shape {pops.shape}")
+    return pops
+
+
+def population_rpp(
+    doc_pos_a: np.ndarray,
+    doc_pos_b: np.ndarray,
+    populations: np.ndarray | None,
+    weighting: Weighting = "uniform",
+) -> np.ndarray:
+    """Population-weighted RPP of ``a`` over ``b``: ``sum_k m_k RPP_k / sum_k m_k``.
+
+    ``doc_pos_*`` are (..., m) per-document positions (columns = relevant documents,
+    unsorted, as from ``doc_positions``); RPP_k is binary RPP on
+    ``position_vectors(doc_pos, populations[k])``. ``populations=None`` = all m
+    documents (binary RPP). For ``uniform`` the result is the exact integer sum of
+    signs over all (k, i) pairs divided by ``sum_k m_k``. All populations empty: 0.
+    """
+    _check_weighting(weighting)
+    a = np.asarray(doc_pos_a, dtype=np.float64)
+    b = np.asarray(doc_pos_b, dtype=np.float64)
+    if a.shape[-1:] != b.shape[-1:]:
+        raise PrefevalError(f"doc position arrays differ in their last axis: {a.shape} and {b.shape}")
+    a, b = np.broadcast_arrays(a, b)
+    pops = _check_populations(populations, a.shape[-1])
+    sizes = pops.sum(axis=1)
+    total = int(sizes.sum())
+    shape = a.shape[:-1]
+    if total == 0:
+        return np.zeros(shape, dtype=np.float64)
+    count = np.zeros(shape, dtype=np.int64)
+    acc = np.zeros(shape, dtype=np.float64)
+    for k in np.flatnonzero(sizes):  # loop over populations, not over pairs
+        s = _signs(np.sort(a[..., pops[k]], axis=-1), np.sort(b[..., pops[k]], axis=-1))
+        if weighting == "uniform":
+            count += s.sum(axis=-1, dtype=np.int64)
+        else:
+            acc += (sizes[k] / total) * (s * recall_level_weights(int(sizes[k]), weighting)).sum(axis=-1)
+    if weighting == "uniform":
+        return count / total
+    return acc
+
+
+def _pairwise_block_sum(P: np.ndarray, weighting: str) -> np.ndarray:
+    """(S, S) sum_i w_i sgn(P[j, i] - P[r, i]) for all (r, j); integer counts if uniform."""
+    S, m = P.shape
+    uniform = weighting == "uniform"
+    out = np.zeros((S, S), dtype=np.int64 if uniform else np.float64)
+    if m == 0 or S == 0:
+        return out
+    w = None if uniform else recall_level_weights(m, weighting)
+    rows = max(1, _BLOCK_ELEMENTS // max(1, S * m))
+    for start in range(0, S, rows):  # blocks of rows bound memory at ~4M elements
+        blk = P[start:start + rows]
+        s = _signs(blk[:, None, :], P[None, :, :])
+        if uniform:
+            out[start:start + rows] = s.sum(axis=-1, dtype=np.int64)
+        else:
+            out[start:start + rows] = s @ w
+    return out
+
+
+def rpp_matrix(
+    doc_pos: np.ndarray,
+    populations: np.ndarray | None = None,
+    weighting: Weighting = "uniform",
+) -> np.ndarray:
+    """(S, S) float64 RPP matrix: ``M[i, j] = population_rpp(doc_pos[i], doc_pos[j], populations)``.
+
+    ``doc_pos`` is (S, m) per-document positions (sorted position vectors work too
+    when ``populations`` is None, sorting being idempotent). Broadcasts over recall
+    levels in row blocks (memory bounded), no Python loop over pairs. Uniform: exact
+    integer counts / sum_k m_k. Weighted: made exactly antisymmetric as
+    ``(M - M.T) / 2`` (only rounding-level changes).
+    """
+    _check_weighting(weighting)
+    D = np.asarray(doc_pos, dtype=np.float64)
+    if D.ndim != 2:
+        raise PrefevalError(f"doc_pos must be (runs, documents), got shape {D.shape}")
+    S, m = D.shape
+    pops = _check_populations(populations, m)
+    sizes = pops.sum(axis=1)
+    total = int(sizes.sum())
+    if total == 0 or S == 0:
+        return np.zeros((S, S), dtype=np.float64)
+    uniform = weighting == "uniform"
+    acc = np.zeros((S, S), dtype=np.int64 if uniform else np.float64)
+    for k in np.flatnonzero(sizes):
+        Pk = np.sort(D[:, pops[k]], axis=1)
+        blk = _pairwise_block_sum(Pk, weighting)
+        acc += blk if uniform else (sizes[k] / total) * blk
+    if uniform:
+        return acc / total
+    return (acc - acc.T) / 2.0

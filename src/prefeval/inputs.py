@@ -1,0 +1,163 @@
+"""Coerce what users pass as qrels or runs into prefeval's canonical DataFrames.
+
+Qrels: an ir_datasets id (also ``irds:ID``), a TREC qrels path (plain or ``.gz``), a DataFrame,
+a dict of dicts ``{query_id: {doc_id: grade}}``, or an iterable of ir-measures ``Qrel`` /
+ir_datasets qrels records (``TrecSubQrel.subtopic_id`` becomes ``iteration``).
+Runs: a TREC run path, a DataFrame, a dict of dicts ``{query_id: {doc_id: score}}`` or an
+iterable of ``ScoredDoc``-like records.
+
+Canonical columns: qrels ``query_id, doc_id, relevance, iteration``; runs ``query_id, doc_id, score``
+(ids as ``str``, relevance ``int``, score ``float``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from prefeval.errors import PrefevalError
+
+QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
+RUN_COLUMNS = ["query_id", "doc_id", "score"]
+_RUN_SUFFIXES = re.compile(r"(\.(run|runs|txt|trec|res|tsv))+$", re.IGNORECASE)
+
+
+def _is_pathlike(obj: Any) -> bool:
+    return isinstance(obj, (str, os.PathLike))
+
+
+def qrels_frame(qrels: Any) -> pd.DataFrame:
+    """Return ``qrels`` as a canonical DataFrame (see module docstring)."""
+    if isinstance(qrels, pd.DataFrame):
+        return _canonical_qrels(qrels, "qrels DataFrame")
+    if _is_pathlike(qrels):
+        text = str(qrels)
+        if os.path.exists(text) and not text.startswith("irds:"):
+            from prefeval.io import read_qrels
+
+            return read_qrels(text)
+        from prefeval.datasets import load
+
+        return load(text).qrels
+    if isinstance(qrels, Mapping):
+        rows = [(str(q), str(d), g) for q, docs in qrels.items() for d, g in docs.items()]
+        frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
+        return _canonical_qrels(frame, "qrels dict")
+    if isinstance(qrels, Iterable):
+        return _canonical_qrels(_records_frame(qrels, "qrels"), "qrels records")
+    raise PrefevalError(f"cannot use {type(qrels).__name__} as qrels: give a path, an ir_datasets id, "
+                        "a DataFrame, a dict of dicts or Qrel records")
+
+
+def run_frame(run: Any, name: str | None = None) -> pd.DataFrame:
+    """Return ``run`` as a canonical DataFrame; NaN or non-numeric scores are an error naming the query."""
+    label = name or "run"
+    if isinstance(run, pd.DataFrame):
+        return _canonical_run(run, f"{label} (DataFrame)")
+    if _is_pathlike(run):
+        from prefeval.io import read_run
+
+        return read_run(run)
+    if isinstance(run, Mapping):
+        rows = [(str(q), str(d), s) for q, docs in run.items() for d, s in docs.items()]
+        return _canonical_run(pd.DataFrame(rows, columns=RUN_COLUMNS), f"{label} (dict)")
+    if isinstance(run, Iterable):
+        return _canonical_run(_records_frame(run, label), f"{label} (records)")
+    raise PrefevalError(f"cannot use {type(run).__name__} as a run: give a path, a DataFrame, "
+                        "a dict of dicts or ScoredDoc records")
+
+
+def run_name(path: str | os.PathLike) -> str:
+    """Name of a run file: its file name without ``.gz`` and run suffixes (``bm25.run.gz`` -> ``bm25``)."""
+    name = Path(path).name
+    if name.endswith(".gz"):
+        name = name[:-3]
+    return _RUN_SUFFIXES.sub("", name) or name
+
+
+def runs_dict(runs: Any) -> dict[str, pd.DataFrame]:
+    """Coerce ``runs`` (a mapping name -> run, or a list of run paths) to ``{name: canonical run}``."""
+    if isinstance(runs, Mapping):
+        items = [(str(name), run) for name, run in runs.items()]
+    elif _is_pathlike(runs):
+        items = [(run_name(runs), runs)]
+    elif isinstance(runs, Iterable):
+        items = []
+        for run in runs:
+            if not _is_pathlike(run):
+                raise PrefevalError("a list of runs must hold file paths; use a dict name -> run for data")
+            items.append((run_name(run), run))
+    else:
+        raise PrefevalError(f"cannot use {type(runs).__name__} as runs: give a dict name -> run or a list of paths")
+    names = [name for name, _ in items]
+    duplicated = sorted({n for n in names if names.count(n) > 1})
+    if duplicated:
+        raise PrefevalError(f"several runs are named {', '.join(duplicated)}; pass a dict with distinct names")
+    return {name: run_frame(run, name) for name, run in items}
+
+
+def _records_frame(records: Iterable, label: str) -> pd.DataFrame:
+    rows = list(records)
+    if not rows:
+        return pd.DataFrame()
+    first = rows[0]
+    if hasattr(first, "_asdict"):
+        frame = pd.DataFrame([r._asdict() for r in rows])
+    elif isinstance(first, Mapping):
+        frame = pd.DataFrame(rows)
+    else:
+        raise PrefevalError(f"{label}: records must be namedtuples (e.g. ir_measures.Qrel) or mappings, "
+                            f"got {type(first).__name__}")
+    return frame
+
+
+def _require(frame: pd.DataFrame, columns: list[str], label: str) -> None:
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise PrefevalError(f"{label} lacks column(s) {missing} (has {list(frame.columns)})")
+
+
+def _canonical_qrels(frame: pd.DataFrame, label: str) -> pd.DataFrame:
+    if frame.empty and not len(frame.columns):
+        return pd.DataFrame({c: pd.Series(dtype=object if c != "relevance" else "int64") for c in QRELS_COLUMNS})
+    frame = frame.copy()
+    if "iteration" not in frame.columns:
+        frame["iteration"] = frame["subtopic_id"] if "subtopic_id" in frame.columns else "0"
+    _require(frame, QRELS_COLUMNS, label)
+    relevance = pd.to_numeric(frame["relevance"], errors="coerce")
+    bad = relevance.isna() | (relevance != np.round(relevance))
+    if bad.any():
+        row = frame[bad].iloc[0]
+        raise PrefevalError(f"{label}: relevance must be an integer grade, got {row['relevance']!r} "
+                            f"for query {row['query_id']}, document {row['doc_id']}")
+    out = pd.DataFrame({
+        "query_id": frame["query_id"].astype(str).to_numpy(),
+        "doc_id": frame["doc_id"].astype(str).to_numpy(),
+        "relevance": relevance.astype("int64").to_numpy(),
+        "iteration": frame["iteration"].astype(str).to_numpy(),
+    })
+    return out
+
+
+def _canonical_run(frame: pd.DataFrame, label: str) -> pd.DataFrame:
+    if frame.empty and not len(frame.columns):
+        return pd.DataFrame({"query_id": pd.Series(dtype=object), "doc_id": pd.Series(dtype=object),
+                             "score": pd.Series(dtype="float64")})
+    _require(frame, RUN_COLUMNS, label)
+    score = pd.to_numeric(frame["score"], errors="coerce")
+    bad = score.isna()
+    if bad.any():
+        row = frame[bad].iloc[0]
+        raise PrefevalError(f"{label}: score {row['score']!r} of document {row['doc_id']} in query "
+                            f"{row['query_id']} is not a number ({int(bad.sum())} such rows)")
+    return pd.DataFrame({
+        "query_id": frame["query_id"].astype(str).to_numpy(),
+        "doc_id": frame["doc_id"].astype(str).to_numpy(),
+        "score": score.astype("float64").to_numpy(),
+    })

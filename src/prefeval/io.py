@@ -1,0 +1,279 @@
+"""TREC run and qrels files: fast readers and writers.
+
+Formats (as read by ``trec_eval``):
+
+* run: ``query_id Q0 doc_id rank score tag`` -- 6 fields per line;
+* qrels: ``query_id iteration doc_id relevance`` -- 4 fields per line; ``iteration`` is ``0``/``Q0``
+  for ad hoc qrels and the **subtopic id** for diversity qrels (TREC Web), so it is kept as a string.
+
+Fields are separated by runs of spaces or tabs (leading/trailing blanks, CRLF and blank lines are
+fine). Lines whose first non-blank character is ``#`` are comments and are skipped (the
+``ir_metadata`` header of annotated runs lives in such lines); a ``#`` inside a field is data.
+Files may be gzip-compressed (detected from the content, not the name).
+
+Identifiers are read as strings (``"0012"`` stays ``"0012"``, ``"NA"`` stays ``"NA"``); scores are
+floats (ints, decimals and exponents; ``inf`` is accepted, ``nan`` is an error); relevance grades
+are integers (negative grades such as ``-2`` junk are kept). The rank column and the ``Q0``
+column are ignored, as by trec_eval (``read_run(..., extra_columns=True)`` keeps rank and tag).
+
+Parsing uses pandas' C tokenizer on the whole file (no Python loop). Only when it fails (or the
+vectorised checks find a bad value) is the file scanned line by line to name the first offending
+line in an :class:`~prefeval.errors.InputFormatError`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+import numpy as np
+import pandas as pd
+
+from prefeval.errors import InputFormatError, PrefevalError
+
+PathOrFile = str | os.PathLike | IO[str] | IO[bytes]
+
+RUN_COLUMNS = ["query_id", "doc_id", "score"]
+QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
+
+_RUN_FIELDS = "query_id Q0 doc_id rank score tag"
+_QRELS_FIELDS = "query_id iteration doc_id relevance"
+_COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#[^\r\n]*")
+_FLOAT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)", re.IGNORECASE)
+_INT = re.compile(r"[+-]?\d{1,18}(?:\.0*)?")
+_WS = re.compile(r"\s")
+
+
+# ----------------------------------------------------------------------------------------------
+# reading
+
+
+def _read_bytes(source: PathOrFile, kind: str) -> tuple[bytes, str]:
+    """The (decompressed) content of ``source`` and a name for messages."""
+    if hasattr(source, "read"):
+        name = str(getattr(source, "name", f"<{kind} stream>"))
+        raw = source.read()  # type: ignore[union-attr]
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8")
+    else:
+        path = Path(os.fspath(source))  # type: ignore[arg-type]
+        name = str(path)
+        if not path.exists():
+            raise FileNotFoundError(f"{kind} file not found: {name}")
+        if path.is_dir():
+            raise PrefevalError(f"{kind} path is a directory, not a file: {name}")
+        raw = path.read_bytes()
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise InputFormatError(f"{name}: corrupt gzip data ({exc})") from None
+    return raw, name
+
+
+def _strip_comments(raw: bytes) -> bytes:
+    """Blank out full-line ``#`` comments (the newline is kept, so pandas skips an empty line)."""
+    if b"#" not in raw:
+        return raw
+    return _COMMENT_LINE.sub(b"", raw)
+
+
+def _parse(raw: bytes, dtypes: dict[int, Any]) -> pd.DataFrame:
+    return pd.read_csv(
+        io.BytesIO(raw),
+        sep=r"\s+",
+        header=None,
+        dtype=dtypes,
+        na_filter=False,  # "NA", "null", "nan" ids stay strings
+        engine="c",
+        encoding="utf-8",
+        skip_blank_lines=True,
+    )
+
+
+def _check_run_line(fields: list[str]) -> str | None:
+    if len(fields) != 6:
+        return f"expected 6 fields ({_RUN_FIELDS}), found {len(fields)}"
+    score = fields[4]
+    if score.lower() in ("nan", "+nan", "-nan"):
+        return f"score is NaN ({score!r})"
+    if not _FLOAT.fullmatch(score):
+        return f"score {score!r} is not a number"
+    return None
+
+
+def _check_qrels_line(fields: list[str]) -> str | None:
+    if len(fields) != 4:
+        return f"expected 4 fields ({_QRELS_FIELDS}), found {len(fields)}"
+    if not _INT.fullmatch(fields[3]):
+        return f"relevance {fields[3]!r} is not an integer"
+    return None
+
+
+def _locate_error(raw: bytes, name: str, check: Callable[[list[str]], str | None], cause: str) -> InputFormatError:
+    """Scan ``raw`` line by line (slow path, only after a failure) and describe the first bad line."""
+    for lineno, bline in enumerate(raw.split(b"\n"), start=1):
+        try:
+            line = bline.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return InputFormatError(f"{name}, line {lineno}: not valid UTF-8 ({exc.reason} at byte {exc.start})")
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        problem = check(stripped.split())
+        if problem:
+            shown = stripped if len(stripped) <= 120 else stripped[:117] + "..."
+            return InputFormatError(f"{name}, line {lineno}: {problem}: {shown!r}")
+    return InputFormatError(f"{name}: could not parse the file ({cause})")
+
+
+def read_run(source: PathOrFile, *, extra_columns: bool = False) -> pd.DataFrame:
+    """Read a TREC run (6 fields: ``query_id Q0 doc_id rank score tag``; plain or gzip; ``#`` comments).
+
+    Returns a DataFrame with columns ``query_id`` (str), ``doc_id`` (str), ``score`` (float64), in
+    file order, plus ``rank`` (str, as written) and ``tag`` (str) when ``extra_columns`` is true.
+    The rank column is never used for ordering (trec_eval semantics: score desc, doc_id desc).
+
+    Raises :class:`FileNotFoundError` for a missing file and
+    :class:`~prefeval.errors.InputFormatError` (naming file and line) for a line with the wrong
+    number of fields or a score that is not a number or is NaN.
+    """
+    raw, name = _read_bytes(source, "run")
+    data = _strip_comments(raw)
+    dtypes = {0: str, 1: "category", 2: str, 3: str if extra_columns else "category", 4: "float64", 5: str}
+    try:
+        df = _parse(data, dtypes)
+    except pd.errors.EmptyDataError:
+        return _empty_run(extra_columns)
+    except (ValueError, UnicodeDecodeError) as exc:  # ParserError is a ValueError
+        raise _locate_error(raw, name, _check_run_line, str(exc)) from None
+    if df.shape[1] != 6 or (df[5] == "").any() or np.isnan(df[4].to_numpy()).any():
+        raise _locate_error(raw, name, _check_run_line, f"{df.shape[1]} columns")
+    out = pd.DataFrame({"query_id": df[0], "doc_id": df[2], "score": df[4]})
+    if extra_columns:
+        out["rank"] = df[3]
+        out["tag"] = df[5]
+    return out
+
+
+def read_qrels(source: PathOrFile) -> pd.DataFrame:
+    """Read TREC qrels (4 fields: ``query_id iteration doc_id relevance``; plain or gzip; ``#`` comments).
+
+    Returns a DataFrame with columns ``query_id`` (str), ``doc_id`` (str), ``relevance`` (int64) and
+    ``iteration`` (str: ``"0"``/``"Q0"`` for ad hoc qrels, the subtopic id for diversity qrels), in
+    file order. Raises :class:`FileNotFoundError` for a missing file and
+    :class:`~prefeval.errors.InputFormatError` (naming file and line) for a line with the wrong
+    number of fields or a grade that is not an integer.
+    """
+    raw, name = _read_bytes(source, "qrels")
+    data = _strip_comments(raw)
+    try:
+        df = _parse(data, {0: str, 1: str, 2: str, 3: "int64"})
+    except pd.errors.EmptyDataError:
+        return _empty_qrels()
+    except (ValueError, OverflowError, UnicodeDecodeError) as exc:
+        raise _locate_error(raw, name, _check_qrels_line, str(exc)) from None
+    if df.shape[1] != 4 or not pd.api.types.is_integer_dtype(df[3]) or (df[2] == "").any():
+        raise _locate_error(raw, name, _check_qrels_line, f"{df.shape[1]} columns")
+    return pd.DataFrame({"query_id": df[0], "doc_id": df[2], "relevance": df[3].astype("int64"), "iteration": df[1]})
+
+
+def _empty_run(extra_columns: bool) -> pd.DataFrame:
+    out = pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
+                        "score": pd.Series([], dtype="float64")})
+    if extra_columns:
+        out["rank"] = pd.Series([], dtype=str)
+        out["tag"] = pd.Series([], dtype=str)
+    return out
+
+
+def _empty_qrels() -> pd.DataFrame:
+    return pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
+                         "relevance": pd.Series([], dtype="int64"), "iteration": pd.Series([], dtype=str)})
+
+
+# ----------------------------------------------------------------------------------------------
+# writing
+
+
+def _cell(series: pd.Series, row: int) -> Any:
+    """A cell as a plain Python value (for messages)."""
+    value = series.iloc[row]
+    return value.item() if hasattr(value, "item") else value
+
+
+def _check_columns(df: pd.DataFrame, required: list[str], kind: str) -> None:
+    missing = [c for c in required if c not in df.columns]
+    if missing:
+        raise PrefevalError(f"{kind} DataFrame lacks column(s) {missing}; it has {list(df.columns)}")
+
+
+def _check_tokens(values: pd.Series, column: str, kind: str) -> None:
+    """Fields of a TREC file must be non-empty and free of whitespace."""
+    text = values.astype(str)
+    bad = text.str.contains(_WS.pattern, regex=True) | (text == "")
+    if bad.any():
+        value = text[bad].iloc[0]
+        raise PrefevalError(f"cannot write {kind}: {column} {value!r} is empty or contains whitespace")
+
+
+def _write_text(target: str | os.PathLike | IO[str], frame: pd.DataFrame) -> None:
+    if hasattr(target, "write"):
+        frame.to_csv(target, sep=" ", header=False, index=False, lineterminator="\n")
+        return
+    path = Path(os.fspath(target))  # type: ignore[arg-type]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, sep=" ", header=False, index=False, lineterminator="\n",
+                 compression="gzip" if path.suffix == ".gz" else None)
+
+
+def write_run(df: pd.DataFrame, target: str | os.PathLike | IO[str], tag: str = "prefeval") -> None:
+    """Write a run as a TREC 6-field file (gzip when the name ends in ``.gz``).
+
+    Rows are written per query (queries in string order) in ranking order -- score descending,
+    ties by doc_id descending (trec_eval) -- with ranks 1..n, so the rank column agrees with the
+    order any TREC tool derives from the scores. ``tag`` is used unless ``df`` has a ``tag``
+    column. Scores are written with full precision (``repr``), so ``read_run`` round-trips them.
+    """
+    _check_columns(df, ["query_id", "doc_id", "score"], "run")
+    scores = pd.to_numeric(df["score"], errors="coerce").astype("float64")
+    if scores.isna().any():
+        row = int(np.flatnonzero(scores.isna().to_numpy())[0])
+        raise PrefevalError(f"cannot write run: score {_cell(df['score'], row)!r} of query "
+                            f"{_cell(df['query_id'], row)!r}, doc {_cell(df['doc_id'], row)!r} is not a number")
+    frame = pd.DataFrame({"query_id": df["query_id"].astype(str).to_numpy(),
+                          "doc_id": df["doc_id"].astype(str).to_numpy(), "score": scores.to_numpy()})
+    frame["tag"] = df["tag"].astype(str).to_numpy() if "tag" in df.columns else tag
+    for column in ("query_id", "doc_id", "tag"):
+        _check_tokens(frame[column], column, "run")
+    frame = frame.sort_values(["query_id", "score", "doc_id"], ascending=[True, False, False], kind="stable")
+    rank = frame.groupby("query_id", sort=False).cumcount() + 1
+    out = pd.DataFrame({"query_id": frame["query_id"], "Q0": "Q0", "doc_id": frame["doc_id"], "rank": rank,
+                        "score": frame["score"].map(repr), "tag": frame["tag"]})
+    _write_text(target, out)
+
+
+def write_qrels(df: pd.DataFrame, target: str | os.PathLike | IO[str]) -> None:
+    """Write qrels as a TREC 4-field file ``query_id iteration doc_id relevance`` (gzip for ``.gz``).
+
+    ``iteration`` (the subtopic id of diversity qrels) is written as given, ``0`` when absent.
+    Rows keep their order.
+    """
+    _check_columns(df, ["query_id", "doc_id", "relevance"], "qrels")
+    grades = pd.to_numeric(df["relevance"], errors="coerce")
+    bad = grades.isna() | (grades != np.round(grades))
+    if bad.any():
+        row = int(np.flatnonzero(bad.to_numpy())[0])
+        raise PrefevalError(f"cannot write qrels: relevance {_cell(df['relevance'], row)!r} of query "
+                            f"{_cell(df['query_id'], row)!r}, doc {_cell(df['doc_id'], row)!r} is not an integer")
+    iteration = df["iteration"].astype(str).to_numpy() if "iteration" in df.columns else "0"
+    out = pd.DataFrame({"query_id": df["query_id"].astype(str).to_numpy(), "iteration": iteration,
+                        "doc_id": df["doc_id"].astype(str).to_numpy(), "relevance": grades.astype("int64").to_numpy()})
+    for column in ("query_id", "iteration", "doc_id"):
+        _check_tokens(out[column], column, "qrels")
+    _write_text(target, out)

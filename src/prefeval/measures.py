@@ -1,0 +1,169 @@
+"""prefeval's measures as ir-measures ``Measure`` classes (one small class per measure).
+
+Importing this module registers them with ``ir_measures.measures.registry`` so that
+``ir_measures.parse_measure("RBU(p=0.8, e=0.03)@20")`` works; the ``prefeval`` provider
+(:mod:`prefeval.provider`) evaluates them.
+
+* ``RBU(p=0.8, e=0.03, rel=1, variant='paper')@k``: rank-biased utility (seed 002 §5, Eq. 11).
+* ``TSE(rel=1)@k``: total search efficiency with AP exposure, ``1/p_m`` if every relevant document
+  is retrieved, else 0 (seed 000 §3.2, Eq. 3).
+* ``LexiRecall(baseline, rel=1)@k``, ``LexiPrecision(baseline, magnitude='sgn', rel=1)@k``,
+  ``RPP(baseline, weighting='uniform', graded=True, subtopics=False, rel=1)@k``: the per-query preference
+  of the evaluated run over the ``baseline`` run (a registered name or a TREC run path), positive when the
+  evaluated run is preferred (seed 000 §5.2 Eq. 11; seed 001 §3; seed 003 Eq. 3–6). ``@k`` truncates both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ir_measures
+from ir_measures.measures.base import _NOT_PROVIDED, Measure, ParamInfo
+
+from prefeval.core import rbu
+from prefeval.errors import PrefevalError
+
+_NUMBER = (int, float)
+_CUTOFF = ParamInfo(dtype=int, required=False, desc="ranking cutoff: only the top k documents count")
+_REL = ParamInfo(dtype=int, default=1, desc="minimum grade for a document to count as relevant")
+_BASELINE = ParamInfo(dtype=str, required=True,
+                      desc="the run to compare against: a name given to prefeval.register_run or a TREC run path")
+
+
+class PrefevalMeasure(Measure):
+    """Base class: numbers given as ``p=1`` are stored as ``p=1.0``; invalid values fail at construction."""
+
+    FLOAT_PARAMS: tuple[str, ...] = ()
+
+    def __init__(self, **params: Any) -> None:
+        for name in self.FLOAT_PARAMS:
+            value = params.get(name)
+            if isinstance(value, int) and not isinstance(value, bool):
+                params[name] = float(value)
+        super().__init__(**params)
+        self._check_given()
+
+    def _fail(self, message: str) -> None:
+        raise PrefevalError(f"{self.NAME}: {message}")
+
+    def _check_given(self) -> None:
+        unknown = sorted(set(self.params) - set(self.SUPPORTED_PARAMS))
+        if unknown:
+            self._fail(f"unknown parameter(s) {unknown}; supported: {sorted(self.SUPPORTED_PARAMS)}")
+        for name, value in self.params.items():
+            info = self.SUPPORTED_PARAMS[name]
+            if info.dtype is not None and (not isinstance(value, info.dtype) or
+                                           (isinstance(value, bool) and info.dtype is not bool)):
+                self._fail(f"{name}={value!r} has the wrong type")
+            if info.choices is not _NOT_PROVIDED and value not in info.choices:
+                self._fail(f"{name}={value!r} is not one of {list(info.choices)}")
+        cutoff = self.params.get("cutoff")
+        if cutoff is not None and cutoff < 1:
+            self._fail(f"the cutoff must be a positive integer, got @{cutoff}")
+
+    def validate_params(self) -> None:
+        if self.validated:
+            return
+        self._check_given()
+        missing = [n for n, info in self.SUPPORTED_PARAMS.items() if info.required and n not in self.params]
+        if missing:
+            self._fail(f"missing required parameter(s) {missing}, e.g. {self.NAME}(baseline='runs/bm25.run')")
+        self.validated = True
+
+
+class _RBU(PrefevalMeasure):
+    """Rank-biased utility (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018, §5, Eq. 11)::
+
+        RBU@k = sum_{i<=k} p^i * (sum_t w_t r(d_i,t) prod_{j<i} (1 - r(d_j,t)) - e)
+
+    with ``r(d,t) = (2^g - 1) / 2^gmax_t`` (grades below ``rel`` count as 0), aspect weights uniform over
+    the aspects with a relevant document, and effort charged only for positions holding a document.
+    ``variant='evall'`` gives the scaling of the authors' Java tool / EvALL: ``(1-p)/p`` times the paper value.
+    Without ``@k`` the whole ranking counts.
+    """
+
+    __name__ = NAME = "RBU"
+    FLOAT_PARAMS = ("p", "e")
+    SUPPORTED_PARAMS = {
+        "cutoff": _CUTOFF,
+        "p": ParamInfo(dtype=_NUMBER, default=0.8, desc="patience: probability of moving to the next document"),
+        "e": ParamInfo(dtype=_NUMBER, default=0.03, desc="effort (cost) of inspecting a document"),
+        "rel": _REL,
+        "variant": ParamInfo(dtype=str, choices=["paper", "evall"], default="paper",
+                             desc="'paper' = Eq. 11; 'evall' = (1-p)/p times Eq. 11, as the authors' tool"),
+    }
+
+    def _check_given(self) -> None:
+        super()._check_given()
+        rbu.validate_params(self["p"], self["e"], self["variant"])
+
+
+class _TSE(PrefevalMeasure):
+    """Total search efficiency with AP exposure (Diaz & Mitra, seed 000 §3.2, Eq. 3): ``1/p_m`` when every
+    relevant document is retrieved (``p_m`` = position of the last one), else 0 (pessimistic imputation)."""
+
+    __name__ = NAME = "TSE"
+    SUPPORTED_PARAMS = {"cutoff": _CUTOFF, "rel": _REL}
+
+
+class _LexiRecall(PrefevalMeasure):
+    """Lexicographic recall of the run over ``baseline`` per query (seed 000 §5.2, Eq. 11): +1 if the run
+    retrieves more relevant documents (fewer: -1); otherwise the deepest differing relevant position decides."""
+
+    __name__ = NAME = "LexiRecall"
+    SUPPORTED_PARAMS = {"cutoff": _CUTOFF, "baseline": _BASELINE, "rel": _REL}
+
+
+class _LexiPrecision(PrefevalMeasure):
+    """Lexicographic precision of the run over ``baseline`` per query (seed 001 §3): the first recall level
+    whose positions differ decides; ``magnitude='rr'`` returns ``1/p_i - 1/p'_i`` there instead of the sign."""
+
+    __name__ = NAME = "LexiPrecision"
+    SUPPORTED_PARAMS = {
+        "cutoff": _CUTOFF,
+        "baseline": _BASELINE,
+        "magnitude": ParamInfo(dtype=str, choices=["sgn", "rr"], default="sgn", desc="sign or RR difference"),
+        "rel": _REL,
+    }
+
+
+class _RPP(PrefevalMeasure):
+    """Recall-paired preference of the run over ``baseline`` per query (seed 003 Eq. 3–6, §5.3):
+    ``sum_i w_i sgn(p'_i - p_i)`` over recall levels, averaged over grade thresholds (``graded=True``) or,
+    with ``subtopics=True``, over subtopics plus the background population, weighted by population size."""
+
+    __name__ = NAME = "RPP"
+    SUPPORTED_PARAMS = {
+        "cutoff": _CUTOFF,
+        "baseline": _BASELINE,
+        "weighting": ParamInfo(dtype=str, choices=["uniform", "inverse", "dcg"], default="uniform",
+                               desc="recall-level weights: 1/m, proportional to 1/i, or to 1/log2(i+1)"),
+        "graded": ParamInfo(dtype=bool, default=True, desc="average over grade thresholds >= rel"),
+        "subtopics": ParamInfo(dtype=bool, default=False, desc="subtopic RPP (Eq. 6) with background population"),
+        "rel": _REL,
+    }
+
+
+RBU = _RBU()
+TSE = _TSE()
+LexiRecall = _LexiRecall()
+LexiPrecision = _LexiPrecision()
+RPP = _RPP()
+
+MEASURES = {m.NAME: m for m in (RBU, TSE, LexiRecall, LexiPrecision, RPP)}
+PREFERENCES = ("LexiRecall", "LexiPrecision", "RPP")
+
+
+def is_prefeval_measure(measure: Any) -> bool:
+    """Whether ``measure`` is one of prefeval's (by class origin, so it survives a module reload)."""
+    return getattr(measure, "NAME", None) in MEASURES and type(measure).__module__ == __name__
+
+
+def register() -> None:
+    """Register the measures with ir-measures (idempotent: importing twice must not fail)."""
+    registry = ir_measures.measures.registry
+    for name, measure in MEASURES.items():
+        if name not in registry:
+            ir_measures.measures.register(measure, name=name)
+        elif not is_prefeval_measure(registry[name]):
+            raise PrefevalError(f"ir-measures already has a different measure named {name}")

@@ -1,0 +1,139 @@
+"""The ``prefeval`` ir-measures provider.
+
+:func:`install` registers the measures of :mod:`prefeval.measures`, registers this provider in
+``ir_measures.providers.registry`` and inserts it into ``ir_measures.DefaultPipeline`` (idempotently), so
+``ir_measures.calc_aggregate``, ``iter_calc``, ``calc`` and ``evaluator`` — and PyTerrier, which calls
+them — evaluate prefeval's measures next to the standard ones. Standard measures keep their providers:
+this one supports only prefeval's names.
+
+Queries: every query with at least one relevant document (grade >= ``rel``) gets a value; a query the run
+lacks is an empty ranking (RBU 0, TSE 0, preferences the worst case against the baseline). Queries only in
+the run are ignored.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+
+import ir_measures
+import numpy as np
+import pandas as pd
+from ir_measures import Metric
+
+from prefeval.core import lexicographic, metrics, rbu, rpp
+from prefeval.core.positions import position_vectors
+from prefeval.inputs import qrels_frame, run_frame
+from prefeval.measures import MEASURES, PREFERENCES, is_prefeval_measure, register
+from prefeval.ranking import NO_SUBTOPIC, QueryPositions, query_positions, rank_runs, relevant_documents
+from prefeval.runs import resolve_run
+
+
+class PrefevalProvider(ir_measures.providers.Provider):
+    """Evaluates RBU, TSE, LexiRecall, LexiPrecision and RPP (see :mod:`prefeval.measures`)."""
+
+    NAME = "prefeval"
+    SUPPORTED_MEASURES = list(MEASURES.values())
+
+    def supports(self, measure) -> bool:
+        if not is_prefeval_measure(measure):
+            return False
+        measure.validate_params()
+        return True
+
+    def _evaluator(self, measures, qrels) -> PrefevalEvaluator:
+        return PrefevalEvaluator(list(measures), qrels_frame(qrels))
+
+
+class PrefevalEvaluator(ir_measures.providers.Evaluator):
+    """Holds the qrels (and ranked baselines) once; evaluates any number of runs."""
+
+    def __init__(self, measures: list, qrels: pd.DataFrame) -> None:
+        self.qrels = qrels
+        # measures sharing (rel, cutoff) share one ranking pass
+        self.groups: dict[tuple[int, int | None], list] = defaultdict(list)
+        for measure in measures:
+            self.groups[(measure["rel"], measure.params.get("cutoff"))].append(measure)
+        self.baselines = {m["baseline"]: resolve_run(m["baseline"]) for m in measures if m.NAME in PREFERENCES}
+        qids = set()
+        for rel, _ in self.groups:
+            qids.update(relevant_documents(qrels, rel)["query_id"].unique())
+        super().__init__(measures, qids)
+
+    def _iter_calc(self, run) -> Iterator[Metric]:
+        run = run_frame(run)
+        for (rel, cutoff), group in self.groups.items():
+            baselines = sorted({m["baseline"] for m in group if m.NAME in PREFERENCES})
+            runs = {"\0run": run, **{b: self.baselines[b] for b in baselines}}
+            ranked = rank_runs(runs, cutoff)
+            positions = query_positions(runs, self.qrels, rel, ranked=ranked)
+            for measure in group:
+                if measure.NAME == "RBU":
+                    values = _rbu_values(measure, ranked[ranked["run"] == 0], self.qrels, positions)
+                elif measure.NAME == "TSE":
+                    values = (metrics.tse(position_vectors(q.doc_pos[0])) for q in positions)
+                else:
+                    row = 1 + baselines.index(measure["baseline"])
+                    values = (_preference(measure, q, 0, row) for q in positions)
+                for query, value in zip(positions, values):
+                    yield Metric(query.query_id, measure, float(value))
+
+
+def _preference(measure, query: QueryPositions, a: int, b: int) -> float:
+    """Preference of run ``a`` over run ``b`` on one query under a LexiRecall/LexiPrecision/RPP measure."""
+    if measure.NAME == "LexiRecall":
+        return lexicographic.lexirecall(position_vectors(query.doc_pos[a]), position_vectors(query.doc_pos[b]))
+    if measure.NAME == "LexiPrecision":
+        return lexicographic.lexiprecision(position_vectors(query.doc_pos[a]), position_vectors(query.doc_pos[b]),
+                                           magnitude=measure["magnitude"])
+    return rpp.population_rpp(query.doc_pos[a], query.doc_pos[b], rpp_populations(measure, query),
+                              weighting=measure["weighting"])
+
+
+def rpp_populations(measure, query: QueryPositions) -> np.ndarray:
+    """The pseudo-populations of an RPP measure on one query: grade thresholds, subtopics or all relevant."""
+    if measure["subtopics"] and query.subtopics is not None:
+        return rpp.subtopic_populations(query.subtopics, background=True)
+    if measure["graded"]:
+        return rpp.graded_populations(query.grades, measure["rel"])
+    return np.ones((1, len(query.doc_ids)), dtype=bool)
+
+
+def _rbu_values(measure, ranked: pd.DataFrame, qrels: pd.DataFrame,
+                positions: Iterable[QueryPositions]) -> Iterator[float]:
+    """RBU per evaluated query from the run's (cutoff-truncated) ranking and the per-aspect grades."""
+    rel, p, e = measure["rel"], measure["p"], measure["e"]
+    judged = qrels.assign(grade=np.where(qrels["relevance"] >= rel, qrels["relevance"], 0))
+    aspect = judged["iteration"].where(~judged["iteration"].isin(NO_SUBTOPIC), "0")
+    judged = judged.assign(aspect=aspect)
+    gmax = judged.groupby(["query_id", "aspect"])["grade"].max()
+    gains = ranked.merge(judged[judged["grade"] > 0][["query_id", "doc_id", "aspect", "grade"]],
+                         on=["query_id", "doc_id"], how="inner")
+    depth = ranked.groupby("query_id")["rank"].max()
+    gain_groups = dict(tuple(gains.groupby("query_id", sort=False)))
+    for query in positions:
+        qid = query.query_id
+        aspects = gmax.loc[qid]
+        aspects = aspects[aspects > 0]
+        n = int(depth.get(qid, 0))
+        grades = np.zeros((n, len(aspects)), dtype=np.int64)
+        rows = gain_groups.get(qid)
+        if rows is not None:
+            column = {a: j for j, a in enumerate(aspects.index)}
+            grades[rows["rank"].to_numpy() - 1, rows["aspect"].map(column).to_numpy()] = rows["grade"].to_numpy()
+        r = rbu.relevance_probabilities(grades, aspects.to_numpy())
+        weights = np.full(len(aspects), 1.0 / len(aspects))
+        yield float(rbu.rbu(r, weights, p, e, variant=measure["variant"]))
+
+
+_PROVIDER = PrefevalProvider()
+
+
+def install() -> PrefevalProvider:
+    """Register measures and provider with ir-measures and put the provider into ``DefaultPipeline`` (idempotent)."""
+    register()
+    provider = ir_measures.providers.registry.setdefault(PrefevalProvider.NAME, _PROVIDER)
+    pipeline = ir_measures.DefaultPipeline.providers
+    if not any(getattr(p, "NAME", None) == PrefevalProvider.NAME for p in pipeline):
+        pipeline.insert(0, provider)
+    return provider

@@ -1,0 +1,39 @@
+"""Named runs that baseline-bound measures (``RPP(baseline='bm25')``) can refer to.
+
+A ``baseline`` parameter is a string: a name registered with :func:`register_run`, or a path to a
+TREC run file (read once and cached by path and modification time).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pandas as pd
+
+from prefeval.errors import PrefevalError
+from prefeval.inputs import run_frame
+
+_REGISTERED: dict[str, pd.DataFrame] = {}
+_FILE_CACHE: dict[tuple[str, float], pd.DataFrame] = {}
+
+
+def register_run(name: str, run: Any) -> None:
+    """Make ``run`` (DataFrame, dict of dicts, records or path) available as ``baseline=name``."""
+    if not isinstance(name, str) or not name:
+        raise PrefevalError("register_run: the name must be a non-empty string")
+    _REGISTERED[name] = run_frame(run, name)
+
+
+def resolve_run(baseline: str) -> pd.DataFrame:
+    """The canonical run a ``baseline`` string refers to (registered name first, then file path)."""
+    if baseline in _REGISTERED:
+        return _REGISTERED[baseline]
+    if os.path.isfile(baseline):
+        key = (os.path.abspath(baseline), os.path.getmtime(baseline))
+        if key not in _FILE_CACHE:
+            _FILE_CACHE[key] = run_frame(baseline, baseline)
+        return _FILE_CACHE[key]
+    known = ", ".join(sorted(_REGISTERED)) or "none"
+    raise PrefevalError(f"baseline {baseline!r} is neither a run registered with prefeval.register_run "
+                        f"(registered: {known}) nor an existing run file")
