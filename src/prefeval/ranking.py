@@ -65,19 +65,15 @@ def rank_runs(runs: Mapping[str, pd.DataFrame], depth: int | None = None) -> pd.
     group = run_idx * (int(q_codes.max()) + 1) + q_codes
     order = np.lexsort((-doc_codes, -scores, group))
     group, doc_codes = group[order], doc_codes[order]
-    starts = np.r_[True, group[1:] != group[:-1]]
-    repeated = np.r_[False, (group[1:] == group[:-1]) & (doc_codes[1:] == doc_codes[:-1])]
+    # a (run, query, document) seen before in sort order: keep only the first (best) occurrence
+    repeated = pd.Series(group * (int(doc_codes.max()) + 1) + doc_codes).duplicated(keep="first").to_numpy()
     if repeated.any():
-        # a later occurrence of (group, doc) after sorting; remove every non-first occurrence
-        dup_key = pd.Series(group * (int(doc_codes.max()) + 1) + doc_codes)
-        repeated = dup_key.duplicated(keep="first").to_numpy()
-        for r in np.unique(run_idx[order][repeated]):
-            count = int((run_idx[order][repeated] == r).sum())
-            warnings.warn(f"run {names[r]!r}: {count} repeated document(s) within a query; "
+        counts = np.bincount(run_idx[order][repeated], minlength=len(names))
+        for r in np.flatnonzero(counts):
+            warnings.warn(f"run {names[r]!r}: {counts[r]} repeated document(s) within a query; "
                           "each keeps its first (best) position", stacklevel=3)
-        keep = ~repeated
-        order, group = order[keep], group[keep]
-        starts = np.r_[True, group[1:] != group[:-1]]
+        order, group = order[~repeated], group[~repeated]
+    starts = np.r_[True, group[1:] != group[:-1]]
     start_index = np.maximum.accumulate(np.where(starts, np.arange(len(group)), 0))
     rank = np.arange(len(group)) - start_index + 1
     ranked = pd.DataFrame({"run": run_idx[order], "query_id": qids[order], "doc_id": docs[order], "rank": rank})

@@ -92,7 +92,9 @@ def doc_positions(ranked: Sequence[np.ndarray], relevant: np.ndarray) -> np.ndar
     A doc id repeated within ``ranked[s]`` keeps its first (best) position; the
     caller is expected to have removed (and warned about) duplicates already.
     Vectorised over all runs at once (one sorted lookup of all retrieved ids in the
-    sorted relevant ids), no Python loop over documents.
+    sorted relevant ids), no Python loop over documents. Ids may be numpy ``str``,
+    ``object`` or integer arrays; integer doc codes (e.g. from ``pandas.factorize``
+    over a collection) are about twice as fast as strings.
     """
     rel = np.asarray(relevant)
     if rel.ndim != 1:
@@ -112,12 +114,13 @@ def doc_positions(ranked: Sequence[np.ndarray], relevant: np.ndarray) -> np.ndar
     lengths = np.array([a.shape[0] for a in arrays], dtype=np.int64)
     if lengths.sum() == 0:
         return out
-    docs = np.concatenate(arrays)
+    # Empty rankings contribute nothing (and may carry a default float dtype).
+    docs = np.concatenate([a for a in arrays if a.shape[0]])
     if docs.dtype != rel_sorted.dtype:
         if docs.dtype == object or rel_sorted.dtype == object:
             docs = docs.astype(object)
             rel_sorted = rel_sorted.astype(object)
-        elif docs.dtype.kind != rel_sorted.dtype.kind:
+        elif docs.dtype.kind != rel_sorted.dtype.kind and not {docs.dtype.kind, rel_sorted.dtype.kind} <= set("iu"):
             raise PrefevalError(
                 f"ranked doc ids ({docs.dtype}) and relevant doc ids ({rel_sorted.dtype}) are of different kinds"
             )
@@ -131,8 +134,11 @@ def doc_positions(ranked: Sequence[np.ndarray], relevant: np.ndarray) -> np.ndar
     if not np.any(hit):
         return out
     col = order[idx_clipped[hit]]
-    # minimum.at keeps the best (first) position when a run repeats a relevant doc.
-    np.minimum.at(out, (run_of[hit], col), pos[hit].astype(np.float64))
+    rows = run_of[hit]
+    # Hits are ordered by run, then position: the first hit of each (run, doc) cell is its
+    # best position, which is what a run repeating a relevant doc keeps.
+    _, first = np.unique(rows * m + col, return_index=True)
+    out[rows[first], col[first]] = pos[hit][first]
     return out
 
 

@@ -1,0 +1,217 @@
+"""Significance tests for many system pairs at once, and multiple-comparison corrections (numpy + scipy).
+
+Pairwise tests take ``X`` of shape ``(n_pairs, Q)`` (or ``(Q,)`` for one pair): the per-query values of one
+pair, positive = first system better -- per-query preferences, or per-query metric differences
+``mu(a) - mu(b)``. They return a :class:`TestResult` of arrays of shape ``(n_pairs,)``.
+
+* :func:`sign_test` -- exact two-sided binomial test of wins against losses (``scipy.stats.binomtest``);
+  ties (|x| <= ``TIE_TOL``) are dropped, as in the sign test. This is the "binomial test" of seed 000 §6.2.3
+  and seed 001 §4.2 (the papers do not say how ties enter; dropping them is the sign-test convention).
+* :func:`t_test` -- Student's one-sample t-test of the values against 0 (``scipy.stats.ttest_1samp``); on
+  metric differences this *is* the paired t-test ``scipy.stats.ttest_rel(mu_a, mu_b)`` (Smucker et al. 2007).
+* :func:`wilcoxon_test` -- Wilcoxon signed-rank test (``scipy.stats.wilcoxon``, zeros dropped).
+* :func:`permutation_test` -- paired randomisation test of the mean: random sign flips of the per-query
+  values (exact enumeration when ``2^Q <= n_resamples``).
+* :func:`randomized_tukey_hsd` -- Carterette (TOIS 2012) randomised Tukey HSD on per-query scores ``(Q, S)``.
+* :func:`adjust` -- Holm, Bonferroni, Benjamini-Hochberg (``statsmodels.stats.multitest.multipletests``).
+
+All tests are two-sided. Randomised tests use ``numpy.random.default_rng(seed)`` and share the same random
+draws across all pairs (vectorised; there is no Python loop over pairs or permutations).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+#: |value| <= TIE_TOL counts as a tie (floating-point noise in weighted preferences must not count as a win).
+TIE_TOL = 1e-12
+#: Randomised tests process the resamples in blocks of at most this many matrix entries.
+_BLOCK_ENTRIES = 4_000_000
+
+CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """``statistic`` and two-sided ``pvalue``, one entry per pair."""
+
+    statistic: np.ndarray
+    pvalue: np.ndarray
+
+    __test__ = False  # not a pytest class
+
+
+def _pairs(X: np.ndarray) -> np.ndarray:
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim == 1:
+        X = X[None, :]
+    if X.ndim != 2:
+        raise ValueError(f"per-query values must have shape (pairs, queries); got shape {X.shape}")
+    if X.shape[1] == 0:
+        raise ValueError("a significance test needs at least one query")
+    if np.isnan(X).any():
+        p, q = np.argwhere(np.isnan(X))[0]
+        raise ValueError(f"per-query values contain NaN (pair index {p}, query index {q})")
+    return X
+
+
+def wins_losses_ties(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Counts per pair of queries with value > TIE_TOL, < -TIE_TOL and in between."""
+    X = _pairs(X)
+    wins = (X > TIE_TOL).sum(axis=1)
+    losses = (X < -TIE_TOL).sum(axis=1)
+    return wins, losses, X.shape[1] - wins - losses
+
+
+def sign_test(X: np.ndarray) -> TestResult:
+    """Exact two-sided sign test: ``binomtest(wins, wins + losses, 0.5)``; ties dropped.
+
+    ``statistic`` = wins - losses. With no wins and no losses (all ties) the p-value is 1. The p-values are
+    those of ``scipy.stats.binomtest``, computed once per distinct (wins, wins + losses).
+    """
+    from scipy.stats import binomtest
+
+    wins, losses, _ = wins_losses_ties(X)
+    n = wins + losses
+    keys, inverse = np.unique(np.stack([wins, n], axis=1), axis=0, return_inverse=True)
+    pvals = np.array([binomtest(int(k), int(m), 0.5).pvalue if m > 0 else 1.0 for k, m in keys])
+    return TestResult((wins - losses).astype(np.float64), pvals[np.ravel(inverse)])
+
+
+def t_test(X: np.ndarray) -> TestResult:
+    """Two-sided one-sample t-test of the per-query values against 0 (``scipy.stats.ttest_1samp``).
+
+    On metric differences this equals the paired t-test (``ttest_rel``). All values 0: statistic 0, p = 1.
+    Identical non-zero values (zero variance): scipy's limit, |t| = inf and p = 0.
+    """
+    from scipy.stats import ttest_1samp
+
+    X = _pairs(X)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = ttest_1samp(X, 0.0, axis=1)
+    stat = np.asarray(res.statistic, dtype=np.float64)
+    pval = np.asarray(res.pvalue, dtype=np.float64)
+    zero = np.all(np.abs(X) <= TIE_TOL, axis=1)
+    stat[zero], pval[zero] = 0.0, 1.0
+    return TestResult(stat, pval)
+
+
+def wilcoxon_test(X: np.ndarray) -> TestResult:
+    """Two-sided Wilcoxon signed-rank test (``scipy.stats.wilcoxon``; zero differences dropped, "wilcox").
+
+    scipy chooses the exact distribution for small samples without ties, else the normal approximation.
+    All values 0: statistic 0, p = 1.
+    """
+    from scipy.stats import wilcoxon
+
+    X = _pairs(X)
+    X = np.where(np.abs(X) <= TIE_TOL, 0.0, X)
+    stat = np.zeros(X.shape[0])
+    pval = np.ones(X.shape[0])
+    live = np.any(X != 0, axis=1)
+    if live.any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            warnings.simplefilter("ignore", UserWarning)
+            res = wilcoxon(X[live], axis=1, zero_method="wilcox")
+        stat[live] = res.statistic
+        pval[live] = res.pvalue
+    return TestResult(stat, pval)
+
+
+def _sign_matrix(Q: int, n_resamples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
+    """Sign-flip matrix (R, Q): all 2^Q sign vectors when that is at most ``n_resamples`` (exact), else random."""
+    if Q <= 20 and 2**Q <= n_resamples:
+        codes = np.arange(2**Q)[:, None] >> np.arange(Q)[None, :]
+        return np.where(codes & 1, -1.0, 1.0), True
+    return rng.choice(np.array([-1.0, 1.0]), size=(n_resamples, Q)), False
+
+
+def permutation_test(X: np.ndarray, n_resamples: int = 10_000, seed: int | None = 0) -> TestResult:
+    """Paired randomisation test of the mean per-query value (two-sided).
+
+    Under H0 each query's value is equally likely to have either sign (the two systems' outputs are
+    exchangeable within a query). ``statistic`` = mean value. p = share of sign-flip vectors whose |mean| is at
+    least the observed |mean| (within 1e-12). With ``2^Q <= n_resamples`` all sign vectors are enumerated (exact;
+    the identity is included); otherwise ``n_resamples`` random vectors are drawn and p = (1 + count) / (1 + R)
+    (so p > 0). The same sign vectors are used for every pair.
+    """
+    X = _pairs(X)
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be >= 1; got {n_resamples}")
+    n_pairs, Q = X.shape
+    rng = np.random.default_rng(seed)
+    signs, exact = _sign_matrix(Q, n_resamples, rng)
+    observed = X.mean(axis=1)
+    threshold = np.abs(observed) - 1e-12 * np.maximum(1.0, np.abs(observed))
+    count = np.zeros(n_pairs, dtype=np.int64)
+    block = max(1, _BLOCK_ENTRIES // max(1, n_pairs))
+    for start in range(0, signs.shape[0], block):
+        null = signs[start:start + block] @ X.T / Q  # (block, n_pairs)
+        count += (np.abs(null) >= threshold).sum(axis=0)
+    R = signs.shape[0]
+    pval = count / R if exact else (count + 1) / (R + 1)
+    return TestResult(observed, pval)
+
+
+def randomized_tukey_hsd(scores: np.ndarray, n_resamples: int = 10_000, seed: int | None = 0
+                         ) -> tuple[np.ndarray, np.ndarray]:
+    """Randomised Tukey HSD (Carterette, TOIS 2012, §3; seed 000 §6.2.3, seed 001 §4.2).
+
+    ``scores``: ``(Q, S)`` per-query scores (metric values; for a preference, per-query win rates). Each trial
+    permutes the S values *within each query* independently (systems exchangeable under H0), takes the system
+    means, and records the range ``max - min``. The p-value of a pair (a, b) is the share of trials whose range
+    is at least ``|mean_a - mean_b|``, p = (1 + count) / (1 + R). It controls the family-wise error over all
+    pairs, so no further correction is applied.
+
+    Returns ``(diff, pvalue)``, both ``(S, S)``: ``diff[a, b] = mean_a - mean_b``; the diagonal of ``pvalue`` is 1.
+    """
+    W = np.asarray(scores, dtype=np.float64)
+    if W.ndim != 2 or W.shape[0] == 0 or W.shape[1] < 2:
+        raise ValueError(f"randomized Tukey HSD needs scores of shape (Q >= 1, S >= 2); got shape {W.shape}")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be >= 1; got {n_resamples}")
+    Q, S = W.shape
+    rng = np.random.default_rng(seed)
+    means = W.mean(axis=0)
+    diff = means[:, None] - means[None, :]
+    ranges = np.empty(n_resamples)
+    block = max(1, _BLOCK_ENTRIES // (Q * S))
+    for start in range(0, n_resamples, block):
+        n = min(block, n_resamples - start)
+        shuffled = rng.permuted(np.broadcast_to(W, (n, Q, S)), axis=2)
+        m = shuffled.mean(axis=1)
+        ranges[start:start + n] = m.max(axis=1) - m.min(axis=1)
+    ranges.sort()
+    observed = np.abs(diff)
+    threshold = observed - 1e-12 * np.maximum(1.0, observed)
+    count = n_resamples - np.searchsorted(ranges, threshold, side="left")
+    pval = (count + 1) / (n_resamples + 1)
+    np.fill_diagonal(pval, 1.0)
+    return diff, pval
+
+
+def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    """Multiple-comparison correction over one family of p-values.
+
+    ``method``: ``holm`` (Holm-Bonferroni, seed 000 §6.2.3), ``bonferroni`` (seed 001 §4.2), ``fdr_bh``
+    (Benjamini-Hochberg) -- all via ``statsmodels.stats.multitest.multipletests`` -- or ``none``.
+    Returns ``(adjusted p-values, reject at alpha)``.
+    """
+    p = np.asarray(pvalues, dtype=np.float64)
+    if method not in CORRECTIONS:
+        raise ValueError(f"unknown correction {method!r}; choose one of {', '.join(CORRECTIONS)}")
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be in (0, 1); got {alpha}")
+    if p.size == 0:
+        return p.copy(), np.zeros(0, dtype=bool)
+    if method == "none":
+        return p.copy(), p <= alpha
+    from statsmodels.stats.multitest import multipletests
+
+    reject, adjusted, _, _ = multipletests(p, alpha=alpha, method=method)
+    return adjusted, reject
