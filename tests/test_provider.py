@@ -141,3 +141,18 @@ def test_calc_and_evaluator_agree_with_iter_calc(dl_hard):
     mean = sum(m.value for m in per_query) / len(per_query)
     assert math.isclose(aggregated[measure], mean)
     assert ir_measures.evaluator([measure], dl_hard["qrels"]).calc_aggregate(run)[measure] == aggregated[measure]
+
+
+def test_subtopic_rpp_weights_subtopics_and_background_by_size():
+    # subtopic 1 = {a, b}, subtopic 2 = {c}; background = {a, b, c}
+    qrels = pd.DataFrame({"query_id": ["q"] * 4, "doc_id": ["a", "b", "c", "x"], "relevance": [1, 1, 1, 0],
+                          "iteration": ["1", "1", "2", "1"]})
+    run = pd.DataFrame({"query_id": ["q"] * 4, "doc_id": ["a", "c", "x", "b"], "score": [4.0, 3.0, 2.0, 1.0]})
+    prefeval.register_run("test-st-base", pd.DataFrame({"query_id": ["q"] * 3, "doc_id": ["c", "b", "a"],
+                                                        "score": [3.0, 2.0, 1.0]}))
+    st = prefeval.RPP(baseline="test-st-base", subtopics=True)
+    plain = prefeval.RPP(baseline="test-st-base")
+    values = ir_measures.calc_aggregate([st, plain], qrels, run)
+    # subtopic 1: (+1 - 1)/2 = 0 (m=2); subtopic 2: -1 (m=1); background: (0 + 0 - 1)/3 (m=3)
+    assert values[st] == pytest.approx((2 * 0 + 1 * -1 + 3 * (-1 / 3)) / 6)
+    assert values[plain] == pytest.approx(-1 / 3)  # one grade: binary RPP on the background

@@ -92,8 +92,9 @@ def _preference(measure, query: QueryPositions, a: int, b: int) -> float:
 
 def rpp_populations(measure, query: QueryPositions) -> np.ndarray:
     """The pseudo-populations of an RPP measure on one query: grade thresholds, subtopics or all relevant."""
-    if measure["subtopics"] and query.subtopics is not None:
-        return rpp.subtopic_populations(query.subtopics, background=True)
+    if measure["subtopics"]:  # a query without subtopics keeps only the background population
+        membership = query.subtopics if query.subtopics is not None else np.zeros((0, len(query.doc_ids)), bool)
+        return rpp.subtopic_populations(membership, background=True)
     if measure["graded"]:
         return rpp.graded_populations(query.grades, measure["rel"])
     return np.ones((1, len(query.doc_ids)), dtype=bool)
