@@ -131,6 +131,10 @@ def test_doc_positions_edge_cases():
     assert doc_positions([], np.array(["a"])).shape == (0, 1)
     assert doc_positions([np.array(["a"])], np.array([], dtype=str)).shape == (1, 0)
     assert doc_positions([np.array([], dtype=str)], np.array(["a"])).tolist() == [[INF]]
+    # an empty ranking built without a dtype (float64) next to string rankings
+    assert doc_positions([np.array([]), np.array(["b", "a"])], np.array(["a"])).tolist() == [[INF], [2.0]]
+    with pytest.raises(PrefevalError, match="different kinds"):
+        doc_positions([np.array([1, 2])], np.array(["a"]))
     with pytest.raises(PrefevalError, match="repeated"):
         doc_positions([np.array(["a"])], np.array(["a", "b", "a"]))
 

@@ -6,7 +6,9 @@ TREC run file (read once and cached by path and modification time).
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pandas as pd
@@ -37,3 +39,18 @@ def resolve_run(baseline: str) -> pd.DataFrame:
     known = ", ".join(sorted(_REGISTERED)) or "none"
     raise PrefevalError(f"baseline {baseline!r} is neither a run registered with prefeval.register_run "
                         f"(registered: {known}) nor an existing run file")
+
+
+@contextlib.contextmanager
+def registered(runs: Mapping[str, pd.DataFrame]) -> Iterator[None]:
+    """Register ``runs`` (name -> canonical run) while the block lasts; earlier registrations come back after."""
+    saved = {name: _REGISTERED[name] for name in runs if name in _REGISTERED}
+    _REGISTERED.update(runs)
+    try:
+        yield
+    finally:
+        for name in runs:
+            if name in saved:
+                _REGISTERED[name] = saved[name]
+            else:
+                _REGISTERED.pop(name, None)
