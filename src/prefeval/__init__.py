@@ -32,6 +32,7 @@ _LAZY = {
     "write_run": ("prefeval.io", "write_run"),
     "write_qrels": ("prefeval.io", "write_qrels"),
     "Pipeline": ("prefeval.pipeline", "Pipeline"),
+    "io": ("prefeval.io", None),
     "datasets": ("prefeval.datasets", None),
     "analysis": ("prefeval.analysis", None),
     "axioms": ("prefeval.axioms", None),
