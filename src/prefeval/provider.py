@@ -14,7 +14,7 @@ the run are ignored.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 
 import ir_measures
 import numpy as np
@@ -101,30 +101,34 @@ def rpp_populations(measure, query: QueryPositions) -> np.ndarray:
 
 
 def _rbu_values(measure, ranked: pd.DataFrame, qrels: pd.DataFrame,
-                positions: Iterable[QueryPositions]) -> Iterator[float]:
-    """RBU per evaluated query from the run's (cutoff-truncated) ranking and the per-aspect grades."""
-    rel, p, e = measure["rel"], measure["p"], measure["e"]
-    judged = qrels.assign(grade=np.where(qrels["relevance"] >= rel, qrels["relevance"], 0))
-    aspect = judged["iteration"].where(~judged["iteration"].isin(NO_SUBTOPIC), "0")
-    judged = judged.assign(aspect=aspect)
-    gmax = judged.groupby(["query_id", "aspect"])["grade"].max()
-    gains = ranked.merge(judged[judged["grade"] > 0][["query_id", "doc_id", "aspect", "grade"]],
-                         on=["query_id", "doc_id"], how="inner")
-    depth = ranked.groupby("query_id")["rank"].max()
-    gain_groups = dict(tuple(gains.groupby("query_id", sort=False)))
-    for query in positions:
-        qid = query.query_id
-        aspects = gmax.loc[qid]
-        aspects = aspects[aspects > 0]
-        n = int(depth.get(qid, 0))
-        grades = np.zeros((n, len(aspects)), dtype=np.int64)
-        rows = gain_groups.get(qid)
-        if rows is not None:
-            column = {a: j for j, a in enumerate(aspects.index)}
-            grades[rows["rank"].to_numpy() - 1, rows["aspect"].map(column).to_numpy()] = rows["grade"].to_numpy()
-        r = rbu.relevance_probabilities(grades, aspects.to_numpy())
-        weights = np.full(len(aspects), 1.0 / len(aspects))
-        yield float(rbu.rbu(r, weights, p, e, variant=measure["variant"]))
+                positions: list[QueryPositions]) -> np.ndarray:
+    """RBU of every evaluated query in one kernel call on a padded (queries x depth x aspects) array.
+
+    Aspects of a query are its subtopics (one aspect for qrels without subtopics) that have a document
+    with grade >= ``rel``; each gets weight 1/#aspects. Grades below ``rel`` count as 0.
+    """
+    rel = measure["rel"]
+    query_index = {q.query_id: i for i, q in enumerate(positions)}
+    judged = qrels.assign(
+        q=qrels["query_id"].map(query_index),
+        aspect=qrels["iteration"].where(~qrels["iteration"].isin(NO_SUBTOPIC), "0"),
+        grade=np.where(qrels["relevance"] >= rel, qrels["relevance"], 0),
+    ).dropna(subset=["q"])
+    aspects = judged.groupby(["q", "aspect"], as_index=False)["grade"].max()
+    aspects = aspects[aspects["grade"] > 0].rename(columns={"grade": "gmax"})
+    aspects["a"] = aspects.groupby("q").cumcount()
+    n_aspects = np.bincount(aspects["q"].astype(int), minlength=len(positions))
+    gains = ranked.merge(judged[judged["grade"] > 0][["query_id", "doc_id", "q", "aspect", "grade"]],
+                         on=["query_id", "doc_id"]).merge(aspects[["q", "aspect", "a"]], on=["q", "aspect"])
+    run_q = ranked["query_id"].map(query_index).dropna().astype(int).to_numpy()
+    length = np.bincount(run_q, minlength=len(positions))  # ranks are 1..depth within each query
+    grades = np.zeros((len(positions), max(length.max(initial=0), 1), max(n_aspects.max(initial=0), 1)))
+    grades[gains["q"].astype(int), gains["rank"] - 1, gains["a"]] = gains["grade"]
+    gmax = np.zeros((len(positions), grades.shape[2]))
+    gmax[aspects["q"].astype(int), aspects["a"]] = aspects["gmax"]
+    weights = np.where(np.arange(grades.shape[2]) < n_aspects[:, None], 1.0 / np.maximum(n_aspects, 1)[:, None], 0.0)
+    r = rbu.relevance_probabilities(grades, gmax[:, None, :])
+    return rbu.rbu(r, weights, measure["p"], measure["e"], length=length, variant=measure["variant"])
 
 
 _PROVIDER = PrefevalProvider()

@@ -92,36 +92,53 @@ def query_positions(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, rel: 
                     depth: int | None = None, ranked: pd.DataFrame | None = None) -> list[QueryPositions]:
     """Position arrays for every evaluated query (sorted by ``query_id``), one row per run in ``runs`` order.
 
-    ``ranked`` may pass the result of :func:`rank_runs` to avoid ranking twice.
+    ``ranked`` may pass the result of :func:`rank_runs` to avoid ranking twice. The per-query loop only
+    slices numpy arrays; every join happens once for all queries.
     """
     if ranked is None:
         ranked = rank_runs(runs, depth)
     relevant = relevant_documents(qrels, rel)
-    relevant["col"] = relevant.groupby("query_id", sort=False).cumcount()
-    hits = ranked.merge(relevant[["query_id", "doc_id", "col"]], on=["query_id", "doc_id"], how="inner")
-    n_runs = len(runs)
-    subtopic_rows = qrels[~qrels["iteration"].isin(NO_SUBTOPIC) & (qrels["relevance"] >= rel)]
-    subtopic_groups = dict(tuple(subtopic_rows.groupby("query_id", sort=False)))
-    hit_groups = dict(tuple(hits.groupby("query_id", sort=False)))
+    query_ids, starts, sizes = _blocks(relevant["query_id"].to_numpy(dtype=object))
+    relevant["q"] = np.repeat(np.arange(len(query_ids)), sizes)
+    relevant["col"] = np.arange(len(relevant)) - np.repeat(starts, sizes)
+    keys = relevant[["query_id", "doc_id", "q", "col"]]
+    hits = ranked.merge(keys, on=["query_id", "doc_id"], how="inner").sort_values("q", kind="stable")
+    hit_q, hit_run, hit_col = (hits[c].to_numpy() for c in ("q", "run", "col"))
+    hit_rank = hits["rank"].to_numpy(dtype=np.float64)
+    hit_bounds = np.searchsorted(hit_q, np.arange(len(query_ids) + 1))
+    subtopic_ids, sub_q, sub_col, sub_code = _subtopic_rows(qrels, keys, rel)
+    sub_bounds = np.searchsorted(sub_q, np.arange(len(query_ids) + 1))
+    doc_ids = relevant["doc_id"].to_numpy(dtype=object)
+    grades = relevant["relevance"].to_numpy(dtype=np.int64)
     result = []
-    for query_id, docs in relevant.groupby("query_id", sort=True):
-        doc_ids = docs["doc_id"].to_numpy(dtype=object)
-        doc_pos = np.full((n_runs, len(doc_ids)), np.inf)
-        found = hit_groups.get(query_id)
-        if found is not None:
-            doc_pos[found["run"].to_numpy(), found["col"].to_numpy()] = found["rank"].to_numpy(dtype=np.float64)
-        subtopic_ids, membership = _subtopic_membership(subtopic_groups.get(query_id), doc_ids)
-        result.append(QueryPositions(str(query_id), doc_ids, docs["relevance"].to_numpy(dtype=np.int64), doc_pos,
-                                     subtopic_ids, membership))
+    for q, query_id in enumerate(query_ids):
+        lo, hi = starts[q], starts[q] + sizes[q]
+        doc_pos = np.full((len(runs), sizes[q]), np.inf)
+        h = slice(hit_bounds[q], hit_bounds[q + 1])
+        doc_pos[hit_run[h], hit_col[h]] = hit_rank[h]
+        ids, membership = None, None
+        s = slice(sub_bounds[q], sub_bounds[q + 1])
+        if s.stop > s.start:
+            codes, rows = np.unique(sub_code[s], return_inverse=True)
+            ids = tuple(subtopic_ids[c] for c in codes)
+            membership = np.zeros((len(codes), sizes[q]), dtype=bool)
+            membership[rows, sub_col[s]] = True
+        result.append(QueryPositions(str(query_id), doc_ids[lo:hi], grades[lo:hi], doc_pos, ids, membership))
     return result
 
 
-def _subtopic_membership(rows: pd.DataFrame | None, doc_ids: np.ndarray):
-    if rows is None or rows.empty:
-        return None, None
-    subtopic_ids = tuple(sorted(rows["iteration"].unique(), key=lambda s: (len(s), s)))
-    column = {d: j for j, d in enumerate(doc_ids)}
-    membership = np.zeros((len(subtopic_ids), len(doc_ids)), dtype=bool)
-    row_of = {t: i for i, t in enumerate(subtopic_ids)}
-    membership[rows["iteration"].map(row_of).to_numpy(), rows["doc_id"].map(column).to_numpy()] = True
-    return subtopic_ids, membership
+def _blocks(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct keys of a sorted array with the start and size of each block."""
+    if len(sorted_keys) == 0:
+        return sorted_keys, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
+    return sorted_keys[starts], starts, np.diff(np.r_[starts, len(sorted_keys)])
+
+
+def _subtopic_rows(qrels: pd.DataFrame, keys: pd.DataFrame, rel: int):
+    """(subtopic ids in natural order, query index, column, subtopic code) of every relevant subtopic judgment."""
+    rows = qrels[~qrels["iteration"].isin(NO_SUBTOPIC) & (qrels["relevance"] >= rel)]
+    rows = rows.merge(keys, on=["query_id", "doc_id"], how="inner").sort_values("q", kind="stable")
+    subtopic_ids = sorted(rows["iteration"].unique(), key=lambda t: (len(t), t))  # "2" before "10"
+    code = rows["iteration"].map({t: i for i, t in enumerate(subtopic_ids)}).to_numpy(dtype=np.int64)
+    return subtopic_ids, rows["q"].to_numpy(), rows["col"].to_numpy(), code
