@@ -13,7 +13,11 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+# compare and evaluate are bound eagerly: their submodules share the names, and importing a submodule
+# binds the module object to the package attribute, which would shadow a lazily bound function.
+from prefeval.compare import Comparison, compare
 from prefeval.errors import DatasetUnavailable, PrefevalError
+from prefeval.evaluate import evaluate
 from prefeval.measures import RBU, RPP, TSE, LexiPrecision, LexiRecall
 from prefeval.provider import install as _install_provider
 from prefeval.runs import register_run
@@ -24,9 +28,6 @@ _install_provider()
 
 # Heavier parts of the API are imported on first use.
 _LAZY = {
-    "evaluate": ("prefeval.evaluate", "evaluate"),
-    "compare": ("prefeval.compare", "compare"),
-    "Comparison": ("prefeval.compare", "Comparison"),
     "read_run": ("prefeval.io", "read_run"),
     "read_qrels": ("prefeval.io", "read_qrels"),
     "write_run": ("prefeval.io", "write_run"),
@@ -53,5 +54,5 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "RBU", "TSE", "LexiRecall", "LexiPrecision", "RPP", "register_run",
-    "DatasetUnavailable", "PrefevalError", *_LAZY,
+    "DatasetUnavailable", "PrefevalError", "compare", "Comparison", "evaluate", *_LAZY,
 ]

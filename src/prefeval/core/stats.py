@@ -160,7 +160,7 @@ def permutation_test(X: np.ndarray, n_resamples: int = 10_000, seed: int | None 
 
 def randomized_tukey_hsd(scores: np.ndarray, n_resamples: int = 10_000, seed: int | None = 0
                          ) -> tuple[np.ndarray, np.ndarray]:
-    """Randomised Tukey HSD (Carterette, TOIS 2012, §3; seed 000 §6.2.3, seed 001 §4.2).
+    """Randomised Tukey HSD (Carterette, TOIS 2012; seed 000 §6.2.3, seed 001 §4.2).
 
     ``scores``: ``(Q, S)`` per-query scores (metric values; for a preference, per-query win rates). Each trial
     permutes the S values *within each query* independently (systems exchangeable under H0), takes the system

@@ -1,0 +1,257 @@
+"""Balancing index, seed 004 §6 (Ferrante, Ferro & Maistro, ICTIR 2015).
+
+For runs of length ``n`` over relevance grades with smallest positive grade ``q_min`` and largest
+``q_max``, let ``ref = (q_max, 0, ..., 0)`` and ``s_b = (0 x (b-1), q_min x (n-b+1))``::
+
+    B(n) = max { b in 1..n : M(ref) <= M(s_b) }          (max of the empty set: None)
+
+the deepest start of a tail of minimally relevant documents that still balances one maximally
+relevant document at rank 1. ``B(n)`` near ``n``: the measure behaves like a set-based one; ``B = 1``:
+very top-heavy. Implemented from the definition (every ``b`` is scored), not with the paper's
+Algorithm 1, which has no termination guard (spec §B6 erratum); ties ``M(ref) = M(s_b)`` count as
+balanced.
+
+Floating-point ties decide ``B`` at the boundary (e.g. RBP p=0.5: ``M(s_2) = 1/2 - 2^-n``). The
+built-in measures therefore score all ``b`` in float64 and re-check exactly, with
+:class:`fractions.Fraction`, every ``b`` whose float difference is within ``1e-9`` of zero.
+
+Built-in measures (``measure=`` name; gains follow spec §B6, which reproduces the paper's claims):
+
+- ``"AP"``: ``sum_{i: g_i > 0} P@i`` (the recall base is a topic constant, which cancels);
+- ``"RBP(p=0.8)"``: ``(1-p) sum_i p^(i-1) g_i / q_max`` (corrected closed form ``b <= log_p(1-p+p^n)+1``);
+- ``"ERR"``: ``sum_i (1/i) x_i prod_{j<i}(1-x_j)``, ``x = (2^g - 1) / 2^q_max`` (binary: x = 1/2);
+- ``"DCG"`` (= ``"nDCG"``, the ideal is constant): ``sum_i g_i / log2(i+1)``;
+- ``"DCG-JK(a=2)"``: Järvelin–Kekäläinen DCG, ``g_i`` undiscounted for ``i < a``, ``g_i / log_a(i)`` after;
+- ``"P"`` (precision at n) and ``"RR"``.
+
+Any other measure: a callable ``fn(grades) -> score`` on one judged run (a 1-D integer array of
+grades, rank 1 first), or an ir-measures measure (object or string such as ``"nDCG@10"``,
+``"RBU(p=0.8)@20"``), which is evaluated on synthetic queries whose qrels hold the same documents and
+grades for every ``b`` (so normalisations like the ideal DCG or AP's recall base are constant).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from prefeval.errors import PrefevalError
+
+__all__ = ["balancing_index", "balancing_curve", "balancing_runs"]
+
+_REL_TOL = 1e-9
+
+
+@dataclass(frozen=True)
+class _Builtin:
+    name: str
+    scores: Callable[[np.ndarray], np.ndarray]  # (B, n) grades -> (B,) float
+    exact: Callable[[np.ndarray], Fraction]  # one grade vector -> exact score
+
+
+def balancing_runs(n: int, q_min: int = 1, q_max: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """``ref`` (n,) and the matrix ``S`` (n, n) whose row ``b-1`` is ``s_b`` (seed 004 §6)."""
+    if n < 1:
+        raise PrefevalError(f"balancing index: run length n must be >= 1, got {n}")
+    if not 0 < q_min <= q_max:
+        raise PrefevalError(f"balancing index: need 0 < q_min <= q_max, got q_min={q_min}, q_max={q_max}")
+    ref = np.zeros(n, dtype=np.int64)
+    ref[0] = q_max
+    cols = np.arange(n)
+    S = np.where(cols[None, :] >= cols[:, None], q_min, 0).astype(np.int64)
+    return ref, S
+
+
+# --- built-in measures -------------------------------------------------------------------------
+
+
+def _ap(G: np.ndarray) -> np.ndarray:
+    rel = G > 0
+    ranks = np.arange(1, G.shape[1] + 1)
+    return (np.where(rel, np.cumsum(rel, axis=1) / ranks, 0.0)).sum(axis=1)
+
+
+def _ap_exact(g: np.ndarray) -> Fraction:
+    total, hits = Fraction(0), 0
+    for i, grade in enumerate(g, start=1):
+        if grade > 0:
+            hits += 1
+            total += Fraction(hits, i)
+    return total
+
+
+def _rbp(p: Fraction, q_max: int) -> _Builtin:
+    pf = float(p)
+
+    def scores(G: np.ndarray) -> np.ndarray:
+        disc = (1 - pf) * pf ** np.arange(G.shape[1])
+        return (G / q_max) @ disc
+
+    def exact(g: np.ndarray) -> Fraction:
+        return sum((Fraction(int(x), q_max) * (1 - p) * p**i for i, x in enumerate(g) if x), Fraction(0))
+
+    return _Builtin(f"RBP(p={pf:g})", scores, exact)
+
+
+def _err(q_max: int) -> _Builtin:
+    def scores(G: np.ndarray) -> np.ndarray:
+        x = (2.0 ** G - 1) / 2.0**q_max
+        survive = np.cumprod(np.concatenate([np.ones((len(G), 1)), 1 - x[:, :-1]], axis=1), axis=1)
+        return (x * survive / np.arange(1, G.shape[1] + 1)).sum(axis=1)
+
+    def exact(g: np.ndarray) -> Fraction:
+        total, survive = Fraction(0), Fraction(1)
+        for i, grade in enumerate(g, start=1):
+            x = Fraction(2 ** int(grade) - 1, 2**q_max)
+            total += survive * x / i
+            survive *= 1 - x
+        return total
+
+    return _Builtin("ERR", scores, exact)
+
+
+def _dcg(G: np.ndarray) -> np.ndarray:
+    return G @ (1.0 / np.log2(np.arange(2, G.shape[1] + 2)))
+
+
+def _dcg_jk(a: int) -> _Builtin:
+    def disc(n: int) -> np.ndarray:
+        i = np.arange(1, n + 1, dtype=np.float64)
+        return np.where(i < a, 1.0, math.log(a) / np.log(np.maximum(i, 2.0)))
+
+    return _Builtin(f"DCG-JK(a={a})", lambda G: G @ disc(G.shape[1]), None)  # type: ignore[arg-type]
+
+
+def _precision(G: np.ndarray) -> np.ndarray:
+    return (G > 0).mean(axis=1)
+
+
+def _rr(G: np.ndarray) -> np.ndarray:
+    rel = G > 0
+    first = np.argmax(rel, axis=1) + 1.0
+    return np.where(rel.any(axis=1), 1.0 / first, 0.0)
+
+
+_RBP = re.compile(r"^rbp(?:\(p=(?P<p>[0-9.]+)\))?$")
+_JK = re.compile(r"^dcg-jk(?:\(a=(?P<a>\d+)\))?$")
+
+
+def _builtin(name: str, q_max: int) -> _Builtin | None:
+    low = name.lower().replace(" ", "")
+    match = _RBP.match(low)
+    if match:
+        p = Fraction(match.group("p") or "0.8")
+        if not 0 < p < 1:
+            raise PrefevalError(f"balancing index: RBP needs 0 < p < 1, got {name!r}")
+        return _rbp(p, q_max)
+    match = _JK.match(low)
+    if match:
+        a = int(match.group("a") or 2)
+        if a < 2:
+            raise PrefevalError(f"balancing index: DCG-JK log base must be >= 2, got {name!r}")
+        return _dcg_jk(a)
+    table = {
+        "ap": _Builtin("AP", _ap, _ap_exact),
+        "err": _err(q_max),
+        "dcg": _Builtin("DCG", _dcg, None),  # irrational: float only
+        "ndcg": _Builtin("DCG", _dcg, None),
+        "p": _Builtin("P", _precision, lambda g: Fraction(int((np.asarray(g) > 0).sum()), len(g))),
+        "rr": _Builtin("RR", _rr, lambda g: Fraction(1, int(np.argmax(np.asarray(g) > 0)) + 1)
+                       if (np.asarray(g) > 0).any() else Fraction(0)),
+    }
+    return table.get(low)
+
+
+# --- other measures ----------------------------------------------------------------------------
+
+
+def _ir_measures_scores(measure: Any, ref: np.ndarray, S: np.ndarray) -> np.ndarray:
+    """Score ``ref`` and every row of ``S`` with an ir-measures measure on synthetic queries."""
+    import ir_measures
+
+    import prefeval  # noqa: F401  (registers prefeval's measures with ir-measures)
+
+    if isinstance(measure, str):
+        try:
+            measure = ir_measures.parse_measure(measure)
+        except Exception as exc:  # ir-measures raises several types for unknown names
+            raise PrefevalError(f"balancing index: unknown measure {measure!r} ({exc})") from exc
+    runs = np.vstack([ref[None, :], S])
+    n = runs.shape[1]
+    # the same judged pool for every query: every grade occurring in any run, as many times as the
+    # most it occurs in one run; documents not retrieved by a run are appended to its qrels unranked
+    grades = sorted({int(g) for g in np.unique(runs) if g > 0})
+    need = {g: int((runs == g).sum(axis=1).max()) for g in grades}
+    qrels, run_rows = [], []
+    for q, row in enumerate(runs):
+        qid = str(q + 1)
+        used = {g: 0 for g in grades}
+        for i, grade in enumerate(row):
+            doc = f"d{i}"
+            run_rows.append((qid, doc, float(n - i)))
+            if grade > 0:
+                used[int(grade)] += 1
+            qrels.append((qid, doc, int(grade)))
+        for g in grades:
+            qrels.extend((qid, f"pad{g}_{j}", g) for j in range(need[g] - used[g]))
+    qrels_df = pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"])
+    run_df = pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"])
+    values = {r.query_id: r.value for r in ir_measures.iter_calc([measure], qrels_df, run_df)}
+    missing = [str(q + 1) for q in range(len(runs)) if str(q + 1) not in values]
+    if missing:
+        raise PrefevalError(f"balancing index: {measure} returned no value for synthetic queries {missing[:3]}")
+    return np.array([values[str(q + 1)] for q in range(len(runs))], dtype=np.float64)
+
+
+def _is_ir_measure(obj: Any) -> bool:
+    from ir_measures.measures import Measure
+
+    return isinstance(obj, Measure)
+
+
+def _callable_scores(fn: Callable, ref: np.ndarray, S: np.ndarray) -> np.ndarray:
+    return np.array([float(fn(row)) for row in np.vstack([ref[None, :], S])], dtype=np.float64)
+
+
+def balancing_curve(measure: Any, n: int, q_min: int = 1, q_max: int = 1) -> pd.DataFrame:
+    """``M(s_b) - M(ref)`` for ``b = 1..n`` (DataFrame ``b, ref, score, balanced``), the data behind
+    :func:`balancing_index`; ``balanced`` uses the exact re-check of near ties for built-in measures."""
+    ref, S = balancing_runs(n, q_min, q_max)
+    builtin = _builtin(measure, q_max) if isinstance(measure, str) else None
+    if builtin is not None:
+        values = np.concatenate([builtin.scores(ref[None, :].astype(np.float64)),
+                                 builtin.scores(S.astype(np.float64))])
+    elif callable(measure) and not _is_ir_measure(measure):
+        values = _callable_scores(measure, ref, S)
+    else:
+        values = _ir_measures_scores(measure, ref, S)
+    ref_value, scores = values[0], values[1:]
+    diff = scores - ref_value
+    balanced = diff >= 0
+    if builtin is not None and builtin.exact is not None:
+        close = np.abs(diff) <= _REL_TOL * max(1.0, abs(ref_value))
+        if close.any():
+            exact_ref = builtin.exact(ref)
+            for b in np.flatnonzero(close):
+                balanced[b] = builtin.exact(S[b]) >= exact_ref
+    return pd.DataFrame({"b": np.arange(1, n + 1), "ref": ref_value, "score": scores, "balanced": balanced})
+
+
+def balancing_index(measure: Any, n: int, q_min: int = 1, q_max: int = 1) -> int | None:
+    """Balancing index ``B(n)`` of ``measure`` for runs of length ``n`` (seed 004 §6; see module doc).
+
+    Returns ``None`` when no ``b`` balances (``max ∅``; e.g. graded ERR with ``q_min=1, q_max=3``).
+
+    >>> balancing_index("RBP(p=0.8)", 21), balancing_index("ERR", 50)
+    (8, 1)
+    """
+    curve = balancing_curve(measure, n, q_min, q_max)
+    hits = curve.loc[curve["balanced"], "b"]
+    return int(hits.max()) if len(hits) else None

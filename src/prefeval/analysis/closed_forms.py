@@ -1,0 +1,231 @@
+"""Closed-form probabilities that two random complete rankings tie under a method.
+
+Setting (seed 000 §5.3 and App. D; seed 001 §3.3): a corpus of ``n`` items of which
+``m`` are relevant; two rankings pi, pi' are drawn independently and uniformly from all
+permutations of the corpus (complete rankings, retrieval depth = n).  Only the sorted
+positions ``p_1 < ... < p_m`` of the relevant items matter, and every m-subset of
+``[1..n]`` is equally likely, with probability ``1 / C(n, m)``.  For a method whose value
+is a function ``f(p)``, ``Pr(tie) = sum_v Pr(f(p) = v)^2``.  Closed forms:
+
+- LexiRecall and LexiPrecision tie iff ``p = p'`` (seed 000 Thm. D.1, seed 001 §3.3)::
+
+      Pr = 1 / C(n, m)
+
+- TSE ties iff ``p_m = p'_m``; ``Pr(p_m = i) = C(i-1, m-1) / C(n, m)`` (seed 000 Thm. D.2)::
+
+      Pr = C(n, m)^-2 * sum_{i=m..n} C(i-1, m-1)^2
+
+- R@k ties iff the same number of relevant items lie in the top k; that number is
+  hypergeometric (seed 000 Thm. D.3, whose proof is mislabelled "=TSE")::
+
+      Pr = C(n, m)^-2 * sum_{i=0..m} C(k, i)^2 C(n-k, m-i)^2
+
+- R-precision is R@k with k = m (seed 000 Thm. D.4).
+- RR (any RL1 metric) ties iff ``p_1 = p'_1``; ``Pr(p_1 = j) = C(n-j, m-1) / C(n, m)``
+  (seed 001 §3.3)::
+
+      Pr = C(n, m)^-2 * sum_{j=1..n-m+1} C(n-j, m-1)^2
+
+- AP has no closed form; for small corpora it is computed exactly by enumerating all
+  ``C(n, m)`` position vectors with rational arithmetic (AP can tie on distinct ``p``,
+  e.g. n=6, m=2 gives 17/225 > 1/15, spec lexirecall.md §1.13).
+
+``exact=True`` returns a :class:`fractions.Fraction` computed with Python integers (exact for
+any n, but the TSE and RR sums take O(n) big-integer steps: about a second at n = 10^6).
+The default returns a float computed in log space (``scipy.special.gammaln``), vectorised,
+accurate to about 1e-9 relative at n = 10^6 (cancellation in log-gamma differences).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from fractions import Fraction
+
+import numpy as np
+from scipy.special import gammaln, logsumexp
+
+from prefeval.errors import PrefevalError
+
+__all__ = ["tie_probability", "rr_tie_probability_given_p1", "MEASURES"]
+
+#: canonical measure name -> accepted spellings (case-insensitive)
+MEASURES: dict[str, tuple[str, ...]] = {
+    "LexiRecall": ("lexirecall", "lr"),
+    "LexiPrecision": ("lexiprecision", "lp", "sgnlp", "rrlp", "lexiprecision(magnitude='rr')"),
+    "TSE": ("tse",),
+    "R@k": ("r@k", "r", "recall"),
+    "Rprec": ("rprec", "rp", "r-precision", "rprecision"),
+    "RR": ("rr", "rl1", "mrr", "rr_1"),
+    "AP": ("ap", "map"),
+}
+_ALIASES = {alias: name for name, aliases in MEASURES.items() for alias in aliases}
+_RK = re.compile(r"^(?:r|recall)@(\d+)$")
+
+#: largest C(n, m) the AP enumeration accepts
+AP_ENUMERATION_LIMIT = 200_000
+
+
+def _parse(measure: object, k: int | None) -> tuple[str, int | None]:
+    text = str(measure).strip()
+    low = text.lower().replace(" ", "")
+    match = _RK.match(low)
+    if match:
+        cut = int(match.group(1))
+        if k is not None and k != cut:
+            raise PrefevalError(f"tie_probability: measure {text!r} gives k={cut} but k={k} was also passed")
+        return "R@k", cut
+    if low in _ALIASES:
+        name = _ALIASES[low]
+        if name == "R@k" and k is None:
+            raise PrefevalError(f"tie_probability: measure {text!r} needs a cutoff: pass k= or write 'R@1000'")
+        return name, k
+    known = ", ".join(["LexiRecall", "LexiPrecision", "TSE", "R@k (e.g. 'R@1000' or k=)", "Rprec", "RR", "AP"])
+    raise PrefevalError(f"tie_probability: unknown measure {text!r}; known: {known}")
+
+
+def _check(n: int, m: int, k: int | None) -> None:
+    for label, value in (("n", n), ("m", m)) + ((("k", k),) if k is not None else ()):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise PrefevalError(f"tie_probability: {label} must be an integer, got {value!r}")
+    if n < 1 or not 1 <= m <= n:
+        raise PrefevalError(f"tie_probability: need n >= 1 and 1 <= m <= n, got n={n}, m={m}")
+    if k is not None and k < 0:
+        raise PrefevalError(f"tie_probability: k must be >= 0, got k={k}")
+
+
+# ---------------------------------------------------------------------------------------------
+# exact (Python integers)
+
+
+def _exact_lr(n: int, m: int) -> Fraction:
+    return Fraction(1, math.comb(n, m))
+
+
+def _exact_counts_squared(weights) -> int:
+    return sum(w * w for w in weights)
+
+
+def _exact_tse(n: int, m: int) -> Fraction:
+    # c_i = C(i-1, m-1) for i = m..n, updated incrementally: C(i, m-1) = C(i-1, m-1) * i / (i-m+1)
+    total, c = 0, 1
+    for i in range(m, n + 1):
+        total += c * c
+        c = c * i // (i - m + 1)
+    return Fraction(total, math.comb(n, m) ** 2)
+
+
+def _exact_rk(n: int, m: int, k: int) -> Fraction:
+    k = min(k, n)
+    total = _exact_counts_squared(math.comb(k, i) * math.comb(n - k, m - i) for i in range(0, m + 1))
+    return Fraction(total, math.comb(n, m) ** 2)
+
+
+def _exact_rr(n: int, m: int) -> Fraction:
+    # Pr(p_1 = j) * C(n,m) = C(n-j, m-1); as j runs 1..n-m+1, n-j runs n-1 down to m-1:
+    # the same multiset {C(t, m-1) : t = m-1..n-1} as the TSE sum.
+    return _exact_tse(n, m)
+
+
+def _ap_value(positions: tuple[int, ...]) -> Fraction:
+    # trec_eval AP times m (m is a constant for a fixed query, so ties are unaffected)
+    return sum((Fraction(i, p) for i, p in enumerate(positions, start=1)), Fraction(0))
+
+
+def _exact_ap(n: int, m: int) -> Fraction:
+    total = math.comb(n, m)
+    if total > AP_ENUMERATION_LIMIT:
+        raise PrefevalError(
+            f"tie_probability('AP', n={n}, m={m}): AP has no closed form and C(n, m) = {total} position "
+            f"vectors exceed the enumeration limit {AP_ENUMERATION_LIMIT}; use "
+            "prefeval.analysis.simulated_tie_probability for large corpora"
+        )
+    counts: dict[Fraction, int] = {}
+    for positions in itertools.combinations(range(1, n + 1), m):
+        value = _ap_value(positions)
+        counts[value] = counts.get(value, 0) + 1
+    return Fraction(_exact_counts_squared(counts.values()), total * total)
+
+
+# ---------------------------------------------------------------------------------------------
+# floating point (log space)
+
+
+def _log_comb(a, b):
+    a = np.asarray(a, dtype=np.float64)
+    b = np.asarray(b, dtype=np.float64)
+    valid = (b >= 0) & (b <= a)
+    with np.errstate(invalid="ignore"):
+        out = gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
+    return np.where(valid, out, -np.inf)
+
+
+def _float_from_log_weights(log_w: np.ndarray, n: int, m: int) -> float:
+    log_total = float(_log_comb(n, m))
+    return float(np.exp(logsumexp(2.0 * log_w) - 2.0 * log_total))
+
+
+def _float_tse(n: int, m: int) -> float:
+    i = np.arange(m, n + 1, dtype=np.float64)
+    return _float_from_log_weights(_log_comb(i - 1, m - 1), n, m)
+
+
+def _float_rk(n: int, m: int, k: int) -> float:
+    k = min(k, n)
+    i = np.arange(0, m + 1, dtype=np.float64)
+    return _float_from_log_weights(_log_comb(k, i) + _log_comb(n - k, m - i), n, m)
+
+
+def _float_lr(n: int, m: int) -> float:
+    return float(np.exp(-_log_comb(n, m)))
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def tie_probability(measure: object, n: int, m: int, k: int | None = None, *,
+                    exact: bool = False) -> float | Fraction:
+    """Probability that two uniformly random complete rankings of ``n`` items, ``m`` of them
+    relevant, tie under ``measure`` (seed 000 §5.3 and App. D; seed 001 §3.3).
+
+    ``measure``: ``"LexiRecall"``, ``"LexiPrecision"``, ``"TSE"``, ``"R@k"`` (with ``k=``) or
+    ``"R@1000"``, ``"Rprec"``, ``"RR"``, or ``"AP"`` (exact enumeration, small ``C(n, m)`` only);
+    ir-measures measure objects such as ``ir_measures.R@1000`` are accepted through ``str()``.
+    ``exact=True`` returns a :class:`~fractions.Fraction`; otherwise a float.
+
+    >>> tie_probability("TSE", 6, 2, exact=True)
+    Fraction(11, 45)
+    >>> round(tie_probability("R@1000", 10**4, 10), 5)
+    0.31267
+    """
+    name, k = _parse(measure, k)
+    _check(n, m, k)
+    if name in ("LexiRecall", "LexiPrecision"):
+        return _exact_lr(n, m) if exact else _float_lr(n, m)
+    if name in ("TSE", "RR"):
+        return _exact_tse(n, m) if exact else _float_tse(n, m)
+    if name == "R@k":
+        return _exact_rk(n, m, k) if exact else _float_rk(n, m, k)
+    if name == "Rprec":
+        return _exact_rk(n, m, m) if exact else _float_rk(n, m, m)
+    if name == "AP":
+        value = _exact_ap(n, m)
+        return value if exact else float(value)
+    raise AssertionError(name)  # pragma: no cover
+
+
+def rr_tie_probability_given_p1(n: int, m: int, p1: int, *, exact: bool = False) -> float | Fraction:
+    """``Pr(p'_1 = p_1 | p_1)``: probability that a uniformly random second ranking ties a ranking
+    whose first relevant item is at ``p1`` under RR / any RL1 metric (seed 001 §3.3)::
+
+        C(n - p1, m - 1) / C(n, m)
+
+    It grows as ``p1`` gets smaller; ``p1 = 1`` gives ``m / n``.
+    """
+    _check(n, m, None)
+    if isinstance(p1, bool) or not isinstance(p1, (int, np.integer)) or not 1 <= p1 <= n - m + 1:
+        raise PrefevalError(f"rr_tie_probability_given_p1: p1 must be an integer in [1, n-m+1], got {p1!r}")
+    if exact:
+        return Fraction(math.comb(n - p1, m - 1), math.comb(n, m))
+    return float(np.exp(_log_comb(n - p1, m - 1) - _log_comb(n, m)))

@@ -1,0 +1,73 @@
+"""Discriminative power (Sakai): the fraction of system pairs a method separates significantly.
+
+Seed 000 §6.2.3 (Fig. 11), seed 001 §4.2 (Table 4), seed 003 §6.3. For each method, every unordered
+pair of the S systems is tested over the evaluated queries; the result is
+``#significant pairs / C(S, 2)`` at level ``alpha`` (the published percentages are multiples of
+``1 / C(S, 2)``, spec lexiprecision-and-rpp.md §B2).
+
+Tests (delegated to :meth:`prefeval.compare.Comparison.significance`, i.e. ``prefeval.core.stats``):
+
+- ``"paired"``: the "classic paired test" of the papers: the exact binomial sign test for a
+  preference (ties dropped) and Student's paired t-test for a metric, corrected over the C(S, 2)
+  pairs with ``correction`` (Holm–Bonferroni by default, seed 000 §6.2.3; seed 001 used Bonferroni);
+- ``"randomized_tukey_hsd"`` (alias ``"tukey"``): Carterette's randomised Tukey HSD on per-query metric
+  values, or on per-query win rates for a preference; it controls the family-wise error itself, so
+  no further correction;
+- any other test name of ``Comparison.significance`` (``"sign"``, ``"t"``, ``"wilcoxon"``,
+  ``"permutation"``) with ``correction``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from prefeval.analysis._frames import per_query_frame, select_methods
+from prefeval.errors import PrefevalError
+
+__all__ = ["discriminative_power"]
+
+_ALIASES = {"tukey": "randomized_tukey_hsd", "hsd": "randomized_tukey_hsd"}
+
+
+def _resolve(test: str, correction: str) -> tuple[str | None, str]:
+    """(test name for Comparison.significance, correction) for a requested test."""
+    test = _ALIASES.get(test, test)
+    if test == "paired":
+        return None, correction  # Comparison's default: sign for preferences, t for metrics
+    if test == "randomized_tukey_hsd":
+        return test, "none"
+    return test, correction
+
+
+def discriminative_power(comparison: Any, methods: str | Sequence[str] | None = None, *,
+                         tests: str | Sequence[str] = ("paired", "randomized_tukey_hsd"),
+                         correction: str = "holm", alpha: float = 0.05, n_resamples: int = 10_000,
+                         seed: int | None = 0) -> pd.DataFrame:
+    """Fraction of system pairs significantly different, per method and test (see module doc).
+
+    ``comparison``: a :class:`prefeval.compare.Comparison`. Returns
+    ``method, kind, test, correction, alpha, pairs, significant, fraction`` (``test`` is the test actually
+    run, e.g. ``sign`` or ``t`` for ``"paired"``). ``n_resamples`` / ``seed`` drive the randomised tests.
+    """
+    if not hasattr(comparison, "significance"):
+        raise PrefevalError("discriminative_power needs a prefeval Comparison (it runs significance tests)")
+    frame = per_query_frame(comparison)
+    chosen = select_methods(frame, methods)
+    tests = [tests] if isinstance(tests, str) else list(tests)
+    rows = []
+    for method in chosen:
+        kind = comparison.result(method).method.kind
+        for requested in tests:
+            test, corr = _resolve(requested, correction)
+            options = {"n_resamples": n_resamples, "seed": seed} if test in ("randomized_tukey_hsd",
+                                                                             "permutation") else {}
+            sig = comparison.significance(method, test=test, correction=corr, alpha=alpha, **options)
+            pairs = len(sig)
+            significant = int(sig["significant"].sum())
+            rows.append({"method": method, "kind": kind, "test": sig.attrs.get("test", test),
+                         "correction": sig.attrs.get("correction", corr), "alpha": alpha, "pairs": pairs,
+                         "significant": significant, "fraction": significant / pairs if pairs else float("nan")})
+    return pd.DataFrame(rows)

@@ -1,0 +1,189 @@
+"""Re-evaluate many runs under edited relevance labels without re-ranking or re-reading anything.
+
+Label-degradation experiments (seed 000 §6.2.4, seed 001 §4.2, seed 003 §6.2) evaluate the same runs
+under dozens of reduced qrels. Removing relevance labels only removes columns of the per-query position
+arrays (:class:`prefeval.ranking.QueryPositions`: where each run put each judged document), so the runs
+are ranked once and every label subset is evaluated from those arrays with the kernels of
+:mod:`prefeval.core`, giving exactly the values :func:`prefeval.compare.compare` gives on the reduced
+qrels (tests check this on real runs).
+
+Supported methods (the others raise :class:`~prefeval.errors.PrefevalError` from :func:`supported`):
+
+- preferences LexiRecall, LexiPrecision (sgn / rr), RPP (any weighting, graded or binary, subtopics);
+- metrics from positions, with trec_eval semantics: ``AP``, ``RR``, ``R@k``, ``P@k``, ``Rprec``, ``TSE``
+  (each with ``rel=`` and ``@k``), and ``nDCG`` / ``nDCG@k`` with the default gains (the grade) and
+  ``log2(rank + 1)`` discount, the ideal ranking built from the judged documents with a positive grade;
+  not on diversity qrels (subtopic rows), where ir-measures' own reading of the rows applies.
+
+Documents with a grade below 1 never enter the arrays: they contribute to none of these methods.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from prefeval.compare import Comparison, Method, MethodResult, parse_method
+from prefeval.core import lexicographic, metrics, rpp
+from prefeval.core.positions import position_vectors
+from prefeval.errors import PrefevalError
+from prefeval.ranking import QueryPositions
+
+__all__ = ["PositionData", "load_positions", "supported", "evaluate_positions", "frequencies", "query_table"]
+
+_METRICS = ("AP", "RR", "R", "P", "Rprec", "TSE", "nDCG")
+
+
+@dataclass(frozen=True)
+class PositionData:
+    """Runs ranked once: names and, per query with a judged positive grade, a :class:`QueryPositions`
+    holding every document with grade >= 1 (the relevant ones for any ``rel >= 1``)."""
+
+    runs: list[str]
+    queries: list[QueryPositions]
+
+
+def load_positions(qrels: Any, runs: Any, depth: int | None = None) -> PositionData:
+    """Rank ``runs`` (anything :func:`prefeval.compare.compare` accepts) once and locate every document with
+    a positive grade. ``depth`` truncates the runs first."""
+    from prefeval.inputs import qrels_frame, runs_dict
+    from prefeval.ranking import query_positions, rank_runs
+
+    qrels_df = qrels_frame(qrels)
+    run_frames = runs_dict(runs)
+    if len(run_frames) < 2:
+        raise PrefevalError(f"need at least two runs; got {len(run_frames)}")
+    ranked = rank_runs(run_frames, depth)
+    queries = query_positions(run_frames, qrels_df, rel=1, ranked=ranked)
+    if not queries:
+        raise PrefevalError("no query of the qrels has a document with a positive grade")
+    return PositionData(list(run_frames), queries)
+
+
+def supported(method: Method, data: PositionData | None = None) -> bool:
+    """Whether the position engine evaluates ``method`` (see the module doc) on ``data``.
+
+    Metrics are not evaluated on qrels with subtopic rows (diversity qrels): ir-measures reads such qrels
+    row by row, not with the max-over-subtopics grade the position arrays hold, so compare() must do it.
+    """
+    measure = method.measure
+    if method.rel < 1:
+        return False
+    if method.kind == "metric" and data is not None and any(q.subtopics is not None for q in data.queries):
+        return False
+    if method.kind == "preference":
+        # subtopic membership is located at grade >= 1; a higher threshold would need it re-located
+        return not (measure.params.get("subtopics", False) and method.rel > 1)
+    name = getattr(measure, "NAME", None)
+    if name not in _METRICS:
+        return False
+    params = dict(measure.params)
+    params.pop("cutoff", None)
+    params.pop("rel", None)
+    if name == "nDCG":
+        return params.get("dcg", "log2") == "log2" and params.get("gains") is None and \
+            not params.get("judged_only", False)
+    return not params.get("judged_only", False)
+
+
+def _restrict(query: QueryPositions, keep: np.ndarray) -> QueryPositions:
+    return replace(query, doc_ids=query.doc_ids[keep], grades=query.grades[keep], doc_pos=query.doc_pos[:, keep],
+                   subtopics=None if query.subtopics is None else query.subtopics[:, keep])
+
+
+def _preference(measure: Any, query: QueryPositions) -> np.ndarray:
+    from prefeval.provider import rpp_populations
+
+    if measure.NAME == "LexiRecall":
+        return lexicographic.lexirecall_matrix(position_vectors(query.doc_pos)).astype(np.float64)
+    if measure.NAME == "LexiPrecision":
+        return lexicographic.lexiprecision_matrix(position_vectors(query.doc_pos), magnitude=measure["magnitude"])
+    return rpp.rpp_matrix(query.doc_pos, populations=rpp_populations(measure, query), weighting=measure["weighting"])
+
+
+def _metric(measure: Any, query: QueryPositions, rel: int, cutoff: int | None) -> np.ndarray:
+    """(S,) values of a position metric on one query (``query`` holds grade >= 1 documents, truncated)."""
+    name = measure.NAME
+    if name == "nDCG":
+        grades = query.grades.astype(np.float64)
+        gains = np.where(np.isfinite(query.doc_pos), grades[None, :] / np.log2(query.doc_pos + 1.0), 0.0)
+        ideal_grades = np.sort(grades)[::-1]
+        if cutoff is not None:
+            ideal_grades = ideal_grades[:cutoff]
+        ideal = (ideal_grades / np.log2(np.arange(2, len(ideal_grades) + 2))).sum()
+        return gains.sum(axis=1) / ideal if ideal > 0 else np.zeros(len(query.doc_pos))
+    P = position_vectors(query.doc_pos[:, query.grades >= rel])
+    if name == "AP":
+        return metrics.ap(P)
+    if name == "RR":
+        return metrics.rr(P)
+    if name == "R":
+        return metrics.recall_at_k(P, cutoff if cutoff is not None else np.inf)
+    if name == "P":
+        return metrics.precision_at_k(P, cutoff)
+    if name == "Rprec":
+        return metrics.rprec(P)
+    if name == "TSE":
+        return metrics.tse(P)
+    raise AssertionError(name)  # pragma: no cover
+
+
+def evaluate_positions(data: PositionData, methods: Sequence[Any], *, rel: int = 1,
+                       keep: Mapping[str, np.ndarray] | None = None,
+                       query_ids: Sequence[str] | None = None) -> Comparison:
+    """A :class:`~prefeval.compare.Comparison` of ``data``'s runs under ``methods`` (names or measures, as for
+    :func:`prefeval.compare.compare`), with the labels of each query restricted to ``keep[query_id]`` (a
+    boolean mask over that query's ``doc_ids``; default: all) and the queries to ``query_ids``.
+
+    A query is evaluated by a method when a kept document has grade >= the method's ``rel``.
+    """
+    parsed = [parse_method(m, rel) for m in methods]
+    bad = [m.label for m in parsed if not supported(m, data)]
+    if bad:
+        raise PrefevalError(f"the position engine cannot evaluate {bad}; supported: LexiRecall, LexiPrecision, "
+                            "RPP, AP, RR, R@k, P@k, Rprec, TSE, nDCG(@k) with rel >= 1 (metrics only on qrels "
+                            "without subtopics)")
+    wanted = None if query_ids is None else set(map(str, query_ids))
+    queries = [q for q in data.queries if wanted is None or q.query_id in wanted]
+    if keep is not None:
+        queries = [_restrict(q, np.asarray(keep[q.query_id], dtype=bool)) if q.query_id in keep else q
+                   for q in queries]
+    S = len(data.runs)
+    results = []
+    for m in parsed:
+        cutoff = m.measure.params.get("cutoff")
+        depth = m.depth if m.kind == "preference" else cutoff
+        qids, tensors, values = [], [], []
+        for q in queries:
+            if not (q.grades >= m.rel).any():
+                continue
+            view = q if depth is None else replace(q, doc_pos=np.where(q.doc_pos <= depth, q.doc_pos, np.inf))
+            qids.append(q.query_id)
+            if m.kind == "preference":
+                tensors.append(_preference(m.measure, _restrict(view, view.grades >= m.rel)))
+            else:
+                v = _metric(m.measure, view, m.rel, cutoff)
+                values.append(v)
+                tensors.append(v[:, None] - v[None, :])
+        if not qids:
+            raise PrefevalError(f"no query keeps a document with grade >= {m.rel}; nothing to evaluate for {m.label}")
+        prefs = np.stack(tensors) if tensors else np.zeros((0, S, S))
+        results.append(MethodResult(m, np.array(qids, dtype=object), prefs,
+                                    np.vstack(values) if m.kind == "metric" else None))
+    return Comparison(data.runs, results)
+
+
+def frequencies(query: QueryPositions) -> np.ndarray:
+    """Per judged document of ``query``: the number of rankings (runs) that retrieved it (seed 000 §6.2.4)."""
+    return np.isfinite(query.doc_pos).sum(axis=0)
+
+
+def query_table(data: PositionData) -> pd.DataFrame:
+    """One row per query and judged document: ``query_id, doc_id, grade, frequency``."""
+    rows = [pd.DataFrame({"query_id": q.query_id, "doc_id": q.doc_ids, "grade": q.grades,
+                          "frequency": frequencies(q)}) for q in data.queries]
+    return pd.concat(rows, ignore_index=True)

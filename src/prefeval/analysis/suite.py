@@ -1,0 +1,84 @@
+"""Run several meta-evaluation analyses on one set of runs (the ``prefeval analyse`` command, pipeline steps).
+
+:func:`analyse` evaluates the runs once (with the position engine when every method allows it, which
+gives the same values as :func:`prefeval.compare.compare` in a fraction of the time, else with
+``compare``) and returns one DataFrame per table:
+
+========================  ==============================================================
+analysis                  tables
+========================  ==============================================================
+``ties``                  ``ties``
+``agreement``             ``sign_agreement``, ``system_agreement``, ``kendall_tau``
+``power``                 ``discriminative_power``
+``robustness``            ``label_degradation``, ``query_subsampling`` (summaries over samples)
+========================  ==============================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from prefeval.analysis import agreement, degradation, discriminative, ties
+from prefeval.analysis.position_engine import evaluate_positions, load_positions, supported
+from prefeval.compare import Comparison, compare, parse_method
+from prefeval.errors import PrefevalError
+
+__all__ = ["ANALYSES", "analyse", "evaluate"]
+
+ANALYSES = ("ties", "agreement", "power", "robustness")
+
+
+def evaluate(qrels: Any, runs: Any, methods: Sequence[Any], *, rel: int = 1, depth: int | None = None,
+             data: Any = None) -> tuple[Comparison, Any]:
+    """``(comparison, position data or None)``: the position engine when it supports every method, else
+    :func:`prefeval.compare.compare`."""
+    parsed = [parse_method(m, rel, depth) for m in methods]
+    if all(supported(m) for m in parsed):
+        data = data if data is not None else load_positions(qrels, runs, depth)
+        if all(supported(m, data) for m in parsed):
+            return evaluate_positions(data, methods, rel=rel), data
+    return compare(qrels, runs, list(methods), rel=rel, depth=depth), data
+
+
+def analyse(qrels: Any, runs: Any, methods: Sequence[Any], metrics: Sequence[Any] = (), *,
+            analyses: Sequence[str] = ANALYSES, rel: int = 1, depth: int | None = None, alpha: float = 0.05,
+            correction: str = "holm", n_resamples: int = 10_000, fractions: Sequence[float] = (0.2, 0.4, 0.6, 0.8),
+            policies: Sequence[str] = degradation.POLICIES, samples: int = 10, seed: int = 0,
+            comparison: Comparison | None = None) -> dict[str, pd.DataFrame]:
+    """Run ``analyses`` for the preference ``methods`` against the reference ``metrics`` (see module doc).
+
+    ``qrels`` / ``runs`` as for :func:`prefeval.compare.compare`; ``comparison`` may pass an existing
+    Comparison of all methods and metrics (it is then used for every analysis but ``robustness``).
+    """
+    unknown = [a for a in analyses if a not in ANALYSES]
+    if unknown:
+        raise PrefevalError(f"unknown analysis {unknown}; choose from {', '.join(ANALYSES)}")
+    everything = list(dict.fromkeys([*methods, *metrics]))
+    if not everything:
+        raise PrefevalError("no methods given")
+    data = None
+    if comparison is None:
+        comparison, data = evaluate(qrels, runs, everything, rel=rel, depth=depth)
+    labels = comparison.methods
+    n_methods = len(list(dict.fromkeys(methods)))
+    prefs, refs = labels[:n_methods], labels[n_methods:]
+    out: dict[str, pd.DataFrame] = {}
+    if "ties" in analyses:
+        out["ties"] = ties.tie_rates(comparison)
+    if "agreement" in analyses and refs and prefs:
+        out["sign_agreement"] = agreement.sign_agreement(comparison, prefs, refs)
+        out["system_agreement"] = agreement.system_agreement(comparison, prefs, refs)
+        out["kendall_tau"] = agreement.kendall_tau(comparison, prefs, refs)
+    if "power" in analyses:
+        out["discriminative_power"] = discriminative.discriminative_power(
+            comparison, correction=correction, alpha=alpha, n_resamples=n_resamples, seed=seed)
+    if "robustness" in analyses:
+        out["label_degradation"] = degradation.summarise(degradation.label_degradation(
+            qrels, runs, everything, fractions=fractions, policies=policies, samples=samples, rel=rel,
+            depth=depth, seed=seed, data=data))
+        out["query_subsampling"] = degradation.summarise(degradation.query_subsampling(
+            comparison, fractions=fractions, samples=samples, seed=seed))
+    return out

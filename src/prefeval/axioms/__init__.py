@@ -1,0 +1,21 @@
+"""Formal constraints as executable checks for any measure (seed 002 §3; seed 004 §5; seed 000 Table 6).
+
+    >>> import prefeval.axioms as axioms
+    >>> axioms.check("nDCG@10", constraints="seed002")          # DataFrame: constraint, verdict, reason, ...
+    >>> axioms.matrix(["P@10", "RBU(p=0.8,e=0.03)@10"])          # measures x constraints, ● / ○ / –
+
+Measures are evaluated through ir-measures on generated qrels and runs (see
+:mod:`prefeval.axioms.evaluate` for the encoding); preference methods through prefeval's kernels.
+"""
+
+from prefeval.axioms.balance import balancing_index
+from prefeval.axioms.check import check
+from prefeval.axioms.constraints import CONSTRAINTS, GROUPS, Constraint, select
+from prefeval.axioms.model import Case, Comparison, Judgments
+from prefeval.axioms.partial_order import chain, comparable, precedes
+from prefeval.axioms.table import PAPER_TABLE1, README_MEASURES, compare_with_paper, markdown, matrix
+
+__all__ = [
+    "CONSTRAINTS", "GROUPS", "PAPER_TABLE1", "README_MEASURES", "Case", "Comparison", "Constraint", "Judgments",
+    "balancing_index", "chain", "check", "comparable", "compare_with_paper", "markdown", "matrix", "precedes", "select",
+]

@@ -1,0 +1,62 @@
+"""The balancing index B(n) of Ferrante, Ferro & Maistro (seed 004 §6, spec §B6).
+
+For runs of length n, with ``ref = (q_max, 0, …, 0)`` and ``s_b = (0 × (b-1), q_min × (n-b+1))``::
+
+    B(n) = max { b : M(ref) <= M(s_b) }        (max ∅ = None)
+
+B(n) near n: the measure behaves like a set-based one (a tail of minimally relevant documents balances
+one maximally relevant document at rank 1); B(n) = 1: it is very top-heavy. Computed from the
+definition (all b at once), not with the paper's Algorithm 1, which has no termination guard (spec
+§B6 erratum). ``ref`` and every ``s_b`` share one set of qrels (one document of grade q_max, n of grade
+q_min, n non-relevant), so recall-base and ideal-ranking normalisations cancel as the paper assumes.
+Ties count as balanced, up to the tolerance of :func:`prefeval.axioms.check` (relative 1e-10): a
+difference below it is a tie, so e.g. RBP with p = 0.5 at n = 50 gives 2 where exact arithmetic gives 1
+(the gap is 0.5^50; spec §B6/§B8.7 discuss the same float effect).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from prefeval.axioms.evaluate import resolve
+from prefeval.axioms.model import Comparison, Judgments
+from prefeval.errors import PrefevalError
+
+__all__ = ["balancing_index"]
+
+
+def balancing_index(measure: Any, n: int, q_min: int = 1, q_max: int | None = None,
+                    direct: bool = True) -> int | None:
+    """B(n) of ``measure`` (string, ir-measures object, or callable as for :func:`~prefeval.axioms.check`).
+
+    Args:
+        n: run length (>= 1).
+        q_min: lowest relevant grade (> 0).
+        q_max: highest grade (default ``q_min``, i.e. binary relevance).
+
+    Returns:
+        The largest b in 1..n with ``M(ref) <= M(s_b)``, or ``None`` if even ``s_1`` scores below ``ref``.
+    """
+    q_max = q_min if q_max is None else q_max
+    if n < 1 or q_min < 1 or q_max < q_min:
+        raise PrefevalError(f"balancing index needs n >= 1 and 0 < q_min <= q_max; got n={n}, "
+                            f"q_min={q_min}, q_max={q_max}")
+    scorer = resolve(measure, direct=direct)
+    if scorer.unavailable:
+        raise PrefevalError(f"{scorer.label}: {scorer.unavailable}")
+    if scorer.kind == "preference":
+        raise PrefevalError(f"{scorer.label} is a preference method; the balancing index needs a metric")
+    # documents: 0 = grade q_max, 1..n = grade q_min, n+1..2n = non-relevant
+    judgments = Judgments(((q_max,),) + ((q_min,),) * n + ((0,),) * n)
+    nonrel = list(range(n + 1, 2 * n + 1))
+    ref = (0,) + tuple(nonrel[: n - 1])
+    comps = [Comparison(tuple(nonrel[: b - 1]) + tuple(range(1, n - b + 2)), ref, judgments, strict=False)
+             for b in range(1, n + 1)]
+    left, right = scorer.values(comps)
+    if np.isnan(left).any() or np.isnan(right).any():
+        raise PrefevalError(f"{scorer.label} returned no value for some of the balancing runs")
+    tol = 1e-10 * np.maximum(1.0, np.maximum(np.abs(left), np.abs(right)))
+    balanced = np.flatnonzero(left - right >= -tol)
+    return int(balanced[-1]) + 1 if balanced.size else None

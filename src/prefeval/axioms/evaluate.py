@@ -1,0 +1,350 @@
+"""Score generated comparisons with any measure: ir-measures metrics, prefeval preferences, callables.
+
+Metrics are evaluated **through ir-measures** (``ir_measures.iter_calc``) in one batch: every ranking of
+every comparison becomes its own query (numeric ids, as gdeval requires) with its own copy of the
+case's qrels, and the run gives the i-th document of a ranking of length n the score n - i, so the
+intended order never depends on tie-breaking. Qrels encoding:
+
+* measures that understand aspects (ir-measures' pyndeval measures — ERR_IA, alpha_nDCG, NRBP, P_IA,
+  AP_IA, StRecall, … — and prefeval's RBU) get one qrels row per (document, subtopic) with the subtopic
+  id in ``iteration``; an aspect of weight c/C is c identical subtopics (see :mod:`prefeval.axioms.model`);
+* other measures get one row per document with ``r(d) = max_t r(d,t)``, as the RBU paper does for
+  single-aspect metrics in its experiments (seed 002 §6.2).
+
+A query a measure gives no value for counts as missing (NaN), never as 0.
+
+Preference methods (LexiRecall, LexiPrecision, RPP) are evaluated on the position vectors of the two
+rankings with prefeval's kernels (:mod:`prefeval.core.lexicographic`, :mod:`prefeval.core.rpp`):
+the value is ``pref(left, right)``; positive means left is preferred. ``@k`` truncates both rankings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import ir_measures
+import numpy as np
+import pandas as pd
+
+from prefeval.axioms.model import Comparison, Judgments
+from prefeval.errors import PrefevalError
+
+__all__ = ["KernelScorer", "MetricScorer", "PreferenceScorer", "Scorer", "build_frames", "build_records", "resolve"]
+
+ASPECT_PROVIDERS = frozenset({"pyndeval"})
+ASPECT_MEASURES = frozenset({"RBU"})
+PREFERENCE_NAMES = ("LexiRecall", "LexiPrecision", "RPP")
+GRADE_LIMITS = {"gdeval": 4}
+"""Highest grade a provider accepts (gdeval.pl rejects judgments above 4)."""
+
+_NDEVAL_WARNING = "All queries have only 1 subtopic"
+
+
+@dataclass
+class Scorer:
+    """Common interface: ``values(comparisons) -> (left, right)`` arrays.
+
+    For metrics these are Q(left) and Q(right); for preferences ``left`` is pref(left, right) and
+    ``right`` is all zeros, so that ``left - right`` is the margin in both cases.
+    """
+
+    label: str
+    kind: str = "metric"  # or "preference"
+    cutoff: int | None = None
+    aspects: bool = False
+    grade_cap: int | None = None
+    unavailable: str | None = None  # reason the measure cannot be evaluated at all
+    provider: str | None = None
+
+    def values(self, comparisons: Sequence[Comparison]) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+
+@dataclass
+class MetricScorer(Scorer):
+    """A metric evaluated through ir-measures (or a callable ``f(qrels, run) -> {query_id: value}``)."""
+
+    measure: Any = None
+    function: Callable[[pd.DataFrame, pd.DataFrame], Mapping[str, float]] | None = None
+
+    def values(self, comparisons: Sequence[Comparison]) -> tuple[np.ndarray, np.ndarray]:
+        qrels, run, sides = build_records(comparisons, aspects=self.aspects, grade_cap=self.grade_cap)
+        if self.function is not None:
+            qrels_frame, run_frame = _frames(qrels, run)
+            scores = {str(k): float(v) for k, v in dict(self.function(qrels_frame, run_frame)).items()}
+        else:
+            scores = _iter_calc(self.measure, qrels, run, quiet_ndeval=self.provider == "pyndeval")
+        values = np.array([scores.get(str(q), np.nan) for q in range(1, int(sides.max(initial=0)) + 1)])
+        return values[sides[:, 0] - 1], values[sides[:, 1] - 1]
+
+
+def _iter_calc(measure: Any, qrels: list, run: list, quiet_ndeval: bool) -> dict[str, float]:
+    """One ir-measures call; pyndeval's 'only 1 subtopic' notice is dropped (single-aspect cases are meant)."""
+    buffer = io.StringIO()
+    with contextlib.redirect_stderr(buffer) if quiet_ndeval else contextlib.nullcontext():
+        scores = {m.query_id: float(m.value) for m in ir_measures.iter_calc([measure], qrels, run)}
+    other = [line for line in buffer.getvalue().splitlines() if line and _NDEVAL_WARNING not in line]
+    if other:
+        sys.stderr.write("\n".join(other) + "\n")
+    return scores
+
+
+@dataclass
+class PreferenceScorer(Scorer):
+    """LexiRecall / LexiPrecision / RPP on position vectors (kernels of :mod:`prefeval.core`)."""
+
+    name: str = "LexiRecall"
+    params: dict = field(default_factory=dict)
+
+    def values(self, comparisons: Sequence[Comparison]) -> tuple[np.ndarray, np.ndarray]:
+        from prefeval.core import lexicographic, rpp
+        from prefeval.core.positions import position_vectors
+
+        rel = int(self.params.get("rel", 1))
+        out = np.zeros(len(comparisons), dtype=np.float64)
+        groups: dict[int, list[int]] = {}
+        positions: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
+        for idx, comp in enumerate(comparisons):
+            grades = _judged_grades(comp.judgments)  # (D + anchors, subtopics)
+            best = grades.max(axis=1)
+            relevant = np.flatnonzero(best >= rel)
+            pos_left = _doc_positions(comp.left, relevant, self.cutoff)
+            pos_right = _doc_positions(comp.right, relevant, self.cutoff)
+            positions.append((pos_left, pos_right, best[relevant], grades[relevant].T >= rel))
+            groups.setdefault(len(relevant), []).append(idx)
+        missing = groups.pop(0, [])  # no relevant document: the query is not evaluated (as the provider)
+        if self.name in ("LexiRecall", "LexiPrecision"):
+            for idx in groups.values():  # vectorised per number of relevant documents
+                a = position_vectors(np.stack([positions[i][0] for i in idx]))
+                b = position_vectors(np.stack([positions[i][1] for i in idx]))
+                if self.name == "LexiRecall":
+                    out[idx] = lexicographic.lexirecall(a, b)
+                else:
+                    out[idx] = lexicographic.lexiprecision(a, b, magnitude=self.params.get("magnitude", "sgn"))
+            out[missing] = np.nan
+            return out, np.zeros_like(out)
+        weighting = self.params.get("weighting", "uniform")
+        for i, (pos_left, pos_right, best, membership) in enumerate(positions):
+            if self.params.get("subtopics", False):
+                populations = rpp.subtopic_populations(membership, background=True)
+            elif self.params.get("graded", True):
+                populations = rpp.graded_populations(best, rel)
+            else:
+                populations = None
+            out[i] = rpp.population_rpp(pos_left, pos_right, populations, weighting=weighting)
+        out[missing] = np.nan
+        return out, np.zeros_like(out)
+
+
+@dataclass
+class KernelScorer(Scorer):
+    """prefeval's RBU or TSE computed with its kernels (:mod:`prefeval.core.rbu`, :mod:`prefeval.core.metrics`).
+
+    Same definition as the ir-measures provider (:mod:`prefeval.provider`): RBU with
+    ``r = (2^g - 1) / 2^gmax_t`` per subtopic (grades below ``rel`` count as 0), weights uniform over the
+    subtopics with a relevant document, effort for the positions that hold a document, ``@k``; TSE
+    ``1/p_m`` on the relevant documents (grade >= rel). It skips the provider's per-query pandas work;
+    the tests assert that both give the same values.
+    """
+
+    name: str = "RBU"
+    params: dict = field(default_factory=dict)
+
+    def values(self, comparisons: Sequence[Comparison]) -> tuple[np.ndarray, np.ndarray]:
+        queries, sides = _queries(comparisons)
+        values = self._rbu(queries) if self.name == "RBU" else self._tse(queries)
+        return values[sides[:, 0]], values[sides[:, 1]]
+
+    def _rbu(self, queries: list[tuple[Judgments, tuple[int, ...]]]) -> np.ndarray:
+        from prefeval.core import rbu
+
+        rel, p, e = int(self.params.get("rel", 1)), self.params.get("p", 0.8), self.params.get("e", 0.03)
+        variant = self.params.get("variant", "paper")
+        out = np.zeros(len(queries), dtype=np.float64)
+        groups: dict[tuple[int, int], list[tuple[int, np.ndarray, np.ndarray]]] = {}
+        for q, (judgments, ranking) in enumerate(queries):
+            grades = _judged_grades(judgments)
+            grades = np.where(grades >= rel, grades, 0)
+            gmax = grades.max(axis=0)
+            kept = gmax > 0
+            ranked = grades[list(ranking)][:, kept] if ranking else np.zeros((0, int(kept.sum())), np.int64)
+            groups.setdefault(ranked.shape, []).append((q, ranked, gmax[kept]))
+        for (_, n_aspects), members in groups.items():  # one kernel call per ranking shape
+            index = [q for q, _, _ in members]
+            if n_aspects == 0:  # no relevant document: the query is not evaluated (as the provider)
+                out[index] = np.nan
+                continue
+            r = rbu.relevance_probabilities(np.stack([g for _, g, _ in members]),
+                                            np.stack([m for _, _, m in members])[:, None, :])
+            weights = np.full(n_aspects, 1.0 / max(n_aspects, 1))
+            out[index] = rbu.rbu(r, weights, p, e, variant=variant, k=self.cutoff)
+        return out
+
+    def _tse(self, queries: list[tuple[Judgments, tuple[int, ...]]]) -> np.ndarray:
+        from prefeval.core import metrics
+
+        rel = int(self.params.get("rel", 1))
+        out = np.zeros(len(queries), dtype=np.float64)
+        for q, (judgments, ranking) in enumerate(queries):
+            relevant = np.flatnonzero(_judged_grades(judgments).max(axis=1) >= rel)
+            out[q] = metrics.tse(np.sort(_doc_positions(ranking, relevant, self.cutoff)))
+        return out
+
+
+def _defaults(measure: Any) -> dict:
+    """A measure's default parameter values (ir-measures ``ParamInfo.default``)."""
+    out = {}
+    for key, info in getattr(measure, "SUPPORTED_PARAMS", {}).items():
+        default = getattr(info, "default", None)
+        if isinstance(default, (bool, int, float, str)):
+            out[key] = default
+    return out
+
+
+def _doc_positions(ranking: Sequence[int], relevant: np.ndarray, cutoff: int | None) -> np.ndarray:
+    """1-based position of each relevant document (row index into the judged grades) or +inf."""
+    ranked = list(ranking)[:cutoff] if cutoff else list(ranking)
+    where = {doc: pos for pos, doc in enumerate(ranked, start=1)}
+    return np.array([where.get(int(d), np.inf) for d in relevant], dtype=np.float64)
+
+
+def _judged_grades(judgments: Judgments, grade_cap: int | None = None) -> np.ndarray:
+    """(documents + anchors, subtopics) grade matrix; anchors are the rows after the documents."""
+    grades = np.asarray(judgments.grades, dtype=np.int64).reshape(judgments.n_docs, judgments.n_aspects)
+    anchors = judgments.anchors(grade_cap)
+    if anchors:
+        extra = np.zeros((len(anchors), judgments.n_aspects), dtype=np.int64)
+        for row, (t, g) in enumerate(anchors):
+            extra[row, t] = g
+        grades = np.vstack([grades, extra])
+    return np.repeat(grades, judgments.copies, axis=1)
+
+
+def _queries(comparisons: Sequence[Comparison]) -> tuple[list[tuple[Judgments, tuple[int, ...]]], np.ndarray]:
+    """Distinct (judgments, ranking) pairs of a batch and, per comparison, the indices of its two sides.
+
+    DeepTh and CloseTh compare the same rankings in opposite directions, so each distinct ranking is
+    evaluated once.
+    """
+    index: dict[tuple[Judgments, tuple[int, ...]], int] = {}
+    sides = np.empty((len(comparisons), 2), dtype=np.int64)
+    for i, comp in enumerate(comparisons):
+        for j, ranking in enumerate((comp.left, comp.right)):
+            sides[i, j] = index.setdefault((comp.judgments, ranking), len(index))
+    return list(index), sides
+
+
+def build_records(comparisons: Sequence[Comparison], aspects: bool, grade_cap: int | None = None
+                  ) -> tuple[list[ir_measures.Qrel], list[ir_measures.ScoredDoc], np.ndarray]:
+    """Qrels and run of a batch as ir-measures records, one query (id ``"1"``, ``"2"``, …) per distinct ranking.
+
+    Returns the records and a ``(comparisons, 2)`` array of query ids (as integers) of each comparison's
+    left and right ranking. Documents are ``d<index>``; anchors ``a<aspect>``. With ``aspects`` every
+    document gets a row for each subtopic it is relevant to (documents relevant to none: one row with
+    grade 0 for subtopic 1); without, one row with its highest grade and iteration ``"0"``.
+    """
+    queries, sides = _queries(comparisons)
+    qrels: list[ir_measures.Qrel] = []
+    run: list[ir_measures.ScoredDoc] = []
+    Qrel, ScoredDoc = ir_measures.Qrel, ir_measures.ScoredDoc
+    rows_of: dict[Judgments, list[tuple[str, int, str]]] = {}
+    for q, (judgments, ranking) in enumerate(queries, start=1):
+        rows = rows_of.get(judgments)
+        if rows is None:
+            rows = rows_of[judgments] = _qrels_rows(judgments, aspects, grade_cap)
+        qid = str(q)
+        qrels.extend(Qrel(qid, name, grade, iteration) for name, grade, iteration in rows)
+        n = len(ranking)
+        run.extend(ScoredDoc(qid, f"d{d}", float(n - k)) for k, d in enumerate(ranking))
+    return qrels, run, sides + 1
+
+
+def _qrels_rows(judgments: Judgments, aspects: bool, grade_cap: int | None) -> list[tuple[str, int, str]]:
+    grades = _judged_grades(judgments, grade_cap)
+    names = [f"d{d}" for d in range(judgments.n_docs)] + [f"a{t}" for t, _ in judgments.anchors(grade_cap)]
+    if not aspects:
+        best = grades.max(axis=1).tolist()
+        return [(name, best[d], "0") for d, name in enumerate(names)]
+    rows: list[tuple[str, int, str]] = []
+    for d, name in enumerate(names):
+        hits = np.flatnonzero(grades[d] > 0)
+        if hits.size:
+            rows.extend((name, int(grades[d, s]), str(s + 1)) for s in hits)
+        else:
+            rows.append((name, 0, "1"))
+    return rows
+
+
+def build_frames(comparisons: Sequence[Comparison], aspects: bool,
+                 grade_cap: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`build_records` as canonical frames (qrels: query_id, doc_id, relevance, iteration; run:
+    query_id, doc_id, score)."""
+    qrels, run, _ = build_records(comparisons, aspects, grade_cap)
+    return _frames(qrels, run)
+
+
+def _frames(qrels: list, run: list) -> tuple[pd.DataFrame, pd.DataFrame]:
+    qrels_frame = pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance", "iteration"])
+    run_frame = pd.DataFrame(run, columns=["query_id", "doc_id", "score"])
+    return qrels_frame.astype({"relevance": "int64"}), run_frame.astype({"score": "float64"})
+
+
+def _provider_of(measure: Any) -> tuple[Any | None, str | None]:
+    """The ir-measures provider DefaultPipeline would use, or (None, reason)."""
+    would = []
+    for provider in ir_measures.DefaultPipeline.providers:
+        try:
+            supported = provider.supports(measure)
+        except Exception:  # a provider rejecting the measure's parameters
+            supported = False
+        if supported:
+            if provider.is_available():
+                return provider, None
+            would.append(f"{provider.NAME} ({provider.install_instructions() or 'unavailable'})")
+    if would:
+        return None, f"no available ir-measures provider; it would need {', '.join(would)}"
+    return None, "no ir-measures provider supports it"
+
+
+def resolve(measure: Any, label: str | None = None, direct: bool = True) -> Scorer:
+    """Turn a measure string, ir-measures measure object, or callable into a :class:`Scorer`.
+
+    Strings are parsed with ``ir_measures.parse_measure`` (after prefeval registered its measures).
+    ``LexiRecall``, ``LexiPrecision`` and ``RPP`` (any parameters; ``baseline`` is ignored) become
+    preference scorers. A callable ``f(qrels, run)`` returning ``{query_id: value}`` is scored like a
+    metric and receives aspect-aware qrels. With ``direct``, prefeval's RBU and TSE are computed with
+    their kernels (:class:`KernelScorer`, same values) instead of through ir-measures and the prefeval
+    provider. Raises :class:`PrefevalError` for an unparsable string.
+    """
+    import prefeval  # noqa: F401  (registers prefeval's measures with ir-measures)
+
+    if callable(measure) and not hasattr(measure, "NAME"):
+        name = label or getattr(measure, "__name__", repr(measure))
+        return MetricScorer(label=name, aspects=True, function=measure)
+    if isinstance(measure, str):
+        text = measure
+        try:
+            measure = ir_measures.parse_measure(measure)
+        except Exception as exc:  # ir-measures raises several types for unknown names and bad params
+            raise PrefevalError(f"cannot parse measure {text!r}: {exc}") from exc
+        label = label or text
+    label = label or str(measure)
+    params = dict(getattr(measure, "params", {}))
+    cutoff = params.get("cutoff")
+    cutoff = cutoff if isinstance(cutoff, int) else None
+    if getattr(measure, "NAME", None) in PREFERENCE_NAMES:
+        return PreferenceScorer(label=label, kind="preference", cutoff=cutoff,
+                                aspects=bool(params.get("subtopics", False)), name=measure.NAME, params=params)
+    provider, reason = _provider_of(measure)
+    name = getattr(provider, "NAME", None)
+    if direct and name == "prefeval" and measure.NAME in ("RBU", "TSE"):
+        return KernelScorer(label=label, cutoff=cutoff, aspects=measure.NAME == "RBU", provider=name,
+                            name=measure.NAME, params={**_defaults(measure), **params})
+    aspects = name in ASPECT_PROVIDERS or (name == "prefeval" and measure.NAME in ASPECT_MEASURES)
+    return MetricScorer(label=label, cutoff=cutoff, aspects=aspects, grade_cap=GRADE_LIMITS.get(name),
+                        unavailable=reason, provider=name, measure=measure)

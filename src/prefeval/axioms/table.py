@@ -1,0 +1,202 @@
+"""The constraint × measure matrix and its cell-by-cell comparison with Table 1 of seed 002.
+
+Table 1 of the RBU paper (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018) lost its ●/○ glyphs in the
+text we have; :data:`PAPER_TABLE1` is the digest's reconstruction from the paper's prose (spec §A5),
+where ``?`` marks a cell inferred rather than stated. :data:`EXPLANATIONS` gives, for every cell where
+the checker's verdict for an ir-measures/prefeval implementation differs from the paper, the reason
+(a cutoff, a parameter, how the implementation handles grades or aspects, or an erratum of the paper).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import pandas as pd
+
+from prefeval.axioms.check import check
+from prefeval.axioms.constraints import GROUPS, select
+
+__all__ = ["EXPLANATIONS", "PAPER_ROWS", "PAPER_TABLE1", "README_MEASURES", "SYMBOLS", "compare_with_paper",
+           "markdown", "matrix", "measure_name", "paper_row"]
+
+SYMBOLS = {"satisfied": "●", "violated": "○", "not applicable": "–"}
+
+README_MEASURES = (
+    "P@10", "RR", "AP", "nDCG@10", "ERR@10", "RBP(rel=1,p=0.8)", "P_IA@10", "AP_IA", "ERR_IA@10",
+    "alpha_nDCG@10", "StRecall@10", "NRBP", "RBU(p=0.8,e=0.03)@10", "RBU(p=0.99,e=0.001)@10",
+)
+"""The measures of the README table (nDCG-IA is not in ir-measures; RBP needs ``rel=`` there)."""
+
+_KEYS = GROUPS["seed002"]
+
+
+def _row(cells: str) -> dict[str, str]:
+    return dict(zip(_KEYS, cells.split()))
+
+
+PAPER_TABLE1: dict[str, dict[str, str]] = {
+    # Pri Deep DeepTh CloseTh Conf | AspDiv Red MRed Sat AspRel  (spec §A5; "?" = inferred)
+    "P@k": _row("○ ○ ● ○ ○ ○ ○ ○ ○ ○"),
+    "RR": _row("○ ○ ● ○ ○ ○ ○ ○ ○ ○"),
+    "AP": _row("○ ○ ○ ● ○ ○ ○ ○ ○ ○"),
+    "nDCG@k": _row("● ● ○ ● ○ ○ ○ ○ ○ ○"),
+    "ERR@k": _row("● ● ● ○ ○ ○ ○ ○ ○ ○"),
+    "RBP": _row("● ● ● ● ○ ○ ○ ○ ○ ○"),
+    "P-IA@k": _row("○ ○ ● ○ ○ ○ ○ ○? ○ ●"),
+    "RR-IA@k": _row("○ ○ ● ○ ○ ○ ○ ○? ● ●"),
+    "AP-IA": _row("○ ○ ○ ● ○ ○ ○ ○? ○ ●"),
+    "nDCG-IA@k": _row("● ● ○ ● ○ ● ○ ○? ○ ●"),
+    "ERR-IA@k": _row("● ● ● ○ ○ ● ● ● ● ●"),
+    "RBP-IA": _row("● ● ● ● ○ ● ○ ○? ○ ●"),
+    "S-Recall@k": _row("○ ○ ●? ○ ○ ○ ○ ○ ● ○"),
+    "S-RR@100%": _row("○ ○ ●? ○ ○ ○ ○ ○ ● ○"),
+    "NRBP": _row("● ● ● ● ○ ●? ●? ○? ○? ○?"),
+    "D#-Measure@k": _row("●? ●? ●? ●? ○ ●? ○? ○? ○? ●"),
+    "α-nDCG@k": _row("● ● ● ● ○ ● ● ○ ○ ○"),
+    "EU": _row("● ● ● ● ● ● ● ○ ○ ●"),
+    "CT@k": _row("●? ●? ●? ○ ○ ●? ●? ○? ● ●?"),
+    "RBU@k": _row("● ● ● ● ● ● ● ● ● ●"),
+}
+"""Table 1 of seed 002 as reconstructed in spec §A5 (Pri, Deep, DeepTh, CloseTh, Conf, AspDiv, Red, MRed,
+Sat, AspRel); P@k, RR and AP are "undefined" (○) for the graded Pri/Deep."""
+
+PAPER_ROWS = {
+    "P": "P@k", "RR": "RR", "AP": "AP", "nDCG": "nDCG@k", "ERR": "ERR@k", "RBP": "RBP", "P_IA": "P-IA@k",
+    "AP_IA": "AP-IA", "ERR_IA": "ERR-IA@k", "nERR_IA": "ERR-IA@k", "alpha_nDCG": "α-nDCG@k",
+    "alpha_DCG": "α-nDCG@k", "StRecall": "S-Recall@k", "NRBP": "NRBP", "nNRBP": "NRBP", "RBU": "RBU@k",
+}
+"""ir-measures / prefeval measure name -> row of Table 1."""
+
+_BINARY_NDEVAL = ("ir-measures evaluates it with ndeval (pyndeval), which binarises every judgment "
+                  "(grade >= rel), so the graded difference the constraint turns on is a tie; the paper "
+                  "analyses the measure on graded r(d,t).")
+_BINARY_CWL = ("ir-measures' RBP (cwl_eval) requires rel= and binarises grades, so two relevant documents "
+               "of different grades tie; the paper's RBP uses graded gains.")
+_MAX_REDUCTION = ("a single-aspect measure is evaluated on r(d) = max_t r(d,t) (the paper's own reduction, "
+                  "§6.2); a document more relevant to every aspect then has a higher grade, which a graded "
+                  "measure rewards. The paper marks standard metrics ○ because they ignore aspects.")
+_CUTOFF_DEEPTH = ("cutoff: for n >= k the second ranking has no relevant document in the top k, so every @k "
+                  "measure satisfies DeepTh; the paper reasons without a cutoff (spec §A4, §A9.12).")
+_P_CLOSE = ("with k >= 4, two relevant documents at ranks 3–4 beat one at rank 1 (m = 2), so P@k satisfies "
+            "CloseTh as defined; the paper's ○ contradicts its definition (spec §A4).")
+_WEIGHTS = ("qrels cannot carry aspect weights, so the checker encodes w(t) by replicating subtopics; a "
+            "measure that sums over subtopics then weights aspects and AspRel holds. The paper's ○ refers to "
+            "the formula, which has no w(t); with uniform weights (ir-measures' only option) AspRel is untestable.")
+
+EXPLANATIONS: dict[tuple[str, str], str] = {
+    ("P", "CloseTh"): _P_CLOSE,
+    ("P_IA", "CloseTh"): _P_CLOSE + " P-IA reduces to P@k on one aspect.",
+    ("RR", "Sat"): ("max reduction: RR ignores everything after the first relevant document, so appending one "
+                    "never increases it and the non-strict Sat holds trivially (the paper: standard metrics "
+                    "'do not satisfy' diversity constraints; it gives RR-IA ● for the same reason)."),
+    ("nDCG", "DeepTh"): _CUTOFF_DEEPTH,
+    ("nDCG", "AspDiv"): _MAX_REDUCTION,
+    ("ERR", "AspDiv"): _MAX_REDUCTION,
+    ("RBP", "Pri"): _BINARY_CWL,
+    ("RBP", "Deep"): _BINARY_CWL,
+    ("ERR_IA", "Pri"): _BINARY_NDEVAL,
+    ("ERR_IA", "Deep"): _BINARY_NDEVAL,
+    ("ERR_IA", "AspDiv"): _BINARY_NDEVAL,
+    ("ERR_IA", "MRed"): _BINARY_NDEVAL + " MRed needs graded previous documents.",
+    ("ERR_IA", "Sat"): ("ndeval gives every relevant document the same satisfaction probability below 1, so no "
+                        "grade saturates an aspect; the paper's argument needs r_max = 1."),
+    ("alpha_nDCG", "Pri"): _BINARY_NDEVAL,
+    ("alpha_nDCG", "Deep"): _BINARY_NDEVAL,
+    ("alpha_nDCG", "AspDiv"): _BINARY_NDEVAL,
+    ("alpha_nDCG", "CloseTh"): ("parameter: with ir-measures' default alpha = 0.5, "
+                                "sum_j (1-alpha)^j / log2(m+j+2) < 1 for every m (spec §A4: CloseTh fails "
+                                "for large alpha); alpha_nDCG(alpha=0.1)@10 satisfies it."),
+    ("alpha_nDCG", "AspRel"): _WEIGHTS,
+    ("StRecall", "AspRel"): _WEIGHTS,
+    ("NRBP", "Pri"): _BINARY_NDEVAL,
+    ("NRBP", "Deep"): _BINARY_NDEVAL,
+    ("NRBP", "AspDiv"): _BINARY_NDEVAL,
+    ("NRBP", "CloseTh"): ("parameters: ir-measures' NRBP has patience beta = 0.5, below the p ≈ 0.755 that "
+                          "RBP-like measures need for CloseTh (spec §A4), and novelty alpha = 0.5, which "
+                          "discounts the later relevant documents further; NRBP(beta=0.9) satisfies it "
+                          "(NRBP(beta=0.8) does not, unlike RBP with p = 0.8)."),
+    ("NRBP", "AspRel"): _WEIGHTS,
+}
+"""(measure name, constraint) -> why the checker's verdict differs from Table 1 (README measures)."""
+
+
+def paper_row(measure: Any) -> str | None:
+    """Row of Table 1 for a measure (string or object), or ``None`` when the paper does not analyse it."""
+    name = measure_name(measure)
+    return PAPER_ROWS.get(name) if name else None
+
+
+def measure_name(measure: Any) -> str | None:
+    """ir-measures ``NAME`` of a measure string or object (``None`` if it does not parse)."""
+    if isinstance(measure, str):
+        import ir_measures
+
+        import prefeval  # noqa: F401
+
+        try:
+            measure = ir_measures.parse_measure(measure)
+        except Exception:
+            return None
+    return getattr(measure, "NAME", None)
+
+
+def matrix(measures: Sequence[Any] = README_MEASURES, constraints: str | Iterable[str] | None = "seed002",
+           cases: int | None = None, seed: int = 0, **options: Any) -> pd.DataFrame:
+    """Verdict symbols (● satisfied, ○ violated, – not applicable), one row per measure, one column per constraint.
+
+    The full :func:`~prefeval.axioms.check` results are in ``result.attrs["checks"]`` (long format).
+    """
+    keys = [c.key for c in select(constraints)]
+    checks = [check(m, keys, cases=cases, seed=seed, **options) for m in measures]
+    long = pd.concat(checks, ignore_index=True)
+    wide = long.assign(symbol=long["verdict"].map(SYMBOLS)).pivot(index="measure", columns="constraint",
+                                                                   values="symbol")
+    labels = list(dict.fromkeys(long["measure"]))
+    wide = wide.reindex(index=labels, columns=keys)
+    wide.columns.name = None
+    wide.attrs["checks"] = long
+    return wide
+
+
+def compare_with_paper(wide: pd.DataFrame) -> pd.DataFrame:
+    """Cell-by-cell comparison of a :func:`matrix` with :data:`PAPER_TABLE1`.
+
+    Returns one row per (measure, constraint) with a Table 1 cell: ``measure, paper_row, constraint,
+    ours, paper, agrees, explanation`` (the explanation from :data:`EXPLANATIONS` where they differ).
+    """
+    rows = []
+    for label in wide.index:
+        row = paper_row(label)
+        if row is None:
+            continue
+        name = measure_name(label)
+        for key in wide.columns:
+            paper = PAPER_TABLE1[row].get(key)
+            if paper is None:
+                continue
+            ours = wide.loc[label, key]
+            agrees = ours == paper.rstrip("?")
+            rows.append({"measure": label, "paper_row": row, "constraint": key, "ours": ours, "paper": paper,
+                         "agrees": agrees, "explanation": "" if agrees else EXPLANATIONS.get((name, key), "")})
+    return pd.DataFrame(rows, columns=["measure", "paper_row", "constraint", "ours", "paper", "agrees",
+                                       "explanation"])
+
+
+def markdown(wide: pd.DataFrame, paper: bool = True) -> str:
+    """A markdown table of the matrix; with ``paper``, a differing cell shows ``ours (paper: x)``."""
+    comparison = compare_with_paper(wide) if paper else None
+    differ = set()
+    if comparison is not None:
+        differ = {(r.measure, r.constraint): r.paper for r in comparison.itertuples() if not r.agrees}
+    header = "| measure | " + " | ".join(wide.columns) + " |"
+    lines = [header, "|" + "---|" * (len(wide.columns) + 1)]
+    for label in wide.index:
+        cells = []
+        for key in wide.columns:
+            cell = wide.loc[label, key]
+            if paper and (label, key) in differ:
+                cell = f"**{cell}** ({differ[(label, key)]})"
+            cells.append(cell)
+        lines.append(f"| `{label}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines)

@@ -1,0 +1,85 @@
+"""``prefeval analyse QRELS RUN... -m METHOD... [--metrics METRIC...]``: meta-evaluation of evaluation methods.
+
+Ties, agreement with metrics (ranking pairs, system pairs, Kendall's tau), discriminative power (paired
+test with Holm correction, randomised Tukey HSD) and robustness to missing labels and queries, as in the
+seed papers (see :mod:`prefeval.analysis`). Example::
+
+    prefeval analyse dl_hard-doc.qrels runs/*.run.gz -m LexiRecall LexiPrecision RPP \\
+        --metrics AP nDCG RR R@1000 Rprec --analyses ties,agreement,power
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+FORMATS = ("table", "markdown", "csv", "json")
+
+
+def _csv_list(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _floats(text: str) -> list[float]:
+    try:
+        return [float(x) for x in _csv_list(text)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("qrels", help="TREC qrels file or ir_datasets id")
+    parser.add_argument("runs", nargs="+", help="TREC run files (.gz allowed); at least two")
+    parser.add_argument("-m", "--methods", nargs="+", required=True,
+                        help="methods to judge, e.g. LexiRecall LexiPrecision RPP \"RPP(weighting='dcg')\"")
+    parser.add_argument("--metrics", nargs="*", default=[], help="reference metrics, e.g. AP nDCG RR R@1000 Rprec")
+    parser.add_argument("--analyses", type=_csv_list, default=["ties", "agreement", "power", "robustness"],
+                        help="comma-separated subset of ties,agreement,power,robustness (default: all)")
+    parser.add_argument("--rel", type=int, default=1, help="minimum relevant grade (default 1)")
+    parser.add_argument("--depth", type=int, default=None, help="truncate runs to this depth first")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--correction", default="holm", choices=["holm", "bonferroni", "fdr_bh", "none"],
+                        help="multiple-comparison correction of the paired tests (default holm)")
+    parser.add_argument("--resamples", type=int, default=10_000, help="randomised Tukey HSD trials (default 10000)")
+    parser.add_argument("--fractions", type=_floats, default=[0.2, 0.4, 0.6, 0.8],
+                        help="fractions of labels / queries removed (default 0.2,0.4,0.6,0.8)")
+    parser.add_argument("--policies", type=_csv_list,
+                        default=["uniform", "popularity-weighted", "keep-most-popular"],
+                        help="label-removal policies (default: all three)")
+    parser.add_argument("--samples", type=int, default=10, help="random samples per fraction (default 10)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+
+
+def _markdown(frame) -> str:
+    header = [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    for row in frame.itertuples(index=False):
+        cells = [f"{v:.4f}" if isinstance(v, float) else str(v) for v in row]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    from prefeval.analysis.suite import analyse
+
+    tables = analyse(args.qrels, args.runs, args.methods, args.metrics, analyses=args.analyses, rel=args.rel,
+                     depth=args.depth, alpha=args.alpha, correction=args.correction, n_resamples=args.resamples,
+                     fractions=args.fractions, policies=args.policies, samples=args.samples, seed=args.seed)
+    if args.format == "json":
+        print(json.dumps({name: json.loads(frame.to_json(orient="records")) for name, frame in tables.items()},
+                         indent=1))
+        return 0
+    for k, (name, frame) in enumerate(tables.items()):
+        if k:
+            print()
+        if args.format == "csv":
+            print(f"# {name}")
+            print(frame.to_csv(index=False), end="")
+        elif args.format == "markdown":
+            print(f"### {name}\n")
+            print(_markdown(frame))
+        else:
+            print(f"== {name} ==")
+            print(frame.to_string(index=False, float_format=lambda v: f"{v:.4f}"))
+    return 0

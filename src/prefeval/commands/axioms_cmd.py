@@ -1,0 +1,118 @@
+"""``prefeval axioms [--table] MEASURE...``: check measures against formal constraints.
+
+Without ``--table``: one block per measure, one line per constraint (verdict and reason) and, for a
+violation, the smallest counterexample found. With ``--table``: the constraint × measure matrix
+(● satisfied, ○ violated, – not applicable); ``--paper`` adds the cell-by-cell comparison with Table 1
+of the RBU paper (seed 002). With no MEASURE, ``--table`` uses the README's measures. ``--balance N``
+prints the balancing index B(n), n = 1..N, of each measure (seed 004 §6).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("measures", nargs="*", metavar="MEASURE",
+                        help="ir-measures names (e.g. nDCG@10 'RBU(p=0.8,e=0.03)@10'), LexiRecall, "
+                             "LexiPrecision, RPP; with --table and none: the README's measures")
+    parser.add_argument("--table", action="store_true", help="print the constraint x measure matrix")
+    parser.add_argument("--paper", action="store_true",
+                        help="with --table: compare each cell with Table 1 of seed 002 and explain differences")
+    parser.add_argument("--constraints", "-c", default=None,
+                        help="comma-separated keys or groups: seed002, relevance, diversity, seed004, table6, "
+                             "all (default: all; with --table: seed002)")
+    parser.add_argument("--cases", type=int, default=None, help="random cases per constraint (default 100)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the case generators (default 0)")
+    parser.add_argument("--bound", type=int, default=None,
+                        help="largest n searched by the Deepness/Closeness Thresholds (default 512)")
+    parser.add_argument("--balance", type=int, metavar="N", default=None,
+                        help="print the balancing index B(n) for n = 1..N instead (seed 004 §6; binary grades)")
+    parser.add_argument("--format", "-f", choices=["text", "markdown", "csv"], default="text",
+                        help="output format (default text)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from prefeval.axioms import check, compare_with_paper, markdown, matrix
+    from prefeval.axioms.table import README_MEASURES
+    from prefeval.errors import PrefevalError
+
+    if args.cases is not None and args.cases < 1:
+        raise PrefevalError(f"--cases must be >= 1, got {args.cases}")
+    options = {} if args.bound is None else {"bound": args.bound}
+    if args.balance is not None:
+        return _print_balance(args.measures, args.balance)
+    if args.table:
+        measures = args.measures or list(README_MEASURES)
+        wide = matrix(measures, constraints=args.constraints or "seed002", cases=args.cases, seed=args.seed,
+                      **options)
+        if args.format == "csv":
+            print(wide.to_csv(), end="")
+        elif args.format == "markdown":
+            print(markdown(wide, paper=args.paper))
+        else:
+            print(wide.to_string())
+        if args.paper:
+            _print_paper(compare_with_paper(wide), wide)
+        return 0
+    if not args.measures:
+        raise PrefevalError("name at least one measure (or use --table)")
+    results = [check(m, args.constraints, cases=args.cases, seed=args.seed, **options) for m in args.measures]
+    if args.format == "csv":
+        import pandas as pd
+
+        print(pd.concat(results).drop(columns="counterexample").to_csv(index=False), end="")
+        return 0
+    for frame in results:
+        _print_check(frame, markdown_format=args.format == "markdown")
+    return 0
+
+
+def _print_balance(measures: list[str], up_to: int) -> int:
+    from prefeval.axioms import balancing_index
+    from prefeval.errors import PrefevalError
+
+    if not measures or up_to < 1:
+        raise PrefevalError("--balance N needs N >= 1 and at least one measure")
+    width = max(len(m) for m in measures)
+    print(f"{'n':<{width}}  " + " ".join(f"{n:>4}" for n in range(1, up_to + 1)))
+    for measure in measures:
+        values = [balancing_index(measure, n) for n in range(1, up_to + 1)]
+        print(f"{measure:<{width}}  " + " ".join(f"{'-' if v is None else v:>4}" for v in values))
+    return 0
+
+
+def _print_check(frame, markdown_format: bool) -> None:
+    label = frame["measure"].iloc[0]
+    if markdown_format:
+        print(f"### `{label}`\n\n| constraint | verdict | reason |\n|---|---|---|")
+        for row in frame.itertuples():
+            print(f"| {row.constraint} | {row.verdict} | {row.reason} |")
+        print()
+        return
+    print(label)
+    width = max(len(c) for c in frame["constraint"])
+    for row in frame.itertuples():
+        line = f"  {row.constraint:<{width}}  {row.verdict}"
+        print(line + (f"  ({row.reason})" if row.reason and row.verdict != "violated" else ""))
+        if row.verdict == "violated":
+            print(f"  {'':<{width}}    {row.reason}")
+            print(f"  {'':<{width}}    left:  {row.left}")
+            print(f"  {'':<{width}}    right: {row.right}")
+            print(f"  {'':<{width}}    qrels: {row.qrels}")
+            values = (f"pref(left, right) = {row.left_value:.6g}" if row.relation.startswith("pref")
+                      else f"Q(left) = {row.left_value:.6g}, Q(right) = {row.right_value:.6g}")
+            print(f"  {'':<{width}}    required {row.relation}; got {values}")
+    print()
+
+
+def _print_paper(comparison, wide) -> None:
+    analysed = set(comparison["measure"])
+    missing = [m for m in wide.index if m not in analysed]
+    differ = comparison[~comparison["agrees"]]
+    print(f"\nTable 1 of seed 002: {int(comparison['agrees'].sum())} of {len(comparison)} cells agree.")
+    for row in differ.itertuples():
+        why = row.explanation or "no recorded explanation"
+        print(f"  {row.measure} / {row.constraint}: ours {row.ours}, paper {row.paper} ({row.paper_row}) - {why}")
+    if missing:
+        print(f"  not in Table 1: {', '.join(missing)}")

@@ -1,0 +1,127 @@
+"""``prefeval compare QRELS RUN... -m METHOD...``: compare many runs pairwise (see :func:`prefeval.compare`).
+
+Output (``--format``):
+
+* ``table`` (default): a Markdown table, one row per pair of runs and one column per method, with the mean
+  per-query preference and ``*`` where the difference is significant; with ``--aggregate``, the system ranking
+  of every method follows;
+* ``csv`` / ``json``: the summary with significance columns (``Comparison.to_frame``), or with ``--aggregate``
+  the rankings (``method, rank, run, score``), or with ``--per-query`` the per-query values;
+* ``latex``: a booktabs ``tabular`` of the summary (plus the rankings with ``--aggregate``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+FORMATS = ("table", "csv", "json", "latex")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("qrels", help="TREC qrels file or ir_datasets id")
+    parser.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (.gz allowed); named by file name")
+    parser.add_argument("-m", "--method", dest="methods", action="append", nargs="+", required=True,
+                        metavar="METHOD",
+                        help="preference or measure, e.g. LexiRecall \"LexiPrecision(magnitude='rr')\" "
+                             "\"RPP(weighting='dcg')\" nDCG@10 (repeatable)")
+    parser.add_argument("--rel", type=int, default=1, help="minimum grade of a relevant document (default 1)")
+    parser.add_argument("--depth", type=int, default=None, help="truncate every run to its top K documents")
+    parser.add_argument("--test", choices=["sign", "t", "wilcoxon", "permutation", "randomized_tukey_hsd"],
+                        default=None, help="significance test (default: sign for preferences, t for metrics)")
+    parser.add_argument("--correction", choices=["holm", "bonferroni", "fdr_bh", "none"], default=None,
+                        help="multiple-comparison correction over all pairs (default holm; none for HSD)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    parser.add_argument("--resamples", type=int, default=10_000,
+                        help="resamples of the permutation and randomized Tukey HSD tests (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed of the randomised tests (default 0)")
+    parser.add_argument("--aggregate", choices=["mc4", "borda", "copeland", "win_rate", "mean"], default=None,
+                        help="also rank the systems with this aggregation")
+    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    parser.add_argument("--per-query", action="store_true", help="output the per-query preferences instead")
+    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from prefeval.compare import compare
+    from prefeval.errors import PrefevalError
+    from prefeval.inputs import qrels_frame, run_frame, run_name
+
+    methods = [name for group in args.methods for name in group]
+    if not 0 < args.alpha < 1:
+        raise PrefevalError(f"--alpha must be between 0 and 1; got {args.alpha}")
+    progress = not args.quiet
+    qrels = qrels_frame(args.qrels)
+    runs = {}
+    for path in _progress(args.runs, progress, "reading runs"):
+        name = run_name(path)
+        if name in runs:
+            raise PrefevalError(f"two runs are named {name!r} (from their file names); rename one of them")
+        runs[name] = run_frame(path, name)
+    result = compare(qrels, runs, methods, rel=args.rel, depth=args.depth, progress=progress)
+    options = {"test": args.test, "correction": args.correction, "alpha": args.alpha}
+    if args.test in ("permutation", "randomized_tukey_hsd"):
+        options.update(n_resamples=args.resamples, seed=args.seed)
+    rankings = None
+    if args.aggregate:
+        rankings = pd.concat([result.ranking(m, aggregate=args.aggregate).assign(method=m)[
+            ["method", "rank", "run", "score"]] for m in result.methods], ignore_index=True)
+    out = sys.stdout
+    if args.per_query:
+        _write_frame(result.per_query, args.format, out)
+    elif args.format == "table":
+        out.write(result.to_markdown(**options))
+        if rankings is not None:
+            out.write(f"\nRankings ({args.aggregate}):\n\n")
+            out.write(_markdown(rankings))
+    elif args.format == "latex":
+        out.write(result.to_latex(**options))
+        if rankings is not None:
+            out.write("\n" + _latex(rankings))
+    elif rankings is not None:
+        _write_frame(rankings, args.format, out)
+    else:
+        _write_frame(result.to_frame(**options), args.format, out)
+    return 0
+
+
+def _progress(items: list, enabled: bool, desc: str):
+    if not enabled:
+        return items
+    from tqdm.auto import tqdm
+
+    return tqdm(items, desc=desc, leave=False)
+
+
+def _write_frame(frame, fmt: str, out) -> None:
+    if fmt == "csv":
+        frame.to_csv(out, index=False)
+    elif fmt == "json":
+        out.write(frame.to_json(orient="records", indent=1) + "\n")
+    elif fmt == "latex":
+        out.write(_latex(frame))
+    else:
+        out.write(_markdown(frame))
+
+
+def _cells(frame) -> list[list[str]]:
+    return [[f"{v:.4f}" if isinstance(v, float) else str(v) for v in row] for row in frame.itertuples(index=False)]
+
+
+def _latex(frame) -> str:
+    from prefeval.compare import latex_escape
+
+    lines = ["\\begin{tabular}{" + "l" * len(frame.columns) + "}", "\\toprule",
+             " & ".join(latex_escape(str(c)) for c in frame.columns) + " \\\\", "\\midrule"]
+    lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in _cells(frame)]
+    return "\n".join([*lines, "\\bottomrule", "\\end{tabular}"]) + "\n"
+
+
+def _markdown(frame) -> str:
+    header = [str(c) for c in frame.columns]
+    rows = _cells(frame)
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,723 @@
+"""Compare many runs pairwise: per-query preferences, system-level matrices, rankings and significance.
+
+``compare(qrels, runs, methods)`` evaluates every unordered pair of runs on every evaluated query with
+
+* prefeval's preferences, named as in ir-measures (``"LexiRecall"``, ``"LexiPrecision(magnitude='rr')"``,
+  ``"RPP(weighting='dcg')"``, ``"RPP(graded=False)@100"``; seed 000 §5.2, seed 001 §3, seed 003 Eq. 3-6), computed
+  per query for all S x S pairs at once by the kernels of :mod:`prefeval.core`;
+* any other ir-measures measure (``"nDCG@10"``, ``"AP(rel=2)"``, ``"RBU@20"``), which becomes the metric-difference
+  preference ``mu(a) - mu(b)`` per query (one ``iter_calc`` pass per run).
+
+Semantics (DESIGN.md): runs are ordered by score descending, ties by doc_id descending; a repeated document keeps
+its best position; a query is evaluated when the qrels give it at least one document with grade >= ``rel``; a
+query missing from a run is a ranking that retrieved nothing (worst case); run queries without relevant
+documents are ignored. ``@k`` on a preference and ``depth`` truncate the runs first (metrics see the same
+truncated, deduplicated rankings as the preferences). The system-level preference of a pair is the mean of its
+per-query preferences. Positive values mean ``run_a`` is preferred; each unordered pair appears once, with
+``run_a`` before ``run_b`` in the input order of the runs.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from prefeval.core import aggregate as agg
+from prefeval.core import stats
+from prefeval.errors import PrefevalError
+
+AGGREGATES = ("mc4", "borda", "copeland", "win_rate", "mean")
+TESTS = ("sign", "t", "wilcoxon", "permutation", "randomized_tukey_hsd")
+_PREFERENCE_ALIASES = {"lexirecall": "LexiRecall", "lexiprecision": "LexiPrecision", "rpp": "RPP"}
+
+
+# ----------------------------------------------------------------------------------------------
+# methods
+
+
+@dataclass(frozen=True)
+class Method:
+    """One comparison method: its label, the ir-measures measure, and how it is evaluated.
+
+    ``kind`` is ``"preference"`` (LexiRecall, LexiPrecision, RPP) or ``"metric"`` (any other measure);
+    ``rel`` the relevance threshold; ``depth`` the truncation of the runs (``None``: whole runs).
+    """
+
+    label: str
+    measure: Any
+    kind: str
+    rel: int
+    depth: int | None
+
+
+def _parse_text(text: str) -> Any:
+    import ir_measures
+
+    import prefeval  # noqa: F401  (registers prefeval's measures with ir-measures)
+
+    text = text.strip()
+    head = text.split("(", 1)[0].split("@", 1)[0].strip()
+    if head.lower() in _PREFERENCE_ALIASES and head not in ir_measures.measures.registry:
+        text = _PREFERENCE_ALIASES[head.lower()] + text[len(head):]
+    try:
+        return ir_measures.parse_measure(text)
+    except NameError:
+        raise PrefevalError(f"unknown method {text!r}: not a prefeval preference (LexiRecall, LexiPrecision, RPP) "
+                            "nor an ir-measures measure") from None
+    except PrefevalError as exc:
+        raise PrefevalError(f"method {text!r}: {exc}") from None
+    except (SyntaxError, ValueError, TypeError, AssertionError) as exc:
+        raise PrefevalError(f"cannot parse method {text!r}: {exc}") from None
+
+
+def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
+    """A :class:`Method` from a name (ir-measures syntax) or a measure object.
+
+    The method's own ``rel=`` overrides ``rel``; a preference's ``@k`` truncates the runs to
+    ``min(k, depth)``. A metric that has a ``rel`` parameter receives ``rel`` unless it sets its own.
+    """
+    from prefeval.measures import PREFERENCES, is_prefeval_measure
+
+    if isinstance(method, str):
+        label, measure = method.strip(), _parse_text(method)
+    elif hasattr(method, "NAME") and hasattr(method, "params"):
+        label, measure = str(method), method
+    else:
+        raise PrefevalError(f"cannot use {method!r} as a method: give a name such as 'LexiRecall' or 'nDCG@10', "
+                            "or an ir-measures measure")
+    if is_prefeval_measure(measure) and measure.NAME in PREFERENCES:
+        if "baseline" in measure.params:
+            raise PrefevalError(f"method {label!r}: compare() pairs every run with every other run; "
+                                "drop the baseline parameter")
+        eff_rel = int(measure.params.get("rel", rel))
+        if "rel" not in measure.params and rel != 1:
+            measure = measure(rel=rel)
+        cutoff = measure.params.get("cutoff")
+        eff_depth = cutoff if depth is None else (depth if cutoff is None else min(depth, cutoff))
+        return Method(label, measure, "preference", eff_rel, eff_depth)
+    supported = getattr(measure, "SUPPORTED_PARAMS", {})
+    if "rel" in supported and "rel" not in measure.params and rel != 1:
+        measure = measure(rel=rel)
+    eff_rel = int(measure.params.get("rel", rel)) if "rel" in supported else rel
+    return Method(label, measure, "metric", eff_rel, depth)
+
+
+# ----------------------------------------------------------------------------------------------
+# results
+
+
+@dataclass(frozen=True)
+class MethodResult:
+    """Per-query results of one method.
+
+    ``prefs[q, a, b]``: preference of run ``a`` over run ``b`` on query ``query_ids[q]`` (antisymmetric);
+    ``values[q, s]``: a metric's per-query value (``None`` for preferences).
+    """
+
+    method: Method
+    query_ids: np.ndarray
+    prefs: np.ndarray
+    values: np.ndarray | None = None
+
+    def scores(self) -> np.ndarray:
+        """Per-query scores (Q, S) for aggregation: metric values, or per-query win rates of a preference."""
+        return self.values if self.values is not None else agg.win_rates(self.prefs)
+
+
+class Comparison:
+    """The result of :func:`compare`: per-query preferences of every pair of runs under several methods."""
+
+    def __init__(self, runs: Sequence[str], results: Sequence[MethodResult]) -> None:
+        self.runs = list(runs)
+        self.results = {r.method.label: r for r in results}
+        self._aliases: dict[str, str] = {}
+        for r in results:
+            self._aliases[r.method.label] = r.method.label
+            self._aliases.setdefault(str(r.method.measure), r.method.label)
+        self._per_query: pd.DataFrame | None = None
+        S = len(self.runs)
+        self._pairs = np.triu_indices(S, 1)
+
+    # -- access ------------------------------------------------------------------------------
+
+    @property
+    def methods(self) -> list[str]:
+        """Method labels, in the order given."""
+        return list(self.results)
+
+    def result(self, method: Any = None) -> MethodResult:
+        """The :class:`MethodResult` of ``method`` (a label, a measure name or object; optional with one method)."""
+        if method is None:
+            if len(self.results) == 1:
+                return next(iter(self.results.values()))
+            raise PrefevalError(f"several methods were compared; name one of {self.methods}")
+        key = method if isinstance(method, str) else str(method)
+        label = self._aliases.get(key.strip())
+        if label is None:
+            raise PrefevalError(f"method {key!r} was not compared; compared: {self.methods}")
+        return self.results[label]
+
+    def __repr__(self) -> str:
+        return f"<Comparison of {len(self.runs)} runs by {len(self.results)} method(s): {', '.join(self.methods)}>"
+
+    def _pair_values(self, result: MethodResult) -> np.ndarray:
+        """(n_pairs, Q) per-query values of each unordered pair, pairs in input order."""
+        i, j = self._pairs
+        return result.prefs[:, i, j].T
+
+    def _pair_frame(self, label: str) -> pd.DataFrame:
+        i, j = self._pairs
+        names = np.asarray(self.runs, dtype=object)
+        return pd.DataFrame({"method": label, "run_a": names[i], "run_b": names[j]})
+
+    # -- tables ------------------------------------------------------------------------------
+
+    @property
+    def per_query(self) -> pd.DataFrame:
+        """Tidy frame ``method, query_id, run_a, run_b, value`` (value > 0: run_a preferred)."""
+        if self._per_query is None:
+            names = np.asarray(self.runs, dtype=object)
+            i, j = self._pairs
+            frames = []
+            for label, r in self.results.items():
+                Q, n = len(r.query_ids), len(i)
+                frames.append(pd.DataFrame({
+                    "method": np.full(Q * n, label, dtype=object),
+                    "query_id": np.repeat(np.asarray(r.query_ids, dtype=object), n),
+                    "run_a": np.tile(names[i], Q),
+                    "run_b": np.tile(names[j], Q),
+                    "value": r.prefs[:, i, j].reshape(-1),
+                }))
+            self._per_query = pd.concat(frames, ignore_index=True)
+        return self._per_query
+
+    def summary(self) -> pd.DataFrame:
+        """Per method and pair: ``mean`` preference, ``wins``, ``losses``, ``ties`` (|value| <= 1e-12), ``queries``."""
+        frames = []
+        for label, r in self.results.items():
+            X = self._pair_values(r)
+            wins, losses, ties = stats.wins_losses_ties(X)
+            frame = self._pair_frame(label)
+            frame["mean"] = X.mean(axis=1)
+            frame["wins"], frame["losses"], frame["ties"] = wins, losses, ties
+            frame["queries"] = X.shape[1]
+            frames.append(frame)
+        return pd.concat(frames, ignore_index=True)
+
+    def matrix(self, method: Any = None) -> pd.DataFrame:
+        """S x S frame of mean preferences: row ``run_a``, column ``run_b`` (antisymmetric, zero diagonal)."""
+        r = self.result(method)
+        M = agg.mean_preference(r.prefs)
+        frame = pd.DataFrame(M, index=pd.Index(self.runs, name="run_a"), columns=pd.Index(self.runs, name="run_b"))
+        return frame
+
+    def ranking(self, method: Any = None, aggregate: str | None = None, **options: Any) -> pd.DataFrame:
+        """System ordering: columns ``rank, run, score`` (best first).
+
+        ``aggregate`` (default ``mc4`` for preferences, ``mean`` for metrics):
+
+        * ``mc4`` -- :func:`prefeval.core.aggregate.mc4` on the per-query orderings given by per-query win rates
+          (metric values for a metric); ``score`` = MC4 stationary probability; power iteration run to
+          convergence; systems left without mass are ranked by recursive MC4 on the rest, ties by Copeland
+          score, then mean win rate, then input order. ``iterations=10`` reproduces the authors' fixed-step tool;
+        * ``borda`` -- mean Borda points per query (ties share points);
+        * ``copeland`` -- pairwise contests won minus lost on the mean-preference matrix;
+        * ``win_rate`` -- mean preference over all other systems, i.e. the row mean of :meth:`matrix`
+          (= the mean per-query win rate / (S - 1)), in [-1, 1];
+        * ``mean`` -- a metric's mean value; for a preference the same as ``win_rate``.
+
+        Ties in ``score`` are broken by the mean win rate, then by input order.
+        """
+        r = self.result(method)
+        if aggregate is None:
+            aggregate = "mean" if r.method.kind == "metric" else "mc4"
+        if aggregate not in AGGREGATES:
+            raise PrefevalError(f"unknown aggregate {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
+        allowed = {"iterations"} if aggregate == "mc4" else set()
+        if set(options) - allowed:
+            raise PrefevalError(f"aggregate {aggregate!r} takes {'only iterations=' if allowed else 'no options'}; "
+                                f"got {sorted(options)}")
+        W = r.scores()
+        S = len(self.runs)
+        win_rate = agg.win_rates(r.prefs).mean(axis=0) / (S - 1)
+        if aggregate == "mc4":
+            result = agg.mc4(W, **options)
+        else:
+            if aggregate == "borda":
+                score = agg.borda(W)
+            elif aggregate == "copeland":
+                score = agg.copeland(agg.mean_preference(r.prefs), tol=stats.TIE_TOL)
+            elif aggregate == "mean" and r.values is not None:
+                score = r.values.mean(axis=0)
+            else:
+                score = win_rate
+            result = agg.Aggregation(agg.order(score, win_rate), score)
+        order = result.order
+        frame = pd.DataFrame({"rank": np.arange(1, S + 1), "run": np.asarray(self.runs, dtype=object)[order],
+                              "score": result.score[order]})
+        frame.attrs.update(method=r.method.label, aggregate=aggregate)
+        return frame
+
+    def significance(self, method: Any = None, test: str | None = None, correction: str | None = None,
+                     alpha: float = 0.05, n_resamples: int = 10_000, seed: int | None = 0) -> pd.DataFrame:
+        """Per pair: ``mean``, ``statistic``, ``p_value``, ``p_adjusted``, ``significant`` (``p_adjusted <= alpha``).
+
+        ``test`` (default ``sign`` for preferences, ``t`` for metrics; all two-sided):
+
+        * ``sign`` -- exact binomial test of wins vs losses (``scipy.stats.binomtest``); ties are dropped;
+          statistic = wins - losses;
+        * ``t`` -- Student's t: for a metric the paired t-test on the two runs' per-query values, for a preference
+          the one-sample t-test of the per-query preferences against 0 (identical formulas); statistic = t;
+        * ``wilcoxon`` -- Wilcoxon signed-rank test on the per-query values (zeros dropped); statistic = W;
+        * ``permutation`` -- paired randomisation test (random sign flips per query, ``n_resamples``,
+          ``seed``); statistic = mean;
+        * ``randomized_tukey_hsd`` -- Carterette (2012) on per-query metric values, or on per-query win rates
+          for a preference; statistic = difference of the two runs' mean scores. It already controls the
+          family-wise error over all pairs.
+
+        ``correction`` over the family of all pairs of this method: ``holm`` (default), ``bonferroni``,
+        ``fdr_bh`` or ``none`` (statsmodels ``multipletests``); ``randomized_tukey_hsd`` accepts only ``none``.
+        """
+        r = self.result(method)
+        if test is None:
+            test = "t" if r.method.kind == "metric" else "sign"
+        if test not in TESTS:
+            raise PrefevalError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
+        hsd = test == "randomized_tukey_hsd"
+        if correction is None:
+            correction = "none" if hsd else "holm"
+        if correction not in stats.CORRECTIONS:
+            raise PrefevalError(f"unknown correction {correction!r}; choose one of {', '.join(stats.CORRECTIONS)}")
+        if hsd and correction != "none":
+            raise PrefevalError("randomized_tukey_hsd already controls the family-wise error over all pairs; "
+                                f"use correction='none' (got {correction!r})")
+        if not 0 < alpha < 1:
+            raise PrefevalError(f"alpha must be between 0 and 1; got {alpha}")
+        X = self._pair_values(r)
+        i, j = self._pairs
+        if hsd:
+            diff, pmat = stats.randomized_tukey_hsd(r.scores(), n_resamples=n_resamples, seed=seed)
+            res = stats.TestResult(diff[i, j], pmat[i, j])
+        elif test == "sign":
+            res = stats.sign_test(X)
+        elif test == "t":
+            res = stats.t_test(X)
+        elif test == "wilcoxon":
+            res = stats.wilcoxon_test(X)
+        else:
+            res = stats.permutation_test(X, n_resamples=n_resamples, seed=seed)
+        adjusted, reject = stats.adjust(res.pvalue, correction, alpha)
+        frame = self._pair_frame(r.method.label)
+        frame["mean"] = X.mean(axis=1)
+        frame["statistic"] = res.statistic
+        frame["p_value"] = res.pvalue
+        frame["p_adjusted"] = adjusted
+        frame["significant"] = reject
+        frame.attrs.update(method=r.method.label, test=test, correction=correction, alpha=alpha)
+        return frame
+
+    # -- reports -----------------------------------------------------------------------------
+
+    def to_frame(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
+                 **options: Any) -> pd.DataFrame:
+        """:meth:`summary` with the significance columns (``test``, ``p_value``, ``p_adjusted``, ``significant``)
+        of :meth:`significance` for every method (each method is its own family for the correction)."""
+        summary = self.summary()
+        sig = []
+        for label in self.results:
+            s = self.significance(label, test=test, correction=correction, alpha=alpha, **options)
+            sig.append(s[["method", "run_a", "run_b", "p_value", "p_adjusted", "significant"]]
+                       .assign(test=s.attrs["test"], correction=s.attrs["correction"]))
+        frame = summary.merge(pd.concat(sig, ignore_index=True), on=["method", "run_a", "run_b"], how="left",
+                              validate="one_to_one")
+        frame.attrs.update(alpha=alpha)
+        return frame
+
+    def _wide(self, test: str | None, correction: str | None, alpha: float, digits: int, mark: str,
+              **options: Any) -> tuple[pd.DataFrame, str]:
+        frame = self.to_frame(test=test, correction=correction, alpha=alpha, **options)
+        cells = frame["mean"].map(lambda v: f"{v:+.{digits}f}") + np.where(frame["significant"], mark, "")
+        wide = (frame.assign(cell=cells).pivot(index=["run_a", "run_b"], columns="method", values="cell")
+                .reindex(columns=self.methods))
+        order = self._pair_frame("")[["run_a", "run_b"]]
+        wide = wide.reindex(pd.MultiIndex.from_frame(order)).reset_index()
+        tests = frame.drop_duplicates("method").set_index("method")[["test", "correction"]]
+        used = "; ".join(f"{m}: {tests.loc[m, 'test']}, {tests.loc[m, 'correction']}" for m in self.methods)
+        note = (f"Mean per-query preference of run_a over run_b over {self._queries_note()} "
+                f"(positive: run_a preferred); {mark.strip() or 'mark'} = significant at alpha={alpha} "
+                f"after correction ({used}).")
+        return wide, note
+
+    def _queries_note(self) -> str:
+        counts = sorted({len(r.query_ids) for r in self.results.values()})
+        return "/".join(str(c) for c in counts) + " queries"
+
+    def to_markdown(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
+                    digits: int = 3, **options: Any) -> str:
+        """Markdown table: one row per pair, one column per method, ``*`` marks significant differences."""
+        wide, note = self._wide(test, correction, alpha, digits, "*", **options)
+        header = list(wide.columns)
+        rows = [[str(v) for v in row] for row in wide.itertuples(index=False)]
+        esc = [[c.replace("|", "\\|").replace("*", "\\*") if k < 2 else c.replace("*", "\\*")
+                for k, c in enumerate(row)] for row in [header, *rows]]
+        lines = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join("---" if k < 2 else "---:" for k in range(len(header))) + "|"]
+        lines += ["| " + " | ".join(row) + " |" for row in esc[1:]]
+        return "\n".join(lines) + "\n\n" + note.replace("*", "\\*") + "\n"
+
+    def to_latex(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
+                 digits: int = 3, **options: Any) -> str:
+        """LaTeX ``tabular`` (booktabs): one row per pair, one column per method, ``$^*$`` marks significance."""
+        wide, note = self._wide(test, correction, alpha, digits, "$^*$", **options)
+        header = [latex_escape(str(c)) for c in wide.columns]
+        lines = ["\\begin{tabular}{ll" + "r" * (len(header) - 2) + "}", "\\toprule", " & ".join(header) + " \\\\",
+                 "\\midrule"]
+        for row in wide.itertuples(index=False):
+            cells = [latex_escape(str(row[0])), latex_escape(str(row[1]))]
+            cells += [str(c).replace("+", "$+$", 1) if str(c).startswith("+") else str(c).replace("-", "$-$", 1)
+                      for c in row[2:]]
+            lines.append(" & ".join(cells) + " \\\\")
+        lines += ["\\bottomrule", "\\end{tabular}", "% " + note.replace("$^*$", "*")]
+        return "\n".join(lines) + "\n"
+
+
+def latex_escape(text: str) -> str:
+    """``text`` with LaTeX's special characters escaped."""
+    out = []
+    for ch in text:
+        if ch in "&%$#_{}":
+            out.append("\\" + ch)
+        elif ch == "~":
+            out.append("\\textasciitilde{}")
+        elif ch == "^":
+            out.append("\\textasciicircum{}")
+        elif ch == "\\":
+            out.append("\\textbackslash{}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+# ----------------------------------------------------------------------------------------------
+# computation
+
+
+def _preference_matrix(measure: Any, query: Any) -> np.ndarray:
+    """(S, S) preference matrix of one query under a LexiRecall / LexiPrecision / RPP measure."""
+    from prefeval.core import lexicographic, rpp
+    from prefeval.core.positions import position_vectors
+    from prefeval.provider import rpp_populations
+
+    if measure.NAME == "LexiRecall":
+        return lexicographic.lexirecall_matrix(position_vectors(query.doc_pos)).astype(np.float64)
+    if measure.NAME == "LexiPrecision":
+        return lexicographic.lexiprecision_matrix(position_vectors(query.doc_pos), magnitude=measure["magnitude"])
+    return rpp.rpp_matrix(query.doc_pos, populations=rpp_populations(measure, query), weighting=measure["weighting"])
+
+
+def _progress(iterable: Iterable, enabled: bool, desc: str, total: int | None = None) -> Iterable:
+    if not enabled:
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, desc=desc, total=total, leave=False)
+
+
+@dataclass(frozen=True)
+class _RankedRun:
+    """One run ranked per query (DESIGN.md order), restricted to the queries of the qrels.
+
+    Rows are grouped by query; ``query_codes`` index the qrels' query list, ``rank`` is 1-based within the query;
+    ``doc_codes[i] = j < len(base)`` when ``doc_ids[i] == base[j]`` (``base``: the candidate relevant documents),
+    larger codes for other documents.
+    """
+
+    query_codes: np.ndarray
+    doc_ids: np.ndarray
+    doc_codes: np.ndarray
+    rank: np.ndarray
+
+
+def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """Within runs of equal (query, score) in ``order``, put the documents in doc_id-descending string order."""
+    qs, ss = qc[order], sc[order]
+    same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
+    if not same.any():
+        return order
+    tied = np.zeros(len(order), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    pos = np.flatnonzero(tied)
+    segment = np.cumsum(np.r_[True, ~same])[pos]
+    _, codes = np.unique(docs[order[pos]].astype(str), return_inverse=True)
+    order = order.copy()
+    order[pos] = order[pos][np.lexsort((-codes.reshape(-1), segment))]
+    return order
+
+
+def _rank_run(frame: pd.DataFrame, queries: pd.Index, base: np.ndarray, name: str) -> _RankedRun:
+    """Rank one canonical run: score descending, ties by doc_id descending, repeated documents keep their first
+    (best) position (one warning per run). Vectorised; the sort is skipped when the rows are already grouped by
+    query with non-increasing scores (as in TREC files). One hash pass over the doc ids (``pd.factorize`` of
+    ``base`` followed by the run's docs) finds both the repeated and the candidate relevant documents."""
+    q = frame["query_id"].to_numpy(dtype=object)
+    docs = frame["doc_id"].to_numpy(dtype=object)
+    sc = frame["score"].to_numpy(dtype=np.float64)
+    if len(q):
+        heads = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+        if pd.isna(q[heads]).any():
+            raise PrefevalError(f"run {name!r} has a missing query id")
+        qc = np.repeat(queries.get_indexer(q[heads]), np.diff(np.r_[heads, len(q)]))
+    else:
+        qc = np.zeros(0, dtype=np.intp)
+    keep = qc >= 0
+    if not keep.all():
+        qc, docs, sc = qc[keep], docs[keep], sc[keep]
+    n = len(qc)
+    starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
+    grouped = np.count_nonzero(starts) == np.count_nonzero(np.bincount(qc, minlength=1))
+    if grouped and np.all(starts[1:] | (sc[1:] <= sc[:-1])):
+        order = None  # already in rank order (up to ties)
+        if n > 1 and np.any((qc[1:] == qc[:-1]) & (sc[1:] == sc[:-1])):
+            order = _tie_order(np.arange(n), qc, sc, docs)
+    else:
+        order = _tie_order(np.lexsort((-sc, qc)), qc, sc, docs)
+    if order is not None:
+        qc, docs = qc[order], docs[order]
+    codes, uniques = pd.factorize(np.concatenate([base, docs]))
+    codes = codes[len(base):]
+    if n and codes.min() < 0:
+        raise PrefevalError(f"run {name!r} has a missing doc id (query {queries[qc[np.argmin(codes)]]})")
+    multi = np.flatnonzero(np.bincount(codes, minlength=len(uniques))[codes] > 1) if n else codes
+    if len(multi):  # documents occurring more than once in the run (in one query, or in several)
+        repeated = np.zeros(n, dtype=bool)
+        key = qc[multi].astype(np.int64) * len(uniques) + codes[multi]
+        repeated[multi[pd.Series(key).duplicated(keep="first").to_numpy()]] = True
+        if repeated.any():
+            warnings.warn(f"run {name!r}: {int(repeated.sum())} repeated document(s) within a query; "
+                          "each keeps its first (best) position", stacklevel=4)
+            qc, docs, codes = qc[~repeated], docs[~repeated], codes[~repeated]
+            n = len(qc)
+    starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
+    idx = np.arange(n)
+    rank = idx - np.maximum.accumulate(np.where(starts, idx, 0)) + 1
+    return _RankedRun(qc, docs, codes, rank)
+
+
+class _PositionTable:
+    """Positions of the relevant documents (grade >= ``rel``) of every evaluated query in every run (top ``depth``)."""
+
+    def __init__(self, qrels: pd.DataFrame, queries: pd.Index, base: np.ndarray, rel: int, depth: int | None,
+                 n_runs: int) -> None:
+        from prefeval.ranking import relevant_documents
+
+        self.relevant = relevant_documents(qrels, rel)  # sorted by query, then doc: the column order
+        self.rel, self.depth = rel, depth
+        self.docs = pd.Index(pd.unique(self.relevant["doc_id"]))
+        self.query_codes = queries.get_indexer(self.relevant["query_id"])
+        keys = self.query_codes.astype(np.int64) * len(self.docs) + self.docs.get_indexer(self.relevant["doc_id"])
+        self.sorter = np.argsort(keys, kind="stable")
+        self.sorted_keys = keys[self.sorter]
+        self.doc_pos = np.full((n_runs, len(self.relevant)), np.inf)
+        self.base_map = np.r_[self.docs.get_indexer(base), -1]  # base code -> column of self.docs; others -1
+
+    def fill(self, s: int, run: _RankedRun) -> None:
+        if not len(self.sorted_keys) or not len(run.rank):
+            return
+        dc = self.base_map[np.minimum(run.doc_codes, len(self.base_map) - 1)]
+        hit = dc >= 0
+        if self.depth is not None:
+            hit &= run.rank <= self.depth
+        key = run.query_codes[hit].astype(np.int64) * len(self.docs) + dc[hit]
+        loc = np.minimum(np.searchsorted(self.sorted_keys, key), len(self.sorted_keys) - 1)
+        found = self.sorted_keys[loc] == key
+        self.doc_pos[s, self.sorter[loc[found]]] = run.rank[hit][found]
+
+    def queries(self, qrels: pd.DataFrame, subtopics: bool) -> list:
+        """One :class:`prefeval.ranking.QueryPositions` per evaluated query, sorted by query id."""
+        from prefeval.ranking import QueryPositions
+
+        qc = self.query_codes
+        bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True]) if len(qc) else np.zeros(1, dtype=np.intp)
+        qids = self.relevant["query_id"].to_numpy(dtype=object)
+        dids = self.relevant["doc_id"].to_numpy(dtype=object)
+        grades = self.relevant["relevance"].to_numpy(dtype=np.int64)
+        groups = _subtopic_groups(qrels, self.rel) if subtopics else {}
+        out = []
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            qid = str(qids[a])
+            ids, membership = _subtopic_membership(groups.get(qid), dids[a:b])
+            out.append(QueryPositions(qid, dids[a:b], grades[a:b], self.doc_pos[:, a:b], ids, membership))
+        return out
+
+
+def _subtopic_groups(qrels: pd.DataFrame, rel: int) -> dict[str, pd.DataFrame]:
+    from prefeval.ranking import NO_SUBTOPIC
+
+    rows = qrels[~qrels["iteration"].isin(NO_SUBTOPIC) & (qrels["relevance"] >= rel)]
+    return {str(k): v for k, v in rows.groupby("query_id", sort=False)}
+
+
+def _subtopic_membership(rows: pd.DataFrame | None, doc_ids: np.ndarray) -> tuple[tuple[str, ...] | None,
+                                                                                     np.ndarray | None]:
+    """Subtopic ids (numeric-looking ids in numeric order) and (T, m) membership: grade >= rel for subtopic t."""
+    if rows is None or rows.empty:
+        return None, None
+    ids = tuple(sorted(rows["iteration"].unique(), key=lambda t: (len(t), t)))
+    membership = np.zeros((len(ids), len(doc_ids)), dtype=bool)
+    membership[pd.Index(ids).get_indexer(rows["iteration"]), pd.Index(doc_ids).get_indexer(rows["doc_id"])] = True
+    return ids, membership
+
+
+def _run_dict(run: _RankedRun, queries: pd.Index, depth: int | None) -> dict[str, dict[str, float]]:
+    """A ranked run as ``{query: {doc: -rank}}`` for ir-measures (its fastest input); the scores reproduce
+    prefeval's order exactly, ties and repeated documents already resolved."""
+    keep = slice(None) if depth is None else run.rank <= depth
+    qc, docs, scores = run.query_codes[keep], run.doc_ids[keep], -run.rank[keep].astype(np.float64)
+    if not len(qc):
+        return {}
+    bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True])
+    names = queries.to_numpy(dtype=object)
+    return {str(names[qc[a]]): dict(zip(docs[a:b].tolist(), scores[a:b].tolist()))
+            for a, b in zip(bounds[:-1], bounds[1:])}
+
+
+class _MetricTable:
+    """Per-query values of the metric methods sharing one run depth, one ``iter_calc`` pass per run."""
+
+    def __init__(self, methods: list[Method], qrels: pd.DataFrame, depth: int | None, n_runs: int) -> None:
+        import ir_measures
+
+        self.methods, self.depth, self.n_runs = methods, depth, n_runs
+        self.measures = list(dict.fromkeys(m.measure for m in methods))
+        try:
+            self.evaluator = ir_measures.evaluator(self.measures, qrels)
+        except (ValueError, NameError) as exc:
+            raise PrefevalError(f"cannot evaluate {', '.join(m.label for m in methods)}: {exc}") from None
+        self.values: dict[Any, dict[str, np.ndarray]] = {ms: {} for ms in self.measures}
+
+    def fill(self, s: int, run: _RankedRun, queries: pd.Index) -> None:
+        ranking = _run_dict(run, queries, self.depth)
+        if not ranking:  # retrieved nothing: every query gets measure.DEFAULT below
+            return
+        for metric in self.evaluator.iter_calc(ranking):
+            self.values[metric.measure].setdefault(metric.query_id, np.full(self.n_runs, np.nan))[s] = metric.value
+
+    def results(self, qrels: pd.DataFrame) -> list[MethodResult]:
+        from prefeval.ranking import relevant_documents
+
+        out = []
+        for m in self.methods:
+            qids = np.sort(relevant_documents(qrels, m.rel)["query_id"].unique()).astype(object)
+            if len(qids) == 0:
+                raise PrefevalError(f"no query has a relevant document (grade >= {m.rel}) in the qrels; "
+                                    f"nothing to compare for {m.label}")
+            per_query = self.values[m.measure]
+            V = np.vstack([per_query.get(q, np.full(self.n_runs, np.nan)) for q in qids])
+            # ir-measures gives measure.DEFAULT to qrels queries absent from a run; fill the same way.
+            V[np.isnan(V)] = m.measure.DEFAULT
+            out.append(MethodResult(m, qids, V[:, :, None] - V[:, None, :], V))
+        return out
+
+
+def _evaluate(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels: pd.DataFrame,
+              progress: bool) -> list[MethodResult]:
+    """One pass over the runs (rank each once, fill every position/metric table), then the per-query kernels."""
+    names = list(run_frames)
+    S = len(names)
+    queries = pd.Index(pd.unique(qrels["query_id"]))
+    pref_groups: dict[tuple[int, int | None], list[Method]] = {}
+    metric_groups: dict[int | None, list[Method]] = {}
+    for m in methods:
+        if m.kind == "preference":
+            pref_groups.setdefault((m.rel, m.depth), []).append(m)
+        else:
+            metric_groups.setdefault(m.depth, []).append(m)
+    min_rel = min(m.rel for m in methods)
+    base = pd.unique(qrels.loc[qrels["relevance"] >= min_rel, "doc_id"].to_numpy(dtype=object))
+    tables = {key: _PositionTable(qrels, queries, base, key[0], key[1], S) for key in pref_groups}
+    for (rel, _), table in tables.items():
+        if table.relevant.empty:
+            raise PrefevalError(f"no query has a relevant document (grade >= {rel}) in the qrels; nothing to "
+                                f"compare for {', '.join(m.label for m in pref_groups[rel, _])}")
+    metric_tables = [_MetricTable(group, qrels, depth, S) for depth, group in metric_groups.items()]
+    evaluated = queries.get_indexer(pd.unique(qrels.loc[qrels["relevance"] >= min_rel, "query_id"]))
+    for s, name in enumerate(_progress(names, progress, "ranking runs")):
+        run = _rank_run(run_frames[name], queries, base, name)
+        if not np.isin(run.query_codes, evaluated).any():
+            warnings.warn(f"run {name!r} has none of the {len(evaluated)} evaluated queries of the qrels; "
+                          "it counts as retrieving nothing for every query", stacklevel=3)
+        for table in tables.values():
+            table.fill(s, run)
+        for mt in metric_tables:
+            mt.fill(s, run, queries)
+    results = []
+    for key, group in pref_groups.items():
+        positions = tables[key].queries(qrels, subtopics=any(m.measure.NAME == "RPP" and m.measure["subtopics"]
+                                                                for m in group))
+        tensors = {m.label: np.empty((len(positions), S, S)) for m in group}
+        for q, query in enumerate(_progress(positions, progress, f"preferences (rel={key[0]})")):
+            for m in group:
+                tensors[m.label][q] = _preference_matrix(m.measure, query)
+        qids = np.array([p.query_id for p in positions], dtype=object)
+        results += [MethodResult(m, qids, tensors[m.label]) for m in group]
+    for mt in metric_tables:
+        results += mt.results(qrels)
+    return results
+
+
+def _is_canonical_run(frame: Any) -> bool:
+    """Whether ``frame`` already is a canonical run (string ids, float scores without NaN), so that the copy and
+    validation of :func:`prefeval.inputs.run_frame` can be skipped (missing ids are caught by :func:`_rank_run`)."""
+    if not isinstance(frame, pd.DataFrame) or not {"query_id", "doc_id", "score"} <= set(frame.columns):
+        return False
+    ids_ok = all(isinstance(frame[c].dtype, pd.StringDtype) for c in ("query_id", "doc_id"))
+    return ids_ok and frame["score"].dtype == np.float64 and not frame["score"].isna().any()
+
+
+def _runs(runs: Any) -> dict[str, pd.DataFrame]:
+    """``runs`` as ``{name: canonical run}``; runs that are already canonical frames are used as they are."""
+    from prefeval.inputs import runs_dict
+
+    if isinstance(runs, Mapping) and all(_is_canonical_run(f) for f in runs.values()):
+        names = [str(name) for name in runs]
+        if len(set(names)) == len(names):
+            return {str(name): frame for name, frame in runs.items()}
+    return runs_dict(runs)
+
+
+def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None = None, *,
+            progress: bool = False) -> Comparison:
+    """Compare every pair of ``runs`` on every evaluated query under each of ``methods``.
+
+    ``qrels``: a TREC qrels path, ir_datasets id, DataFrame, dict of dicts or Qrel records.
+    ``runs``: a dict name -> run (DataFrame, dict of dicts or path) or a list of run paths (named by file name).
+    ``methods``: names in ir-measures syntax or measure objects (one or a list); see the module docstring.
+    ``rel``: minimum grade of a relevant document (a method's own ``rel=`` wins). ``depth``: truncate every
+    run to its top ``depth`` documents first. ``progress``: show a progress bar.
+    """
+    from prefeval.inputs import qrels_frame
+    if isinstance(methods, str) or hasattr(methods, "NAME"):
+        methods = [methods]
+    methods = list(methods)
+    if not methods:
+        raise PrefevalError("no methods given; e.g. methods=['LexiRecall', 'RPP', 'nDCG@10']")
+    if depth is not None and (not isinstance(depth, (int, np.integer)) or depth < 1):
+        raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
+    parsed = [parse_method(m, rel, depth) for m in methods]
+    seen: dict[str, str] = {}
+    for m in parsed:
+        key = f"{m.measure!r}|rel={m.rel}|depth={m.depth}"
+        if key in seen:
+            raise PrefevalError(f"methods {seen[key]!r} and {m.label!r} are the same; give each once")
+        seen[key] = m.label
+    qrels_df = qrels_frame(qrels)
+    run_frames = _runs(runs)
+    if len(run_frames) < 2:
+        raise PrefevalError(f"compare needs at least two runs; got {len(run_frames)} ({', '.join(run_frames) or '-'})")
+    results = {r.method.label: r for r in _evaluate(parsed, run_frames, qrels_df, progress)}
+    return Comparison(list(run_frames), [results[m.label] for m in parsed])

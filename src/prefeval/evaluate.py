@@ -1,0 +1,183 @@
+"""One-call evaluation of several runs with ir-measures and prefeval measures.
+
+``evaluate(qrels, runs, measures)`` evaluates every run with every measure and returns a tidy frame::
+
+    prefeval.evaluate("msmarco-passage/trec-dl-2019/judged", {"bm25": "bm25.run", "mine": df},
+                      ["nDCG@10", "AP", "RBU@20", "TSE", "RPP(baseline='bm25')", "LexiPrecision"], rel=2)
+
+* ``qrels``: an ir_datasets id (``irds:`` prefix optional; diversity subtopics arrive in ``iteration``),
+  a TREC qrels path (plain or ``.gz``), a DataFrame, a dict of dicts or ir-measures ``Qrel`` records.
+* ``runs``: a dict name -> run (DataFrame, dict of dicts, or TREC run path) or a list of run paths
+  (named by file name without ``.run``/``.txt``/``.trec``/``.gz`` suffixes).
+* ``measures``: names in ir-measures syntax (``"nDCG@10"``, ``"alpha_nDCG@20"``, ``"RBU(p=0.8)@20"``;
+  trec_eval names such as ``"ndcg_cut_10"`` are accepted too) or measure objects, mixed freely.
+  Standard measures are computed by their ir-measures providers (pytrec_eval, pyndeval, ...),
+  prefeval's by the ``prefeval`` provider; each measure's own conventions apply (ir-measures scores every
+  qrels query; prefeval's measures the queries with a relevant document).
+* ``rel``: when given, every measure that has a ``rel`` parameter (AP, RR, P, R, ERR_IA, alpha_nDCG,
+  RBU, TSE, the preferences, ...) and does not set it receives ``rel=rel``; the ``measure`` column shows
+  the measure actually computed (``AP(rel=2)``). Measures without the parameter (nDCG) are unaffected.
+* Preference measures (LexiRecall, LexiPrecision, RPP) compare two runs. With ``baseline=`` they give the
+  preference of each run over that baseline, which may also name one of ``runs``. Without a baseline they
+  give each run's **mean preference over the other runs**: per query the mean of ``pref(run, other)`` over
+  the other runs (computed by :func:`prefeval.compare`), and the system value is the mean over queries.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import warnings
+from collections.abc import Mapping
+from typing import Any
+
+import ir_measures
+import numpy as np
+import pandas as pd
+
+from prefeval.errors import PrefevalError
+from prefeval.runs import registered
+
+
+def parse_measures(measures: Any, rel: int | None = None) -> list[Any]:
+    """ir-measures measure objects for ``measures`` (a name, a measure object, or a list of them),
+    with ``rel`` applied where the measure takes it and does not set it."""
+    if isinstance(measures, str) or hasattr(measures, "NAME"):
+        measures = [measures]
+    parsed: list[Any] = []
+    for item in measures:
+        for measure in _parse_one(item):
+            if rel is not None and "rel" in getattr(measure, "SUPPORTED_PARAMS", {}) and "rel" not in measure.params:
+                measure = measure(rel=rel)
+            if measure not in parsed:
+                parsed.append(measure)
+    if not parsed:
+        raise PrefevalError("no measures given; e.g. measures=['nDCG@10', 'RBU@20', 'LexiPrecision']")
+    return parsed
+
+
+def _parse_one(item: Any) -> list[Any]:
+    if hasattr(item, "NAME") and hasattr(item, "params"):
+        return [item]
+    if not isinstance(item, str):
+        raise PrefevalError(f"cannot use {item!r} as a measure: give a name such as 'nDCG@10' or a measure object")
+    text = item.strip()
+    try:
+        return [ir_measures.parse_measure(text)]
+    except NameError:
+        pass
+    except PrefevalError as exc:
+        raise PrefevalError(f"measure {text!r}: {exc}") from None
+    except (SyntaxError, ValueError, TypeError, AssertionError) as exc:
+        raise PrefevalError(f"cannot parse measure {text!r}: {exc}") from None
+    with contextlib.suppress(Exception):
+        found = list(ir_measures.parse_trec_measure(text))
+        if found:
+            return found
+    head = text.split("(", 1)[0].split("@", 1)[0].strip()
+    close = difflib.get_close_matches(head, list(ir_measures.measures.registry), n=4, cutoff=0.5)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise PrefevalError(f"unknown measure {text!r}: neither an ir-measures/prefeval measure nor a trec_eval name{hint}")
+
+
+def _is_free_preference(measure: Any) -> bool:
+    from prefeval.measures import PREFERENCES, is_prefeval_measure
+
+    return is_prefeval_measure(measure) and measure.NAME in PREFERENCES and "baseline" not in measure.params
+
+
+def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measures: list[Any]) -> pd.DataFrame:
+    """Per-query values of measures evaluated one run at a time through ir-measures."""
+    names = {m.params.get("baseline") for m in measures} & set(run_frames)
+    with registered({name: run_frames[name] for name in names}):
+        try:
+            evaluator = ir_measures.evaluator(measures, qrels)
+        except ValueError as exc:  # unsupported measure / parameters
+            raise PrefevalError(str(exc)) from None
+        frames = []
+        for name, run in run_frames.items():
+            metrics = list(evaluator.iter_calc(run))
+            frames.append(pd.DataFrame({
+                "run": name,
+                "query_id": [str(m.query_id) for m in metrics],
+                "measure": [m.measure for m in metrics],
+                "value": np.array([m.value for m in metrics], dtype=float),
+            }))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["run", "query_id", "measure", "value"])
+
+
+def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measure: Any,
+                          rel: int | None) -> pd.DataFrame:
+    """Per query: each run's mean preference over the other runs (``prefs[q, s, :]`` averaged over b != s)."""
+    from prefeval.compare import compare
+
+    if len(run_frames) < 2:
+        raise PrefevalError(f"{measure} without a baseline is each run's mean preference over the other runs, "
+                            f"which needs at least two runs; give baseline='...' to compare with one run")
+    result = compare(qrels, dict(run_frames), [measure], rel=1 if rel is None else rel)
+    method = result.result(result.methods[0])
+    prefs = np.asarray(method.prefs, dtype=float)  # (Q, S, S), zero diagonal
+    S = prefs.shape[1]
+    mean = prefs.sum(axis=2) / (S - 1)  # (Q, S)
+    names = list(run_frames)
+    return pd.DataFrame({
+        "run": np.repeat(np.asarray(names, dtype=object)[None, :], len(method.query_ids), axis=0).T.reshape(-1),
+        "query_id": np.tile(np.asarray(method.query_ids, dtype=object).astype(str), S),
+        "measure": [measure] * (S * len(method.query_ids)),
+        "value": mean.T.reshape(-1),
+    })
+
+
+def _aggregate(per_query: pd.DataFrame, measures: list[Any], runs: list[str]) -> pd.DataFrame:
+    """System values with each measure's own ir-measures aggregator (the mean for all built-in ones)."""
+    rows = []
+    for run in runs:
+        block = per_query[per_query["run"] == run]
+        for measure in measures:
+            values = block.loc[block["measure"] == measure, "value"].to_numpy()
+            agg = measure.aggregator()
+            for v in values:
+                agg.add(v)
+            rows.append((run, str(measure), float(agg.result()) if len(values) else float("nan")))
+    return pd.DataFrame(rows, columns=["run", "measure", "value"])
+
+
+def _warn_disjoint(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame]) -> None:
+    judged = set(qrels["query_id"].unique())
+    for name, run in run_frames.items():
+        if len(run) and not judged.intersection(run["query_id"].unique()):
+            warnings.warn(f"run {name!r} shares no query id with the qrels (e.g. run {run['query_id'].iloc[0]!r} vs "
+                          f"qrels {next(iter(judged), '-')!r}); it scores as an empty ranking", stacklevel=3)
+
+
+def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel: int | None = None) -> pd.DataFrame:
+    """Evaluate ``runs`` against ``qrels`` with ``measures`` (see the module docstring).
+
+    Returns a DataFrame ``run, measure, value`` (one row per run and measure, runs and measures in the
+    given order) or, with ``per_query=True``, ``run, query_id, measure, value``. ``measure`` holds the
+    measure's ir-measures name (``str(measure)``).
+    """
+    from prefeval.inputs import qrels_frame, runs_dict
+
+    parsed = parse_measures(measures, rel)
+    qrels_df = qrels_frame(qrels)
+    run_frames = runs_dict(runs)
+    if not run_frames:
+        raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
+    _warn_disjoint(qrels_df, run_frames)
+    free = [m for m in parsed if _is_free_preference(m)]
+    bound = [m for m in parsed if not _is_free_preference(m)]
+    parts = []
+    if bound:
+        parts.append(_metric_rows(qrels_df, run_frames, bound))
+    for measure in free:
+        parts.append(_mean_preference_rows(qrels_df, run_frames, measure, rel))
+    table = pd.concat(parts, ignore_index=True)
+    names = list(run_frames)
+    if not per_query:
+        return _aggregate(table, parsed, names)
+    order = {m: i for i, m in enumerate(parsed)}
+    table = table.assign(_r=table["run"].map({n: i for i, n in enumerate(names)}), _m=table["measure"].map(order))
+    table = table.sort_values(["_r", "query_id", "_m"], kind="stable").drop(columns=["_r", "_m"])
+    table["measure"] = table["measure"].map(str)
+    return table.reset_index(drop=True)[["run", "query_id", "measure", "value"]]

@@ -1,0 +1,30 @@
+"""Declarative evaluation pipelines: sources -> retrieval -> evaluation -> comparison -> aggregation -> report.
+
+Steps are Python objects that compose in code::
+
+    import prefeval
+    from prefeval.pipeline import Simulate, Evaluate, Compare, Aggregate, Report
+    result = prefeval.Pipeline([Simulate(n_queries=100), Evaluate(["nDCG@10", "AP"]),
+                                Compare(["LexiRecall", "RPP"]), Aggregate(baseline="sim01"),
+                                Report("out/demo")]).run()
+
+and a TOML file (``pipelines/*.toml``, schema in docs/pipelines.md) is one way to build them
+(:func:`load`, or ``prefeval run FILE.toml``).
+"""
+
+from prefeval.pipeline.aggregation import Aggregate
+from prefeval.pipeline.analyse import Analyse
+from prefeval.pipeline.base import Origin, Plan, Step
+from prefeval.pipeline.context import PipelineContext
+from prefeval.pipeline.evaluation import Compare, Evaluate
+from prefeval.pipeline.loader import load
+from prefeval.pipeline.report import Report
+from prefeval.pipeline.runner import Pipeline, terminal_summary
+from prefeval.pipeline.schema import SCHEMA, PipelineDefinitionError
+from prefeval.pipeline.sources import Qrels, Retrieve, Runs, Simulate
+
+__all__ = [
+    "Pipeline", "PipelineContext", "PipelineDefinitionError", "load", "terminal_summary", "SCHEMA",
+    "Step", "Origin", "Plan",
+    "Qrels", "Simulate", "Runs", "Retrieve", "Evaluate", "Compare", "Aggregate", "Analyse", "Report",
+]

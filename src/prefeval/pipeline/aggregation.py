@@ -1,0 +1,240 @@
+"""The ``Aggregate`` step: system rankings, tests against a baseline run, Kendall's tau between rankings.
+
+* **Against the baseline** (PyTerrier ``Experiment``/ranx ``Report`` style): for every metric and every
+  preference method, each run is compared with the baseline over the evaluated queries: wins/ties/losses
+  (|difference| <= 1e-12 is a tie), the mean (metric: the run's official mean; preference: the mean
+  per-query preference of the run over the baseline), a paired test (``metric_test`` for metrics on the
+  per-query differences over the queries the measure scores, ``test`` for preferences on the per-query
+  preferences over the evaluated queries; see
+  :mod:`prefeval.core.stats`) and a correction over the S - 1 comparisons of that metric or method.
+  ``randomized_tukey_hsd`` is already family-wise over all pairs, so it is not corrected again.
+* **Rankings**: metrics are ranked by their mean (ties broken by run name); preference methods by each
+  aggregation in ``rankings`` (:meth:`prefeval.compare.Comparison.ranking`).
+* **Kendall's tau-b** between every two rankings (rank positions), plus the true order when the data are
+  simulated.
+* **All pairs**: :meth:`prefeval.compare.Comparison.significance` for each method (the preference summary).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from prefeval.pipeline.base import Origin, Plan, Step
+from prefeval.pipeline.context import PipelineContext
+from prefeval.pipeline.progress import Progress
+from prefeval.pipeline.schema import SCHEMA
+
+__all__ = ["Aggregate", "TRUTH"]
+
+TRUTH = "true quality (simulation)"
+_TIE = 1e-12
+
+
+def _choices(key: str) -> tuple[Any, ...]:
+    return SCHEMA["aggregate"].keys[key].choices or ()
+
+
+class Aggregate(Step):
+    """Rankings (``mc4``, ``borda``, ``copeland``, ``win_rate``, ``mean``), tests against ``baseline``
+    (default: the first run) with ``correction`` at ``alpha``, and Kendall's tau between rankings."""
+
+    kind = "aggregate"
+
+    def __init__(self, rankings: Sequence[str] | str = ("mc4", "borda"), test: str = "sign", metric_test: str = "t",
+                 correction: str = "holm", alpha: float = 0.05, baseline: str | None = None,
+                 origin: Origin | None = None) -> None:
+        super().__init__(origin)
+        self.rankings = [rankings] if isinstance(rankings, str) else list(rankings)
+        self.test, self.metric_test, self.correction = test, metric_test, correction
+        self.alpha, self.baseline = alpha, baseline
+
+    def options(self) -> dict[str, Any]:
+        return {"rankings": self.rankings, "test": self.test, "metric_test": self.metric_test,
+                "correction": self.correction, "alpha": self.alpha, "baseline": self.baseline}
+
+    def validate(self, plan: Plan) -> None:
+        for i, name in enumerate(self.rankings):
+            if name not in _choices("rankings"):
+                raise self.error(f"rankings[{i}]", f"{name!r} is not one of {list(_choices('rankings'))}")
+        for key in ("test", "metric_test", "correction"):
+            if getattr(self, key) not in _choices(key):
+                raise self.error(key, f"{getattr(self, key)!r} is not one of {list(_choices(key))}")
+        if not 0 < float(self.alpha) < 1:
+            raise self.error("alpha", f"must be between 0 and 1, got {self.alpha!r}")
+        if self.baseline is not None and self.baseline not in plan.run_names:
+            import difflib
+
+            close = difflib.get_close_matches(str(self.baseline), plan.run_names, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise self.error("baseline", f"no run is named {self.baseline!r}{hint}; runs: {', '.join(plan.run_names)}")
+
+    def run(self, context: PipelineContext, progress: Progress) -> None:
+        with progress.stage("aggregation"):
+            runs = list(context.runs)
+            context.baseline = self.baseline or (runs[0] if runs else None)
+            rows: list[dict[str, Any]] = []
+            if context.per_query is not None and context.baseline is not None:
+                rows += _metrics_vs_baseline(context, self.metric_test, self.correction, self.alpha)
+            if context.comparison is not None and context.baseline is not None:
+                rows += _preferences_vs_baseline(context, self.test, self.correction, self.alpha)
+            context.versus_baseline = pd.DataFrame(rows, columns=_VS_COLUMNS)
+            context.rankings = _rankings(context, self.rankings)
+            context.kendall_tau = kendall_tau_table(context.rankings, _truth(context))
+            context.significance = {
+                method: context.comparison.significance(
+                    method, test=self.test, alpha=self.alpha,
+                    correction="none" if self.test == "randomized_tukey_hsd" else self.correction)
+                for method in (context.methods if context.comparison is not None else [])
+            }
+        context.settings["aggregate"] = {**self.options(), "baseline": context.baseline}
+
+
+_VS_COLUMNS = ["kind", "method", "run", "value", "wins", "ties", "losses", "queries", "test", "statistic",
+               "p_value", "p_adjusted", "significant"]
+
+
+def _family(kind: str, method: str, runs: list[str], values: list[float], X: np.ndarray, test: str,
+            correction: str, alpha: float, tukey_p: np.ndarray | None = None) -> list[dict[str, Any]]:
+    """One family of S - 1 comparisons with the baseline. ``X``: (S - 1, Q) per-query differences."""
+    from prefeval.core import stats
+
+    if not runs:
+        return []
+    wins, losses, ties = stats.wins_losses_ties(X)
+    if test == "randomized_tukey_hsd":
+        assert tukey_p is not None
+        statistic, raw = X.mean(axis=1), tukey_p
+        adjusted, significant = raw, raw <= alpha
+    else:
+        result = {"sign": stats.sign_test, "t": stats.t_test, "wilcoxon": stats.wilcoxon_test,
+                  "permutation": stats.permutation_test}[test](X)
+        statistic, raw = result.statistic, result.pvalue
+        adjusted, significant = stats.adjust(raw, correction, alpha)
+    return [{"kind": kind, "method": method, "run": run, "value": float(value), "wins": int(w), "ties": int(t),
+             "losses": int(lo), "queries": int(X.shape[1]), "test": test, "statistic": float(s),
+             "p_value": float(p), "p_adjusted": float(a), "significant": bool(sig)}
+            for run, value, w, t, lo, s, p, a, sig in zip(runs, values, wins, ties, losses, statistic, raw,
+                                                           adjusted, significant)]
+
+
+def _metrics_vs_baseline(context: PipelineContext, test: str, correction: str, alpha: float) -> list[dict[str, Any]]:
+    from prefeval.core import stats
+
+    baseline, rows = context.baseline, []
+    means = context.means_table()
+    others = [r for r in context.runs if r != baseline]
+    for measure in context.measures:
+        table = metric_table(context.per_query, measure, list(context.runs))
+        if table.empty:
+            continue
+        X = (table[others].to_numpy() - table[[baseline]].to_numpy()).T
+        tukey = None
+        if test == "randomized_tukey_hsd":
+            _, p = stats.randomized_tukey_hsd(table.to_numpy())
+            b = list(context.runs).index(baseline)
+            tukey = np.array([p[list(context.runs).index(r), b] for r in others])
+        values = [float(means.loc[r, measure]) if measure in means.columns else float(table[r].mean()) for r in others]
+        rows += _family("metric", measure, others, values, X, test, correction, alpha, tukey)
+    return rows
+
+
+def _preferences_vs_baseline(context: PipelineContext, test: str, correction: str,
+                             alpha: float) -> list[dict[str, Any]]:
+    baseline, rows = context.baseline, []
+    per_query = context.comparison.per_query
+    others = [r for r in context.runs if r != baseline]
+    for method in context.methods:
+        data = per_query[per_query["method"] == method]
+        a_side = data[data["run_b"] == baseline].assign(run=lambda d: d["run_a"], v=lambda d: d["value"])
+        b_side = data[data["run_a"] == baseline].assign(run=lambda d: d["run_b"], v=lambda d: -d["value"])
+        both = pd.concat([a_side, b_side])[["run", "query_id", "v"]]
+        table = both.pivot_table(index="run", columns="query_id", values="v", aggfunc="first").reindex(others)
+        if table.isna().to_numpy().any():
+            raise ValueError(f"preferences of {method} against the baseline miss some queries")
+        X = table.to_numpy()
+        tukey = None
+        if test == "randomized_tukey_hsd":
+            sig = context.comparison.significance(method, test=test, correction="none", alpha=alpha)
+            lookup = {(r.run_a, r.run_b): r.p_adjusted for r in sig.itertuples()}
+            tukey = np.array([lookup.get((r, baseline), lookup.get((baseline, r), np.nan)) for r in others])
+        rows += _family("preference", method, others, list(X.mean(axis=1)), X, test, correction, alpha, tukey)
+    return rows
+
+
+def metric_table(per_query: pd.DataFrame, measure: str, runs: list[str]) -> pd.DataFrame:
+    """Per-query values of one measure as a query x run frame over the queries the measure scored for any run
+    (ir-measures/trec_eval conventions); a query missing for one run counts 0 (trec_eval ``-c``)."""
+    data = per_query[per_query["measure"] == measure]
+    table = data.pivot_table(index="query_id", columns="run", values="value", aggfunc="first")
+    return table.reindex(columns=runs).fillna(0.0)
+
+
+def ranking_frame(obj: Any) -> pd.DataFrame:
+    """Normalise a ranking (DataFrame with ``run``/``score`` columns or run index, or a Series run -> score)
+    to ``rank, run, score`` in ranked order."""
+    if isinstance(obj, pd.Series):
+        frame = obj.rename("score").rename_axis("run").reset_index()
+    else:
+        frame = obj.copy()
+        if "run" not in frame.columns:
+            frame = frame.rename_axis("run").reset_index()
+        if "score" not in frame.columns:
+            numeric = [c for c in frame.columns if c not in ("run", "rank") and pd.api.types.is_numeric_dtype(frame[c])]
+            frame["score"] = frame[numeric[0]] if numeric else np.nan
+    if "rank" in frame.columns:
+        frame = frame.sort_values("rank", kind="stable")
+    frame = frame.reset_index(drop=True)
+    frame["rank"] = np.arange(1, len(frame) + 1)
+    return frame[["rank", "run", "score"]]
+
+
+def _rankings(context: PipelineContext, aggregates: list[str]) -> dict[str, pd.DataFrame]:
+    out: dict[str, pd.DataFrame] = {}
+    means = context.means_table()
+    for measure in context.measures:
+        if measure in means.columns:
+            col = means[measure]
+            order = sorted(col.index, key=lambda r: (-col[r], r))
+            out[f"{measure} (mean)"] = pd.DataFrame({"rank": np.arange(1, len(order) + 1), "run": order,
+                                                     "score": [float(col[r]) for r in order]})
+    if context.comparison is not None:
+        for method in context.methods:
+            for aggregate in aggregates:
+                out[f"{method} ({aggregate})"] = ranking_frame(context.comparison.ranking(method, aggregate=aggregate))
+    return out
+
+
+def _truth(context: PipelineContext) -> pd.DataFrame | None:
+    sim = context.simulation
+    if sim is None or not set(context.runs) <= set(sim.quality):
+        return None
+    order = [r for r in sim.true_order if r in context.runs]
+    return pd.DataFrame({"rank": np.arange(1, len(order) + 1), "run": order,
+                         "score": [sim.quality[r] for r in order]})
+
+
+def kendall_tau_table(rankings: dict[str, pd.DataFrame], truth: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Kendall's tau-b between every two rankings (on rank positions; the truth on its quality values)."""
+    from scipy.stats import kendalltau
+
+    items = dict(rankings)
+    if truth is not None:
+        items[TRUTH] = truth
+    labels = list(items)
+    if not labels:
+        return pd.DataFrame()
+    runs = sorted(set(items[labels[0]]["run"]))
+    keys = {}
+    for label, frame in items.items():
+        by_run = frame.set_index("run")
+        keys[label] = (-by_run["score"] if label == TRUTH else by_run["rank"]).reindex(runs).to_numpy(dtype=float)
+    table = pd.DataFrame(np.eye(len(labels)), index=labels, columns=labels)
+    for i, a in enumerate(labels):
+        for b in labels[i + 1:]:
+            tau = kendalltau(keys[a], keys[b]).statistic if len(runs) > 1 else np.nan
+            table.loc[a, b] = table.loc[b, a] = tau
+    return table

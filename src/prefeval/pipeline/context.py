@@ -1,0 +1,100 @@
+"""The state a pipeline run builds up, step by step; returned to the caller as the result."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+
+@dataclass
+class PipelineContext:
+    """Everything a pipeline run produced. Analysis hooks receive it (read it, do not modify it).
+
+    Attributes (None / empty until the step that fills them has run):
+
+    * ``name``, ``description``, ``source`` (definition file or None), ``settings`` (every step's options)
+    * ``qrels`` canonical qrels frame; ``rel`` relevance threshold; ``qrels_label`` where they came from;
+      ``topics`` (``query_id, text``; loaded on first use through :meth:`get_topics`)
+    * ``simulation``: the :class:`prefeval.simulate.SimulatedCollection` when the data are simulated
+    * ``runs``: ``{name: run frame}`` in definition order; ``run_sources``: ``{name: file or callable}``
+    * ``measures``: metric names; ``per_query`` (``run, query_id, measure, value``); ``means``
+      (``run, measure, value``, the official aggregate of each measure)
+    * ``methods``: preference-method names; ``comparison``: the :class:`prefeval.compare.Comparison`
+    * ``baseline``; ``versus_baseline`` (one row per method/measure and run, see aggregation.py);
+      ``rankings`` ``{label: frame rank, run, score}``; ``kendall_tau`` (square frame over rankings);
+      ``significance`` ``{method: all-pairs significance frame}``;
+      ``settings["aggregate"]`` the tests used
+    * ``analysis``: ``{analysis name: {table name: DataFrame | figure | value}}``
+    * ``files``: files written; ``timings``: seconds per stage
+    """
+
+    name: str = "pipeline"
+    description: str = ""
+    source: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
+    qrels: pd.DataFrame | None = None
+    rel: int = 1
+    qrels_label: str = ""
+    topics: pd.DataFrame | None = None
+    topics_loader: Callable[[], pd.DataFrame] | None = None
+    simulation: Any = None
+    runs: dict[str, pd.DataFrame] = field(default_factory=dict)
+    run_sources: dict[str, str] = field(default_factory=dict)
+    measures: list[str] = field(default_factory=list)
+    per_query: pd.DataFrame | None = None
+    means: pd.DataFrame | None = None
+    methods: list[str] = field(default_factory=list)
+    comparison: Any = None
+    baseline: str | None = None
+    versus_baseline: pd.DataFrame | None = None
+    rankings: dict[str, pd.DataFrame] = field(default_factory=dict)
+    kendall_tau: pd.DataFrame | None = None
+    significance: dict[str, pd.DataFrame] = field(default_factory=dict)
+    analysis: dict[str, dict[str, Any]] = field(default_factory=dict)
+    out_dir: Path | None = None
+    files: list[Path] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def simulated(self) -> bool:
+        """True when the qrels and runs come from :mod:`prefeval.simulate`."""
+        return self.simulation is not None
+
+    def get_topics(self) -> pd.DataFrame:
+        """The topics (loaded on first use)."""
+        if self.topics is None and self.topics_loader is not None:
+            self.topics = self.topics_loader()
+        if self.topics is None:
+            from prefeval.errors import PrefevalError
+
+            raise PrefevalError("no topics available: set qrels.topics (a file or an ir_datasets id)")
+        return self.topics
+
+    def evaluated_queries(self) -> list[str]:
+        """Query ids with at least one relevant document (grade >= rel): the queries that count."""
+        if self.qrels is None:
+            return []
+        rel = self.qrels[self.qrels["relevance"] >= self.rel]
+        return sorted(rel["query_id"].unique())
+
+    def judged_queries(self) -> list[str]:
+        """Query ids with at least one judgment (what trec_eval -c averages metrics over)."""
+        return [] if self.qrels is None else sorted(self.qrels["query_id"].unique())
+
+    def metric_queries(self) -> dict[str, int]:
+        """Number of queries each metric was averaged over."""
+        if self.per_query is None:
+            return {}
+        return self.per_query.groupby("measure")["query_id"].nunique().to_dict()
+
+    def means_table(self) -> pd.DataFrame:
+        """Means as a run x measure frame (runs in definition order, measures in declared order)."""
+        if self.means is None or self.means.empty:
+            return pd.DataFrame(index=list(self.runs))
+        table = self.means.pivot(index="run", columns="measure", values="value")
+        cols = [m for m in self.measures if m in table.columns] + [c for c in table.columns if c not in self.measures]
+        return table.reindex(index=[r for r in self.runs if r in table.index], columns=cols)

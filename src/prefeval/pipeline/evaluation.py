@@ -1,0 +1,161 @@
+"""Work steps: ``Evaluate`` (metrics via :func:`prefeval.evaluate`) and ``Compare`` (pairwise preferences via
+:func:`prefeval.compare`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pandas as pd
+
+from prefeval.pipeline.base import Origin, Plan, Step
+from prefeval.pipeline.context import PipelineContext
+from prefeval.pipeline.progress import Progress
+
+__all__ = ["Evaluate", "Compare", "check_measure", "check_method"]
+
+
+def check_measure(name: str, rel: int | None = None) -> list[str]:
+    """Parse a metric name as :func:`prefeval.evaluate` does (ir-measures syntax or a trec_eval name; prefeval's
+    measures registered); return the names of the measures it stands for, with ``rel`` applied.
+
+    Raises ValueError with the reason when it does not parse.
+    """
+    from prefeval.errors import PrefevalError
+    from prefeval.evaluate import parse_measures
+
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"expected a measure name, got {name!r}")
+    try:
+        return [str(m) for m in parse_measures([name], rel)]
+    except PrefevalError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def check_method(name: str) -> str:
+    """Check a comparison method (a preference method or a metric) without running it; return its label."""
+    from prefeval.compare import parse_method
+    from prefeval.errors import PrefevalError
+
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"expected a method name, got {name!r}")
+    try:
+        return parse_method(name).label
+    except PrefevalError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _names(values: Any, step: Step, key: str) -> list[str]:
+    if isinstance(values, str):
+        values = [values]
+    if not isinstance(values, Sequence) or not values:
+        raise step.error(key, "give at least one name")
+    return [str(v) if not isinstance(v, str) else v for v in values]
+
+
+class Evaluate(Step):
+    """Evaluate every run with metrics: any ir-measures measure and prefeval's (RBU, TSE, ...).
+
+    ``rel`` (default: the qrels step's) is passed to :func:`prefeval.evaluate` and applies to the measures
+    that take a relevance threshold. Per-query values and the official means are both kept.
+    """
+
+    kind = "evaluate"
+
+    def __init__(self, measures: Sequence[str] | str, rel: int | None = None, origin: Origin | None = None) -> None:
+        super().__init__(origin)
+        self.measures = [measures] if isinstance(measures, str) else list(measures)
+        self.rel = rel
+
+    def options(self) -> dict[str, Any]:
+        return {"measures": self.measures, "rel": self.rel}
+
+    def validate(self, plan: Plan) -> None:
+        names = _names(self.measures, self, "measures")
+        for i, name in enumerate(names):
+            try:
+                check_measure(name)
+            except ValueError as exc:
+                raise self.error(f"measures[{i}]", str(exc)) from None
+        if len(set(names)) != len(names):
+            raise self.error("measures", "a measure is listed twice")
+        plan.measures = names
+
+    def run(self, context: PipelineContext, progress: Progress) -> None:
+        from prefeval.evaluate import evaluate, parse_measures
+
+        rel = self.rel if self.rel is not None else context.rel
+        parsed = parse_measures(self.measures, rel)
+        per_query = []
+        with progress.stage("evaluation"):
+            for name in progress.iterate(list(context.runs), desc="evaluation", unit="run"):
+                per_query.append(evaluate(context.qrels, {name: context.runs[name]}, parsed, per_query=True))
+        table = pd.concat(per_query, ignore_index=True)
+        table["measure"] = table["measure"].astype(str)
+        context.measures = [str(m) for m in parsed]
+        context.per_query = table
+        context.means = _means(table, parsed, list(context.runs))
+        context.settings["evaluate"] = {"measures": self.measures, "rel": rel, "computed": context.measures}
+
+
+def _means(per_query: pd.DataFrame, measures: list[Any], runs: list[str]) -> pd.DataFrame:
+    """System values with each measure's own ir-measures aggregator (the mean for the built-in measures),
+    over the per-query values :func:`prefeval.evaluate` returned (as ``evaluate(per_query=False)`` does)."""
+    rows = []
+    groups = {key: frame["value"].to_numpy() for key, frame in per_query.groupby(["run", "measure"], sort=False)}
+    for run in runs:
+        for measure in measures:
+            values = groups.get((run, str(measure)))
+            aggregator = measure.aggregator()
+            for value in values if values is not None else ():
+                aggregator.add(value)
+            rows.append((run, str(measure), float(aggregator.result()) if values is not None else float("nan")))
+    return pd.DataFrame(rows, columns=["run", "measure", "value"])
+
+
+class Compare(Step):
+    """Compare all pairs of runs per query with preference methods (and metrics, as metric differences)."""
+
+    kind = "compare"
+
+    def __init__(self, methods: Sequence[str] | str, rel: int | None = None, origin: Origin | None = None) -> None:
+        super().__init__(origin)
+        self.methods = [methods] if isinstance(methods, str) else list(methods)
+        self.rel = rel
+
+    def options(self) -> dict[str, Any]:
+        return {"methods": self.methods, "rel": self.rel}
+
+    def validate(self, plan: Plan) -> None:
+        names = _names(self.methods, self, "methods")
+        for i, name in enumerate(names):
+            try:
+                check_method(name)
+            except ValueError as exc:
+                raise self.error(f"methods[{i}]", str(exc)) from None
+        if len(set(names)) != len(names):
+            raise self.error("methods", "a method is listed twice")
+        if len(plan.run_names) < 2:
+            raise self.error(None, f"comparing needs at least two runs; the pipeline has {len(plan.run_names)}")
+        plan.methods = names
+
+    def run(self, context: PipelineContext, progress: Progress) -> None:
+        from prefeval.compare import compare
+
+        rel = self.rel if self.rel is not None else context.rel
+        with progress.stage("comparison"):
+            context.comparison = compare(context.qrels, context.runs, self.methods, rel=rel,
+                                         **_progress_kwargs(compare, progress))
+        context.methods = list(self.methods)
+        context.settings["compare"] = {"methods": self.methods, "rel": rel}
+
+
+def _progress_kwargs(function: Any, progress: Progress) -> dict[str, Any]:
+    """Pass ``progress=`` to functions that accept it."""
+    import inspect
+
+    try:
+        params = inspect.signature(function).parameters
+    except (TypeError, ValueError):  # pragma: no cover
+        return {}
+    return {"progress": progress.enabled} if "progress" in params else {}

@@ -1,0 +1,110 @@
+"""PNG plots for pipeline reports (matplotlib with the non-interactive Agg backend; the ``plot`` extra).
+
+* :func:`preference_heatmap`: the mean-preference matrix of one method (row run over column run), runs in
+  the method's ranking order, a diverging colour scale symmetric around 0.
+* :func:`means_with_ci`: per-run means of each measure with 95% confidence intervals (Student t over the
+  per-query values), one panel per measure.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from prefeval.pipeline.aggregation import metric_table
+
+__all__ = ["available", "preference_heatmap", "means_with_ci", "confidence_interval", "save_figure"]
+
+
+def available() -> bool:
+    """True when matplotlib can be imported."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _pyplot() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def confidence_interval(values: np.ndarray, level: float = 0.95) -> float:
+    """Half-width of the Student-t confidence interval of the mean (0 for fewer than two values)."""
+    from scipy import stats
+
+    values = np.asarray(values, dtype=float)
+    if values.size < 2:
+        return 0.0
+    sem = values.std(ddof=1) / np.sqrt(values.size)
+    return float(stats.t.ppf(0.5 + level / 2, values.size - 1) * sem)
+
+
+def save_figure(fig: Any, path: Path) -> Path:
+    """Save a matplotlib figure as PNG and close it."""
+    fig.savefig(path, dpi=110)
+    _pyplot().close(fig)
+    return path
+
+
+def preference_heatmap(matrix: pd.DataFrame, order: list[str], method: str, path: Path) -> Path:
+    """Heatmap of ``matrix`` (row over column) with rows and columns in ``order``."""
+    plt = _pyplot()
+    M = matrix.reindex(index=order, columns=order).to_numpy(dtype=float)
+    S = len(order)
+    vmax = float(np.nanmax(np.abs(M))) if M.size and np.isfinite(M).any() else 1.0
+    vmax = vmax if vmax > 0 else 1.0
+    size = min(4 + 0.45 * S, 16)
+    fig, ax = plt.subplots(figsize=(size + 1.5, size))
+    fig.subplots_adjust(left=0.15, bottom=0.15, right=0.98, top=0.94)
+    image = ax.imshow(M, cmap="RdBu", vmin=-vmax, vmax=vmax)
+    ax.set_xticks(range(S), order, rotation=60, ha="right", fontsize=8)
+    ax.set_yticks(range(S), order, fontsize=8)
+    ax.set_xlabel("column run")
+    ax.set_ylabel("row run (preferred when positive)")
+    ax.set_title(f"{method}: mean preference, row over column")
+    if S <= 15:
+        for i in range(S):
+            for j in range(S):
+                if i != j and np.isfinite(M[i, j]):
+                    ax.text(j, i, f"{M[i, j]:+.2f}", ha="center", va="center", fontsize=7,
+                            color="white" if abs(M[i, j]) > 0.6 * vmax else "black")
+    fig.colorbar(image, ax=ax, shrink=0.8, label="mean per-query preference")
+    return save_figure(fig, path)
+
+
+def means_with_ci(per_query: pd.DataFrame, measures: list[str], runs: list[str], path: Path,
+                  baseline: str | None = None) -> Path:
+    """One panel per measure: each run's mean with its 95% CI, runs sorted by mean."""
+    plt = _pyplot()
+    n = len(measures)
+    cols = min(n, 3)
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.8 * cols, 0.3 * len(runs) * rows + 1.5 * rows), squeeze=False)
+    for k, measure in enumerate(measures):
+        ax = axes[k // cols][k % cols]
+        table = metric_table(per_query, measure, runs)
+        means = table.mean(axis=0)
+        half = pd.Series({r: confidence_interval(table[r].to_numpy()) for r in runs})
+        order = sorted(runs, key=lambda r: (means[r], r))
+        y = np.arange(len(order))
+        colours = ["tab:red" if r == baseline else "tab:blue" for r in order]
+        ax.errorbar(means[order], y, xerr=half[order], fmt="none", ecolor="0.4", capsize=3)
+        ax.scatter(means[order], y, c=colours, zorder=3)
+        ax.set_yticks(y, order, fontsize=8)
+        ax.set_title(measure)
+        ax.set_xlabel("mean (95% CI)")
+        ax.grid(axis="x", alpha=0.3)
+    for k in range(n, rows * cols):
+        axes[k // cols][k % cols].axis("off")
+    fig.suptitle("Per-run means with 95% confidence intervals" + (f" (baseline {baseline} in red)" if baseline else ""))
+    fig.tight_layout()
+    return save_figure(fig, path)

@@ -1,0 +1,77 @@
+"""Plain Markdown and LaTeX (booktabs) tables, and number formatting, without extra dependencies."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from typing import Any
+
+__all__ = ["fmt", "md_table", "latex_table", "latex_escape", "slug"]
+
+UP, DOWN = "▲", "▼"
+
+
+def fmt(value: Any, digits: int = 4, signed: bool = False) -> str:
+    """A number with ``digits`` decimals (``+`` sign when ``signed``); NaN/None as an en dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, (bool, str)):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:+d}" if signed else str(value)
+    value = float(value)
+    if math.isnan(value):
+        return "–"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def fmt_p(value: Any) -> str:
+    """A p-value: 3 significant digits, ``<0.001`` below 0.001."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None) -> str:
+    """A GitHub-flavoured Markdown table; ``align`` is one character per column (l, r, c)."""
+    def cell(x: Any) -> str:
+        return str(x).replace("|", "\\|").replace("\n", " ")
+
+    align = align or "l" + "r" * (len(header) - 1)
+    rule = {"l": ":---", "r": "---:", "c": ":---:"}
+    lines = ["| " + " | ".join(cell(h) for h in header) + " |",
+             "| " + " | ".join(rule[a] for a in align) + " |"]
+    lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+_LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
+                  UP: r"$^\blacktriangle$", DOWN: r"$^\blacktriangledown$", "τ": r"$\tau$", "α": r"$\alpha$",
+                  "–": "--", "≥": r"$\geq$"}
+
+
+def latex_escape(text: Any) -> str:
+    """Escape LaTeX special characters (and render the report's marks)."""
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+def latex_table(header: Sequence[str], rows: Sequence[Sequence[Any]], caption: str, label: str,
+                align: str | None = None) -> str:
+    """A ``table`` float with a booktabs ``tabular`` in ``\\small`` type, scaled to the line width when it has
+    more than 8 columns (needs ``\\usepackage{booktabs,amssymb,graphicx}``)."""
+    align = align or "l" + "r" * (len(header) - 1)
+    tabular = [rf"\begin{{tabular}}{{{align}}}", r"\toprule",
+               " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]
+    tabular += [" & ".join(latex_escape(x) for x in row) + r" \\" for row in rows]
+    tabular += [r"\bottomrule", r"\end{tabular}"]
+    if len(header) > 8:
+        tabular = [r"\resizebox{\linewidth}{!}{%", *tabular, "}"]
+    return "\n".join([r"\begin{table}[!htbp]", r"\centering", r"\small",
+                      rf"\caption{{{latex_escape(caption)}}}", rf"\label{{{label}}}", *tabular, r"\end{table}"])
+
+
+def slug(text: str) -> str:
+    """A file-name-safe version of a method or measure name (``RPP(weighting='dcg')`` -> ``RPP_weighting_dcg``)."""
+    return re.sub(r"[^A-Za-z0-9@.+-]+", "_", text).strip("_").replace("@", "_at_") or "x"

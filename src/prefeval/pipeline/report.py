@@ -1,0 +1,237 @@
+"""The ``Report`` step: write report.md, report.tex, summary.json, CSV tables and PNG plots to a folder.
+
+Files (``formats`` selects groups: md, tex, json, csv, png):
+
+* ``report.md`` / ``report.tex``: overview, per-run means with significance marks against the baseline and
+  wins/ties/losses, the preference summary, rankings side by side with Kendall's tau, analyses;
+  simulated data are announced at the top.
+* ``summary.json``: everything above, machine-readable (keys in docs/pipelines.md).
+* ``per_query.csv`` (run, query_id, measure, value), ``means.csv``, ``versus_baseline.csv``,
+  ``preferences.csv`` (method, query_id, run_a, run_b, value), ``preference_summary.csv``,
+  ``rankings.csv``, ``kendall_tau.csv``, ``analysis_<name>_<table>.csv``.
+* ``means.png`` (per-run means with 95% CIs), ``heatmap_<method>.png`` (mean-preference matrix per method).
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from prefeval.pipeline import document, plots
+from prefeval.pipeline.base import Origin, Plan, Step
+from prefeval.pipeline.context import PipelineContext
+from prefeval.pipeline.progress import Progress
+from prefeval.pipeline.render import latex_escape, latex_table, md_table, slug
+from prefeval.pipeline.schema import SCHEMA
+from prefeval.pipeline.summary import build_summary
+
+__all__ = ["Report", "FORMATS", "render_markdown", "render_latex"]
+
+FORMATS: tuple[str, ...] = tuple(SCHEMA["report"].keys["formats"].choices or ())
+
+
+class Report(Step):
+    """Write the report files into ``out`` (default ``out/<pipeline name>``, relative to the current folder)."""
+
+    kind = "report"
+
+    def __init__(self, out: str | Path | None = None, formats: Sequence[str] | str | None = None,
+                 title: str | None = None, digits: int = 4, origin: Origin | None = None) -> None:
+        super().__init__(origin)
+        self.out = out
+        self.explicit_formats = formats is not None
+        formats = FORMATS if formats is None else ([formats] if isinstance(formats, str) else list(formats))
+        self.formats = list(formats)
+        self.title, self.digits = title, digits
+
+    def options(self) -> dict[str, Any]:
+        return {"out": None if self.out is None else str(self.out), "formats": self.formats, "title": self.title,
+                "digits": self.digits}
+
+    def validate(self, plan: Plan) -> None:
+        for i, fmt_name in enumerate(self.formats):
+            if fmt_name not in FORMATS:
+                raise self.error(f"formats[{i}]", f"{fmt_name!r} is not one of {list(FORMATS)}")
+        if "png" in self.formats and self.explicit_formats and not plots.available():
+            raise self.error("formats", "png plots need matplotlib: pip install 'prefeval[plot]' "
+                                        "(or leave \"png\" out of report.formats)")
+        if self.out is not None and Path(self.out).exists() and not Path(self.out).is_dir():
+            raise self.error("out", f"{str(self.out)!r} exists and is not a folder")
+
+    def run(self, context: PipelineContext, progress: Progress) -> None:
+        out = Path(self.out) if self.out is not None else Path("out") / context.name
+        out.mkdir(parents=True, exist_ok=True)
+        context.out_dir = out
+        with progress.stage("report"):
+            written = write_report(context, out, self.formats, self.digits, self.title)
+        context.files = written
+
+
+def write_report(context: PipelineContext, out: Path, formats: Sequence[str], digits: int = 4,
+                 title: str | None = None) -> list[Path]:
+    """Write the selected formats into ``out``; returns the files written (summary.json last)."""
+    written: list[Path] = []
+    images: dict[str, str] = {}
+    if "png" in formats:
+        if plots.available():
+            images = _write_plots(context, out, written)
+        else:
+            warnings.warn("matplotlib is not installed: no plots (pip install 'prefeval[plot]')", stacklevel=2)
+    blocks = document.build(context, digits=digits, images=images, title=title)
+    if "md" in formats:
+        written.append(_write(out / "report.md", render_markdown(blocks)))
+    if "tex" in formats:
+        written.append(_write(out / "report.tex", render_latex(blocks)))
+    if "csv" in formats:
+        _write_csvs(context, out, written)
+    if "json" in formats:
+        path = out / "summary.json"
+        names = [p.name for p in written] + [path.name]
+        summary = build_summary(context, names)
+        written.append(_write(path, json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n"))
+    return written
+
+
+def _write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _unique(name: str, used: set[str]) -> str:
+    candidate, k = name, 2
+    while candidate in used:
+        candidate, k = f"{name}_{k}", k + 1
+    used.add(candidate)
+    return candidate
+
+
+def _write_plots(context: PipelineContext, out: Path, written: list[Path]) -> dict[str, str]:
+    images: dict[str, str] = {}
+    used: set[str] = set()
+    if context.per_query is not None and context.measures:
+        path = plots.means_with_ci(context.per_query, context.measures, list(context.runs), out / "means.png",
+                                   context.baseline)
+        written.append(path)
+        images["means"] = path.name
+    if context.comparison is not None:
+        for method in context.methods:
+            label = next((k for k in context.rankings if k.startswith(f"{method} (")), None)
+            order = list(context.rankings[label]["run"]) if label else list(context.runs)
+            name = _unique(f"heatmap_{slug(method)}", used)
+            path = plots.preference_heatmap(context.comparison.matrix(method), order, method, out / f"{name}.png")
+            written.append(path)
+            images[f"heatmap:{method}"] = path.name
+    for analysis, parts in context.analysis.items():
+        for part, value in parts.items():
+            if type(value).__name__ == "Figure" and hasattr(value, "savefig"):
+                name = _unique(f"analysis_{slug(analysis)}_{slug(part)}", used)
+                path = plots.save_figure(value, out / f"{name}.png")
+                written.append(path)
+                images[f"analysis:{analysis}:{part}"] = path.name
+    return images
+
+
+def _csv(frame: pd.DataFrame, path: Path, written: list[Path]) -> None:
+    frame.to_csv(path, index=False)
+    written.append(path)
+
+
+def _write_csvs(context: PipelineContext, out: Path, written: list[Path]) -> None:
+    if context.per_query is not None:
+        _csv(context.per_query[["run", "query_id", "measure", "value"]], out / "per_query.csv", written)
+    if context.means is not None:
+        _csv(context.means[["run", "measure", "value"]], out / "means.csv", written)
+    if context.versus_baseline is not None and not context.versus_baseline.empty:
+        _csv(context.versus_baseline, out / "versus_baseline.csv", written)
+    if context.comparison is not None:
+        _csv(context.comparison.per_query[["method", "query_id", "run_a", "run_b", "value"]],
+             out / "preferences.csv", written)
+        _csv(preference_summary(context), out / "preference_summary.csv", written)
+    if context.rankings:
+        _csv(pd.concat([f.assign(ranking=label)[["ranking", "rank", "run", "score"]]
+                        for label, f in context.rankings.items()], ignore_index=True), out / "rankings.csv", written)
+    if context.kendall_tau is not None and not context.kendall_tau.empty:
+        context.kendall_tau.rename_axis("ranking").to_csv(out / "kendall_tau.csv")
+        written.append(out / "kendall_tau.csv")
+    used: set[str] = set()
+    for analysis, parts in context.analysis.items():
+        for part, value in parts.items():
+            if isinstance(value, pd.DataFrame):
+                name = _unique(f"analysis_{slug(analysis)}_{slug(part)}", used)
+                value.to_csv(out / f"{name}.csv", index=value.index.name is not None)
+                written.append(out / f"{name}.csv")
+
+
+def preference_summary(context: PipelineContext) -> pd.DataFrame:
+    """Per method and pair: the comparison summary joined with the all-pairs significance columns."""
+    summary = context.comparison.summary()
+    frames = []
+    for method in context.methods:
+        part = summary[summary["method"] == method] if "method" in summary.columns else summary
+        sig = context.significance.get(method)
+        if sig is not None and not sig.empty:
+            extra = [c for c in sig.columns if c not in part.columns or c in ("run_a", "run_b")]
+            part = part.merge(sig[extra], on=["run_a", "run_b"], how="left")
+        frames.append(part)
+    return pd.concat(frames, ignore_index=True) if frames else summary
+
+
+def render_markdown(blocks: list[document.Block]) -> str:
+    """Markdown text of the report blocks."""
+    parts = []
+    for block in blocks:
+        if block.kind == "heading":
+            parts.append("#" * block.level + " " + block.text)
+        elif block.kind == "text":
+            parts.append(block.text)
+        elif block.kind == "table":
+            parts.append(md_table(block.header, block.rows, block.align))
+        elif block.kind == "image":
+            parts.append(f"![{block.text}]({block.label})")
+        elif block.kind == "items":
+            parts.append("\n".join(f"- {item}" for item in block.items))
+    return "\n\n".join(parts) + "\n"
+
+
+def render_latex(blocks: list[document.Block]) -> str:
+    """A standalone LaTeX document (booktabs tables; figures included with graphicx)."""
+    lines = [r"\documentclass{article}", r"\usepackage[utf8]{inputenc}", r"\usepackage{booktabs,amssymb,graphicx}",
+             r"\usepackage[margin=2cm,landscape]{geometry}", r"\begin{document}"]
+    for block in blocks:
+        if block.kind == "heading":
+            command = {1: "section*", 2: "subsection*"}.get(block.level, "subsubsection*")
+            if block.level == 2:
+                lines.append(r"\clearpage")
+            lines.append(rf"\{command}{{{latex_escape(block.text)}}}")
+        elif block.kind == "text":
+            lines.append(_latex_text(block.text) + "\n")
+        elif block.kind == "table":
+            lines.append(latex_table(block.header, block.rows, block.text, block.label, block.align))
+        elif block.kind == "image":
+            lines += [r"\begin{figure}[!htbp]", r"\centering",
+                      rf"\includegraphics[width=0.8\linewidth]{{{block.label}}}",
+                      rf"\caption{{{latex_escape(block.text)}}}", r"\end{figure}"]
+        elif block.kind == "items":
+            lines += [r"\begin{itemize}"] + [rf"\item {latex_escape(i)}" for i in block.items] + [r"\end{itemize}"]
+    lines.append(r"\end{document}")
+    return "\n".join(lines) + "\n"
+
+
+def _latex_text(text: str) -> str:
+    """Escape text, rendering Markdown **bold** and `code`."""
+    import re
+
+    out = []
+    for token in re.split(r"(\*\*[^*]+\*\*|`[^`]+`)", text):
+        if token.startswith("**") and token.endswith("**"):
+            out.append(rf"\textbf{{{latex_escape(token[2:-2])}}}")
+        elif token.startswith("`") and token.endswith("`"):
+            out.append(rf"\texttt{{{latex_escape(token[1:-1])}}}")
+        else:
+            out.append(latex_escape(token))
+    return "".join(out)

@@ -1,0 +1,188 @@
+"""``Pipeline``: validate every step, then run them in their fixed order; and the terminal summary."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from prefeval.errors import PrefevalError
+from prefeval.pipeline.aggregation import TRUTH, Aggregate
+from prefeval.pipeline.base import Plan, Step
+from prefeval.pipeline.context import PipelineContext
+from prefeval.pipeline.progress import Progress
+from prefeval.pipeline.report import Report
+from prefeval.pipeline.schema import STEP_ORDER
+
+__all__ = ["Pipeline", "terminal_summary"]
+
+_SINGLE = ("qrels", "simulate", "evaluate", "compare", "aggregate", "analyse", "report")
+
+
+class Pipeline:
+    """A composition of steps: sources (``Qrels`` or ``Simulate``; ``Runs`` and/or ``Retrieve``), work
+    (``Evaluate``, ``Compare``), ``Aggregate``, ``Analyse`` and ``Report``.
+
+    Steps run in that order whatever their order in the list. :meth:`run` validates everything first (files,
+    globs, measures, callables, the baseline name), so a malformed pipeline fails before any work::
+
+        from prefeval.pipeline import Pipeline, Qrels, Runs, Evaluate, Compare, Report
+        result = Pipeline([Qrels("msmarco-passage/trec-dl-hard", rel=2), Runs("runs/*.run.gz"),
+                           Evaluate(["nDCG@10", "AP", "RR"]), Compare(["LexiRecall", "RPP"]),
+                           Report("out/dl-hard")]).run()
+        result.means_table()
+    """
+
+    def __init__(self, steps: Iterable[Step], name: str = "pipeline", description: str = "",
+                 source: str | None = None) -> None:
+        self.steps = list(steps)
+        for i, step in enumerate(self.steps):
+            if not isinstance(step, Step):
+                raise PrefevalError(f"Pipeline step {i} is a {type(step).__name__}, not a pipeline step "
+                                    "(Qrels, Simulate, Runs, Retrieve, Evaluate, Compare, Aggregate, Analyse, Report)")
+        self.name, self.description, self.source = name, description, source
+
+    @classmethod
+    def from_toml(cls, path: str | Path, overrides: Iterable[str] = (), cwd: str | None = None) -> Pipeline:
+        """Load a TOML definition (see docs/pipelines.md); ``overrides`` are ``KEY=VALUE`` strings."""
+        from prefeval.pipeline.loader import load
+
+        return load(path, list(overrides), cwd)
+
+    def _ordered(self) -> list[Step]:
+        return sorted(self.steps, key=lambda s: STEP_ORDER.index(s.kind))
+
+    def _where(self) -> str:
+        return self.source or "Pipeline"
+
+    def validate(self) -> Plan:
+        """Check every step without doing any work; return what was learnt (run names, measures, ...)."""
+        kinds = [s.kind for s in self.steps]
+        for kind in _SINGLE:
+            if kinds.count(kind) > 1:
+                raise PrefevalError(f"{self._where()}: [{kind}] appears {kinds.count(kind)} times; at most once")
+        if "qrels" not in kinds and "simulate" not in kinds:
+            raise PrefevalError(f"{self._where()}: no [qrels] (or [simulate]) step: the pipeline needs relevance "
+                                "judgments")
+        if "evaluate" not in kinds and "compare" not in kinds:
+            raise PrefevalError(f"{self._where()}: nothing to compute: add an [evaluate] or a [compare] step")
+        plan = Plan()
+        for step in self._ordered():
+            step.validate(plan)
+        if not plan.run_names:
+            raise PrefevalError(f"{self._where()}: no runs: add a [runs] or [retrieve] step "
+                                "(or --set runs=FOLDER)")
+        return plan
+
+    def run(self, progress: bool = True, out: str | Path | None = None) -> PipelineContext:
+        """Validate, then run every step; returns the :class:`PipelineContext` with all results.
+
+        ``out`` sets (or adds) the report folder. ``progress``: show tqdm bars on stderr.
+        """
+        steps = self._ordered()
+        if out is not None:
+            report = next((s for s in steps if isinstance(s, Report)), None)
+            if report is None:
+                steps.append(Report(out))
+            else:
+                report.out = out
+        work = [i for i, s in enumerate(steps) if s.kind in ("evaluate", "compare")]
+        if work and not any(isinstance(s, Aggregate) for s in steps):
+            steps.insert(work[-1] + 1, Aggregate())
+        pipeline = Pipeline(steps, self.name, self.description, self.source)
+        pipeline.validate()
+        context = PipelineContext(name=self.name, description=self.description, source=self.source)
+        context.settings = {s.kind: s.options() for s in steps if s.kind != "retrieve"}
+        retrieves = [s.options() for s in steps if s.kind == "retrieve"]
+        if retrieves:
+            context.settings["retrieve"] = retrieves
+        tracker = Progress(enabled=progress)
+        start = time.perf_counter()
+        for step in steps:
+            step.run(context, tracker)
+        context.timings = {**tracker.timings, "total": time.perf_counter() - start}
+        report = next((s for s in steps if isinstance(s, Report)), None)
+        if report is not None and context.files:  # summary.json was written before the total was known
+            _refresh_timings(context)
+        return context
+
+    def __repr__(self) -> str:
+        return f"Pipeline({self._ordered()!r}, name={self.name!r})"
+
+
+def _refresh_timings(context: PipelineContext) -> None:
+    import json
+
+    path = next((p for p in context.files if p.name == "summary.json"), None)
+    if path is None:
+        return
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["timings"] = {k: round(v, 3) for k, v in context.timings.items()}
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _best(context: PipelineContext) -> list[str]:
+    means = context.means_table()
+    out = []
+    for measure in context.measures[:4]:
+        if measure in means.columns and means[measure].notna().any():
+            run = means[measure].idxmax()
+            out.append(f"{measure} {run} ({means.loc[run, measure]:.4f})")
+    return out
+
+
+def terminal_summary(context: PipelineContext) -> str:
+    """A few lines for the terminal: data, winners, ranking agreement, files, time."""
+    lines = [f"prefeval run: {context.name}"]
+    if context.simulated:
+        lines.append(f"  {context.simulation.describe()}")
+    else:
+        lines.append(f"  qrels: {context.qrels_label} (relevant: grade >= {context.rel})")
+    lines.append(f"  {len(context.runs)} runs, {len(context.judged_queries())} judged queries "
+                 f"({len(context.evaluated_queries())} with a relevant document)"
+                 + (f", baseline {context.baseline}" if context.baseline else ""))
+    best = _best(context)
+    if best:
+        lines.append("  best by mean: " + "; ".join(best))
+    vs = context.versus_baseline
+    if vs is not None and not vs.empty:
+        better = vs[vs["significant"] & (vs["statistic"] > 0)]
+        worse = vs[vs["significant"] & (vs["statistic"] < 0)]
+        lines.append(f"  against the baseline: {len(better)} significant improvements, {len(worse)} degradations "
+                     f"(over {vs['method'].nunique()} measures/methods x {vs['run'].nunique()} runs)")
+    for method in context.methods[:6]:
+        label = next((k for k in context.rankings if k.startswith(f"{method} (")), None)
+        sig = context.significance.get(method)
+        top = context.rankings[label]["run"].iloc[0] if label else "?"
+        pairs = len(context.runs) * (len(context.runs) - 1) // 2
+        n_sig = int(sig["significant"].sum()) if sig is not None and "significant" in sig else 0
+        lines.append(f"  {method}: top {top} ({label.split('(')[-1].rstrip(')') if label else ''}), "
+                     f"{n_sig}/{pairs} pairs significant")
+    tau = context.kendall_tau
+    if tau is not None and len(tau) > 1:
+        import numpy as np
+
+        labels = [x for x in tau.index if x != TRUTH]
+        values = [tau.loc[a, b] for i, a in enumerate(labels) for b in labels[i + 1:]]
+        if values:
+            lines.append(f"  Kendall's tau between rankings: min {np.nanmin(values):.3f}, mean {np.nanmean(values):.3f}"
+                         + (f"; against the true order: mean {np.nanmean([tau.loc[x, TRUTH] for x in labels]):.3f}"
+                            if TRUTH in tau.index else ""))
+    if context.files:
+        names = ", ".join(p.name for p in context.files[:8]) + (", ..." if len(context.files) > 8 else "")
+        lines.append(f"  wrote {len(context.files)} files to {context.out_dir}: {names}")
+        report = context.out_dir / "report.md" if context.out_dir else None
+        if report is not None and report.exists():
+            lines.append(f"  open {report}")
+    timing = ", ".join(f"{k} {v:.1f}s" for k, v in context.timings.items() if k != "total")
+    lines.append(f"  time: {context.timings.get('total', 0.0):.1f}s ({timing})")
+    return "\n".join(lines)
+
+
+def describe_plan(pipeline: Pipeline, plan: Plan) -> str:
+    """What a validated pipeline will do (``prefeval run --check``)."""
+    lines = [f"{pipeline.source or pipeline.name}: valid"]
+    for step in pipeline._ordered():
+        lines.append(f"  [{step.kind}] " + ", ".join(f"{k}={v!r}" for k, v in step.options().items() if v not in (None, [], {})))
+    lines.append(f"  runs ({len(plan.run_names)}): {', '.join(plan.run_names)}")
+    return "\n".join(lines)

@@ -1,0 +1,96 @@
+"""summary.json: the machine-readable result of a pipeline run, with stable keys (see docs/pipelines.md).
+
+NaN and infinite numbers become ``null`` so the file is strict JSON.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from prefeval.pipeline.context import PipelineContext
+
+__all__ = ["FORMAT", "build_summary", "jsonable"]
+
+FORMAT = "prefeval-pipeline-summary/1"
+
+
+def jsonable(value: Any) -> Any:
+    """Convert numpy/pandas values (recursively) to plain JSON values; NaN/inf -> None."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, pd.DataFrame):
+        return [jsonable(r) for r in value.to_dict(orient="records")]
+    if isinstance(value, pd.Series):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if math.isfinite(value) else None
+    if value is None or isinstance(value, str):
+        return value
+    return str(value)
+
+
+def build_summary(context: PipelineContext, files: list[str]) -> dict[str, Any]:
+    """The summary.json content (keys always present; empty when a step did not run)."""
+    import prefeval
+
+    sim = context.simulation
+    means = context.means_table()
+    preferences: dict[str, Any] = {}
+    if context.comparison is not None:
+        pairs = len(context.runs) * (len(context.runs) - 1) // 2
+        per_query = context.comparison.per_query
+        for method in context.methods:
+            matrix = context.comparison.matrix(method)
+            sig = context.significance.get(method)
+            values = per_query.loc[per_query["method"] == method, "value"].to_numpy(dtype=float)
+            preferences[method] = {
+                "matrix": {str(a): {str(b): matrix.loc[a, b] for b in matrix.columns} for a in matrix.index},
+                "pairs": pairs,
+                "significant_pairs": int(sig["significant"].sum()) if sig is not None and "significant" in sig else None,
+                "ties": float((np.abs(values) <= 1e-12).mean()) if values.size else None,
+            }
+    summary = {
+        "format": FORMAT,
+        "prefeval_version": prefeval.__version__,
+        "pipeline": {"name": context.name, "description": context.description, "source": context.source},
+        "data": {
+            "simulated": context.simulated,
+            "simulation": None if sim is None else {
+                "description": sim.describe(), "params": sim.params, "quality": sim.quality,
+                "true_order": sim.true_order},
+            "qrels": context.qrels_label,
+            "rel": context.rel,
+            "queries": len(context.evaluated_queries()),
+            "runs": list(context.runs),
+        },
+        "settings": context.settings,
+        "baseline": context.baseline,
+        "means": {m: {r: means.loc[r, m] for r in means.index} for m in means.columns},
+        "versus_baseline": context.versus_baseline if context.versus_baseline is not None else [],
+        "preferences": preferences,
+        "rankings": {label: frame for label, frame in context.rankings.items()},
+        "kendall_tau": ({a: {b: context.kendall_tau.loc[a, b] for b in context.kendall_tau.columns}
+                         for a in context.kendall_tau.index} if context.kendall_tau is not None else {}),
+        "analysis": {name: {part: value for part, value in parts.items() if not _is_figure(value)}
+                     for name, parts in context.analysis.items()},
+        "files": files,
+        "timings": {k: round(v, 3) for k, v in context.timings.items()},
+    }
+    return jsonable(summary)
+
+
+def _is_figure(value: Any) -> bool:
+    return type(value).__name__ == "Figure" and hasattr(value, "savefig")

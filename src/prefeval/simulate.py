@@ -1,0 +1,227 @@
+"""A documented, deterministic simulator of test collections with runs of KNOWN quality.
+
+The simulator exists so that prefeval can be demonstrated and tested offline (``pipelines/demo.toml``):
+the collection is SIMULATED, not TREC data, and every report built from it says so.
+
+Model (all draws from ``numpy.random.default_rng(seed)``, in a fixed order, so the result is a pure
+function of the arguments for a given numpy version):
+
+1. **Candidates and latent relevance.** Each of ``n_queries`` queries has ``n_docs`` candidate documents.
+   A query's share of relevant candidates is ``pi_q ~ Beta(*relevant_beta)`` (queries differ in how many
+   relevant documents they have). Each candidate is relevant with probability ``pi_q``; a relevant
+   candidate gets a grade ``k`` in ``1..max_grade`` with probability proportional to ``2**-(k-1)`` (high
+   grades are rarer, as in TREC DL). Every query has at least one relevant candidate (if the draw gave none,
+   candidate 0 gets grade 1). These are the *latent* grades ``g*(q, d)`` (``SimulatedCollection.true_qrels``).
+2. **Runs of known quality.** Run ``s`` has a quality ``theta_s >= 0``. On query ``q`` it works with
+   ``theta_sq = max(0, theta_s + query_variation * z_sq)``, ``z_sq ~ N(0, 1)`` (systems do better on some
+   queries than on others), and scores every candidate ``score_s(q, d) = theta_sq * g*(q, d) + noise * eps``,
+   ``eps ~ N(0, 1)`` i.i.d.; it returns its ``depth`` best-scoring candidates per query. ``theta = 0`` is a
+   random ranking; the expected quality of a ranking grows with ``theta_sq``, which grows (in distribution)
+   with ``theta_s``, so the run order by ``theta_s`` is the ground-truth system order
+   (``SimulatedCollection.true_order``). Qualities are spread evenly over ``quality_range`` and assigned
+   to the run names in a seeded random order (so input order reveals nothing). With ``score_decimals`` the
+   scores are rounded, which creates score ties (exercising trec_eval tie-breaking).
+3. **Judgments.** With ``judged_depth=None`` every candidate is judged (complete judgments). Otherwise only
+   the pool of the runs' top ``judged_depth`` documents is judged (TREC-style pooling; unpooled relevant
+   documents are unjudged, i.e. non-relevant for evaluation).
+4. **Label noise.** Each judged label is, with probability ``label_noise``, replaced by a grade drawn
+   uniformly from ``0..max_grade`` (assessor disagreement). Runs are scored on the latent grades; the qrels
+   carry the noisy labels, so a query may end up with no relevant document (it is then not evaluated).
+
+Returned frames are canonical prefeval frames: qrels ``query_id, doc_id, relevance, iteration`` (iteration
+"0"), runs ``query_id, doc_id, score``, topics ``query_id, text``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from prefeval.errors import PrefevalError
+
+__all__ = ["SimulatedCollection", "collection", "check_params", "run_names", "DEFAULTS"]
+
+#: Default parameters of :func:`collection` (the demo pipeline's collection).
+DEFAULTS: dict[str, Any] = {
+    "n_queries": 300,
+    "n_runs": 12,
+    "depth": 100,
+    "n_docs": 200,
+    "max_grade": 3,
+    "relevant_beta": (1.0, 12.0),
+    "quality_range": (0.2, 1.2),
+    "query_variation": 0.5,
+    "noise": 1.0,
+    "label_noise": 0.0,
+    "judged_depth": None,
+    "score_decimals": None,
+    "seed": 0,
+}
+
+
+@dataclass(frozen=True)
+class SimulatedCollection:
+    """A simulated test collection: qrels, topics, runs and the known truth behind them."""
+
+    qrels: pd.DataFrame
+    runs: dict[str, pd.DataFrame]
+    topics: pd.DataFrame
+    quality: dict[str, float]
+    true_qrels: pd.DataFrame
+    params: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def true_order(self) -> list[str]:
+        """Run names from the best (highest quality) to the worst; equal qualities keep name order."""
+        return sorted(self.quality, key=lambda name: (-self.quality[name], name))
+
+    def describe(self) -> str:
+        """One line saying that this collection is simulated, and how."""
+        p = self.params
+        return (
+            f"SIMULATED collection (prefeval.simulate, seed {p['seed']}): {p['n_queries']} queries, "
+            f"{len(self.runs)} runs of known quality {p['quality_range'][0]}..{p['quality_range'][1]}, "
+            f"depth {p['depth']}, grades 0..{p['max_grade']}, label noise {p['label_noise']}"
+            + ("" if p["judged_depth"] is None else f", pooled to depth {p['judged_depth']}")
+        )
+
+
+def check_params(**kwargs: Any) -> dict[str, Any]:
+    """Validate simulator parameters without simulating; return them with defaults filled in."""
+    unknown = sorted(set(kwargs) - set(DEFAULTS))
+    if unknown:
+        raise PrefevalError(f"simulate: unknown parameter(s) {unknown}; known: {sorted(DEFAULTS)}")
+    params = {**DEFAULTS, **kwargs}
+    params["relevant_beta"] = tuple(params["relevant_beta"])
+    params["quality_range"] = tuple(params["quality_range"])
+    _check(params)
+    return params
+
+
+def run_names(n_runs: int) -> list[str]:
+    """Names of the simulated runs: ``sim01``, ``sim02``, ... (zero-padded to at least two digits)."""
+    width = max(2, len(str(n_runs)))
+    return [f"sim{i:0{width}d}" for i in range(1, n_runs + 1)]
+
+
+def _check(params: dict[str, Any]) -> None:
+    for key in ("relevant_beta", "quality_range"):
+        if len(params[key]) != 2:
+            raise PrefevalError(f"simulate: {key} must have two values, got {params[key]!r}")
+    def positive_int(key: str, minimum: int = 1) -> None:
+        value = params[key]
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+            raise PrefevalError(f"simulate: {key} must be an integer >= {minimum}, got {value!r}")
+
+    for key, minimum in (("n_queries", 1), ("n_runs", 1), ("depth", 1), ("n_docs", 1), ("max_grade", 1)):
+        positive_int(key, minimum)
+    if params["depth"] > params["n_docs"]:
+        raise PrefevalError(
+            f"simulate: depth ({params['depth']}) cannot exceed n_docs ({params['n_docs']}), "
+            "the number of candidates per query"
+        )
+    if params["judged_depth"] is not None:
+        positive_int("judged_depth")
+    if params["score_decimals"] is not None:
+        positive_int("score_decimals", 0)
+    if not 0.0 <= float(params["label_noise"]) <= 1.0:
+        raise PrefevalError(f"simulate: label_noise must be in [0, 1], got {params['label_noise']!r}")
+    if float(params["query_variation"]) < 0:
+        raise PrefevalError(f"simulate: query_variation must be >= 0, got {params['query_variation']!r}")
+    if float(params["noise"]) < 0:
+        raise PrefevalError(f"simulate: noise must be >= 0, got {params['noise']!r}")
+    lo, hi = (float(x) for x in params["quality_range"])
+    if lo < 0 or hi < lo:
+        raise PrefevalError(f"simulate: quality_range must be (low, high) with 0 <= low <= high, got {params['quality_range']!r}")
+    a, b = (float(x) for x in params["relevant_beta"])
+    if a <= 0 or b <= 0:
+        raise PrefevalError(f"simulate: relevant_beta must be two positive numbers, got {params['relevant_beta']!r}")
+
+
+def _ids(prefix: str, n: int) -> np.ndarray:
+    width = len(str(n))
+    return np.array([f"{prefix}{i:0{width}d}" for i in range(1, n + 1)], dtype=object)
+
+
+def collection(**kwargs: Any) -> SimulatedCollection:
+    """Simulate a test collection (see the module docstring for the model).
+
+    Keyword arguments (defaults in :data:`DEFAULTS`): ``n_queries``, ``n_runs``, ``depth`` (documents
+    returned per query), ``n_docs`` (candidates per query), ``max_grade``, ``relevant_beta`` (Beta
+    parameters of a query's share of relevant candidates), ``quality_range`` (lowest and highest run
+    quality), ``query_variation`` (s.d. of a run's per-query quality around its quality), ``noise``
+    (score noise s.d.), ``label_noise`` (probability that a judged label is redrawn),
+    ``judged_depth`` (pool depth; None = all candidates judged), ``score_decimals`` (round scores, making
+    ties; None = no rounding), ``seed``.
+    """
+    p = check_params(**kwargs)
+    rng = np.random.default_rng(p["seed"])
+    nq, nr, nd, depth, gmax = p["n_queries"], p["n_runs"], p["n_docs"], p["depth"], p["max_grade"]
+
+    # 1. latent grades (nq, nd)
+    share = rng.beta(*p["relevant_beta"], size=nq)
+    relevant = rng.random((nq, nd)) < share[:, None]
+    level_p = 2.0 ** -np.arange(gmax)
+    level = rng.choice(np.arange(1, gmax + 1), size=(nq, nd), p=level_p / level_p.sum())
+    grades = np.where(relevant, level, 0)
+    grades[~relevant.any(axis=1), 0] = 1
+
+    # 2. runs: scores (nr, nq, nd); top `depth` per query, ordered by score desc then doc id desc
+    theta = np.linspace(*p["quality_range"], nr)[rng.permutation(nr)]
+    theta_q = np.maximum(0.0, theta[:, None] + float(p["query_variation"]) * rng.standard_normal((nr, nq)))
+    scores = theta_q[:, :, None] * grades[None] + float(p["noise"]) * rng.standard_normal((nr, nq, nd))
+    if p["score_decimals"] is not None:
+        scores = np.round(scores, p["score_decimals"])
+    # doc index order within a query equals doc-id string order (zero-padded), so sorting by
+    # (-score, -index) is trec_eval's order: score desc, doc id desc
+    order = np.lexsort((-np.broadcast_to(np.arange(nd), scores.shape), -scores), axis=-1)[..., :depth]
+    top_scores = np.take_along_axis(scores, order, axis=-1)
+
+    query_ids = _ids("q", nq)
+    doc_ids = np.array(
+        [[f"{q}-d{i:0{len(str(nd))}d}" for i in range(1, nd + 1)] for q in query_ids], dtype=object
+    )
+    names = run_names(nr)
+    runs = {}
+    q_rep = np.repeat(query_ids, depth)
+    for s, name in enumerate(names):
+        runs[name] = pd.DataFrame({
+            "query_id": q_rep,
+            "doc_id": np.take_along_axis(doc_ids, order[s], axis=1).ravel(),
+            "score": top_scores[s].ravel().astype(np.float64),
+        })
+
+    # 3. judgments (complete or pooled)
+    if p["judged_depth"] is None:
+        judged = np.ones((nq, nd), dtype=bool)
+    else:
+        judged = np.zeros((nq, nd), dtype=bool)
+        pool = order[:, :, : p["judged_depth"]]  # (nr, nq, k)
+        rows = np.broadcast_to(np.arange(nq)[None, :, None], pool.shape)
+        judged[rows.ravel(), pool.ravel()] = True
+
+    # 4. label noise
+    redraw = rng.random((nq, nd)) < float(p["label_noise"])
+    observed = np.where(redraw, rng.integers(0, gmax + 1, size=(nq, nd)), grades)
+
+    def frame(values: np.ndarray, mask: np.ndarray) -> pd.DataFrame:
+        qi, di = np.nonzero(mask)
+        return pd.DataFrame({
+            "query_id": query_ids[qi],
+            "doc_id": doc_ids[qi, di],
+            "relevance": values[qi, di].astype(np.int64),
+            "iteration": "0",
+        })
+
+    topics = pd.DataFrame({"query_id": query_ids, "text": [f"simulated query {i}" for i in range(1, nq + 1)]})
+    return SimulatedCollection(
+        qrels=frame(observed, judged),
+        runs=runs,
+        topics=topics,
+        quality={name: float(t) for name, t in zip(names, theta)},
+        true_qrels=frame(grades, np.ones((nq, nd), dtype=bool)),
+        params=p,
+    )

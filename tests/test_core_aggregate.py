@@ -1,0 +1,185 @@
+"""prefeval.core.aggregate: win rates, MC4, Borda, Copeland -- worked examples and brute-force definitions."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from prefeval.core import aggregate as agg
+
+# ---------------------------------------------------------------------------------------------
+# brute force, straight from the definitions (Dwork et al. 2001 MC4; Borda; Copeland)
+
+
+def brute_majority(W):
+    Q, S = len(W), len(W[0])
+    M = [[0] * S for _ in range(S)]
+    for a in range(S):
+        for b in range(S):
+            for q in range(Q):
+                if W[q][a] > W[q][b]:
+                    M[a][b] += 1
+                elif W[q][a] < W[q][b]:
+                    M[a][b] -= 1
+    return M
+
+
+def brute_mc4_mass(M, steps=2_000):
+    """Power iteration from the uniform distribution, moving from a to b when M[b][a] > 0."""
+    S = len(M)
+    T = [[0.0] * S for _ in range(S)]
+    for a in range(S):
+        beaten_by = [b for b in range(S) if M[b][a] > 0]
+        for b in beaten_by:
+            T[a][b] = 1 / S
+        T[a][a] = 1 - len(beaten_by) / S
+    x = [1 / S] * S
+    for _ in range(steps):
+        x = [sum(x[a] * T[a][b] for a in range(S)) for b in range(S)]
+    return x
+
+
+def brute_borda(W):
+    Q, S = len(W), len(W[0])
+    points = [0.0] * S
+    for row in W:
+        for a in range(S):
+            for b in range(S):
+                if a != b:
+                    points[a] += 1.0 if row[a] > row[b] else 0.5 if row[a] == row[b] else 0.0
+    return [p / Q for p in points]
+
+
+def scores_strategy(max_q=6, max_s=5):
+    return st.integers(1, max_q).flatmap(lambda q: st.integers(2, max_s).flatmap(
+        lambda s: st.lists(st.lists(st.integers(-2, 2), min_size=s, max_size=s), min_size=q, max_size=q)))
+
+
+# ---------------------------------------------------------------------------------------------
+# worked examples
+
+
+def test_mc4_example_of_lexirecall_digest():
+    """spec lexirecall.md §1.15: per-query orders [B,D,C], [B,C,D], [D,B,C] give B, D, C."""
+    B, C, D = 0, 1, 2
+    W = agg.orderings_to_scores([[B, D, C], [B, C, D], [D, B, C]], 3)
+    result = agg.mc4(W)
+    assert result.order.tolist() == [B, D, C]
+    # B is a Condorcet winner: the exact stationary distribution puts all the mass on it
+    assert result.score[B] == pytest.approx(1.0)
+    assert result.score[C] < 1e-12 and result.score[D] < 1e-12
+    assert result.rank.tolist() == [1, 3, 2]
+
+
+def test_mc4_tie_example_c46():
+    """spec lexiprecision-and-rpp.md C4.6: RPP win rates q1 (A -1/3, B 0, C 1/3), q2 (A -1, B 1, C 0)."""
+    A, B, C = 0, 1, 2
+    P = np.zeros((2, 3, 3))
+    P[0, A, C], P[1, A, B] = -1 / 3, -1.0
+    P = P - P.transpose(0, 2, 1)
+    W = agg.win_rates(P)
+    np.testing.assert_allclose(W, [[-1 / 3, 0, 1 / 3], [-1, 1, 0]])
+    result = agg.mc4(W)
+    # B and C split 1-1 and both absorb half of the mass; A loses to both
+    np.testing.assert_allclose(result.score, [0.0, 0.5, 0.5], atol=1e-12)
+    # documented tie-break: Copeland on the majority matrix (1 each), then mean win rate (B 0.5 > C 1/6)
+    assert result.order.tolist() == [B, C, A]
+    # the authors' fixed 10 iterations from the all-ones vector: B = C ~ 1.49999, A ~ 1.7e-5
+    fixed = agg.mc4(W, iterations=10)
+    assert fixed.score[B] == pytest.approx(1.49999, abs=1e-5)
+    assert fixed.score[B] == fixed.score[C]
+    assert fixed.score[A] == pytest.approx(1.7e-5, rel=0.01)
+    assert fixed.order.tolist() == [B, C, A]
+
+
+def test_rpp_cycle_gives_all_ties_and_input_order():
+    """C4.3: RPP(A,B) = RPP(B,C) = RPP(C,A) = 1/3 on one query; all win rates are 0."""
+    P = np.zeros((1, 3, 3))
+    P[0, 0, 1] = P[0, 1, 2] = P[0, 2, 0] = 1 / 3
+    P = P - P.transpose(0, 2, 1)
+    W = agg.win_rates(P)
+    np.testing.assert_allclose(W, 0.0, atol=1e-15)
+    result = agg.mc4(W)
+    np.testing.assert_allclose(result.score, 1 / 3)
+    assert result.order.tolist() == [0, 1, 2]
+
+
+# ---------------------------------------------------------------------------------------------
+# properties and brute force
+
+
+@given(scores_strategy())
+@settings(max_examples=150, deadline=None)
+def test_majority_borda_copeland_match_brute_force(W):
+    Wa = np.array(W, dtype=float)
+    M = agg.majority_matrix(Wa)
+    assert M.tolist() == brute_majority(W)
+    np.testing.assert_allclose(agg.borda(Wa), brute_borda(W))
+    cope = agg.copeland(M)
+    S = len(W[0])
+    Mb = brute_majority(W)
+    assert cope.tolist() == [sum(int(Mb[a][b] > 0) - int(Mb[a][b] < 0) for b in range(S)) for a in range(S)]
+
+
+@given(scores_strategy(max_q=5, max_s=5))
+@settings(max_examples=100, deadline=None)
+def test_mc4_mass_matches_power_iteration(W):
+    Wa = np.array(W, dtype=float)
+    result = agg.mc4(Wa)
+    np.testing.assert_allclose(result.score, brute_mc4_mass(brute_majority(W)), atol=1e-6)
+    assert sorted(result.order.tolist()) == list(range(len(W[0])))
+
+
+@given(st.permutations(list(range(6))), st.integers(1, 5))
+@settings(max_examples=60, deadline=None)
+def test_mc4_returns_a_consistent_order(ordering, n_queries):
+    W = agg.orderings_to_scores([ordering] * n_queries, 6)
+    for method in (lambda w: agg.mc4(w).order, lambda w: agg.order(agg.borda(w)),
+                   lambda w: agg.order(agg.copeland(agg.majority_matrix(w)))):
+        assert method(W).tolist() == list(ordering)
+
+
+def test_mc4_condorcet_order_from_majorities():
+    """A majority relation that is a total order (no unanimity) is returned by the recursive MC4."""
+    orderings = [[0, 1, 2, 3], [1, 0, 3, 2], [0, 2, 1, 3], [0, 1, 3, 2], [2, 0, 1, 3]]
+    W = agg.orderings_to_scores(orderings, 4)
+    M = agg.majority_matrix(W)
+    assert all(M[a, b] > 0 for a, b in itertools.combinations(range(4), 2))
+    assert agg.mc4(W).order.tolist() == [0, 1, 2, 3]
+
+
+@given(st.integers(2, 7), st.integers(1, 6), st.integers(0, 10_000))
+@settings(max_examples=60, deadline=None)
+def test_win_rates_of_antisymmetric_tensor_sum_to_zero(S, Q, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-1, 2, size=(Q, S, S)).astype(float)
+    P = np.triu(X, 1) - np.triu(X, 1).transpose(0, 2, 1)
+    np.testing.assert_allclose(agg.win_rates(P).sum(axis=1), 0.0, atol=1e-12)
+    M = agg.mean_preference(P)
+    np.testing.assert_allclose(M, -M.T)
+    assert np.all(np.diag(M) == 0)
+
+
+def test_order_uses_tolerance_then_input_order():
+    a = np.array([1.0, 1.0 + 1e-13, 2.0, 1.0])
+    assert agg.order(a).tolist() == [2, 0, 1, 3]
+    assert agg.order(a, np.array([0.0, 0.0, 0.0, 5.0])).tolist() == [2, 3, 0, 1]
+
+
+def test_stationary_of_identity_keeps_start():
+    np.testing.assert_allclose(agg.stationary(np.eye(3)), [1 / 3] * 3)
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="permutation"):
+        agg.orderings_to_scores([[0, 0, 1]], 3)
+    with pytest.raises(ValueError, match="NaN"):
+        agg.mc4(np.array([[0.0, np.nan]]))
+    with pytest.raises(ValueError, match="shape"):
+        agg.win_rates(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="iterations"):
+        agg.mc4(np.zeros((1, 2)), iterations=-1)
