@@ -24,7 +24,6 @@ Run: ``python benchmarks/compare.py [--data PATH] [--runs 100] [--naive-pairs N]
 from __future__ import annotations
 
 import argparse
-import math
 import resource
 import sys
 import tempfile
@@ -38,6 +37,9 @@ import pandas as pd
 
 import prefeval
 from prefeval.io import read_qrels, read_run
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from reference import lexiprecision, lexirecall, position_vector  # noqa: E402  (the tests' pure-Python definitions)
 
 METHODS = ["LexiRecall", "LexiPrecision", "RPP"]
 DEFAULT_DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "data"
@@ -69,7 +71,8 @@ def derive_runs(base: list[pd.DataFrame], n_runs: int, depth: int, seed: int = 0
 
 
 # ----------------------------------------------------------------------------------------------
-# straightforward per-pair implementation (DESIGN.md definitions, pure Python)
+# straightforward per-pair implementation (DESIGN.md definitions, pure Python; LexiRecall, LexiPrecision and
+# position vectors from tests/reference.py)
 
 
 def naive_rankings(run: pd.DataFrame) -> dict[str, list[str]]:
@@ -86,28 +89,6 @@ def naive_rankings(run: pd.DataFrame) -> dict[str, list[str]]:
                 ordered.append(d)
         out[q] = ordered
     return out
-
-
-def naive_vector(ranking: list[str], relevant: set[str]) -> list[float]:
-    pos = [i for i, d in enumerate(ranking, 1) if d in relevant]
-    return pos + [math.inf] * (len(relevant) - len(pos))
-
-
-def naive_lexirecall(a: list[float], b: list[float]) -> int:
-    ka, kb = sum(x != math.inf for x in a), sum(x != math.inf for x in b)
-    if ka != kb:
-        return 1 if ka > kb else -1
-    for x, y in zip(reversed(a[:ka]), reversed(b[:kb])):
-        if x != y:
-            return 1 if x < y else -1
-    return 0
-
-
-def naive_lexiprecision(a: list[float], b: list[float]) -> int:
-    for x, y in zip(a, b):
-        if x != y:
-            return 1 if x < y else -1
-    return 0
 
 
 def naive_rpp(vectors_a: list[list[float]], vectors_b: list[list[float]]) -> float:
@@ -138,8 +119,8 @@ class Naive:
         return {name: naive_rankings(run) for name, run in runs.items()}
 
     def _pair(self, out: dict, q: str, a: str, b: str, va: list[float], vb: list[float], ga: list, gb: list) -> None:
-        out["LexiRecall"][q, a, b] = naive_lexirecall(va, vb)
-        out["LexiPrecision"][q, a, b] = naive_lexiprecision(va, vb)
+        out["LexiRecall"][q, a, b] = lexirecall(va, vb)
+        out["LexiPrecision"][q, a, b] = lexiprecision(va, vb)
         out["RPP"][q, a, b] = naive_rpp(ga, gb)
 
     def per_pair(self, rankings: dict[str, dict[str, list[str]]], pairs: list[tuple[int, int]]) -> dict:
@@ -151,14 +132,14 @@ class Naive:
             a, b = names[i], names[j]
             for q in self.queries:
                 ra, rb = rankings[a].get(q, []), rankings[b].get(q, [])
-                self._pair(out, q, a, b, naive_vector(ra, self.binary[q]), naive_vector(rb, self.binary[q]),
-                           [naive_vector(ra, r) for r in self.graded[q]], [naive_vector(rb, r) for r in self.graded[q]])
+                self._pair(out, q, a, b, position_vector(ra, self.binary[q]), position_vector(rb, self.binary[q]),
+                           [position_vector(ra, r) for r in self.graded[q]], [position_vector(rb, r) for r in self.graded[q]])
         return out
 
     def vectors(self, rankings: dict[str, dict[str, list[str]]]) -> dict:
         """Position vectors once per run and query (binary, and one per grade threshold)."""
-        return {(name, q): (naive_vector(r.get(q, []), self.binary[q]),
-                            [naive_vector(r.get(q, []), rel) for rel in self.graded[q]])
+        return {(name, q): (position_vector(r.get(q, []), self.binary[q]),
+                            [position_vector(r.get(q, []), rel) for rel in self.graded[q]])
                 for name, r in rankings.items() for q in self.queries}
 
     def cached(self, names: list[str], vectors: dict, pairs: list[tuple[int, int]]) -> dict:

@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 from prefeval.core.lexicographic import lexiprecision_matrix, lexirecall_matrix
 from prefeval.core.rpp import recall_level_weights, rpp_matrix
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from reference import lexiprecision, lexirecall  # noqa: E402  (the tests' pure-Python definitions)
 
 INF = math.inf
 
@@ -32,25 +37,7 @@ def random_positions(rng: np.random.Generator, queries: int, runs: int, levels: 
     return pos
 
 
-# ----------------------------------------------------------------- per-pair Python loops
-
-
-def loop_lexirecall(a: list[float], b: list[float]) -> int:
-    ka = sum(x != INF for x in a)
-    kb = sum(x != INF for x in b)
-    if ka != kb:
-        return 1 if ka > kb else -1
-    for x, y in zip(reversed(a[:ka]), reversed(b[:kb])):
-        if x != y:
-            return 1 if x < y else -1
-    return 0
-
-
-def loop_lexiprecision(a: list[float], b: list[float]) -> float:
-    for x, y in zip(a, b):
-        if x != y:
-            return 1.0 if x < y else -1.0
-    return 0.0
+# ------------------------------------- per-pair Python loops (LexiRecall/LexiPrecision: tests/reference.py)
 
 
 def loop_rpp(a: list[float], b: list[float], weights: list[float]) -> float:
@@ -71,9 +58,9 @@ def loop_matrix(P: np.ndarray, method: str) -> np.ndarray:
     for i in range(S):
         for j in range(S):
             if method == "lexirecall":
-                M[i, j] = loop_lexirecall(rows[i], rows[j])
+                M[i, j] = lexirecall(rows[i], rows[j])
             elif method == "lexiprecision":
-                M[i, j] = loop_lexiprecision(rows[i], rows[j])
+                M[i, j] = lexiprecision(rows[i], rows[j])
             else:
                 M[i, j] = loop_rpp(rows[i], rows[j], weights)
     return M

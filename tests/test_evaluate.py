@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 import prefeval
+import reference as ref
 from prefeval import runs as run_registry
 from prefeval.errors import PrefevalError
 from prefeval.evaluate import evaluate, parse_measures
@@ -56,27 +57,7 @@ def brute_p(run, qid, k, rel):
 
 
 def positions(run, qid, rel):
-    ranked = ranking(run, qid)
-    rels = relevant(qid, rel)
-    found = sorted(i for i, d in enumerate(ranked, start=1) if d in rels)
-    return found + [math.inf] * (len(rels) - len(found))
-
-
-def brute_lexiprecision(a, b):
-    for x, y in zip(a, b):
-        if x != y:
-            return 1.0 if x < y else -1.0
-    return 0.0
-
-
-def brute_lexirecall(a, b):
-    ra, rb = sum(math.isfinite(x) for x in a), sum(math.isfinite(x) for x in b)
-    if ra != rb:
-        return 1.0 if ra > rb else -1.0
-    for x, y in zip(reversed(a[:ra]), reversed(b[:rb])):
-        if x != y:
-            return 1.0 if x < y else -1.0
-    return 0.0
+    return ref.position_vector(ranking(run, qid), relevant(qid, rel))
 
 
 def value(frame, run, measure, qid=None):
@@ -126,7 +107,7 @@ def test_mixes_prefeval_and_ir_measures():
 def test_preference_without_baseline_is_mean_preference_over_the_other_runs():
     out = evaluate(QRELS, RUNS, ["LexiPrecision", "LexiRecall"], per_query=True)
     names = list(RUNS)
-    for label, brute in (("LexiPrecision", brute_lexiprecision), ("LexiRecall", brute_lexirecall)):
+    for label, brute in (("LexiPrecision", ref.lexiprecision), ("LexiRecall", ref.lexirecall)):
         for qid in ("q1", "q2"):  # q3 has no relevant document: not evaluated
             for name in names:
                 others = [o for o in names if o != name]
@@ -143,7 +124,7 @@ def test_baseline_may_name_a_run_of_the_call_and_registry_is_restored():
     out = evaluate(QRELS, RUNS, ["LexiRecall(baseline='r2')"], per_query=True)
     for name in RUNS:
         for qid in ("q1", "q2"):
-            expected = brute_lexirecall(positions(RUNS[name], qid, 1), positions(RUNS["r2"], qid, 1))
+            expected = ref.lexirecall(positions(RUNS[name], qid, 1), positions(RUNS["r2"], qid, 1))
             assert value(out, name, "LexiRecall(baseline='r2')", qid) == pytest.approx(expected)
     assert "r2" not in run_registry._REGISTERED
 

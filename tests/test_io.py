@@ -145,12 +145,7 @@ def test_qrels_equal_ir_measures_on_real_data(shared_data):
     ("1 Q0 a 1 1,5 t\n", 1, "'1,5' is not a number"),
 ])
 def test_malformed_run(tmp_path, text, line, fragment):
-    path = tmp_path / "bad.run"
-    path.write_text(text)
-    with pytest.raises(InputFormatError) as info:
-        read_run(path)
-    message = str(info.value)
-    assert str(path) in message and f"line {line}:" in message and fragment in message
+    _assert_names_line(read_run, tmp_path / "bad.run", text, line, fragment)
 
 
 @pytest.mark.parametrize(("text", "line", "fragment"), [
@@ -162,10 +157,14 @@ def test_malformed_run(tmp_path, text, line, fragment):
     ("1 0 a 99999999999999999999999\n", 1, "is not an integer"),
 ])
 def test_malformed_qrels(tmp_path, text, line, fragment):
-    path = tmp_path / "bad.qrels"
+    _assert_names_line(read_qrels, tmp_path / "bad.qrels", text, line, fragment)
+
+
+def _assert_names_line(reader, path, text, line, fragment):
+    """Reading ``text`` from ``path`` fails with a message naming the file, the line and the problem."""
     path.write_text(text)
     with pytest.raises(InputFormatError) as info:
-        read_qrels(path)
+        reader(path)
     message = str(info.value)
     assert str(path) in message and f"line {line}:" in message and fragment in message
 

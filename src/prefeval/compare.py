@@ -20,7 +20,7 @@ per-query preferences. Positive values mean ``run_a`` is preferred; each unorder
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,6 +30,14 @@ import pandas as pd
 from prefeval.core import aggregate as agg
 from prefeval.core import stats
 from prefeval.errors import PrefevalError
+from prefeval.ranking import (
+    PositionTable,
+    RankedRun,
+    candidate_documents,
+    qrels_queries,
+    rank_run,
+    relevant_documents,
+)
 
 AGGREGATES = ("mc4", "borda", "copeland", "win_rate", "mean")
 TESTS = ("sign", "t", "wilcoxon", "permutation", "randomized_tukey_hsd")
@@ -427,165 +435,6 @@ def _progress(iterable: Iterable, enabled: bool, desc: str, total: int | None = 
     return tqdm(iterable, desc=desc, total=total, leave=False)
 
 
-@dataclass(frozen=True)
-class _RankedRun:
-    """One run ranked per query (DESIGN.md order), restricted to the queries of the qrels.
-
-    Rows are grouped by query; ``query_codes`` index the qrels' query list, ``rank`` is 1-based within the query;
-    ``doc_codes[i] = j < len(base)`` when ``doc_ids[i] == base[j]`` (``base``: the candidate relevant documents),
-    larger codes for other documents.
-    """
-
-    query_codes: np.ndarray
-    doc_ids: np.ndarray
-    doc_codes: np.ndarray
-    rank: np.ndarray
-
-
-def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, docs: np.ndarray) -> np.ndarray:
-    """Within runs of equal (query, score) in ``order``, put the documents in doc_id-descending string order."""
-    qs, ss = qc[order], sc[order]
-    same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
-    if not same.any():
-        return order
-    tied = np.zeros(len(order), dtype=bool)
-    tied[1:] |= same
-    tied[:-1] |= same
-    pos = np.flatnonzero(tied)
-    segment = np.cumsum(np.r_[True, ~same])[pos]
-    _, codes = np.unique(docs[order[pos]].astype(str), return_inverse=True)
-    order = order.copy()
-    order[pos] = order[pos][np.lexsort((-codes.reshape(-1), segment))]
-    return order
-
-
-def _rank_run(frame: pd.DataFrame, queries: pd.Index, base: np.ndarray, name: str) -> _RankedRun:
-    """Rank one canonical run: score descending, ties by doc_id descending, repeated documents keep their first
-    (best) position (one warning per run). Vectorised; the sort is skipped when the rows are already grouped by
-    query with non-increasing scores (as in TREC files). One hash pass over the doc ids (``pd.factorize`` of
-    ``base`` followed by the run's docs) finds both the repeated and the candidate relevant documents."""
-    q = frame["query_id"].to_numpy(dtype=object)
-    docs = frame["doc_id"].to_numpy(dtype=object)
-    sc = frame["score"].to_numpy(dtype=np.float64)
-    if len(q):
-        heads = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
-        if pd.isna(q[heads]).any():
-            raise PrefevalError(f"run {name!r} has a missing query id")
-        qc = np.repeat(queries.get_indexer(q[heads]), np.diff(np.r_[heads, len(q)]))
-    else:
-        qc = np.zeros(0, dtype=np.intp)
-    keep = qc >= 0
-    if not keep.all():
-        qc, docs, sc = qc[keep], docs[keep], sc[keep]
-    n = len(qc)
-    starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
-    grouped = np.count_nonzero(starts) == np.count_nonzero(np.bincount(qc, minlength=1))
-    if grouped and np.all(starts[1:] | (sc[1:] <= sc[:-1])):
-        order = None  # already in rank order (up to ties)
-        if n > 1 and np.any((qc[1:] == qc[:-1]) & (sc[1:] == sc[:-1])):
-            order = _tie_order(np.arange(n), qc, sc, docs)
-    else:
-        order = _tie_order(np.lexsort((-sc, qc)), qc, sc, docs)
-    if order is not None:
-        qc, docs = qc[order], docs[order]
-    codes, uniques = pd.factorize(np.concatenate([base, docs]))
-    codes = codes[len(base):]
-    if n and codes.min() < 0:
-        raise PrefevalError(f"run {name!r} has a missing doc id (query {queries[qc[np.argmin(codes)]]})")
-    multi = np.flatnonzero(np.bincount(codes, minlength=len(uniques))[codes] > 1) if n else codes
-    if len(multi):  # documents occurring more than once in the run (in one query, or in several)
-        repeated = np.zeros(n, dtype=bool)
-        key = qc[multi].astype(np.int64) * len(uniques) + codes[multi]
-        repeated[multi[pd.Series(key).duplicated(keep="first").to_numpy()]] = True
-        if repeated.any():
-            warnings.warn(f"run {name!r}: {int(repeated.sum())} repeated document(s) within a query; "
-                          "each keeps its first (best) position", stacklevel=4)
-            qc, docs, codes = qc[~repeated], docs[~repeated], codes[~repeated]
-            n = len(qc)
-    starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
-    idx = np.arange(n)
-    rank = idx - np.maximum.accumulate(np.where(starts, idx, 0)) + 1
-    return _RankedRun(qc, docs, codes, rank)
-
-
-class _PositionTable:
-    """Positions of the relevant documents (grade >= ``rel``) of every evaluated query in every run (top ``depth``)."""
-
-    def __init__(self, qrels: pd.DataFrame, queries: pd.Index, base: np.ndarray, rel: int, depth: int | None,
-                 n_runs: int) -> None:
-        from prefeval.ranking import relevant_documents
-
-        self.relevant = relevant_documents(qrels, rel)  # sorted by query, then doc: the column order
-        self.rel, self.depth = rel, depth
-        self.docs = pd.Index(pd.unique(self.relevant["doc_id"]))
-        self.query_codes = queries.get_indexer(self.relevant["query_id"])
-        keys = self.query_codes.astype(np.int64) * len(self.docs) + self.docs.get_indexer(self.relevant["doc_id"])
-        self.sorter = np.argsort(keys, kind="stable")
-        self.sorted_keys = keys[self.sorter]
-        self.doc_pos = np.full((n_runs, len(self.relevant)), np.inf)
-        self.base_map = np.r_[self.docs.get_indexer(base), -1]  # base code -> column of self.docs; others -1
-
-    def fill(self, s: int, run: _RankedRun) -> None:
-        if not len(self.sorted_keys) or not len(run.rank):
-            return
-        dc = self.base_map[np.minimum(run.doc_codes, len(self.base_map) - 1)]
-        hit = dc >= 0
-        if self.depth is not None:
-            hit &= run.rank <= self.depth
-        key = run.query_codes[hit].astype(np.int64) * len(self.docs) + dc[hit]
-        loc = np.minimum(np.searchsorted(self.sorted_keys, key), len(self.sorted_keys) - 1)
-        found = self.sorted_keys[loc] == key
-        self.doc_pos[s, self.sorter[loc[found]]] = run.rank[hit][found]
-
-    def queries(self, qrels: pd.DataFrame, subtopics: bool) -> list:
-        """One :class:`prefeval.ranking.QueryPositions` per evaluated query, sorted by query id."""
-        from prefeval.ranking import QueryPositions
-
-        qc = self.query_codes
-        bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True]) if len(qc) else np.zeros(1, dtype=np.intp)
-        qids = self.relevant["query_id"].to_numpy(dtype=object)
-        dids = self.relevant["doc_id"].to_numpy(dtype=object)
-        grades = self.relevant["relevance"].to_numpy(dtype=np.int64)
-        groups = _subtopic_groups(qrels, self.rel) if subtopics else {}
-        out = []
-        for a, b in zip(bounds[:-1], bounds[1:]):
-            qid = str(qids[a])
-            ids, membership = _subtopic_membership(groups.get(qid), dids[a:b])
-            out.append(QueryPositions(qid, dids[a:b], grades[a:b], self.doc_pos[:, a:b], ids, membership))
-        return out
-
-
-def _subtopic_groups(qrels: pd.DataFrame, rel: int) -> dict[str, pd.DataFrame]:
-    from prefeval.ranking import NO_SUBTOPIC
-
-    rows = qrels[~qrels["iteration"].isin(NO_SUBTOPIC) & (qrels["relevance"] >= rel)]
-    return {str(k): v for k, v in rows.groupby("query_id", sort=False)}
-
-
-def _subtopic_membership(rows: pd.DataFrame | None, doc_ids: np.ndarray) -> tuple[tuple[str, ...] | None,
-                                                                                     np.ndarray | None]:
-    """Subtopic ids (numeric-looking ids in numeric order) and (T, m) membership: grade >= rel for subtopic t."""
-    if rows is None or rows.empty:
-        return None, None
-    ids = tuple(sorted(rows["iteration"].unique(), key=lambda t: (len(t), t)))
-    membership = np.zeros((len(ids), len(doc_ids)), dtype=bool)
-    membership[pd.Index(ids).get_indexer(rows["iteration"]), pd.Index(doc_ids).get_indexer(rows["doc_id"])] = True
-    return ids, membership
-
-
-def _run_dict(run: _RankedRun, queries: pd.Index, depth: int | None) -> dict[str, dict[str, float]]:
-    """A ranked run as ``{query: {doc: -rank}}`` for ir-measures (its fastest input); the scores reproduce
-    prefeval's order exactly, ties and repeated documents already resolved."""
-    keep = slice(None) if depth is None else run.rank <= depth
-    qc, docs, scores = run.query_codes[keep], run.doc_ids[keep], -run.rank[keep].astype(np.float64)
-    if not len(qc):
-        return {}
-    bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True])
-    names = queries.to_numpy(dtype=object)
-    return {str(names[qc[a]]): dict(zip(docs[a:b].tolist(), scores[a:b].tolist()))
-            for a, b in zip(bounds[:-1], bounds[1:])}
-
-
 class _MetricTable:
     """Per-query values of the metric methods sharing one run depth, one ``iter_calc`` pass per run."""
 
@@ -600,16 +449,14 @@ class _MetricTable:
             raise PrefevalError(f"cannot evaluate {', '.join(m.label for m in methods)}: {exc}") from None
         self.values: dict[Any, dict[str, np.ndarray]] = {ms: {} for ms in self.measures}
 
-    def fill(self, s: int, run: _RankedRun, queries: pd.Index) -> None:
-        ranking = _run_dict(run, queries, self.depth)
+    def fill(self, s: int, run: RankedRun) -> None:
+        ranking = run.to_dict(self.depth)
         if not ranking:  # retrieved nothing: every query gets measure.DEFAULT below
             return
         for metric in self.evaluator.iter_calc(ranking):
             self.values[metric.measure].setdefault(metric.query_id, np.full(self.n_runs, np.nan))[s] = metric.value
 
     def results(self, qrels: pd.DataFrame) -> list[MethodResult]:
-        from prefeval.ranking import relevant_documents
-
         out = []
         for m in self.methods:
             qids = np.sort(relevant_documents(qrels, m.rel)["query_id"].unique()).astype(object)
@@ -626,10 +473,11 @@ class _MetricTable:
 
 def _evaluate(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels: pd.DataFrame,
               progress: bool) -> list[MethodResult]:
-    """One pass over the runs (rank each once, fill every position/metric table), then the per-query kernels."""
+    """One pass over the runs (rank each once, locate its documents for every position/metric table), then the
+    per-query kernels."""
     names = list(run_frames)
     S = len(names)
-    queries = pd.Index(pd.unique(qrels["query_id"]))
+    queries = qrels_queries(qrels)
     pref_groups: dict[tuple[int, int | None], list[Method]] = {}
     metric_groups: dict[int | None, list[Method]] = {}
     for m in methods:
@@ -638,29 +486,30 @@ def _evaluate(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels:
         else:
             metric_groups.setdefault(m.depth, []).append(m)
     min_rel = min(m.rel for m in methods)
-    base = pd.unique(qrels.loc[qrels["relevance"] >= min_rel, "doc_id"].to_numpy(dtype=object))
-    tables = {key: _PositionTable(qrels, queries, base, key[0], key[1], S) for key in pref_groups}
-    for (rel, _), table in tables.items():
-        if table.relevant.empty:
+    candidates = candidate_documents(qrels, min_rel)
+    tables = {rel: PositionTable(qrels, rel, queries) for rel in dict.fromkeys(rel for rel, _ in pref_groups)}
+    for (rel, _), group in pref_groups.items():
+        if not len(tables[rel]):
             raise PrefevalError(f"no query has a relevant document (grade >= {rel}) in the qrels; nothing to "
-                                f"compare for {', '.join(m.label for m in pref_groups[rel, _])}")
+                                f"compare for {', '.join(m.label for m in group)}")
+    doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
     metric_tables = [_MetricTable(group, qrels, depth, S) for depth, group in metric_groups.items()]
     evaluated = queries.get_indexer(pd.unique(qrels.loc[qrels["relevance"] >= min_rel, "query_id"]))
     for s, name in enumerate(_progress(names, progress, "ranking runs")):
-        run = _rank_run(run_frames[name], queries, base, name)
+        run = rank_run(run_frames[name], queries, candidates, name)
         if not np.isin(run.query_codes, evaluated).any():
             warnings.warn(f"run {name!r} has none of the {len(evaluated)} evaluated queries of the qrels; "
                           "it counts as retrieving nothing for every query", stacklevel=3)
-        for table in tables.values():
-            table.fill(s, run)
+        for (rel, depth), pos in doc_pos.items():
+            pos[s] = tables[rel].locate(run, depth)
         for mt in metric_tables:
-            mt.fill(s, run, queries)
+            mt.fill(s, run)
     results = []
-    for key, group in pref_groups.items():
-        positions = tables[key].queries(qrels, subtopics=any(m.measure.NAME == "RPP" and m.measure["subtopics"]
-                                                                for m in group))
+    for (rel, depth), group in pref_groups.items():
+        subtopics = any(m.measure.NAME == "RPP" and m.measure["subtopics"] for m in group)
+        positions = tables[rel].positions(doc_pos[rel, depth], subtopics=subtopics)
         tensors = {m.label: np.empty((len(positions), S, S)) for m in group}
-        for q, query in enumerate(_progress(positions, progress, f"preferences (rel={key[0]})")):
+        for q, query in enumerate(_progress(positions, progress, f"preferences (rel={rel})")):
             for m in group:
                 tensors[m.label][q] = _preference_matrix(m.measure, query)
         qids = np.array([p.query_id for p in positions], dtype=object)
@@ -668,26 +517,6 @@ def _evaluate(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels:
     for mt in metric_tables:
         results += mt.results(qrels)
     return results
-
-
-def _is_canonical_run(frame: Any) -> bool:
-    """Whether ``frame`` already is a canonical run (string ids, float scores without NaN), so that the copy and
-    validation of :func:`prefeval.inputs.run_frame` can be skipped (missing ids are caught by :func:`_rank_run`)."""
-    if not isinstance(frame, pd.DataFrame) or not {"query_id", "doc_id", "score"} <= set(frame.columns):
-        return False
-    ids_ok = all(isinstance(frame[c].dtype, pd.StringDtype) for c in ("query_id", "doc_id"))
-    return ids_ok and frame["score"].dtype == np.float64 and not frame["score"].isna().any()
-
-
-def _runs(runs: Any) -> dict[str, pd.DataFrame]:
-    """``runs`` as ``{name: canonical run}``; runs that are already canonical frames are used as they are."""
-    from prefeval.inputs import runs_dict
-
-    if isinstance(runs, Mapping) and all(_is_canonical_run(f) for f in runs.values()):
-        names = [str(name) for name in runs]
-        if len(set(names)) == len(names):
-            return {str(name): frame for name, frame in runs.items()}
-    return runs_dict(runs)
 
 
 def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None = None, *,
@@ -700,7 +529,8 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     ``rel``: minimum grade of a relevant document (a method's own ``rel=`` wins). ``depth``: truncate every
     run to its top ``depth`` documents first. ``progress``: show a progress bar.
     """
-    from prefeval.inputs import qrels_frame
+    from prefeval.inputs import qrels_frame, runs_dict
+
     if isinstance(methods, str) or hasattr(methods, "NAME"):
         methods = [methods]
     methods = list(methods)
@@ -716,7 +546,7 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
             raise PrefevalError(f"methods {seen[key]!r} and {m.label!r} are the same; give each once")
         seen[key] = m.label
     qrels_df = qrels_frame(qrels)
-    run_frames = _runs(runs)
+    run_frames = runs_dict(runs)
     if len(run_frames) < 2:
         raise PrefevalError(f"compare needs at least two runs; got {len(run_frames)} ({', '.join(run_frames) or '-'})")
     results = {r.method.label: r for r in _evaluate(parsed, run_frames, qrels_df, progress)}

@@ -112,14 +112,12 @@ class BenchmarkDataset:
         """Grade scale, subtopics and query counts (computed from the qrels)."""
         if self._facts is None:
             qrels = self.qrels
-            handler = _unwrapped_handler(self.irds, "qrels")
-            defs = dict(handler.qrels_defs() or {})
-            cls = handler.qrels_cls()
+            grades, has_subtopics = _qrels_scale(self.irds)
             counts = qrels["relevance"].value_counts().sort_index()
             self._facts = DatasetFacts(
                 dataset_id=self.dataset_id,
-                grades={int(k): str(v) for k, v in sorted(defs.items())},
-                has_subtopics="subtopic_id" in getattr(cls, "_fields", ()),
+                grades=grades,
+                has_subtopics=has_subtopics,
                 num_queries=int(qrels["query_id"].nunique()),
                 num_queries_with_relevant=int(qrels.loc[qrels["relevance"] > 0, "query_id"].nunique()),
                 num_judgments=len(qrels),
@@ -132,15 +130,6 @@ def normalise_id(dataset_id: str) -> str:
     """Strip the optional ``irds:`` prefix and surrounding blanks."""
     text = str(dataset_id).strip()
     return text[len(_PREFIX):] if text.startswith(_PREFIX) else text
-
-
-def is_dataset_id(text: str) -> bool:
-    """True when ``text`` (with or without ``irds:``) names a dataset ir_datasets knows."""
-    try:
-        _irds_dataset(normalise_id(text))
-    except PrefevalError:
-        return False
-    return True
 
 
 _CACHE: dict[str, BenchmarkDataset] = {}
@@ -193,49 +182,29 @@ def _irds_dataset(dataset_id: str) -> Any:
     raise PrefevalError(f"{dataset_id!r} is neither an existing file nor an ir_datasets id{hint}")
 
 
-def _load_qrels(dataset_id: str) -> pd.DataFrame:
+def _records(dataset_id: str, entity: str) -> pd.DataFrame:
+    """The ``qrels`` or ``queries`` records of a dataset as a frame, one column per record field."""
     ds = _irds_dataset(dataset_id)
-    if not ds.has_qrels():
-        raise PrefevalError(f"ir_datasets dataset {dataset_id} has no qrels (it provides: {_provides(ds)})")
-    with _guard(dataset_id, "qrels"):
-        cls = ds.qrels_cls()
-        records = list(ds.qrels_iter())
-    fields = list(getattr(cls, "_fields", ()))
-    if records and not fields:
-        fields = list(records[0]._fields)
-    frame = pd.DataFrame.from_records(records, columns=fields) if records else pd.DataFrame(columns=fields)
-    for required in ("query_id", "doc_id", "relevance"):
-        if required not in frame.columns:
-            raise PrefevalError(f"{dataset_id}: qrels records {fields} lack a {required!r} field")
-    if "subtopic_id" in frame.columns:
-        iteration = frame["subtopic_id"]
-    elif "iteration" in frame.columns:
-        iteration = frame["iteration"]
-    else:
-        iteration = pd.Series("0", index=frame.index)
-    relevance = pd.to_numeric(frame["relevance"], errors="coerce")
-    bad = relevance.isna() | (relevance != relevance.round())
-    if bad.any():
-        row = frame[bad].iloc[0]
-        raise PrefevalError(f"{dataset_id}: non-integer relevance {row['relevance']!r} for query "
-                            f"{row['query_id']}, document {row['doc_id']}")
-    return pd.DataFrame({
-        "query_id": frame["query_id"].astype(str).to_numpy(),
-        "doc_id": frame["doc_id"].astype(str).to_numpy(),
-        "relevance": relevance.astype("int64").to_numpy(),
-        "iteration": iteration.astype(str).to_numpy(),
-    })
+    if not ds.has(entity):
+        raise PrefevalError(f"ir_datasets dataset {dataset_id} has no {entity} (it provides: {_provides(ds)})")
+    with _guard(dataset_id, entity):
+        cls = getattr(ds, f"{entity}_cls")()
+        records = list(getattr(ds, f"{entity}_iter")())
+    fields = list(getattr(cls, "_fields", ())) or (list(records[0]._fields) if records else ["query_id"])
+    return pd.DataFrame.from_records(records, columns=fields) if records else pd.DataFrame(columns=fields)
+
+
+def _load_qrels(dataset_id: str) -> pd.DataFrame:
+    from prefeval.inputs import _canonical_qrels
+
+    frame = _records(dataset_id, "qrels")
+    if "subtopic_id" in frame.columns:  # diversity qrels: the subtopic goes to ``iteration`` (module doc)
+        frame = frame.drop(columns="iteration", errors="ignore")
+    return _canonical_qrels(frame, f"{dataset_id} qrels")
 
 
 def _load_topics(dataset_id: str) -> pd.DataFrame:
-    ds = _irds_dataset(dataset_id)
-    if not ds.has_queries():
-        raise PrefevalError(f"ir_datasets dataset {dataset_id} has no queries (it provides: {_provides(ds)})")
-    with _guard(dataset_id, "queries"):
-        cls = ds.queries_cls()
-        records = list(ds.queries_iter())
-    fields = list(getattr(cls, "_fields", ())) or (list(records[0]._fields) if records else ["query_id"])
-    frame = pd.DataFrame.from_records(records, columns=fields) if records else pd.DataFrame(columns=fields)
+    frame = _records(dataset_id, "queries")
     frame["query_id"] = frame["query_id"].astype(str)
     return frame
 
@@ -303,7 +272,7 @@ def needed_files(dataset_id: str, entities: tuple[str, ...] = ENTITIES) -> list[
 def _collect(obj: Any, entity: str, marker: tuple[Path, str] | None, out: list[NeededFile],
              seen: set[int], depth: int) -> None:
     from ir_datasets.datasets.base import Dataset
-    from ir_datasets.util import Cache, Download, Lazy, LocalDownload, Migrator
+    from ir_datasets.util import Cache, Download, Lazy, Migrator
 
     if id(obj) in seen or depth > 40:
         return
@@ -319,15 +288,7 @@ def _collect(obj: Any, entity: str, marker: tuple[Path, str] | None, out: list[N
         _collect(state["_wrapped"], entity, (Path(state["_version_file"]), state["_version"]), out, seen, depth + 1)
         return
     if isinstance(obj, Download):
-        state = vars(obj)
-        out.append(NeededFile(
-            entity=entity,
-            path=Path(state["_cache_path"]) if state["_cache_path"] else None,
-            md5=state["expected_md5"],
-            urls=[m.url for m in state["mirrors"] if hasattr(m, "url")],
-            local_mirrors=[Path(vars(m)["_path"]) for m in state["mirrors"] if isinstance(m, LocalDownload)],
-            marker=marker,
-        ))
+        out.append(_download_info(obj, entity, marker))
         return
     if isinstance(obj, (Lazy, types.FunctionType, types.MethodType, functools.partial)):
         return
@@ -419,17 +380,18 @@ def unavailable_message(dataset_id: str, needed: NeededFile, reason: str) -> str
             f"Place a copy there{marker} with: prefeval datasets seed {dataset_id} {needed.name}")
 
 
-def _download_info(download: Any) -> NeededFile:
+def _download_info(download: Any, entity: str, marker: tuple[Path, str] | None = None) -> NeededFile:
+    """The file an ir_datasets ``Download`` reads (cache path, md5, mirrors)."""
     from ir_datasets.util import LocalDownload
 
     state = vars(download)
-    context = _GUARD.get()
     return NeededFile(
-        entity=context[1] if context else "data",
+        entity=entity,
         path=Path(state["_cache_path"]) if state["_cache_path"] else None,
         md5=state["expected_md5"],
         urls=[m.url for m in state["mirrors"] if hasattr(m, "url")],
         local_mirrors=[Path(vars(m)["_path"]) for m in state["mirrors"] if isinstance(m, LocalDownload)],
+        marker=marker,
     )
 
 
@@ -438,7 +400,7 @@ def _check_download(download: Any) -> None:
     context = _GUARD.get()
     if context is None:
         return
-    info = _download_info(download)
+    info = _download_info(download, context[1])
     if info.path is not None and info.path.exists():
         return
     if any(p.exists() for p in info.local_mirrors):
@@ -634,11 +596,8 @@ def info(dataset_id: str) -> dict[str, Any]:
     grades: dict[int, str] = {}
     has_subtopics = False
     if ds.has("qrels"):
-        handler = _unwrapped_handler(ds, "qrels")
         with contextlib.suppress(Exception):
-            grades = {int(k): str(v) for k, v in sorted((handler.qrels_defs() or {}).items())}
-        with contextlib.suppress(Exception):
-            has_subtopics = "subtopic_id" in handler.qrels_cls()._fields
+            grades, has_subtopics = _qrels_scale(ds)
     files = [{
         "entity": n.entity, "name": n.name, "path": str(n.path) if n.path else None,
         "under_home": _under_home(n.path) if n.path else None, "md5": n.md5,
@@ -647,6 +606,13 @@ def info(dataset_id: str) -> dict[str, Any]:
     } for n in needed_files(key)]
     return {"dataset_id": key, "provides": provides, "grades": grades, "has_subtopics": has_subtopics,
             "home": str(_home()), "files": files}
+
+
+def _qrels_scale(ds: Any) -> tuple[dict[int, str], bool]:
+    """The grade descriptions of ``ds``'s qrels (``qrels_defs()``) and whether they carry subtopics."""
+    handler = _unwrapped_handler(ds, "qrels")
+    grades = {int(k): str(v) for k, v in sorted((handler.qrels_defs() or {}).items())}
+    return grades, "subtopic_id" in getattr(handler.qrels_cls(), "_fields", ())
 
 
 def _unwrapped_handler(ds: Any, entity: str) -> Any:

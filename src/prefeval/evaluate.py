@@ -128,17 +128,19 @@ def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataF
     })
 
 
-def _aggregate(per_query: pd.DataFrame, measures: list[Any], runs: list[str]) -> pd.DataFrame:
-    """System values with each measure's own ir-measures aggregator (the mean for all built-in ones)."""
+def system_values(per_query: pd.DataFrame, measures: list[Any], runs: list[str]) -> pd.DataFrame:
+    """``run, measure, value``: each measure's own ir-measures aggregator (the mean for all built-in ones)
+    over the per-query values of each run (``measure`` matched by name); NaN for a run without values."""
+    keys = [per_query["run"], per_query["measure"].map(str)]
+    groups = {key: frame["value"].to_numpy() for key, frame in per_query.groupby(keys, sort=False)}
     rows = []
     for run in runs:
-        block = per_query[per_query["run"] == run]
         for measure in measures:
-            values = block.loc[block["measure"] == measure, "value"].to_numpy()
+            values = groups.get((run, str(measure)))
             agg = measure.aggregator()
-            for v in values:
+            for v in values if values is not None else ():
                 agg.add(v)
-            rows.append((run, str(measure), float(agg.result()) if len(values) else float("nan")))
+            rows.append((run, str(measure), float(agg.result()) if values is not None else float("nan")))
     return pd.DataFrame(rows, columns=["run", "measure", "value"])
 
 
@@ -175,7 +177,7 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     table = pd.concat(parts, ignore_index=True)
     names = list(run_frames)
     if not per_query:
-        return _aggregate(table, parsed, names)
+        return system_values(table, parsed, names)
     order = {m: i for i, m in enumerate(parsed)}
     table = table.assign(_r=table["run"].map({n: i for i, n in enumerate(names)}), _m=table["measure"].map(order))
     table = table.sort_values(["_r", "query_id", "_m"], kind="stable").drop(columns=["_r", "_m"])

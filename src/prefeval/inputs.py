@@ -59,6 +59,8 @@ def run_frame(run: Any, name: str | None = None) -> pd.DataFrame:
     """Return ``run`` as a canonical DataFrame; NaN or non-numeric scores are an error naming the query."""
     label = name or "run"
     if isinstance(run, pd.DataFrame):
+        if _is_canonical_run(run):
+            return run if list(run.columns) == RUN_COLUMNS else run[RUN_COLUMNS]
         return _canonical_run(run, f"{label} (DataFrame)")
     if _is_pathlike(run):
         from prefeval.io import read_run
@@ -143,6 +145,16 @@ def _canonical_qrels(frame: pd.DataFrame, label: str) -> pd.DataFrame:
         "iteration": frame["iteration"].astype(str).to_numpy(),
     })
     return out
+
+
+def _is_canonical_run(frame: pd.DataFrame) -> bool:
+    """Whether ``frame`` already has canonical run columns (string ids, float64 scores without NaN), e.g. from
+    :func:`prefeval.io.read_run`: then :func:`run_frame` returns it without copying (missing ids, which the
+    conversion would keep as NaN too, are reported by :func:`prefeval.ranking.rank_run`)."""
+    if not set(RUN_COLUMNS) <= set(frame.columns) or frame.columns.duplicated().any():
+        return False
+    ids_ok = all(isinstance(frame[c].dtype, pd.StringDtype) for c in ("query_id", "doc_id"))
+    return ids_ok and frame["score"].dtype == np.float64 and not frame["score"].isna().any()
 
 
 def _canonical_run(frame: pd.DataFrame, label: str) -> pd.DataFrame:

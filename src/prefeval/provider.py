@@ -25,7 +25,15 @@ from prefeval.core import lexicographic, metrics, rbu, rpp
 from prefeval.core.positions import position_vectors
 from prefeval.inputs import qrels_frame, run_frame
 from prefeval.measures import MEASURES, PREFERENCES, is_prefeval_measure, register
-from prefeval.ranking import NO_SUBTOPIC, QueryPositions, query_positions, rank_runs, relevant_documents
+from prefeval.ranking import (
+    NO_SUBTOPIC,
+    PositionTable,
+    QueryPositions,
+    RankedRun,
+    candidate_documents,
+    qrels_queries,
+    rank_run,
+)
 from prefeval.runs import resolve_run
 
 
@@ -46,30 +54,40 @@ class PrefevalProvider(ir_measures.providers.Provider):
 
 
 class PrefevalEvaluator(ir_measures.providers.Evaluator):
-    """Holds the qrels (and ranked baselines) once; evaluates any number of runs."""
+    """Holds the qrels, their position tables and the ranked baselines once; evaluates any number of runs."""
 
     def __init__(self, measures: list, qrels: pd.DataFrame) -> None:
         self.qrels = qrels
-        # measures sharing (rel, cutoff) share one ranking pass
+        # measures sharing (rel, cutoff) share one position table and depth
         self.groups: dict[tuple[int, int | None], list] = defaultdict(list)
         for measure in measures:
             self.groups[(measure["rel"], measure.params.get("cutoff"))].append(measure)
         self.baselines = {m["baseline"]: resolve_run(m["baseline"]) for m in measures if m.NAME in PREFERENCES}
+        self.queries = qrels_queries(qrels)
+        self.candidates = candidate_documents(qrels, min((rel for rel, _ in self.groups), default=1))
+        self.tables = {rel: PositionTable(qrels, rel, self.queries) for rel, _ in self.groups}
+        self._ranked_baselines: dict[str, RankedRun] = {}
         qids = set()
-        for rel, _ in self.groups:
-            qids.update(relevant_documents(qrels, rel)["query_id"].unique())
+        for table in self.tables.values():
+            qids.update(table.relevant["query_id"].unique())
         super().__init__(measures, qids)
 
+    def _baseline(self, name: str) -> RankedRun:
+        """The baseline run ``name``, ranked on first use."""
+        if name not in self._ranked_baselines:
+            self._ranked_baselines[name] = rank_run(self.baselines[name], self.queries, self.candidates, name)
+        return self._ranked_baselines[name]
+
     def _iter_calc(self, run) -> Iterator[Metric]:
-        run = run_frame(run)
+        ranked = rank_run(run_frame(run), self.queries, self.candidates)
         for (rel, cutoff), group in self.groups.items():
             baselines = sorted({m["baseline"] for m in group if m.NAME in PREFERENCES})
-            runs = {"\0run": run, **{b: self.baselines[b] for b in baselines}}
-            ranked = rank_runs(runs, cutoff)
-            positions = query_positions(runs, self.qrels, rel, ranked=ranked)
+            table = self.tables[rel]
+            doc_pos = np.vstack([table.locate(r, cutoff) for r in (ranked, *map(self._baseline, baselines))])
+            positions = table.positions(doc_pos)
             for measure in group:
                 if measure.NAME == "RBU":
-                    values = _rbu_values(measure, ranked[ranked["run"] == 0], self.qrels, positions)
+                    values = _rbu_values(measure, ranked.rows(cutoff), self.qrels, positions)
                 elif measure.NAME == "TSE":
                     values = (metrics.tse(position_vectors(q.doc_pos[0])) for q in positions)
                 else:
@@ -102,7 +120,8 @@ def rpp_populations(measure, query: QueryPositions) -> np.ndarray:
 
 def _rbu_values(measure, ranked: pd.DataFrame, qrels: pd.DataFrame,
                 positions: list[QueryPositions]) -> np.ndarray:
-    """RBU of every evaluated query in one kernel call on a padded (queries x depth x aspects) array.
+    """RBU of every evaluated query in one kernel call on a padded (queries x depth x aspects) array;
+    ``ranked`` holds the run's ranked rows ``query_id, doc_id, rank`` (:meth:`prefeval.ranking.RankedRun.rows`).
 
     Aspects of a query are its subtopics (one aspect for qrels without subtopics) that have a document
     with grade >= ``rel``; each gets weight 1/#aspects. Grades below ``rel`` count as 0.

@@ -1,10 +1,18 @@
-"""From canonical run and qrels frames to per-query position arrays for many runs at once.
+"""From canonical run and qrels frames to ranked runs and per-query position arrays (DESIGN.md semantics).
 
-Ordering follows trec_eval (DESIGN.md): score descending, ties broken by ``doc_id`` descending in
-string order; the rank column of a TREC file is ignored. A document repeated within one query of a
-run keeps its first (best) position, with one warning per run. A query is *evaluated* when the qrels
-give it at least one document with grade ``>= rel``; a run lacking an evaluated query retrieved
-nothing for it (the worst case).
+Ordering follows trec_eval: score descending, ties broken by ``doc_id`` descending in string order; the rank
+column of a TREC file is ignored. A document repeated within one query of a run keeps its first (best)
+position, with one warning per run. A query is *evaluated* when the qrels give it at least one document with
+grade ``>= rel``; a run lacking an evaluated query retrieved nothing for it (the worst case).
+
+The API, used by :mod:`prefeval.provider`, :mod:`prefeval.compare` and :mod:`prefeval.analysis`:
+
+* :func:`rank_run` ranks one run once (:class:`RankedRun`); the result serves every relevance threshold and
+  depth (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` give the ranked rows, optionally truncated);
+* :class:`PositionTable` lays out the relevant documents of every evaluated query for one threshold,
+  :meth:`PositionTable.locate` finds them in a ranked run and :meth:`PositionTable.positions` cuts the
+  located positions of many runs into one :class:`QueryPositions` per query;
+* :func:`query_positions` does all three for a mapping of runs.
 """
 
 from __future__ import annotations
@@ -15,6 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from prefeval.errors import PrefevalError
 
 NO_SUBTOPIC = frozenset({"0", "Q0", ""})
 
@@ -37,49 +47,142 @@ class QueryPositions:
     subtopics: np.ndarray | None = None
 
 
-def _ordered_codes(values: np.ndarray) -> np.ndarray:
-    """Integer codes whose order is the string order of ``values`` (hash factorize, then sort uniques)."""
-    codes, uniques = pd.factorize(values, sort=False)
-    rank_of_unique = np.empty(len(uniques), dtype=np.int64)
-    rank_of_unique[np.argsort(np.asarray(uniques, dtype=object).astype(str), kind="stable")] = np.arange(len(uniques))
-    return rank_of_unique[codes]
+# ----------------------------------------------------------------------------------------------
+# ranking one run
 
 
-def rank_runs(runs: Mapping[str, pd.DataFrame], depth: int | None = None) -> pd.DataFrame:
-    """Rank every query of every run: columns ``run`` (index into ``runs``), ``query_id``, ``doc_id``, ``rank``.
+@dataclass(frozen=True)
+class RankedRun:
+    """One run ranked per query, restricted to ``queries``.
 
-    Vectorised over all runs (one lexsort); ``depth`` keeps ranks ``<= depth``.
+    Rows are grouped by query in the order of ``queries`` and ranked within each query: ``query_codes[i]``
+    indexes ``queries``, ``rank[i]`` is 1-based, no document repeats within a query. ``doc_codes[i] < len(candidates)``
+    exactly when ``doc_ids[i] == candidates[doc_codes[i]]`` (the candidate relevant documents given to
+    :func:`rank_run`); other documents have larger codes.
     """
-    names = list(runs)
-    frames = [runs[name] for name in names]
-    sizes = np.array([len(f) for f in frames], dtype=np.int64)
-    if sizes.sum() == 0:
-        return pd.DataFrame({"run": pd.Series(dtype="int64"), "query_id": pd.Series(dtype=object),
-                             "doc_id": pd.Series(dtype=object), "rank": pd.Series(dtype="int64")})
-    run_idx = np.repeat(np.arange(len(frames)), sizes)
-    qids = np.concatenate([f["query_id"].to_numpy(dtype=object) for f in frames])
-    docs = np.concatenate([f["doc_id"].to_numpy(dtype=object) for f in frames])
-    scores = np.concatenate([f["score"].to_numpy(dtype=np.float64) for f in frames])
-    q_codes, _ = pd.factorize(qids)
-    doc_codes = _ordered_codes(docs)
-    group = run_idx * (int(q_codes.max()) + 1) + q_codes
-    order = np.lexsort((-doc_codes, -scores, group))
-    group, doc_codes = group[order], doc_codes[order]
-    # a (run, query, document) seen before in sort order: keep only the first (best) occurrence
-    repeated = pd.Series(group * (int(doc_codes.max()) + 1) + doc_codes).duplicated(keep="first").to_numpy()
-    if repeated.any():
-        counts = np.bincount(run_idx[order][repeated], minlength=len(names))
-        for r in np.flatnonzero(counts):
-            warnings.warn(f"run {names[r]!r}: {counts[r]} repeated document(s) within a query; "
+
+    queries: pd.Index
+    query_codes: np.ndarray
+    doc_ids: np.ndarray
+    doc_codes: np.ndarray
+    rank: np.ndarray
+    candidates: np.ndarray
+
+    def _top(self, depth: int | None) -> slice | np.ndarray:
+        return slice(None) if depth is None else self.rank <= depth
+
+    def rows(self, depth: int | None = None) -> pd.DataFrame:
+        """Ranked rows ``query_id, doc_id, rank`` (ranks ``<= depth``), grouped by query, in rank order."""
+        keep = self._top(depth)
+        qc = self.query_codes[keep]
+        return pd.DataFrame({"query_id": self.queries.to_numpy(dtype=object)[qc], "doc_id": self.doc_ids[keep],
+                             "rank": self.rank[keep]})
+
+    def to_dict(self, depth: int | None = None) -> dict[str, dict[str, float]]:
+        """``{query: {doc: -rank}}`` (ranks ``<= depth``) for ir-measures (its fastest input): the scores
+        reproduce this order exactly, ties and repeated documents already resolved."""
+        keep = self._top(depth)
+        qc, docs, scores = self.query_codes[keep], self.doc_ids[keep], -self.rank[keep].astype(np.float64)
+        if not len(qc):
+            return {}
+        bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True])
+        names = self.queries.to_numpy(dtype=object)
+        return {str(names[qc[a]]): dict(zip(docs[a:b].tolist(), scores[a:b].tolist()))
+                for a, b in zip(bounds[:-1], bounds[1:])}
+
+
+def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, docs: np.ndarray) -> np.ndarray:
+    """``order`` with each stretch of equal (query, score) put in doc_id-descending string order."""
+    qs, ss = qc[order], sc[order]
+    same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
+    if not same.any():
+        return order
+    tied = np.zeros(len(order), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    pos = np.flatnonzero(tied)
+    segment = np.cumsum(np.r_[True, ~same])[pos]
+    _, codes = np.unique(docs[order[pos]].astype(str), return_inverse=True)
+    order = order.copy()
+    order[pos] = order[pos][np.lexsort((-codes.reshape(-1), segment))]
+    return order
+
+
+def _as_index(values) -> pd.Index:
+    return values if isinstance(values, pd.Index) else pd.Index(np.asarray(values, dtype=object), dtype=object)
+
+
+def _query_codes(q: np.ndarray, queries: pd.Index | None, name: str) -> tuple[np.ndarray, pd.Index]:
+    """Code of each row's query in ``queries`` (-1: not there), looked up once per block of equal ids."""
+    if not len(q):
+        return np.zeros(0, dtype=np.intp), queries if queries is not None else pd.Index([], dtype=object)
+    heads = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
+    if pd.isna(q[heads]).any():
+        raise PrefevalError(f"run {name!r} has a missing query id")
+    if queries is None:
+        head_codes, uniques = pd.factorize(q[heads])
+        queries = pd.Index(uniques, dtype=object)
+    else:
+        head_codes = queries.get_indexer(q[heads])
+    return np.repeat(head_codes, np.diff(np.r_[heads, len(q)])), queries
+
+
+def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: np.ndarray | None = None,
+             name: str = "run") -> RankedRun:
+    """Rank one canonical run (DESIGN.md): score descending, ties by doc_id descending, a repeated document keeps
+    its first (best) position (one warning per run).
+
+    ``queries``: the queries to keep (others are dropped; default: all, in order of appearance). ``candidates``:
+    documents to pre-locate (e.g. those with grade >= rel), which makes :meth:`PositionTable.locate` a pure integer
+    lookup. Vectorised; the sort is skipped when the rows are already grouped by query with non-increasing scores
+    (as in TREC files), and one hash pass over ``candidates`` followed by the run's documents finds both the
+    repeated and the candidate documents. A missing query or doc id is an error naming the run.
+    """
+    candidates = np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object)
+    q = frame["query_id"].to_numpy(dtype=object)
+    docs = frame["doc_id"].to_numpy(dtype=object)
+    sc = frame["score"].to_numpy(dtype=np.float64)
+    qc, queries = _query_codes(q, None if queries is None else _as_index(queries), name)
+    keep = qc >= 0
+    if not keep.all():
+        qc, docs, sc = qc[keep], docs[keep], sc[keep]
+    n = len(qc)
+    starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
+    grouped = np.count_nonzero(starts) == np.count_nonzero(np.bincount(qc, minlength=1))
+    if grouped and np.all(starts[1:] | (sc[1:] <= sc[:-1])):  # rank order up to ties and the order of queries
+        order = None
+        if n > 1 and np.any(qc[starts][1:] < qc[starts][:-1]):
+            order = np.argsort(qc, kind="stable")  # whole blocks move: cheap on runs of equal keys
+        if n > 1 and np.any((qc[1:] == qc[:-1]) & (sc[1:] == sc[:-1])):
+            order = _tie_order(np.arange(n) if order is None else order, qc, sc, docs)
+    else:
+        order = _tie_order(np.lexsort((-sc, qc)), qc, sc, docs)
+    if order is not None:
+        qc, docs = qc[order], docs[order]
+    codes, uniques = pd.factorize(np.concatenate([candidates, docs]))
+    head, codes = codes[:len(candidates)], codes[len(candidates):]
+    if n and codes.min() < 0:
+        raise PrefevalError(f"run {name!r} has a missing doc id (query {queries[qc[np.argmin(codes)]]})")
+    if len(head) and head[-1] != len(head) - 1:  # repeated candidates: codes count distinct ones
+        candidates = np.asarray(uniques[:head.max() + 1], dtype=object)
+    multi = np.flatnonzero(np.bincount(codes, minlength=len(uniques))[codes] > 1) if n else codes
+    if len(multi):  # documents occurring more than once in the run (in one query, or in several)
+        repeated = np.zeros(n, dtype=bool)
+        key = qc[multi].astype(np.int64) * len(uniques) + codes[multi]
+        repeated[multi[pd.Series(key).duplicated(keep="first").to_numpy()]] = True
+        if repeated.any():
+            warnings.warn(f"run {name!r}: {int(repeated.sum())} repeated document(s) within a query; "
                           "each keeps its first (best) position", stacklevel=3)
-        order, group = order[~repeated], group[~repeated]
-    starts = np.r_[True, group[1:] != group[:-1]]
-    start_index = np.maximum.accumulate(np.where(starts, np.arange(len(group)), 0))
-    rank = np.arange(len(group)) - start_index + 1
-    ranked = pd.DataFrame({"run": run_idx[order], "query_id": qids[order], "doc_id": docs[order], "rank": rank})
-    if depth is not None:
-        ranked = ranked[ranked["rank"] <= depth].reset_index(drop=True)
-    return ranked
+            qc, docs, codes = qc[~repeated], docs[~repeated], codes[~repeated]
+            n = len(qc)
+    starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
+    idx = np.arange(n)
+    rank = idx - np.maximum.accumulate(np.where(starts, idx, 0)) + 1
+    return RankedRun(queries, qc, docs, codes, rank, candidates)
+
+
+# ----------------------------------------------------------------------------------------------
+# locating the relevant documents
 
 
 def relevant_documents(qrels: pd.DataFrame, rel: int = 1) -> pd.DataFrame:
@@ -88,57 +191,126 @@ def relevant_documents(qrels: pd.DataFrame, rel: int = 1) -> pd.DataFrame:
     return general[general["relevance"] >= rel].reset_index(drop=True)
 
 
-def query_positions(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, rel: int = 1,
-                    depth: int | None = None, ranked: pd.DataFrame | None = None) -> list[QueryPositions]:
-    """Position arrays for every evaluated query (sorted by ``query_id``), one row per run in ``runs`` order.
+def candidate_documents(qrels: pd.DataFrame, rel: int = 1) -> np.ndarray:
+    """Distinct documents with grade ``>= rel`` for some query: the ``candidates`` for :func:`rank_run`."""
+    return pd.unique(qrels.loc[qrels["relevance"] >= rel, "doc_id"].to_numpy(dtype=object))
 
-    ``ranked`` may pass the result of :func:`rank_runs` to avoid ranking twice. The per-query loop only
-    slices numpy arrays; every join happens once for all queries.
+
+def qrels_queries(qrels: pd.DataFrame) -> pd.Index:
+    """The queries of the qrels in order of appearance: the ``queries`` for :func:`rank_run`."""
+    return pd.Index(pd.unique(qrels["query_id"].to_numpy(dtype=object)), dtype=object)
+
+
+class PositionTable:
+    """The relevant documents (grade >= ``rel``) of every evaluated query as columns, sorted by query then doc.
+
+    ``relevant`` holds the columns (``query_id, doc_id, relevance``); :meth:`locate` gives their positions in one
+    ranked run, :meth:`positions` turns the positions of many runs into :class:`QueryPositions`.
     """
-    if ranked is None:
-        ranked = rank_runs(runs, depth)
-    relevant = relevant_documents(qrels, rel)
-    query_ids, starts, sizes = _blocks(relevant["query_id"].to_numpy(dtype=object))
-    relevant["q"] = np.repeat(np.arange(len(query_ids)), sizes)
-    relevant["col"] = np.arange(len(relevant)) - np.repeat(starts, sizes)
-    keys = relevant[["query_id", "doc_id", "q", "col"]]
-    hits = ranked.merge(keys, on=["query_id", "doc_id"], how="inner").sort_values("q", kind="stable")
-    hit_q, hit_run, hit_col = (hits[c].to_numpy() for c in ("q", "run", "col"))
-    hit_rank = hits["rank"].to_numpy(dtype=np.float64)
-    hit_bounds = np.searchsorted(hit_q, np.arange(len(query_ids) + 1))
-    subtopic_ids, sub_q, sub_col, sub_code = _subtopic_rows(qrels, keys, rel)
-    sub_bounds = np.searchsorted(sub_q, np.arange(len(query_ids) + 1))
-    doc_ids = relevant["doc_id"].to_numpy(dtype=object)
-    grades = relevant["relevance"].to_numpy(dtype=np.int64)
-    result = []
-    for q, query_id in enumerate(query_ids):
-        lo, hi = starts[q], starts[q] + sizes[q]
-        doc_pos = np.full((len(runs), sizes[q]), np.inf)
-        h = slice(hit_bounds[q], hit_bounds[q + 1])
-        doc_pos[hit_run[h], hit_col[h]] = hit_rank[h]
-        ids, membership = None, None
-        s = slice(sub_bounds[q], sub_bounds[q + 1])
-        if s.stop > s.start:
-            codes, rows = np.unique(sub_code[s], return_inverse=True)
-            ids = tuple(subtopic_ids[c] for c in codes)
-            membership = np.zeros((len(codes), sizes[q]), dtype=bool)
-            membership[rows, sub_col[s]] = True
-        result.append(QueryPositions(str(query_id), doc_ids[lo:hi], grades[lo:hi], doc_pos, ids, membership))
-    return result
+
+    def __init__(self, qrels: pd.DataFrame, rel: int = 1, queries: pd.Index | None = None) -> None:
+        self.qrels, self.rel = qrels, rel
+        self.relevant = relevant_documents(qrels, rel)
+        self.queries = qrels_queries(qrels) if queries is None else _as_index(queries)
+        self.docs = pd.Index(pd.unique(self.relevant["doc_id"].to_numpy(dtype=object)))
+        self.query_codes = self.queries.get_indexer(self.relevant["query_id"])
+        if (self.query_codes < 0).any():
+            missing = self.relevant["query_id"][self.query_codes < 0].iloc[0]
+            raise PrefevalError(f"the queries given to PositionTable lack qrels query {missing!r}")
+        keys = self._keys(self.query_codes, self.docs.get_indexer(self.relevant["doc_id"]))
+        self.sorter = np.argsort(keys, kind="stable")
+        self.sorted_keys = keys[self.sorter]
+        self._maps: dict[str, tuple[object, np.ndarray | None]] = {}
+        self._subtopics: tuple[list[str], np.ndarray, np.ndarray] | None = None
+
+    def __len__(self) -> int:
+        return len(self.relevant)
+
+    def _keys(self, query_codes: np.ndarray, doc_columns: np.ndarray) -> np.ndarray:
+        return query_codes.astype(np.int64) * len(self.docs) + doc_columns
+
+    def _map(self, kind: str, source: object, build) -> np.ndarray | None:
+        """Cached per source object (the runs of one evaluation share their ``queries`` and ``candidates``)."""
+        cached = self._maps.get(kind)
+        if cached is None or cached[0] is not source:
+            cached = (source, build())
+            self._maps[kind] = cached
+        return cached[1]
+
+    def _doc_columns(self, run: RankedRun) -> np.ndarray:
+        """Column in ``docs`` of each row of ``run`` (-1: not relevant here)."""
+        def build() -> np.ndarray | None:
+            column = self.docs.get_indexer(run.candidates)
+            if np.unique(column[column >= 0]).size < len(self.docs):
+                return None  # some relevant documents are not candidates: look the run's documents up directly
+            return np.r_[column, -1]
+
+        column_of_code = self._map("candidates", run.candidates, build)
+        if column_of_code is None:
+            return self.docs.get_indexer(run.doc_ids)
+        return column_of_code[np.minimum(run.doc_codes, len(column_of_code) - 1)]
+
+    def locate(self, run: RankedRun, depth: int | None = None) -> np.ndarray:
+        """(len(self),) float64: the rank of each relevant document in ``run`` (ranks ``<= depth``), +inf if absent."""
+        out = np.full(len(self.relevant), np.inf)
+        if not len(self.sorted_keys) or not len(run.rank):
+            return out
+        query_map = self._map("queries", run.queries, lambda: self.queries.get_indexer(run.queries))
+        qc = run.query_codes if run.queries is self.queries else query_map[run.query_codes]
+        dc = self._doc_columns(run)
+        hit = (dc >= 0) & (qc >= 0)
+        if depth is not None:
+            hit &= run.rank <= depth
+        key = self._keys(qc[hit], dc[hit])
+        loc = np.minimum(np.searchsorted(self.sorted_keys, key), len(self.sorted_keys) - 1)
+        found = self.sorted_keys[loc] == key
+        out[self.sorter[loc[found]]] = run.rank[hit][found]
+        return out
+
+    def positions(self, doc_pos: np.ndarray, subtopics: bool = True) -> list[QueryPositions]:
+        """One :class:`QueryPositions` per evaluated query (sorted by query id) from ``doc_pos`` (runs x len(self),
+        rows from :meth:`locate`); ``subtopics=False`` skips the subtopic membership."""
+        qc = self.query_codes
+        bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True]) if len(qc) else np.zeros(1, dtype=np.intp)
+        qids = self.relevant["query_id"].to_numpy(dtype=object)
+        dids = self.relevant["doc_id"].to_numpy(dtype=object)
+        grades = self.relevant["relevance"].to_numpy(dtype=np.int64)
+        ids, sub_col, sub_code = self._subtopic_rows() if subtopics else ([], np.zeros(0, np.intp), None)
+        sub_bounds = np.searchsorted(sub_col, bounds)
+        out = []
+        for k, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
+            names, membership = None, None
+            s = slice(sub_bounds[k], sub_bounds[k + 1])
+            if s.stop > s.start:
+                codes, rows = np.unique(sub_code[s], return_inverse=True)
+                names = tuple(ids[c] for c in codes)
+                membership = np.zeros((len(codes), b - a), dtype=bool)
+                membership[rows.reshape(-1), sub_col[s] - a] = True
+            out.append(QueryPositions(str(qids[a]), dids[a:b], grades[a:b], doc_pos[:, a:b], names, membership))
+        return out
+
+    def _subtopic_rows(self) -> tuple[list[str], np.ndarray, np.ndarray]:
+        """(subtopic ids, numeric-looking ids in numeric order; column; subtopic code) of every judgment with grade
+        >= rel for a subtopic, sorted by column."""
+        if self._subtopics is None:
+            qrels = self.qrels
+            rows = qrels[~qrels["iteration"].isin(NO_SUBTOPIC) & (qrels["relevance"] >= self.rel)]
+            ids = sorted(rows["iteration"].unique(), key=lambda t: (len(t), t))  # "2" before "10"
+            key = self._keys(self.queries.get_indexer(rows["query_id"]), self.docs.get_indexer(rows["doc_id"]))
+            column = self.sorter[np.searchsorted(self.sorted_keys, key)]  # such documents are relevant
+            code = pd.Index(ids).get_indexer(rows["iteration"])
+            order = np.argsort(column, kind="stable")
+            self._subtopics = (ids, column[order], code[order])
+        return self._subtopics
 
 
-def _blocks(sorted_keys: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Distinct keys of a sorted array with the start and size of each block."""
-    if len(sorted_keys) == 0:
-        return sorted_keys, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
-    return sorted_keys[starts], starts, np.diff(np.r_[starts, len(sorted_keys)])
-
-
-def _subtopic_rows(qrels: pd.DataFrame, keys: pd.DataFrame, rel: int):
-    """(subtopic ids in natural order, query index, column, subtopic code) of every relevant subtopic judgment."""
-    rows = qrels[~qrels["iteration"].isin(NO_SUBTOPIC) & (qrels["relevance"] >= rel)]
-    rows = rows.merge(keys, on=["query_id", "doc_id"], how="inner").sort_values("q", kind="stable")
-    subtopic_ids = sorted(rows["iteration"].unique(), key=lambda t: (len(t), t))  # "2" before "10"
-    code = rows["iteration"].map({t: i for i, t in enumerate(subtopic_ids)}).to_numpy(dtype=np.int64)
-    return subtopic_ids, rows["q"].to_numpy(), rows["col"].to_numpy(), code
+def query_positions(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, rel: int = 1,
+                    depth: int | None = None, subtopics: bool = True) -> list[QueryPositions]:
+    """Position arrays for every evaluated query (sorted by ``query_id``), one row per run in ``runs`` order;
+    ``depth`` truncates the runs first. Each run is ranked once (:func:`rank_run`) and located in one table."""
+    table = PositionTable(qrels, rel)
+    candidates = candidate_documents(qrels, rel)
+    doc_pos = np.full((len(runs), len(table)), np.inf)
+    for s, (name, frame) in enumerate(runs.items()):
+        doc_pos[s] = table.locate(rank_run(frame, table.queries, candidates, str(name)), depth)
+    return table.positions(doc_pos, subtopics)

@@ -34,23 +34,28 @@ from scipy import stats as sps
 from prefeval.analysis._frames import TIE_TOL, per_query_frame, select_methods
 from prefeval.errors import PrefevalError
 
-__all__ = ["sign_agreement", "system_agreement", "kendall_tau", "kendall_tau_a", "TIE_RULES"]
+__all__ = ["sign_agreement", "sign_counts", "system_agreement", "kendall_tau", "kendall_tau_a", "kendall_tau_b",
+           "ordering_key", "TIE_RULES"]
 
 TIE_RULES = ("disagree", "exclude", "half")
 _KEYS = ["query_id", "run_a", "run_b"]
+_COLUMNS = ["method", "reference", "pairs", "agree", "disagree", "method_ties", "agreement"]
 
 
-def _counts(method_values: np.ndarray, ref_values: np.ndarray, tie_rule: str, tol: float) -> dict[str, Any]:
+def sign_counts(method_values: np.ndarray, ref_values: np.ndarray, tie_rule: str = "disagree",
+                tol: float = TIE_TOL) -> dict[str, Any]:
+    """Sign agreement of paired values with reference values, over the pairs the reference separates
+    (``|ref| > tol``; see module doc): ``pairs, agree, disagree, method_ties, agreement``."""
     if tie_rule not in TIE_RULES:
         raise PrefevalError(f"unknown tie rule {tie_rule!r}; choose one of {', '.join(TIE_RULES)}")
     strict = np.abs(ref_values) > tol
     m = method_values[strict]
     r = ref_values[strict]
     m_sign = np.where(np.abs(m) <= tol, 0, np.sign(m))
+    pairs = int(strict.sum())
     agree = int((m_sign == np.sign(r)).sum())
     ties = int((m_sign == 0).sum())
-    disagree = int(strict.sum()) - agree - ties
-    pairs = int(strict.sum())
+    disagree = pairs - agree - ties
     if tie_rule == "disagree":
         denominator, numerator = pairs, float(agree)
     elif tie_rule == "exclude":
@@ -65,6 +70,17 @@ def _pairs_of(methods: list[str], references: list[str]) -> list[tuple[str, str]
     return [(m, r) for m in methods for r in references if m != r]
 
 
+def _agreement_table(values: pd.DataFrame, methods: list[str], references: list[str], tie_rule: str,
+                     tol: float) -> pd.DataFrame:
+    """:func:`sign_counts` of every (method, reference) pair; ``values`` has one column per method."""
+    rows = []
+    for m, r in _pairs_of(methods, references):
+        both = values[[m, r]].dropna()
+        counts = sign_counts(both[m].to_numpy(np.float64), both[r].to_numpy(np.float64), tie_rule, tol)
+        rows.append({"method": m, "reference": r, **counts})
+    return pd.DataFrame(rows, columns=_COLUMNS)
+
+
 def sign_agreement(comparison: Any, methods: str | Sequence[str] | None = None,
                    references: str | Sequence[str] | None = None, *, method_ties: str = "disagree",
                    tol: float = TIE_TOL) -> pd.DataFrame:
@@ -77,14 +93,8 @@ def sign_agreement(comparison: Any, methods: str | Sequence[str] | None = None,
     """
     frame = per_query_frame(comparison)
     methods, references = _default_roles(comparison, frame, methods, references)
-    rows = []
     wide = frame.pivot_table(index=_KEYS, columns="method", values="value", aggfunc="first", sort=False)
-    for m, r in _pairs_of(methods, references):
-        both = wide[[m, r]].dropna()
-        counts = _counts(both[m].to_numpy(np.float64), both[r].to_numpy(np.float64), method_ties, tol)
-        rows.append({"method": m, "reference": r, **counts})
-    return pd.DataFrame(rows, columns=["method", "reference", "pairs", "agree", "disagree", "method_ties",
-                                       "agreement"])
+    return _agreement_table(wide, methods, references, method_ties, tol)
 
 
 def system_agreement(comparison: Any, methods: str | Sequence[str] | None = None,
@@ -95,13 +105,7 @@ def system_agreement(comparison: Any, methods: str | Sequence[str] | None = None
     frame = per_query_frame(comparison)
     methods, references = _default_roles(comparison, frame, methods, references)
     means = frame.groupby(["method", "run_a", "run_b"], sort=False)["value"].mean().unstack("method")
-    rows = []
-    for m, r in _pairs_of(methods, references):
-        both = means[[m, r]].dropna()
-        counts = _counts(both[m].to_numpy(np.float64), both[r].to_numpy(np.float64), method_ties, tol)
-        rows.append({"method": m, "reference": r, **counts})
-    return pd.DataFrame(rows, columns=["method", "reference", "pairs", "agree", "disagree", "method_ties",
-                                       "agreement"])
+    return _agreement_table(means, methods, references, method_ties, tol)
 
 
 def _kinds(comparison: Any) -> dict[str, str]:
@@ -134,6 +138,11 @@ def kendall_tau_a(x: np.ndarray, y: np.ndarray) -> float:
     return float((np.sign(x[i] - x[j]) * np.sign(y[i] - y[j])).sum() / len(i))
 
 
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's tau-b (``scipy.stats.kendalltau``), which corrects for ties in either vector."""
+    return _tau(x, y, "b")[0]
+
+
 def _tau(x: np.ndarray, y: np.ndarray, variant: str) -> tuple[float, float]:
     if variant == "a":
         return kendall_tau_a(x, y), np.nan
@@ -143,23 +152,31 @@ def _tau(x: np.ndarray, y: np.ndarray, variant: str) -> tuple[float, float]:
     raise PrefevalError(f"unknown Kendall tau variant {variant!r}; choose 'a' or 'b'")
 
 
+def ordering_key(comparison: Any, method: str, aggregate: str | None = None,
+                 options: Mapping[str, Any] | None = None) -> pd.Series:
+    """Per-run ordering key of ``method``'s system ranking, higher = better: the aggregate score, or minus
+    the rank for MC4 (default aggregate per kind: ``mc4`` for preferences, ``mean`` for metrics).
+
+    MC4 scores are stationary probabilities, which are 0 (tied) for every system below a Condorcet
+    winner's absorbing set; its *ordering* (recursive MC4 with documented tie-breaking) is the result,
+    so MC4 enters tau as a permutation. Other aggregates keep their scores, so equal means stay tied.
+    ``options`` (e.g. ``iterations``) are passed to MC4 only.
+    """
+    agg = aggregate or _default_agg(comparison, method)
+    ranking = comparison.ranking(method, aggregate=agg, **(dict(options or {}) if agg == "mc4" else {}))
+    key = -ranking["rank"].astype(np.float64) if agg == "mc4" else ranking["score"]
+    return pd.Series(key.to_numpy(dtype=np.float64), index=ranking["run"].to_numpy())
+
+
 def _default_agg(comparison: Any, method: str) -> str:
     return "mean" if _kinds(comparison).get(method) == "metric" else "mc4"
 
 
 def _scores(comparison: Any, method: str, aggregate: str | Mapping[str, str] | None,
             options: Mapping[str, Any]) -> pd.Series:
-    """Per-run ordering key, higher = better: the aggregate score, or minus the MC4 rank.
-
-    MC4 scores are stationary probabilities, which are 0 (tied) for every system below a Condorcet
-    winner's absorbing set; its *ordering* (recursive MC4 with documented tie-breaking) is the result,
-    so MC4 enters tau as a permutation. Other aggregates keep their scores, so equal means stay tied.
-    """
+    """:func:`ordering_key` with ``aggregate`` given for all methods or per method."""
     agg = aggregate.get(method) if isinstance(aggregate, Mapping) else aggregate
-    agg = agg or _default_agg(comparison, method)
-    ranking = comparison.ranking(method, aggregate=agg, **(options if agg == "mc4" else {}))
-    key = -ranking["rank"].astype(np.float64) if agg == "mc4" else ranking["score"]
-    return pd.Series(key.to_numpy(), index=ranking["run"].to_numpy())
+    return ordering_key(comparison, method, agg, options)
 
 
 def kendall_tau(comparison: Any, methods: str | Sequence[str] | None = None,

@@ -26,8 +26,9 @@ Built-in measures (``measure=`` name; gains follow spec §B6, which reproduces t
 
 Any other measure: a callable ``fn(grades) -> score`` on one judged run (a 1-D integer array of
 grades, rank 1 first), or an ir-measures measure (object or string such as ``"nDCG@10"``,
-``"RBU(p=0.8)@20"``), which is evaluated on synthetic queries whose qrels hold the same documents and
-grades for every ``b`` (so normalisations like the ideal DCG or AP's recall base are constant).
+``"RBU(p=0.8)@20"``), which is scored on synthetic queries by :mod:`prefeval.axioms` (the qrels hold the
+same documents and grades for every ``b``, so normalisations like the ideal DCG or AP's recall base are
+constant); unlike :func:`prefeval.axioms.balancing_index`, ties are exact (no tolerance).
 """
 
 from __future__ import annotations
@@ -172,42 +173,23 @@ def _builtin(name: str, q_max: int) -> _Builtin | None:
 # --- other measures ----------------------------------------------------------------------------
 
 
-def _ir_measures_scores(measure: Any, ref: np.ndarray, S: np.ndarray) -> np.ndarray:
-    """Score ``ref`` and every row of ``S`` with an ir-measures measure on synthetic queries."""
+def _ir_measures_scores(measure: Any, n: int, q_min: int, q_max: int) -> np.ndarray:
+    """``M(ref)`` followed by ``M(s_b)``, b = 1..n, of an ir-measures measure, scored on synthetic queries by
+    :func:`prefeval.axioms.balance.balancing_scores` (one shared set of judged documents, so normalisations
+    like the ideal DCG or AP's recall base are the same for every run)."""
     import ir_measures
 
-    import prefeval  # noqa: F401  (registers prefeval's measures with ir-measures)
+    from prefeval.axioms.balance import balancing_scores
 
     if isinstance(measure, str):
+        import prefeval  # noqa: F401  (registers prefeval's measures with ir-measures)
+
         try:
             measure = ir_measures.parse_measure(measure)
         except Exception as exc:  # ir-measures raises several types for unknown names
             raise PrefevalError(f"balancing index: unknown measure {measure!r} ({exc})") from exc
-    runs = np.vstack([ref[None, :], S])
-    n = runs.shape[1]
-    # the same judged pool for every query: every grade occurring in any run, as many times as the
-    # most it occurs in one run; documents not retrieved by a run are appended to its qrels unranked
-    grades = sorted({int(g) for g in np.unique(runs) if g > 0})
-    need = {g: int((runs == g).sum(axis=1).max()) for g in grades}
-    qrels, run_rows = [], []
-    for q, row in enumerate(runs):
-        qid = str(q + 1)
-        used = {g: 0 for g in grades}
-        for i, grade in enumerate(row):
-            doc = f"d{i}"
-            run_rows.append((qid, doc, float(n - i)))
-            if grade > 0:
-                used[int(grade)] += 1
-            qrels.append((qid, doc, int(grade)))
-        for g in grades:
-            qrels.extend((qid, f"pad{g}_{j}", g) for j in range(need[g] - used[g]))
-    qrels_df = pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance"])
-    run_df = pd.DataFrame(run_rows, columns=["query_id", "doc_id", "score"])
-    values = {r.query_id: r.value for r in ir_measures.iter_calc([measure], qrels_df, run_df)}
-    missing = [str(q + 1) for q in range(len(runs)) if str(q + 1) not in values]
-    if missing:
-        raise PrefevalError(f"balancing index: {measure} returned no value for synthetic queries {missing[:3]}")
-    return np.array([values[str(q + 1)] for q in range(len(runs))], dtype=np.float64)
+    scores, ref = balancing_scores(measure, n, q_min, q_max)
+    return np.concatenate([ref[:1], scores])
 
 
 def _is_ir_measure(obj: Any) -> bool:
@@ -231,7 +213,7 @@ def balancing_curve(measure: Any, n: int, q_min: int = 1, q_max: int = 1) -> pd.
     elif callable(measure) and not _is_ir_measure(measure):
         values = _callable_scores(measure, ref, S)
     else:
-        values = _ir_measures_scores(measure, ref, S)
+        values = _ir_measures_scores(measure, n, q_min, q_max)
     ref_value, scores = values[0], values[1:]
     diff = scores - ref_value
     balanced = diff >= 0

@@ -122,12 +122,6 @@ def _exact_rk(n: int, m: int, k: int) -> Fraction:
     return Fraction(total, math.comb(n, m) ** 2)
 
 
-def _exact_rr(n: int, m: int) -> Fraction:
-    # Pr(p_1 = j) * C(n,m) = C(n-j, m-1); as j runs 1..n-m+1, n-j runs n-1 down to m-1:
-    # the same multiset {C(t, m-1) : t = m-1..n-1} as the TSE sum.
-    return _exact_tse(n, m)
-
-
 def _ap_value(positions: tuple[int, ...]) -> Fraction:
     # trec_eval AP times m (m is a constant for a fixed query, so ties are unaffected)
     return sum((Fraction(i, p) for i, p in enumerate(positions, start=1)), Fraction(0))
@@ -204,6 +198,8 @@ def tie_probability(measure: object, n: int, m: int, k: int | None = None, *,
     if name in ("LexiRecall", "LexiPrecision"):
         return _exact_lr(n, m) if exact else _float_lr(n, m)
     if name in ("TSE", "RR"):
+        # RR: Pr(p_1 = j) C(n, m) = C(n-j, m-1); as j runs 1..n-m+1, n-j runs n-1 down to m-1: the same
+        # multiset {C(t, m-1) : t = m-1..n-1} as the TSE sum.
         return _exact_tse(n, m) if exact else _float_tse(n, m)
     if name == "R@k":
         return _exact_rk(n, m, k) if exact else _float_rk(n, m, k)

@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats as sps
 
 from prefeval.analysis._frames import TIE_TOL
+from prefeval.analysis.agreement import kendall_tau_b, ordering_key, sign_counts
 from prefeval.analysis.position_engine import (
     PositionData,
     evaluate_positions,
@@ -100,35 +100,24 @@ def _pair_values(comparison: Comparison, label: str) -> tuple[np.ndarray, np.nda
 
 
 def _ordering_key(comparison: Comparison, label: str) -> np.ndarray:
-    ranking = comparison.ranking(label)
-    if ranking.attrs.get("aggregate") == "mc4":
-        key = -ranking["rank"].to_numpy(dtype=np.float64)
-    else:
-        key = ranking["score"].to_numpy(dtype=np.float64)
-    return pd.Series(key, index=ranking["run"].to_numpy()).reindex(comparison.runs).to_numpy()
-
-
-def _tau_b(x: np.ndarray, y: np.ndarray) -> float:
-    return float(sps.kendalltau(x, y, variant="b").statistic)
+    return ordering_key(comparison, label).reindex(comparison.runs).to_numpy()
 
 
 def _compare_to_full(full: Comparison, degraded: Comparison, label: str, full_key: np.ndarray,
                      tol: float) -> dict[str, Any]:
     q_full, v_full = _pair_values(full, label)
     q_deg, v_deg = _pair_values(degraded, label)
-    common, a, b = np.intersect1d(q_full.astype(str), q_deg.astype(str), return_indices=True)
-    vf, vd = v_full[a], v_deg[b]
-    strict = np.abs(vf) > tol
-    same = strict & (np.abs(vd) > tol) & (np.sign(vd) == np.sign(vf))
+    _, a, b = np.intersect1d(q_full.astype(str), q_deg.astype(str), return_indices=True)
+    same = sign_counts(v_deg[b], v_full[a], "disagree", tol)
     tied = np.abs(v_deg) <= tol
     return {
         "queries": len(q_deg),
         "pairs": int(v_deg.size),
         "ties": int(tied.sum()),
         "fraction_tied": float(tied.mean()) if v_deg.size else np.nan,
-        "full_strict": int(strict.sum()),
-        "agreement": float(same.sum() / strict.sum()) if strict.any() else np.nan,
-        "tau": _tau_b(full_key, _ordering_key(degraded, label)),
+        "full_strict": same["pairs"],
+        "agreement": same["agreement"],
+        "tau": kendall_tau_b(full_key, _ordering_key(degraded, label)),
     }
 
 
@@ -230,14 +219,11 @@ def query_subsampling(comparison: Comparison, *, fractions: Sequence[float] = (0
                     rows.append({"fraction_removed": float(fraction), "sample": sample, "method": label,
                                  "queries": 0, "tau": np.nan, "system_pairs": 0, "system_agreement": np.nan})
                     continue
-                means = r.prefs.mean(axis=0)[i, j]
-                strict = np.abs(full_means[label]) > tol
-                same = strict & (np.abs(means) > tol) & (np.sign(means) == np.sign(full_means[label]))
+                same = sign_counts(r.prefs.mean(axis=0)[i, j], full_means[label], "disagree", tol)
                 rows.append({"fraction_removed": float(fraction), "sample": sample, "method": label,
                              "queries": len(r.query_ids),
-                             "tau": _tau_b(full_keys[label], _ordering_key(sub, label)),
-                             "system_pairs": int(strict.sum()),
-                             "system_agreement": float(same.sum() / strict.sum()) if strict.any() else np.nan})
+                             "tau": kendall_tau_b(full_keys[label], _ordering_key(sub, label)),
+                             "system_pairs": same["pairs"], "system_agreement": same["agreement"]})
     return pd.DataFrame(rows)
 
 

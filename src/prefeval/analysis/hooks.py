@@ -69,7 +69,9 @@ def _evaluated(context: Any, methods: Sequence[str] | None, metrics: Sequence[st
     return result
 
 
-def _figure(width: float = 6.0, height: float = 3.5):
+def _figure(width: float = 6.0, height: float = 3.5, panels: int | None = None):
+    """``(figure, axes)`` with the Agg backend, or ``(None, None)`` without matplotlib. ``panels``: a row
+    of that many axes sharing the y axis (``axes`` is then a list), else one axis."""
     try:
         import matplotlib
 
@@ -77,8 +79,10 @@ def _figure(width: float = 6.0, height: float = 3.5):
         import matplotlib.pyplot as plt
     except ImportError:
         return None, None
-    fig, ax = plt.subplots(figsize=(width, height))
-    return fig, ax
+    if panels is None:
+        return plt.subplots(figsize=(width, height))
+    fig, axes = plt.subplots(1, panels, figsize=(width, height), sharey=True, squeeze=False)
+    return fig, list(axes[0])
 
 
 def run_ties(context: Any, methods: Sequence[str] | None = None, metrics: Sequence[str] | None = None) -> dict:
@@ -158,32 +162,31 @@ def run_robustness(context: Any, methods: Sequence[str] | None = None, metrics: 
     queries = degradation.summarise(degradation.query_subsampling(comparison, fractions=fractions, samples=samples,
                                                                   seed=seed))
     out: dict[str, Any] = {"label_degradation": labels, "query_subsampling": queries}
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return out
     for value, title in (("agreement_mean", "agreement with full-label preferences"),
                          ("fraction_tied_mean", "fraction of ranking pairs tied")):
-        fig, axes = plt.subplots(1, len(policies), figsize=(4 * len(policies), 3.5), sharey=True, squeeze=False)
-        for ax, policy in zip(axes[0], policies):
+        fig, axes = _figure(4 * len(policies), 3.5, panels=len(policies))
+        if fig is None:
+            return out
+        for ax, policy in zip(axes, policies):
             part = labels[labels["policy"] == policy]
             for method, rows in part.groupby("method", sort=False):
                 ax.plot(rows["fraction_removed"], rows[value], marker="o", label=method)
             ax.set_title(policy)
             ax.set_xlabel("fraction of relevant labels removed")
-        axes[0][0].set_ylabel(title)
-        axes[0][-1].legend(fontsize="small")
+        axes[0].set_ylabel(title)
+        axes[-1].legend(fontsize="small")
         fig.tight_layout()
         out[f"labels_{value.removesuffix('_mean')}_plot"] = fig
     fig, ax = _figure()
-    if fig is not None:
-        for method, rows in queries.groupby("method", sort=False):
-            ax.plot(rows["fraction_removed"], rows["tau_mean"], marker="o", label=method)
-        ax.set_xlabel("fraction of queries removed")
-        ax.set_ylabel("Kendall's tau-b with all queries")
-        ax.legend(fontsize="small")
-        fig.tight_layout()
-        out["queries_tau_plot"] = fig
+    if fig is None:
+        return out
+    for method, rows in queries.groupby("method", sort=False):
+        ax.plot(rows["fraction_removed"], rows["tau_mean"], marker="o", label=method)
+    ax.set_xlabel("fraction of queries removed")
+    ax.set_ylabel("Kendall's tau-b with all queries")
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    out["queries_tau_plot"] = fig
     return out
 
 

@@ -51,14 +51,13 @@ def load_positions(qrels: Any, runs: Any, depth: int | None = None) -> PositionD
     """Rank ``runs`` (anything :func:`prefeval.compare.compare` accepts) once and locate every document with
     a positive grade. ``depth`` truncates the runs first."""
     from prefeval.inputs import qrels_frame, runs_dict
-    from prefeval.ranking import query_positions, rank_runs
+    from prefeval.ranking import query_positions
 
     qrels_df = qrels_frame(qrels)
     run_frames = runs_dict(runs)
     if len(run_frames) < 2:
         raise PrefevalError(f"need at least two runs; got {len(run_frames)}")
-    ranked = rank_runs(run_frames, depth)
-    queries = query_positions(run_frames, qrels_df, rel=1, ranked=ranked)
+    queries = query_positions(run_frames, qrels_df, rel=1, depth=depth)
     if not queries:
         raise PrefevalError("no query of the qrels has a document with a positive grade")
     return PositionData(list(run_frames), queries)

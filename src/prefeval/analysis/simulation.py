@@ -63,11 +63,15 @@ def random_position_vectors(n: int, m: int, size: int, rng: np.random.Generator,
     return P
 
 
-def _draw_m(m_range: tuple[int, int], size: int, rng: np.random.Generator) -> np.ndarray:
+def _draw_m(m_range: tuple[int, int], size: int, rng: np.random.Generator, n: int) -> np.ndarray:
+    """``size`` relevant-item counts uniform on ``m_range`` (inclusive), checked against the corpus size ``n``."""
     lo, hi = m_range
     if not 1 <= lo <= hi:
         raise PrefevalError(f"m_range must satisfy 1 <= low <= high, got {m_range}")
-    return rng.integers(lo, hi + 1, size=size)
+    ms = rng.integers(lo, hi + 1, size=size)
+    if ms.max() > n:
+        raise PrefevalError(f"m_range {m_range} exceeds the corpus size n={n}")
+    return ms
 
 
 def _methods(methods: Iterable[str | Method]) -> list[Method]:
@@ -95,9 +99,7 @@ def simulate_ties(methods: Sequence[str | Method] = ("TSE", "R@1000", "Rprec", "
     if depths is None:
         depths = sorted({max(1, int(n * f)) for f in (1, 0.8, 0.6, 0.4, 0.2, 0.1, 0.01, 0.001)}, reverse=True)
     rng = np.random.default_rng(seed)
-    ms = _draw_m(m_range, n_queries, rng)
-    if ms.max() > n:
-        raise PrefevalError(f"m_range {m_range} exceeds the corpus size n={n}")
+    ms = _draw_m(m_range, n_queries, rng, n)
     tied = np.zeros((len(depths), len(resolved)), dtype=np.int64)
     for m in ms:
         A = random_position_vectors(n, int(m), pairs_per_query, rng)
@@ -146,9 +148,7 @@ def worst_case_agreement(ns: Sequence[int] = (10**3, 10**4, 10**5, 10**6),
     rows = []
     for n in ns:
         rng = np.random.default_rng([seed, int(n)])
-        ms = _draw_m(m_range, n_queries, rng)
-        if ms.max() > n:
-            raise PrefevalError(f"m_range {m_range} exceeds the corpus size n={n}")
+        ms = _draw_m(m_range, n_queries, rng, n)
         strict = 0
         wc_ties = 0
         agree = np.zeros(len(resolved), dtype=np.int64)

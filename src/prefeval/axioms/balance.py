@@ -24,21 +24,14 @@ from prefeval.axioms.evaluate import resolve
 from prefeval.axioms.model import Comparison, Judgments
 from prefeval.errors import PrefevalError
 
-__all__ = ["balancing_index"]
+__all__ = ["balancing_index", "balancing_scores"]
 
 
-def balancing_index(measure: Any, n: int, q_min: int = 1, q_max: int | None = None,
-                    direct: bool = True) -> int | None:
-    """B(n) of ``measure`` (string, ir-measures object, or callable as for :func:`~prefeval.axioms.check`).
-
-    Args:
-        n: run length (>= 1).
-        q_min: lowest relevant grade (> 0).
-        q_max: highest grade (default ``q_min``, i.e. binary relevance).
-
-    Returns:
-        The largest b in 1..n with ``M(ref) <= M(s_b)``, or ``None`` if even ``s_1`` scores below ``ref``.
-    """
+def balancing_scores(measure: Any, n: int, q_min: int = 1, q_max: int | None = None,
+                     direct: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """``(M(s_b) for b = 1..n, M(ref) repeated n times)`` of a metric (string, ir-measures object, or callable
+    as for :func:`~prefeval.axioms.check`), scored by :mod:`prefeval.axioms.evaluate` with one shared set of
+    qrels. Raises :class:`PrefevalError` for a preference, an unavailable measure or a missing value."""
     q_max = q_min if q_max is None else q_max
     if n < 1 or q_min < 1 or q_max < q_min:
         raise PrefevalError(f"balancing index needs n >= 1 and 0 < q_min <= q_max; got n={n}, "
@@ -57,6 +50,22 @@ def balancing_index(measure: Any, n: int, q_min: int = 1, q_max: int | None = No
     left, right = scorer.values(comps)
     if np.isnan(left).any() or np.isnan(right).any():
         raise PrefevalError(f"{scorer.label} returned no value for some of the balancing runs")
+    return left, right
+
+
+def balancing_index(measure: Any, n: int, q_min: int = 1, q_max: int | None = None,
+                    direct: bool = True) -> int | None:
+    """B(n) of ``measure`` (string, ir-measures object, or callable as for :func:`~prefeval.axioms.check`).
+
+    Args:
+        n: run length (>= 1).
+        q_min: lowest relevant grade (> 0).
+        q_max: highest grade (default ``q_min``, i.e. binary relevance).
+
+    Returns:
+        The largest b in 1..n with ``M(ref) <= M(s_b)``, or ``None`` if even ``s_1`` scores below ``ref``.
+    """
+    left, right = balancing_scores(measure, n, q_min, q_max, direct)
     tol = 1e-10 * np.maximum(1.0, np.maximum(np.abs(left), np.abs(right)))
     balanced = np.flatnonzero(left - right >= -tol)
     return int(balanced[-1]) + 1 if balanced.size else None

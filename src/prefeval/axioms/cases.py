@@ -98,6 +98,12 @@ def _single(grades: Sequence[int], gmax: int | None) -> Judgments:
     return Judgments(tuple((int(g),) for g in grades), (1,), gmax)
 
 
+def _two_positions(rng: np.random.Generator, n: int) -> tuple[int, int]:
+    """Two distinct positions ``i < j`` of a ranking of length ``n >= 2``, uniformly at random."""
+    i, j = sorted(int(x) for x in rng.choice(n, size=2, replace=False))
+    return i, j
+
+
 def _swap(ranking: tuple[int, ...], i: int, j: int) -> tuple[int, ...]:
     out = list(ranking)
     out[i], out[j] = out[j], out[i]
@@ -135,7 +141,7 @@ def priority(rng: np.random.Generator, settings: Settings) -> list[Case]:
         g = _grades(rng, n)
         pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if g[j] > g[i]]
         if not pairs:
-            i, j = sorted(int(x) for x in rng.choice(n, size=2, replace=False))
+            i, j = _two_positions(rng, n)
             g[i] = int(rng.integers(0, LOW_GRADES - 1))
             g[j] = int(rng.integers(g[i] + 1, LOW_GRADES))
             pairs = [(i, j)]
@@ -355,7 +361,7 @@ def swap(rng: np.random.Generator, settings: Settings) -> list[Case]:
     for _ in range(settings.cases):
         n = _length(rng, 2, settings)
         g = _grades(rng, n)
-        i, j = sorted(int(x) for x in rng.choice(n, size=2, replace=False))
+        i, j = _two_positions(rng, n)
         g[j] = int(rng.integers(1, LOW_GRADES))
         g[i] = int(rng.integers(0, g[j] + 1))
         ranking = tuple(range(n))
@@ -388,7 +394,7 @@ def monotonicity(rng: np.random.Generator, settings: Settings) -> list[Case]:
             g = _grades(rng, n)
             better = list(range(n))
             for _ in range(int(rng.integers(1, 5))):
-                i, j = (sorted(int(x) for x in rng.choice(n, size=2, replace=False)) if n > 1 else (0, 0))
+                i, j = _two_positions(rng, n) if n > 1 else (0, 0)
                 if i != j and rng.random() < 0.5 and g[better[i]] <= g[better[j]]:
                     better[i], better[j] = better[j], better[i]
                 elif g[better[j]] < LOW_GRADES - 1:
@@ -485,7 +491,7 @@ def swapping_up(rng: np.random.Generator, settings: Settings, strict: bool = Fal
                 ranking = (len(g) - 1, 0)
                 left, note = (0, len(g) - 1), "swap positions 1 and 2"
             else:
-                i, j = sorted(int(x) for x in rng.choice(n, size=2, replace=False))
+                i, j = _two_positions(rng, n)
                 g[i], g[j] = 0, 1
                 left, note = _swap(ranking, i, j), f"swap positions {i + 1} and {j + 1}"
         cases.append(_one(left, ranking, _single(g, None), strict=strict, note=note))

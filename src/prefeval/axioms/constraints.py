@@ -103,10 +103,13 @@ _LIST = [
 CONSTRAINTS: dict[str, Constraint] = {c.key: c for c in _LIST}
 """All constraints by key, in table order."""
 
+_RELEVANCE = ("Pri", "Deep", "DeepTh", "CloseTh", "Conf")
+_DIVERSITY = ("AspDiv", "Red", "MRed", "Sat", "AspRel")
+
 GROUPS: dict[str, tuple[str, ...]] = {
-    "seed002": ("Pri", "Deep", "DeepTh", "CloseTh", "Conf", "AspDiv", "Red", "MRed", "Sat", "AspRel"),
-    "relevance": ("Pri", "Deep", "DeepTh", "CloseTh", "Conf"),
-    "diversity": ("AspDiv", "Red", "MRed", "Sat", "AspRel"),
+    "seed002": _RELEVANCE + _DIVERSITY,
+    "relevance": _RELEVANCE,
+    "diversity": _DIVERSITY,
     "seed004": ("Replacement", "Swap", "Monotonicity"),
     "table6": ("RetSize", "NonRel", "Rel", "StrictRel", "SwapUp", "StrictSwapUp"),
     "all": tuple(CONSTRAINTS),

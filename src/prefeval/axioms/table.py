@@ -185,17 +185,15 @@ def compare_with_paper(wide: pd.DataFrame) -> pd.DataFrame:
 
 def markdown(wide: pd.DataFrame, paper: bool = True) -> str:
     """A markdown table of the matrix; with ``paper``, a differing cell shows ``ours (paper: x)``."""
-    comparison = compare_with_paper(wide) if paper else None
-    differ = set()
-    if comparison is not None:
-        differ = {(r.measure, r.constraint): r.paper for r in comparison.itertuples() if not r.agrees}
+    differ = ({(r.measure, r.constraint): r.paper for r in compare_with_paper(wide).itertuples() if not r.agrees}
+              if paper else {})
     header = "| measure | " + " | ".join(wide.columns) + " |"
     lines = [header, "|" + "---|" * (len(wide.columns) + 1)]
     for label in wide.index:
         cells = []
         for key in wide.columns:
             cell = wide.loc[label, key]
-            if paper and (label, key) in differ:
+            if (label, key) in differ:
                 cell = f"**{cell}** ({differ[(label, key)]})"
             cells.append(cell)
         lines.append(f"| `{label}` | " + " | ".join(cells) + " |")

@@ -22,21 +22,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from prefeval.pipeline.loader import load
+    from prefeval.pipeline.report import Report
     from prefeval.pipeline.runner import describe_plan, terminal_summary
 
     pipeline = load(args.pipeline, args.overrides)
+    report = next((s for s in pipeline.steps if isinstance(s, Report)), None)
+    if report is None:
+        report = Report()
+        pipeline.steps.append(report)
     if args.out is not None:
-        from prefeval.pipeline.report import Report
-
-        report = next((s for s in pipeline.steps if isinstance(s, Report)), None)
-        if report is None:
-            pipeline.steps.append(Report(args.out))
-        else:
-            report.out = args.out
-    elif not any(s.kind == "report" for s in pipeline.steps):
-        from prefeval.pipeline.report import Report
-
-        pipeline.steps.append(Report())
+        report.out = args.out
     if args.check:
         print(describe_plan(pipeline, pipeline.validate()))
         return 0

@@ -31,7 +31,6 @@ from prefeval.pipeline.schema import SCHEMA
 __all__ = ["Aggregate", "TRUTH"]
 
 TRUTH = "true quality (simulation)"
-_TIE = 1e-12
 
 
 def _choices(key: str) -> tuple[Any, ...]:
@@ -209,17 +208,16 @@ def _rankings(context: PipelineContext, aggregates: list[str]) -> dict[str, pd.D
 
 
 def _truth(context: PipelineContext) -> pd.DataFrame | None:
-    sim = context.simulation
-    if sim is None or not set(context.runs) <= set(sim.quality):
+    quality = context.true_quality()
+    if quality is None:
         return None
-    order = [r for r in sim.true_order if r in context.runs]
-    return pd.DataFrame({"rank": np.arange(1, len(order) + 1), "run": order,
-                         "score": [sim.quality[r] for r in order]})
+    order = [r for r in context.simulation.true_order if r in context.runs]
+    return pd.DataFrame({"rank": np.arange(1, len(order) + 1), "run": order, "score": [quality[r] for r in order]})
 
 
 def kendall_tau_table(rankings: dict[str, pd.DataFrame], truth: pd.DataFrame | None = None) -> pd.DataFrame:
     """Kendall's tau-b between every two rankings (on rank positions; the truth on its quality values)."""
-    from scipy.stats import kendalltau
+    from prefeval.analysis.agreement import kendall_tau_b
 
     items = dict(rankings)
     if truth is not None:
@@ -235,6 +233,6 @@ def kendall_tau_table(rankings: dict[str, pd.DataFrame], truth: pd.DataFrame | N
     table = pd.DataFrame(np.eye(len(labels)), index=labels, columns=labels)
     for i, a in enumerate(labels):
         for b in labels[i + 1:]:
-            tau = kendalltau(keys[a], keys[b]).statistic if len(runs) > 1 else np.nan
+            tau = kendall_tau_b(keys[a], keys[b]) if len(runs) > 1 else np.nan
             table.loc[a, b] = table.loc[b, a] = tau
     return table

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 
@@ -98,3 +99,33 @@ class PipelineContext:
         table = self.means.pivot(index="run", columns="measure", values="value")
         cols = [m for m in self.measures if m in table.columns] + [c for c in table.columns if c not in self.measures]
         return table.reindex(index=[r for r in self.runs if r in table.index], columns=cols)
+
+    @property
+    def run_pairs(self) -> int:
+        """Number of unordered pairs of runs."""
+        return len(self.runs) * (len(self.runs) - 1) // 2
+
+    def true_quality(self) -> dict[str, float] | None:
+        """Each run's true quality when the data are simulated and every run comes from the simulator."""
+        sim = self.simulation
+        if sim is None or not set(self.runs) <= set(sim.quality):
+            return None
+        return sim.quality
+
+    def ranking_label(self, method: str) -> str | None:
+        """Key of the first ranking of ``method`` in :attr:`rankings` (``"<method> (<aggregate>)"``)."""
+        return next((k for k in self.rankings if k.startswith(f"{method} (")), None)
+
+    def significant_pairs(self, method: str) -> int | None:
+        """Pairs of runs the all-pairs test of ``method`` finds significant (None before aggregation)."""
+        sig = self.significance.get(method)
+        return int(sig["significant"].sum()) if sig is not None and "significant" in sig else None
+
+    def tie_share(self, method: str) -> float:
+        """Share of (query, pair of runs) preferences of ``method`` that are ties (|value| <= TIE_TOL, as in
+        :mod:`prefeval.analysis.ties`); NaN when there are none."""
+        from prefeval.core.stats import TIE_TOL
+
+        per_query = self.comparison.per_query
+        values = per_query.loc[per_query["method"] == method, "value"].to_numpy(dtype=float)
+        return float((np.abs(values) <= TIE_TOL).mean()) if values.size else float("nan")

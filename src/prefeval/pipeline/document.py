@@ -101,13 +101,6 @@ def _overview(context: PipelineContext) -> list[Block]:
                                                 label="tab:overview", align="ll")]
 
 
-def _quality(context: PipelineContext) -> dict[str, float] | None:
-    sim = context.simulation
-    if sim is None or not set(context.runs) <= set(sim.quality):
-        return None
-    return sim.quality
-
-
 def _versus(context: PipelineContext, kind: str) -> pd.DataFrame:
     vs = context.versus_baseline
     if vs is None or vs.empty:
@@ -144,7 +137,7 @@ def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str]
         return []
     means = context.means_table()
     vs = _versus(context, "metric")
-    quality = _quality(context)
+    quality = context.true_quality()
     header = ["run"] + (["true quality"] if quality else []) + list(context.measures)
     rows = []
     for run in context.runs:
@@ -195,14 +188,12 @@ def _preferences(context: PipelineContext, digits: int, images: dict[str, str]) 
     blocks.append(_wtl_table(context, vs, context.methods, "tab:pref-wtl",
                              "Wins/ties/losses against the baseline per preference method"))
     agg = _settings(context)
-    pairs = len(context.runs) * (len(context.runs) - 1) // 2
+    pairs = context.run_pairs
     summary_rows = []
     for method in context.methods:
-        sig = context.significance.get(method)
-        n_sig = int(sig["significant"].sum()) if sig is not None and "significant" in sig else 0
         matrix = context.comparison.matrix(method)
-        ties = _tie_share(context, method)
-        summary_rows.append([method, f"{n_sig} / {pairs}", fmt(ties, 3),
+        summary_rows.append([method, f"{context.significant_pairs(method) or 0} / {pairs}",
+                             fmt(context.tie_share(method), 3),
                              fmt(float(abs(matrix.to_numpy()).max()) if matrix.size else float("nan"), digits)])
     correction = CORRECTION_NAMES[agg.get("correction", "none")]
     blocks += [Block("heading", "All pairs", level=3),
@@ -227,17 +218,11 @@ def _preferences(context: PipelineContext, digits: int, images: dict[str, str]) 
     return blocks
 
 
-def _tie_share(context: PipelineContext, method: str) -> float:
-    per_query = context.comparison.per_query
-    values = per_query.loc[per_query["method"] == method, "value"].to_numpy(dtype=float)
-    return float((abs(values) <= 1e-12).mean()) if values.size else float("nan")
-
-
 def _rankings(context: PipelineContext, digits: int) -> list[Block]:
     if not context.rankings:
         return []
     labels = list(context.rankings)
-    quality = _quality(context)
+    quality = context.true_quality()
     truth_order = context.simulation.true_order if quality else None
     header = ["rank", *labels] + ([TRUTH] if truth_order else [])
     n = max(len(f) for f in context.rankings.values())

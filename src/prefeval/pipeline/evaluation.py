@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pandas as pd
@@ -45,12 +45,21 @@ def check_method(name: str) -> str:
         raise ValueError(str(exc)) from None
 
 
-def _names(values: Any, step: Step, key: str) -> list[str]:
+def _checked_names(step: Step, values: Any, key: str, check: Callable[[str], Any], noun: str) -> list[str]:
+    """The names of option ``key``, each checked with ``check`` (errors name ``key[i]``), none twice."""
     if isinstance(values, str):
         values = [values]
     if not isinstance(values, Sequence) or not values:
         raise step.error(key, "give at least one name")
-    return [str(v) if not isinstance(v, str) else v for v in values]
+    names = [str(v) if not isinstance(v, str) else v for v in values]
+    for i, name in enumerate(names):
+        try:
+            check(name)
+        except ValueError as exc:
+            raise step.error(f"{key}[{i}]", str(exc)) from None
+    if len(set(names)) != len(names):
+        raise step.error(key, f"a {noun} is listed twice")
+    return names
 
 
 class Evaluate(Step):
@@ -71,18 +80,10 @@ class Evaluate(Step):
         return {"measures": self.measures, "rel": self.rel}
 
     def validate(self, plan: Plan) -> None:
-        names = _names(self.measures, self, "measures")
-        for i, name in enumerate(names):
-            try:
-                check_measure(name)
-            except ValueError as exc:
-                raise self.error(f"measures[{i}]", str(exc)) from None
-        if len(set(names)) != len(names):
-            raise self.error("measures", "a measure is listed twice")
-        plan.measures = names
+        plan.measures = _checked_names(self, self.measures, "measures", check_measure, "measure")
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.evaluate import evaluate, parse_measures
+        from prefeval.evaluate import evaluate, parse_measures, system_values
 
         rel = self.rel if self.rel is not None else context.rel
         parsed = parse_measures(self.measures, rel)
@@ -94,23 +95,8 @@ class Evaluate(Step):
         table["measure"] = table["measure"].astype(str)
         context.measures = [str(m) for m in parsed]
         context.per_query = table
-        context.means = _means(table, parsed, list(context.runs))
+        context.means = system_values(table, parsed, list(context.runs))
         context.settings["evaluate"] = {"measures": self.measures, "rel": rel, "computed": context.measures}
-
-
-def _means(per_query: pd.DataFrame, measures: list[Any], runs: list[str]) -> pd.DataFrame:
-    """System values with each measure's own ir-measures aggregator (the mean for the built-in measures),
-    over the per-query values :func:`prefeval.evaluate` returned (as ``evaluate(per_query=False)`` does)."""
-    rows = []
-    groups = {key: frame["value"].to_numpy() for key, frame in per_query.groupby(["run", "measure"], sort=False)}
-    for run in runs:
-        for measure in measures:
-            values = groups.get((run, str(measure)))
-            aggregator = measure.aggregator()
-            for value in values if values is not None else ():
-                aggregator.add(value)
-            rows.append((run, str(measure), float(aggregator.result()) if values is not None else float("nan")))
-    return pd.DataFrame(rows, columns=["run", "measure", "value"])
 
 
 class Compare(Step):
@@ -127,14 +113,7 @@ class Compare(Step):
         return {"methods": self.methods, "rel": self.rel}
 
     def validate(self, plan: Plan) -> None:
-        names = _names(self.methods, self, "methods")
-        for i, name in enumerate(names):
-            try:
-                check_method(name)
-            except ValueError as exc:
-                raise self.error(f"methods[{i}]", str(exc)) from None
-        if len(set(names)) != len(names):
-            raise self.error("methods", "a method is listed twice")
+        names = _checked_names(self, self.methods, "methods", check_method, "method")
         if len(plan.run_names) < 2:
             raise self.error(None, f"comparing needs at least two runs; the pipeline has {len(plan.run_names)}")
         plan.methods = names

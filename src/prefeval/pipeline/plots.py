@@ -16,7 +16,7 @@ import pandas as pd
 
 from prefeval.pipeline.aggregation import metric_table
 
-__all__ = ["available", "preference_heatmap", "means_with_ci", "confidence_interval", "save_figure"]
+__all__ = ["available", "is_figure", "preference_heatmap", "means_with_ci", "confidence_interval", "save_figure"]
 
 
 def available() -> bool:
@@ -26,6 +26,11 @@ def available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def is_figure(value: Any) -> bool:
+    """True for a matplotlib figure (checked without importing matplotlib)."""
+    return type(value).__name__ == "Figure" and hasattr(value, "savefig")
 
 
 def _pyplot() -> Any:

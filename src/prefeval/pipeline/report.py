@@ -120,7 +120,7 @@ def _write_plots(context: PipelineContext, out: Path, written: list[Path]) -> di
         images["means"] = path.name
     if context.comparison is not None:
         for method in context.methods:
-            label = next((k for k in context.rankings if k.startswith(f"{method} (")), None)
+            label = context.ranking_label(method)
             order = list(context.rankings[label]["run"]) if label else list(context.runs)
             name = _unique(f"heatmap_{slug(method)}", used)
             path = plots.preference_heatmap(context.comparison.matrix(method), order, method, out / f"{name}.png")
@@ -128,7 +128,7 @@ def _write_plots(context: PipelineContext, out: Path, written: list[Path]) -> di
             images[f"heatmap:{method}"] = path.name
     for analysis, parts in context.analysis.items():
         for part, value in parts.items():
-            if type(value).__name__ == "Figure" and hasattr(value, "savefig"):
+            if plots.is_figure(value):
                 name = _unique(f"analysis_{slug(analysis)}_{slug(part)}", used)
                 path = plots.save_figure(value, out / f"{name}.png")
                 written.append(path)

@@ -151,13 +151,10 @@ def terminal_summary(context: PipelineContext) -> str:
         lines.append(f"  against the baseline: {len(better)} significant improvements, {len(worse)} degradations "
                      f"(over {vs['method'].nunique()} measures/methods x {vs['run'].nunique()} runs)")
     for method in context.methods[:6]:
-        label = next((k for k in context.rankings if k.startswith(f"{method} (")), None)
-        sig = context.significance.get(method)
+        label = context.ranking_label(method)
         top = context.rankings[label]["run"].iloc[0] if label else "?"
-        pairs = len(context.runs) * (len(context.runs) - 1) // 2
-        n_sig = int(sig["significant"].sum()) if sig is not None and "significant" in sig else 0
         lines.append(f"  {method}: top {top} ({label.split('(')[-1].rstrip(')') if label else ''}), "
-                     f"{n_sig}/{pairs} pairs significant")
+                     f"{context.significant_pairs(method) or 0}/{context.run_pairs} pairs significant")
     tau = context.kendall_tau
     if tau is not None and len(tau) > 1:
         import numpy as np

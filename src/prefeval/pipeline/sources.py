@@ -22,10 +22,6 @@ RUN_FILE_SUFFIXES = (".run", ".runs", ".trec", ".res", ".txt")
 _GLOB_CHARS = set("*?[")
 
 
-def _strip_irds(name: str) -> str:
-    return name[5:] if name.startswith("irds:") else name
-
-
 def check_dataset_id(dataset_id: str, origin: Origin, key: str, need: str = "qrels") -> None:
     """Fail unless ``dataset_id`` is a registered ir_datasets id providing ``need`` (qrels or queries).
 
@@ -160,7 +156,7 @@ class Qrels(Step):
             else:
                 from prefeval.datasets import load
 
-                topics = _topics_frame(load(_strip_irds(str(value))).topics)
+                topics = _topics_frame(load(str(value)).topics)  # load() strips irds:
         if subset is not None:
             topics = topics[topics["query_id"].isin(set(subset))].reset_index(drop=True)
         return topics

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.pipeline.context import PipelineContext
+from prefeval.pipeline.plots import is_figure
 
 __all__ = ["FORMAT", "build_summary", "jsonable"]
 
@@ -50,17 +51,13 @@ def build_summary(context: PipelineContext, files: list[str]) -> dict[str, Any]:
     means = context.means_table()
     preferences: dict[str, Any] = {}
     if context.comparison is not None:
-        pairs = len(context.runs) * (len(context.runs) - 1) // 2
-        per_query = context.comparison.per_query
         for method in context.methods:
             matrix = context.comparison.matrix(method)
-            sig = context.significance.get(method)
-            values = per_query.loc[per_query["method"] == method, "value"].to_numpy(dtype=float)
             preferences[method] = {
                 "matrix": {str(a): {str(b): matrix.loc[a, b] for b in matrix.columns} for a in matrix.index},
-                "pairs": pairs,
-                "significant_pairs": int(sig["significant"].sum()) if sig is not None and "significant" in sig else None,
-                "ties": float((np.abs(values) <= 1e-12).mean()) if values.size else None,
+                "pairs": context.run_pairs,
+                "significant_pairs": context.significant_pairs(method),
+                "ties": context.tie_share(method),
             }
     summary = {
         "format": FORMAT,
@@ -84,13 +81,9 @@ def build_summary(context: PipelineContext, files: list[str]) -> dict[str, Any]:
         "rankings": {label: frame for label, frame in context.rankings.items()},
         "kendall_tau": ({a: {b: context.kendall_tau.loc[a, b] for b in context.kendall_tau.columns}
                          for a in context.kendall_tau.index} if context.kendall_tau is not None else {}),
-        "analysis": {name: {part: value for part, value in parts.items() if not _is_figure(value)}
+        "analysis": {name: {part: value for part, value in parts.items() if not is_figure(value)}
                      for name, parts in context.analysis.items()},
         "files": files,
         "timings": {k: round(v, 3) for k, v in context.timings.items()},
     }
     return jsonable(summary)
-
-
-def _is_figure(value: Any) -> bool:
-    return type(value).__name__ == "Figure" and hasattr(value, "savefig")
