@@ -27,9 +27,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from prefeval._text import latex_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import stats
 from prefeval.errors import PrefevalError
+from prefeval.provider import preference_matrix
 from prefeval.ranking import (
     PositionTable,
     RankedRun,
@@ -39,8 +41,8 @@ from prefeval.ranking import (
     relevant_documents,
 )
 
-AGGREGATES = ("mc4", "borda", "copeland", "win_rate", "mean")
-TESTS = ("sign", "t", "wilcoxon", "permutation", "randomized_tukey_hsd")
+AGGREGATES = agg.AGGREGATES
+TESTS = stats.TESTS
 _PREFERENCE_ALIASES = {"lexirecall": "LexiRecall", "lexiprecision": "LexiPrecision", "rpp": "RPP"}
 
 
@@ -311,14 +313,8 @@ class Comparison:
         if hsd:
             diff, pmat = stats.randomized_tukey_hsd(r.scores(), n_resamples=n_resamples, seed=seed)
             res = stats.TestResult(diff[i, j], pmat[i, j])
-        elif test == "sign":
-            res = stats.sign_test(X)
-        elif test == "t":
-            res = stats.t_test(X)
-        elif test == "wilcoxon":
-            res = stats.wilcoxon_test(X)
         else:
-            res = stats.permutation_test(X, n_resamples=n_resamples, seed=seed)
+            res = stats.paired_test(test, X, n_resamples=n_resamples, seed=seed)
         adjusted, reject = stats.adjust(res.pvalue, correction, alpha)
         frame = self._pair_frame(r.method.label)
         frame["mean"] = X.mean(axis=1)
@@ -393,38 +389,8 @@ class Comparison:
         return "\n".join(lines) + "\n"
 
 
-def latex_escape(text: str) -> str:
-    """``text`` with LaTeX's special characters escaped."""
-    out = []
-    for ch in text:
-        if ch in "&%$#_{}":
-            out.append("\\" + ch)
-        elif ch == "~":
-            out.append("\\textasciitilde{}")
-        elif ch == "^":
-            out.append("\\textasciicircum{}")
-        elif ch == "\\":
-            out.append("\\textbackslash{}")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
 # ----------------------------------------------------------------------------------------------
 # computation
-
-
-def _preference_matrix(measure: Any, query: Any) -> np.ndarray:
-    """(S, S) preference matrix of one query under a LexiRecall / LexiPrecision / RPP measure."""
-    from prefeval.core import lexicographic, rpp
-    from prefeval.core.positions import position_vectors
-    from prefeval.provider import rpp_populations
-
-    if measure.NAME == "LexiRecall":
-        return lexicographic.lexirecall_matrix(position_vectors(query.doc_pos)).astype(np.float64)
-    if measure.NAME == "LexiPrecision":
-        return lexicographic.lexiprecision_matrix(position_vectors(query.doc_pos), magnitude=measure["magnitude"])
-    return rpp.rpp_matrix(query.doc_pos, populations=rpp_populations(measure, query), weighting=measure["weighting"])
 
 
 def _progress(iterable: Iterable, enabled: bool, desc: str, total: int | None = None) -> Iterable:
@@ -511,7 +477,7 @@ def _evaluate(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels:
         tensors = {m.label: np.empty((len(positions), S, S)) for m in group}
         for q, query in enumerate(_progress(positions, progress, f"preferences (rel={rel})")):
             for m in group:
-                tensors[m.label][q] = _preference_matrix(m.measure, query)
+                tensors[m.label][q] = preference_matrix(m.measure, query)
         qids = np.array([p.query_id for p in positions], dtype=object)
         results += [MethodResult(m, qids, tensors[m.label]) for m in group]
     for mt in metric_tables:

@@ -195,12 +195,12 @@ def _records(dataset_id: str, entity: str) -> pd.DataFrame:
 
 
 def _load_qrels(dataset_id: str) -> pd.DataFrame:
-    from prefeval.inputs import _canonical_qrels
+    from prefeval.inputs import canonical_qrels
 
     frame = _records(dataset_id, "qrels")
     if "subtopic_id" in frame.columns:  # diversity qrels: the subtopic goes to ``iteration`` (module doc)
         frame = frame.drop(columns="iteration", errors="ignore")
-    return _canonical_qrels(frame, f"{dataset_id} qrels")
+    return canonical_qrels(frame, f"{dataset_id} qrels")
 
 
 def _load_topics(dataset_id: str) -> pd.DataFrame:

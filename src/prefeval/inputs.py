@@ -25,7 +25,11 @@ from prefeval.errors import PrefevalError
 
 QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
 RUN_COLUMNS = ["query_id", "doc_id", "score"]
-_RUN_SUFFIXES = re.compile(r"(\.(run|runs|txt|trec|res|tsv))+$", re.IGNORECASE)
+#: Suffixes of run files (before an optional ``.gz``): the files a folder of runs contributes.
+RUN_FILE_SUFFIXES = (".run", ".runs", ".trec", ".res", ".txt")
+#: Suffixes stripped from a run file's name to name the run (:func:`run_name`): the above and ``.tsv``.
+_RUN_NAME_SUFFIXES = re.compile("(" + "|".join(re.escape(s) for s in (*RUN_FILE_SUFFIXES, ".tsv")) + ")+$",
+                                re.IGNORECASE)
 
 
 def _is_pathlike(obj: Any) -> bool:
@@ -35,7 +39,7 @@ def _is_pathlike(obj: Any) -> bool:
 def qrels_frame(qrels: Any) -> pd.DataFrame:
     """Return ``qrels`` as a canonical DataFrame (see module docstring)."""
     if isinstance(qrels, pd.DataFrame):
-        return _canonical_qrels(qrels, "qrels DataFrame")
+        return canonical_qrels(qrels, "qrels DataFrame")
     if _is_pathlike(qrels):
         text = str(qrels)
         if os.path.exists(text) and not text.startswith("irds:"):
@@ -48,9 +52,9 @@ def qrels_frame(qrels: Any) -> pd.DataFrame:
     if isinstance(qrels, Mapping):
         rows = [(str(q), str(d), g) for q, docs in qrels.items() for d, g in docs.items()]
         frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
-        return _canonical_qrels(frame, "qrels dict")
+        return canonical_qrels(frame, "qrels dict")
     if isinstance(qrels, Iterable):
-        return _canonical_qrels(_records_frame(qrels, "qrels"), "qrels records")
+        return canonical_qrels(_records_frame(qrels, "qrels"), "qrels records")
     raise PrefevalError(f"cannot use {type(qrels).__name__} as qrels: give a path, an ir_datasets id, "
                         "a DataFrame, a dict of dicts or Qrel records")
 
@@ -80,7 +84,7 @@ def run_name(path: str | os.PathLike) -> str:
     name = Path(path).name
     if name.endswith(".gz"):
         name = name[:-3]
-    return _RUN_SUFFIXES.sub("", name) or name
+    return _RUN_NAME_SUFFIXES.sub("", name) or name
 
 
 def runs_dict(runs: Any) -> dict[str, pd.DataFrame]:
@@ -125,7 +129,8 @@ def _require(frame: pd.DataFrame, columns: list[str], label: str) -> None:
         raise PrefevalError(f"{label} lacks column(s) {missing} (has {list(frame.columns)})")
 
 
-def _canonical_qrels(frame: pd.DataFrame, label: str) -> pd.DataFrame:
+def canonical_qrels(frame: pd.DataFrame, label: str) -> pd.DataFrame:
+    """``frame`` as canonical qrels (module docstring); ``label`` names the source in error messages."""
     if frame.empty and not len(frame.columns):
         return pd.DataFrame({c: pd.Series(dtype=object if c != "relevance" else "int64") for c in QRELS_COLUMNS})
     frame = frame.copy()

@@ -108,6 +108,17 @@ def _preference(measure, query: QueryPositions, a: int, b: int) -> float:
                               weighting=measure["weighting"])
 
 
+def preference_matrix(measure, query: QueryPositions) -> np.ndarray:
+    """(S, S) matrix of the preferences of every run over every other on one query under a LexiRecall /
+    LexiPrecision / RPP measure (seed 000 §5.2, seed 001 §3, seed 003 Eq. 3-6); the all-pairs form of
+    :func:`_preference`."""
+    if measure.NAME == "LexiRecall":
+        return lexicographic.lexirecall_matrix(position_vectors(query.doc_pos)).astype(np.float64)
+    if measure.NAME == "LexiPrecision":
+        return lexicographic.lexiprecision_matrix(position_vectors(query.doc_pos), magnitude=measure["magnitude"])
+    return rpp.rpp_matrix(query.doc_pos, populations=rpp_populations(measure, query), weighting=measure["weighting"])
+
+
 def rpp_populations(measure, query: QueryPositions) -> np.ndarray:
     """The pseudo-populations of an RPP measure on one query: grade thresholds, subtopics or all relevant."""
     if measure["subtopics"]:  # a query without subtopics keeps only the background population

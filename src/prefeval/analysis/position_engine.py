@@ -28,9 +28,10 @@ import numpy as np
 import pandas as pd
 
 from prefeval.compare import Comparison, Method, MethodResult, parse_method
-from prefeval.core import lexicographic, metrics, rpp
+from prefeval.core import metrics
 from prefeval.core.positions import position_vectors
 from prefeval.errors import PrefevalError
+from prefeval.provider import preference_matrix
 from prefeval.ranking import QueryPositions
 
 __all__ = ["PositionData", "load_positions", "supported", "evaluate_positions", "frequencies", "query_table"]
@@ -94,16 +95,6 @@ def _restrict(query: QueryPositions, keep: np.ndarray) -> QueryPositions:
                    subtopics=None if query.subtopics is None else query.subtopics[:, keep])
 
 
-def _preference(measure: Any, query: QueryPositions) -> np.ndarray:
-    from prefeval.provider import rpp_populations
-
-    if measure.NAME == "LexiRecall":
-        return lexicographic.lexirecall_matrix(position_vectors(query.doc_pos)).astype(np.float64)
-    if measure.NAME == "LexiPrecision":
-        return lexicographic.lexiprecision_matrix(position_vectors(query.doc_pos), magnitude=measure["magnitude"])
-    return rpp.rpp_matrix(query.doc_pos, populations=rpp_populations(measure, query), weighting=measure["weighting"])
-
-
 def _metric(measure: Any, query: QueryPositions, rel: int, cutoff: int | None) -> np.ndarray:
     """(S,) values of a position metric on one query (``query`` holds grade >= 1 documents, truncated)."""
     name = measure.NAME
@@ -163,7 +154,7 @@ def evaluate_positions(data: PositionData, methods: Sequence[Any], *, rel: int =
             view = q if depth is None else replace(q, doc_pos=np.where(q.doc_pos <= depth, q.doc_pos, np.inf))
             qids.append(q.query_id)
             if m.kind == "preference":
-                tensors.append(_preference(m.measure, _restrict(view, view.grades >= m.rel)))
+                tensors.append(preference_matrix(m.measure, _restrict(view, view.grades >= m.rel)))
             else:
                 v = _metric(m.measure, view, m.rel, cutoff)
                 values.append(v)

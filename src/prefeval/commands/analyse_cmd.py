@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from prefeval.core.stats import CORRECTIONS
+
 FORMATS = ("table", "markdown", "csv", "json")
 
 
@@ -38,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rel", type=int, default=1, help="minimum relevant grade (default 1)")
     parser.add_argument("--depth", type=int, default=None, help="truncate runs to this depth first")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    parser.add_argument("--correction", default="holm", choices=["holm", "bonferroni", "fdr_bh", "none"],
+    parser.add_argument("--correction", default="holm", choices=CORRECTIONS,
                         help="multiple-comparison correction of the paired tests (default holm)")
     parser.add_argument("--resamples", type=int, default=10_000, help="randomised Tukey HSD trials (default 10000)")
     parser.add_argument("--fractions", type=_floats, default=[0.2, 0.4, 0.6, 0.8],

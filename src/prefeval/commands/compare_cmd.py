@@ -15,6 +15,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from prefeval.core.aggregate import AGGREGATES
+from prefeval.core.stats import CORRECTIONS, TESTS
+
 FORMATS = ("table", "csv", "json", "latex")
 
 
@@ -27,15 +30,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "\"RPP(weighting='dcg')\" nDCG@10 (repeatable)")
     parser.add_argument("--rel", type=int, default=1, help="minimum grade of a relevant document (default 1)")
     parser.add_argument("--depth", type=int, default=None, help="truncate every run to its top K documents")
-    parser.add_argument("--test", choices=["sign", "t", "wilcoxon", "permutation", "randomized_tukey_hsd"],
-                        default=None, help="significance test (default: sign for preferences, t for metrics)")
-    parser.add_argument("--correction", choices=["holm", "bonferroni", "fdr_bh", "none"], default=None,
+    parser.add_argument("--test", choices=TESTS, default=None,
+                        help="significance test (default: sign for preferences, t for metrics)")
+    parser.add_argument("--correction", choices=CORRECTIONS, default=None,
                         help="multiple-comparison correction over all pairs (default holm; none for HSD)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--resamples", type=int, default=10_000,
                         help="resamples of the permutation and randomized Tukey HSD tests (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="random seed of the randomised tests (default 0)")
-    parser.add_argument("--aggregate", choices=["mc4", "borda", "copeland", "win_rate", "mean"], default=None,
+    parser.add_argument("--aggregate", choices=AGGREGATES, default=None,
                         help="also rank the systems with this aggregation")
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     parser.add_argument("--per-query", action="store_true", help="output the per-query preferences instead")
@@ -111,7 +114,7 @@ def _cells(frame) -> list[list[str]]:
 
 
 def _latex(frame) -> str:
-    from prefeval.compare import latex_escape
+    from prefeval._text import latex_escape
 
     lines = ["\\begin{tabular}{" + "l" * len(frame.columns) + "}", "\\toprule",
              " & ".join(latex_escape(str(c)) for c in frame.columns) + " \\\\", "\\midrule"]

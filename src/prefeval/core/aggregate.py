@@ -35,6 +35,9 @@ TIE_TOL = 1e-9
 MASS_TOL = 1e-9
 #: Scores are rounded to this many decimals before they are used as sort keys.
 KEY_DECIMALS = 9
+#: Names of the system rankings offered on top of these functions (``Comparison.ranking``, pipelines, CLI):
+#: :func:`mc4`, :func:`borda`, :func:`copeland`, win rate (:func:`win_rates` averaged) and a metric's mean.
+AGGREGATES = ("mc4", "borda", "copeland", "win_rate", "mean")
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ pair, positive = first system better -- per-query preferences, or per-query metr
 * :func:`permutation_test` -- paired randomisation test of the mean: random sign flips of the per-query
   values (exact enumeration when ``2^Q <= n_resamples``).
 * :func:`randomized_tukey_hsd` -- Carterette (TOIS 2012) randomised Tukey HSD on per-query scores ``(Q, S)``.
+* :func:`paired_test` -- one of the paired tests above by name (:data:`PAIRED_TESTS`; :data:`TESTS` adds
+  ``randomized_tukey_hsd``).
 * :func:`adjust` -- Holm, Bonferroni, Benjamini-Hochberg (``statsmodels.stats.multitest.multipletests``).
 
 All tests are two-sided. Randomised tests use ``numpy.random.default_rng(seed)`` and share the same random
@@ -22,6 +24,7 @@ draws across all pairs (vectorised; there is no Python loop over pairs or permut
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +34,7 @@ TIE_TOL = 1e-12
 #: Randomised tests process the resamples in blocks of at most this many matrix entries.
 _BLOCK_ENTRIES = 4_000_000
 
+#: Multiple-comparison corrections of :func:`adjust`.
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
 
 
@@ -156,6 +160,24 @@ def permutation_test(X: np.ndarray, n_resamples: int = 10_000, seed: int | None 
     R = signs.shape[0]
     pval = count / R if exact else (count + 1) / (R + 1)
     return TestResult(observed, pval)
+
+
+#: The paired tests by name: each maps ``X`` (per-query values of each pair) to a :class:`TestResult`.
+PAIRED_TESTS: dict[str, Callable[..., TestResult]] = {"sign": sign_test, "t": t_test, "wilcoxon": wilcoxon_test,
+                                                      "permutation": permutation_test}
+#: All significance tests by name: the paired tests and :func:`randomized_tukey_hsd` (which needs every system's
+#: per-query scores, not only the pairs' differences).
+TESTS = (*PAIRED_TESTS, "randomized_tukey_hsd")
+
+
+def paired_test(name: str, X: np.ndarray, n_resamples: int = 10_000, seed: int | None = 0) -> TestResult:
+    """The paired test ``name`` (a key of :data:`PAIRED_TESTS`) on ``X``; ``n_resamples`` and ``seed`` are
+    used by the permutation test only."""
+    if name not in PAIRED_TESTS:
+        raise ValueError(f"unknown paired test {name!r}; choose one of {', '.join(PAIRED_TESTS)}")
+    if name == "permutation":
+        return permutation_test(X, n_resamples=n_resamples, seed=seed)
+    return PAIRED_TESTS[name](X)
 
 
 def randomized_tukey_hsd(scores: np.ndarray, n_resamples: int = 10_000, seed: int | None = 0

@@ -109,8 +109,7 @@ def _family(kind: str, method: str, runs: list[str], values: list[float], X: np.
         statistic, raw = X.mean(axis=1), tukey_p
         adjusted, significant = raw, raw <= alpha
     else:
-        result = {"sign": stats.sign_test, "t": stats.t_test, "wilcoxon": stats.wilcoxon_test,
-                  "permutation": stats.permutation_test}[test](X)
+        result = stats.paired_test(test, X)
         statistic, raw = result.statistic, result.pvalue
         adjusted, significant = stats.adjust(raw, correction, alpha)
     return [{"kind": kind, "method": method, "run": run, "value": float(value), "wins": int(w), "ties": int(t),

@@ -7,6 +7,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from prefeval._text import LATEX_SPECIAL
+from prefeval._text import latex_escape as _latex_escape
+
 __all__ = ["fmt", "md_table", "latex_table", "latex_escape", "slug"]
 
 UP, DOWN = "▲", "▼"
@@ -46,15 +49,14 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | 
     return "\n".join(lines)
 
 
-_LATEX_SPECIAL = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-                  "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}",
-                  UP: r"$^\blacktriangle$", DOWN: r"$^\blacktriangledown$", "τ": r"$\tau$", "α": r"$\alpha$",
-                  "–": "--", "≥": r"$\geq$"}
+#: LaTeX's special characters plus the report's marks and symbols.
+_REPORT_LATEX = {**LATEX_SPECIAL, UP: r"$^\blacktriangle$", DOWN: r"$^\blacktriangledown$", "τ": r"$\tau$",
+                 "α": r"$\alpha$", "–": "--", "≥": r"$\geq$"}
 
 
 def latex_escape(text: Any) -> str:
     """Escape LaTeX special characters (and render the report's marks)."""
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(text))
+    return _latex_escape(text, _REPORT_LATEX)
 
 
 def latex_table(header: Sequence[str], rows: Sequence[Sequence[Any]], caption: str, label: str,

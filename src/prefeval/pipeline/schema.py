@@ -13,6 +13,8 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
+from prefeval.core.aggregate import AGGREGATES
+from prefeval.core.stats import CORRECTIONS, TESTS
 from prefeval.errors import PrefevalError
 
 __all__ = ["Key", "Table", "SCHEMA", "STEP_ORDER", "PipelineDefinitionError", "normalise", "where"]
@@ -64,9 +66,6 @@ class Table:
     conflicts: tuple[str, ...] = field(default_factory=tuple)
 
 
-_AGGREGATES = ("mean", "mc4", "borda", "copeland", "win_rate")
-_TESTS = ("sign", "t", "wilcoxon", "permutation", "randomized_tukey_hsd")
-_CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
 _FORMATS = ("md", "csv", "json", "tex", "png")
 
 SCHEMA: dict[str, Table] = {
@@ -128,10 +127,10 @@ SCHEMA: dict[str, Table] = {
     }),
     "aggregate": Table(doc="rankings, significance tests and the baseline", keys={
         "rankings": Key("str|list[str]", ["mc4", "borda"], "rank aggregations for the preference methods "
-                        "(metrics are always ranked by their mean)", choices=_AGGREGATES),
-        "test": Key("str", "sign", "significance test for preferences", choices=_TESTS),
-        "metric_test": Key("str", "t", "paired significance test for metrics", choices=_TESTS),
-        "correction": Key("str", "holm", "multiple-testing correction", choices=_CORRECTIONS),
+                        "(metrics are always ranked by their mean)", choices=AGGREGATES),
+        "test": Key("str", "sign", "significance test for preferences", choices=TESTS),
+        "metric_test": Key("str", "t", "paired significance test for metrics", choices=TESTS),
+        "correction": Key("str", "holm", "multiple-testing correction", choices=CORRECTIONS),
         "alpha": Key("float", 0.05, "significance level", minimum=0),
         "baseline": Key("str", None, "the run others are tested against (default: the first run)"),
     }),

@@ -11,14 +11,13 @@ from typing import Any
 
 import pandas as pd
 
+from prefeval.inputs import RUN_FILE_SUFFIXES
 from prefeval.pipeline.base import Origin, Plan, Step, import_callable
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
 
-__all__ = ["Qrels", "Simulate", "Runs", "Retrieve", "RUN_FILE_SUFFIXES"]
+__all__ = ["Qrels", "Simulate", "Runs", "Retrieve"]
 
-#: Files taken from a folder given as a run source (each also with ``.gz``).
-RUN_FILE_SUFFIXES = (".run", ".runs", ".trec", ".res", ".txt")
 _GLOB_CHARS = set("*?[")
 
 
