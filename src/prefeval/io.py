@@ -83,6 +83,11 @@ def _strip_comments(raw: bytes) -> bytes:
     return _COMMENT_LINE.sub(b"", raw)
 
 
+# Scores must parse exactly (as trec_eval's strtod) or equal scores could differ and reorder ties. pandas 3
+# parses exactly by default and deprecates the option; pandas 2's default converter can be off by an ulp.
+_EXACT_FLOATS = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+
+
 def _parse(raw: bytes, dtypes: dict[int, Any]) -> pd.DataFrame:
     return pd.read_csv(
         io.BytesIO(raw),
@@ -93,6 +98,7 @@ def _parse(raw: bytes, dtypes: dict[int, Any]) -> pd.DataFrame:
         engine="c",
         encoding="utf-8",
         skip_blank_lines=True,
+        **_EXACT_FLOATS,
     )
 
 
