@@ -59,3 +59,10 @@ def test_malformed_run_names_file_and_line(files, tmp_path, capsys):
     assert main(["eval", str(files["qrels"]), str(bad), "TSE"]) == 1
     err = capsys.readouterr().err
     assert "bad.run" in err and "line 2" in err
+
+
+def test_a_measure_with_spaces_in_its_parameters_is_one_argument(files, capsys):
+    measure = f"LexiRecall(baseline='{files['base']}', rel=2)"
+    assert main(["eval", str(files["qrels"]), str(files["run"]), measure, "TSE AP"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("\t")[0] for line in lines] == [f"LexiRecall(baseline='{files['base']}',rel=2)", "TSE", "AP"]

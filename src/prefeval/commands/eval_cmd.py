@@ -33,9 +33,16 @@ def parse_measures(texts: list[str]) -> list:
 
     measures, errors = [], []
     for text in texts:
-        for name in text.split():
+        # One argument may hold several measures separated by spaces (as with `ir_measures`), or one measure
+        # whose parameters contain spaces ("RPP(baseline='bm25', rel=2)"): try the whole argument first.
+        try:
+            ir_measures.parse_measure(text.strip())
+            names = [text]
+        except (NameError, ValueError, SyntaxError):
+            names = text.split()
+        for name in names:
             try:
-                measure = ir_measures.parse_measure(name)
+                measure = ir_measures.parse_measure(name.strip())
             except NameError:
                 errors.append(f"unknown measure: {name}")
                 continue
