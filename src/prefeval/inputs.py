@@ -158,8 +158,15 @@ def _is_canonical_run(frame: pd.DataFrame) -> bool:
     conversion would keep as NaN too, are reported by :func:`prefeval.ranking.rank_run`)."""
     if not set(RUN_COLUMNS) <= set(frame.columns) or frame.columns.duplicated().any():
         return False
-    ids_ok = all(isinstance(frame[c].dtype, pd.StringDtype) for c in ("query_id", "doc_id"))
+    ids_ok = all(_is_string_column(frame[c]) for c in ("query_id", "doc_id"))
     return ids_ok and frame["score"].dtype == np.float64 and not frame["score"].isna().any()
+
+
+def _is_string_column(column: pd.Series) -> bool:
+    """String dtype (pandas 3's default), or an object column holding only ``str`` (pandas 2's)."""
+    if isinstance(column.dtype, pd.StringDtype):
+        return True
+    return column.dtype == object and pd.api.types.infer_dtype(column, skipna=False) == "string"
 
 
 def _canonical_run(frame: pd.DataFrame, label: str) -> pd.DataFrame:
