@@ -199,7 +199,7 @@ def mc4(W: np.ndarray, tol: float = TIE_TOL, iterations: int | None = None) -> A
     ``b`` when ``W[q, a] > W[q, b]`` (ties do not vote, see :func:`majority_matrix`).
 
     ``score``: the stationary distribution of the MC4 chain (:func:`mc4_transition`) reached by power iteration
-    from the uniform distribution, run to convergence (:func:`stationary`; no damping).
+    from the uniform distribution, run to convergence (:func:`stationary`; no damping); mass below 1e-9 is 0.
 
     ``order`` (decision, seed 001/003 digest D11): the exact stationary distribution puts all mass on the closed
     classes of the chain (with a Condorcet winner: all of it on the winner), which leaves every other system
@@ -226,6 +226,7 @@ def mc4(W: np.ndarray, tol: float = TIE_TOL, iterations: int | None = None) -> A
         return Aggregation(order(x, cope, mean), x)
 
     score = stationary(mc4_transition(M))
+    score[score <= MASS_TOL] = 0.0  # transient mass the exact limit does not have (float remnants such as 1e-42)
     remaining = np.arange(S)
     ranked: list[np.ndarray] = []
     mass = score
