@@ -459,3 +459,11 @@ def test_dl_hard_passage_pipeline_matches_trec_eval(shared_data, tmp_path):
             assert summary["means"][ours][run] == pytest.approx(reference[trec_name], abs=5e-5), (run, ours)
     report = (out / "report.md").read_text()
     assert "Simulated data" not in report and "bm25 (baseline)" in report
+
+
+
+def test_evaluate_step_gives_free_preferences_every_run():
+    """A preference without baseline in `evaluate` is each run's mean preference over all the other runs."""
+    result = Pipeline([Simulate(**SMALL), Evaluate(["LexiRecall", "AP"])]).run(progress=False)
+    expected = evaluate(result.qrels, result.runs, ["LexiRecall"]).set_index("run")["value"]
+    assert result.means_table()["LexiRecall"].to_dict() == pytest.approx(expected.to_dict())

@@ -86,8 +86,11 @@ def _is_free_preference(measure: Any) -> bool:
     return is_prefeval_measure(measure) and measure.NAME in PREFERENCES and "baseline" not in measure.params
 
 
-def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measures: list[Any]) -> pd.DataFrame:
-    """Per-query values of measures evaluated one run at a time through ir-measures."""
+def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measures: list[Any],
+                 progress: bool = False) -> pd.DataFrame:
+    """Per-query values of measures through one ir-measures evaluator (qrels processed once), run by run."""
+    from tqdm.auto import tqdm
+
     names = {m.params.get("baseline") for m in measures} & set(run_frames)
     with registered({name: run_frames[name] for name in names}):
         try:
@@ -95,7 +98,8 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], me
         except ValueError as exc:  # unsupported measure / parameters
             raise PrefevalError(str(exc)) from None
         frames = []
-        for name, run in run_frames.items():
+        for name, run in tqdm(run_frames.items(), desc="evaluation", unit="run", total=len(run_frames),
+                              disable=not progress, leave=False):
             metrics = list(evaluator.iter_calc(run))
             frames.append(pd.DataFrame({
                 "run": name,
@@ -107,14 +111,14 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], me
 
 
 def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measure: Any,
-                          rel: int | None) -> pd.DataFrame:
+                          rel: int | None, progress: bool = False) -> pd.DataFrame:
     """Per query: each run's mean preference over the other runs (``prefs[q, s, :]`` averaged over b != s)."""
     from prefeval.compare import compare
 
     if len(run_frames) < 2:
         raise PrefevalError(f"{measure} without a baseline is each run's mean preference over the other runs, "
                             f"which needs at least two runs; give baseline='...' to compare with one run")
-    result = compare(qrels, dict(run_frames), [measure], rel=1 if rel is None else rel)
+    result = compare(qrels, dict(run_frames), [measure], rel=1 if rel is None else rel, progress=progress)
     method = result.result(result.methods[0])
     prefs = np.asarray(method.prefs, dtype=float)  # (Q, S, S), zero diagonal
     S = prefs.shape[1]
@@ -152,12 +156,13 @@ def _warn_disjoint(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame]) 
                           f"qrels {next(iter(judged), '-')!r}); it scores as an empty ranking", stacklevel=3)
 
 
-def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel: int | None = None) -> pd.DataFrame:
+def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel: int | None = None, *,
+             progress: bool = False) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels`` with ``measures`` (see the module docstring).
 
     Returns a DataFrame ``run, measure, value`` (one row per run and measure, runs and measures in the
     given order) or, with ``per_query=True``, ``run, query_id, measure, value``. ``measure`` holds the
-    measure's ir-measures name (``str(measure)``).
+    measure's ir-measures name (``str(measure)``). ``progress`` shows a progress bar over the runs.
     """
     from prefeval.inputs import qrels_frame, runs_dict
 
@@ -171,9 +176,9 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     bound = [m for m in parsed if not _is_free_preference(m)]
     parts = []
     if bound:
-        parts.append(_metric_rows(qrels_df, run_frames, bound))
+        parts.append(_metric_rows(qrels_df, run_frames, bound, progress))
     for measure in free:
-        parts.append(_mean_preference_rows(qrels_df, run_frames, measure, rel))
+        parts.append(_mean_preference_rows(qrels_df, run_frames, measure, rel, progress))
     table = pd.concat(parts, ignore_index=True)
     names = list(run_frames)
     if not per_query:

@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import pandas as pd
-
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
@@ -87,11 +85,8 @@ class Evaluate(Step):
 
         rel = self.rel if self.rel is not None else context.rel
         parsed = parse_measures(self.measures, rel)
-        per_query = []
-        with progress.stage("evaluation"):
-            for name in progress.iterate(list(context.runs), desc="evaluation", unit="run"):
-                per_query.append(evaluate(context.qrels, {name: context.runs[name]}, parsed, per_query=True))
-        table = pd.concat(per_query, ignore_index=True)
+        with progress.stage("evaluation"):  # one call: qrels processed once, free preferences see every run
+            table = evaluate(context.qrels, context.runs, parsed, per_query=True, progress=progress.enabled)
         table["measure"] = table["measure"].astype(str)
         context.measures = [str(m) for m in parsed]
         context.per_query = table
@@ -124,17 +119,6 @@ class Compare(Step):
         rel = self.rel if self.rel is not None else context.rel
         with progress.stage("comparison"):
             context.comparison = compare(context.qrels, context.runs, self.methods, rel=rel,
-                                         **_progress_kwargs(compare, progress))
+                                         progress=progress.enabled)
         context.methods = list(self.methods)
         context.settings["compare"] = {"methods": self.methods, "rel": rel}
-
-
-def _progress_kwargs(function: Any, progress: Progress) -> dict[str, Any]:
-    """Pass ``progress=`` to functions that accept it."""
-    import inspect
-
-    try:
-        params = inspect.signature(function).parameters
-    except (TypeError, ValueError):  # pragma: no cover
-        return {}
-    return {"progress": progress.enabled} if "progress" in params else {}
