@@ -263,7 +263,7 @@ class Comparison:
             elif aggregate == "copeland":
                 score = agg.copeland(agg.mean_preference(r.prefs), tol=stats.TIE_TOL)
             elif aggregate == "mean" and r.values is not None:
-                score = r.values.mean(axis=0)
+                score = agg.mean_score(r.values)
             else:
                 score = win_rate
             result = agg.Aggregation(agg.order(score, win_rate), score)

@@ -36,7 +36,6 @@ class Plan:
     """What validation learns before any work: run names, whether topics exist, the measures, ..."""
 
     run_names: list[str] = field(default_factory=list)
-    has_qrels: bool = False
     topics_available: bool = False
     simulated: bool = False
     measures: list[str] = field(default_factory=list)

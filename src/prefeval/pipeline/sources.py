@@ -107,7 +107,6 @@ class Qrels(Step):
         if isinstance(self.queries, str) and self._local(self.queries) is None:
             raise self.error("queries", f"query-id file not found: {self.queries!r} "
                              f"(relative to {self.origin.base_dir})")
-        plan.has_qrels = True
         plan.rel = self.rel
         plan.topics_available = self.topics is not None or (
             isinstance(self.source, str) and self._local(self.source) is None)
@@ -195,7 +194,7 @@ class Simulate(Step):
         except PrefevalError as exc:
             bad = next((k for k in DEFAULTS if str(exc).startswith(f"simulate: {k} ")), None)
             raise self.error(bad, str(exc).removeprefix("simulate: ")) from None
-        plan.has_qrels = plan.topics_available = plan.simulated = True
+        plan.topics_available = plan.simulated = True
         plan.rel = 1
         if self.use_runs:
             from prefeval.simulate import run_names
