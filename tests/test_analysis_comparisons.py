@@ -104,7 +104,7 @@ def test_sign_agreement_matches_definition(comparison):
         agree, pairs = _agreement_by_loop(pq, row.method, row.reference)
         assert (row.agree, row.pairs) == (agree, pairs)
         assert row.agreement == pytest.approx(agree / pairs)
-    # LexiPrecision extends RR (seed 001 §3.2): it agrees with every strict RR preference
+    # LexiPrecision extends RR (Diaz (2023) §3.2): it agrees with every strict RR preference
     lp_rr = table[(table["method"] == "LexiPrecision") & (table["reference"] == "RR")].iloc[0]
     assert lp_rr.agreement == 1.0
     excluded = sign_agreement(comparison, "RPP", "AP", method_ties="exclude").iloc[0]

@@ -47,14 +47,14 @@ def test_engine_equals_compare_on_real_runs(doc_data, doc_comparison):
 
 def test_papers_structural_findings(doc_comparison):
     ties = tie_rates(doc_comparison).set_index("method")["fraction_tied"]
-    # seed 000 §6.2.2: LexiRecall has far fewer ties than R@1000 and R-precision, like AP and nDCG
+    # Diaz & Mitra (2023) §6.2.2: LexiRecall has far fewer ties than R@1000 and R-precision, like AP and nDCG
     assert ties["LexiRecall"] < ties["Rprec"] < ties["R@1000"]
     assert ties["LexiRecall"] <= ties["AP"] and ties["LexiRecall"] <= ties["nDCG"]
-    # seed 001 Table 3: LexiPrecision ties far less often than RR; it ties exactly when LexiRecall does
+    # Diaz (2023) Table 3: LexiPrecision ties far less often than RR; it ties exactly when LexiRecall does
     assert ties["LexiPrecision"] == ties["LexiRecall"] and ties["LexiPrecision"] < ties["RR"] / 5
     agree = sign_agreement(doc_comparison).set_index(["method", "reference"])["agreement"]
     # runs are at most 1000 deep, so a strict R@1000 preference implies the same LexiRecall preference
-    # (seed 000 §6.2.1); LexiPrecision refines RR (seed 001 §3.2)
+    # (Diaz & Mitra (2023) §6.2.1); LexiPrecision refines RR (Diaz (2023) §3.2)
     assert agree["LexiRecall", "R@1000"] == 1.0
     assert agree["LexiPrecision", "RR"] == 1.0
     power = discriminative_power(doc_comparison, tests="paired", correction="none")

@@ -1,4 +1,4 @@
-"""Simulations of random rankings: sampler uniformity, agreement with closed forms, seed 000 Table 2 / Fig. 6."""
+"""Simulations of random rankings: sampler uniformity, agreement with closed forms, Diaz & Mitra (2023) Table 2 / Fig. 6."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def test_lexiprecision_and_lexirecall_tie_exactly_together():
 
 
 def test_figure6_shape():
-    # seed 000 Fig. 6: n = 250,000, 25 requests, m ~ U(5, 50)
+    # Diaz & Mitra (2023) Fig. 6: n = 250,000, 25 requests, m ~ U(5, 50)
     depths = [250_000, 100_000, 10_000, 1_000]
     table = simulate_ties(n=250_000, depths=depths, pairs_per_query=40, seed=0)
     wide = table.pivot(index="depth", columns="method", values="fraction_tied").loc[depths]
@@ -69,7 +69,7 @@ def test_figure6_shape():
     assert wide.loc[250_000, "LexiRecall"] == 0 and wide.loc[100_000, "AP"] < 0.01
 
 
-# seed 000 Table 2: n, tied, TSE, R@1000, RP, AP, NDCG, random
+# Diaz & Mitra (2023) Table 2: n, tied, TSE, R@1000, RP, AP, NDCG, random
 TABLE2 = {
     10**3: (0.012, 1.000, 0.000, 0.285, 0.541, 0.535, 0.492),
     10**4: (0.001, 1.000, 0.420, 0.077, 0.552, 0.549, 0.497),

@@ -1,4 +1,4 @@
-"""Closed-form tie probabilities (seed 000 §5.3 / App. D, seed 001 §3.3) against exhaustive enumeration,
+"""Closed-form tie probabilities (Diaz & Mitra (2023) §5.3 / App. D, Diaz (2023) §3.3) against exhaustive enumeration,
 the spec's exact small cases, and the paper's Tables 3 and 4."""
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def test_closed_forms_match_enumeration(n, data):
         assert approx == pytest.approx(float(got), rel=1e-9, abs=1e-15)
 
 
-# seed 000 Table 3 (m = 10) and Table 4 (n = 10^6): TSE, R1000, RP, LR
+# Diaz & Mitra (2023) Table 3 (m = 10) and Table 4 (n = 10^6): TSE, R1000, RP, LR
 TABLE3 = {10**3: (0.005, 1.000, 0.825, 0.000), 10**4: (0.001, 0.313, 0.980, 0.000),
           10**5: (0.000, 0.826, 0.998, 0.000), 10**6: (0.000, 0.980, 1.000, 0.000)}
 TABLE4 = {1: (0.000, 0.998, 1.000, 0.000), 5: (0.000, 0.990, 1.000, 0.000), 10: (0.000, 0.981, 1.000, 0.000),
@@ -98,7 +98,7 @@ def test_large_n_exact_and_float_agree():
 
 
 def test_lexiprecision_and_rr():
-    # seed 001 §3.3: LP ties iff identical position vectors; RR iff same p_1 (mirror image of TSE)
+    # Diaz (2023) §3.3: LP ties iff identical position vectors; RR iff same p_1 (mirror image of TSE)
     assert tie_probability("LexiPrecision", 50_000, 250) == tie_probability("LexiRecall", 50_000, 250)
     assert tie_probability("RR", 1000, 10, exact=True) == tie_probability("TSE", 1000, 10, exact=True)
     # spec B4.3 gold values

@@ -1,4 +1,4 @@
-"""Metric unanimity (seed 002 §6.1) and the balancing index (seed 004 §6)."""
+"""Metric unanimity (Amigó et al. (2018) §6.1) and the balancing index (Ferrante et al. (2015) §6)."""
 
 from __future__ import annotations
 
@@ -108,7 +108,7 @@ def ap_exact(g):
 
 
 def test_paper_values():
-    # seed 004 §6 / spec §B6: RBP p=0.8 saturates at 8 from length 21, p=0.95 at 59; ERR is 1
+    # Ferrante et al. (2015) §6 / spec §B6: RBP p=0.8 saturates at 8 from length 21, p=0.95 at 59; ERR is 1
     assert balancing_index("RBP(p=0.8)", 20) == 7
     assert [balancing_index("RBP(p=0.8)", n) for n in (21, 30, 100, 1000)] == [8, 8, 8, 8]
     assert balancing_index("RBP(p=0.95)", 1000) == 59

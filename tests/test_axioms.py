@@ -1,5 +1,5 @@
-"""Formal constraints as executable checks (prefeval.axioms): seed 002 §3 / §A4–A5, seed 004 §5 / §B3–B4,
-seed 000 Table 6 / spec lexirecall §1.16."""
+"""Formal constraints as executable checks (prefeval.axioms): Amigó et al. (2018) §3 / §A4–A5, Ferrante et al. (2015) §5 / §B3–B4,
+Diaz & Mitra (2023) Table 6 / spec lexirecall §1.16."""
 
 from __future__ import annotations
 
@@ -49,10 +49,10 @@ def _verdicts(frame: pd.DataFrame) -> dict[str, str]:
     return dict(zip(frame["constraint"], frame["verdict"]))
 
 
-# ----------------------------------------------------------------------------- partial order (seed 004)
+# ----------------------------------------------------------------------------- partial order (Ferrante et al. (2015))
 
 def _precedes_brute(r, s) -> bool:
-    """Seed 004 §4 rank-based order, straight from the definition (every grade in REL = 0..3, every k)."""
+    """Ferrante et al. (2015) §4 rank-based order, straight from the definition (every grade in REL = 0..3, every k)."""
     return all(sum(1 for j in range(k) if r[j] >= lam) <= sum(1 for j in range(k) if s[j] >= lam)
                for lam in range(0, 4) for k in range(1, len(r) + 1))
 
@@ -317,7 +317,7 @@ def test_table6_properties_of_lexirecall_and_tse():
 # ---------------------------------------------------------------------------------- RBU (acceptance)
 
 def _rbu_reference(p: float, e: float, k: int | None = None):
-    """RBU@k straight from seed 002 Eq. 11 on the qrels/run frames (independent of prefeval.core)."""
+    """RBU@k straight from Amigó et al. (2018) Eq. 11 on the qrels/run frames (independent of prefeval.core)."""
     def measure(qrels: pd.DataFrame, run: pd.DataFrame) -> dict[str, float]:
         runs = {q: g.sort_values("score", ascending=False)["doc_id"].tolist() for q, g in run.groupby("query_id")}
         out = {}
@@ -410,7 +410,7 @@ def test_result_frame_shape():
 
 
 def test_matrix_agrees_with_table1_except_for_explained_cells():
-    """Every cell of the README matrix either matches Table 1 of seed 002 (spec §A5) or has an explanation
+    """Every cell of the README matrix either matches Table 1 of Amigó et al. (2018) (spec §A5) or has an explanation
     (cutoff, parameter, binarising implementation, weight encoding, or a paper erratum); every recorded
     explanation still describes an actual difference."""
     measures = [m for m in README_MEASURES if HAS_CWL or not m.startswith("RBP")]

@@ -202,7 +202,7 @@ def test_cutoff_truncates_runs_and_names_are_case_insensitive(c46):
 
 
 def test_subtopic_rpp():
-    """Seed 003 Eq. 6: populations = each subtopic (grade >= rel for it) plus all relevant docs, weighted by size."""
+    """Diaz & Ferraro (2022) Eq. 6: populations = each subtopic (grade >= rel for it) plus all relevant docs, weighted by size."""
     qrels = pd.DataFrame([("q", "a", 1, "1"), ("q", "b", 1, "1"), ("q", "b", 2, "2"), ("q", "c", 1, "2"),
                           ("q", "d", 0, "2")], columns=["query_id", "doc_id", "relevance", "iteration"])
     runs = {"x": pd.DataFrame({"query_id": "q", "doc_id": ["c", "n1", "a", "b"], "score": [4.0, 3, 2, 1]}),

@@ -1,9 +1,9 @@
 """LexiRecall and LexiPrecision against brute force from the papers' definitions.
 
-* LexiRecall: leximin over the utilities of all 2^m - 1 searchers (seed 000 Eq. 10),
+* LexiRecall: leximin over the utilities of all 2^m - 1 searchers (Diaz & Mitra (2023) Eq. 10),
   each utility a top-heavy recall-level metric (AP or RBP) on pessimistically imputed
-  positions in a corpus of known size n; and Yager's metric form (seed 000 §7.3.2).
-* LexiPrecision: plain Python tuple comparison (seed 001 §3.2) and the first differing
+  positions in a corpus of known size n; and Yager's metric form (Diaz & Mitra (2023) §7.3.2).
+* LexiPrecision: plain Python tuple comparison (Diaz (2023) §3.2) and the first differing
   level with exact fractions (Eq. 2).
 """
 
@@ -63,14 +63,14 @@ def vector_pair(draw, max_m=5, max_depth=12):
 
 
 def impute(p, n):
-    """Pessimistic imputation (seed 000 §2.2): unretrieved items at n-k+1, ..., n."""
+    """Pessimistic imputation (Diaz & Mitra (2023) §2.2): unretrieved items at n-k+1, ..., n."""
     finite = [int(x) for x in p if x != INF]
     k = len(p) - len(finite)
     return finite + [n - k + 1 + j for j in range(k)]
 
 
 def ap_utility(positions):
-    """AP of the searcher whose relevant set is the items at ``positions`` (seed 000 Table 1)."""
+    """AP of the searcher whose relevant set is the items at ``positions`` (Diaz & Mitra (2023) Table 1)."""
     return sum(Fraction(j, p) for j, p in enumerate(sorted(positions), start=1)) / len(positions)
 
 
@@ -80,7 +80,7 @@ def rbp_utility(positions, gamma=Fraction(1, 2)):
 
 
 def leximin(x, y):
-    """Seed 000 Eq. 9: x, y sorted decreasing; the last (worst-off) differing entry decides."""
+    """Diaz & Mitra (2023) Eq. 9: x, y sorted decreasing; the last (worst-off) differing entry decides."""
     for xi, yi in zip(reversed(x), reversed(y)):
         if xi != yi:
             return 1 if xi > yi else -1
@@ -88,7 +88,7 @@ def leximin(x, y):
 
 
 def lexirecall_brute(a, b, utility=ap_utility):
-    """Seed 000 Eq. 10: leximin over the utilities of all 2^m - 1 searchers u ⊆ R, u ≠ ∅."""
+    """Diaz & Mitra (2023) Eq. 10: leximin over the utilities of all 2^m - 1 searchers u ⊆ R, u ≠ ∅."""
     m = len(a)
     finite = [x for x in a + b if x != INF]
     n = int(max(finite, default=0)) + m + 1  # imputed positions lie below every retrieved one
@@ -100,12 +100,12 @@ def lexirecall_brute(a, b, utility=ap_utility):
 
 
 def lexiprecision_brute(a, b):
-    """Seed 001 §3.2: tuple comparison, smaller tuple (inf = unretrieved) preferred."""
+    """Diaz (2023) §3.2: tuple comparison, smaller tuple (inf = unretrieved) preferred."""
     return (tuple(a) < tuple(b)) - (tuple(a) > tuple(b))
 
 
 def rr_lexiprecision_brute(a, b):
-    """Seed 001 Eq. 2 in exact fractions: 1/a_i* - 1/b_i* (1/inf = 0)."""
+    """Diaz (2023) Eq. 2 in exact fractions: 1/a_i* - 1/b_i* (1/inf = 0)."""
     for x, y in zip(a, b):
         if x != y:
             rx = Fraction(0) if x == INF else Fraction(1, int(x))
@@ -118,7 +118,7 @@ def rr_lexiprecision_brute(a, b):
 
 
 def test_leximin_fig7_example():
-    # seed 000 Fig. 7: decided at the third-from-last entry (0.12 > 0.07), left preferred.
+    # Diaz & Mitra (2023) Fig. 7: decided at the third-from-last entry (0.12 > 0.07), left preferred.
     x = [1.00, 0.50, 0.25, 0.20, 0.15, 0.12, 0.04, 0.01]
     y = [1.00, 0.50, 0.33, 0.30, 0.11, 0.07, 0.04, 0.01]
     assert leximin(x, y) == 1 and leximin(y, x) == -1
@@ -139,7 +139,7 @@ def test_lexirecall_equals_leximin_over_all_searchers_rbp(pair):
 
 
 def yager_weights(n, m, eps):
-    """Seed 000 §7.3.2 (Yager 1997): bottom-heavy weights with Δ = 1/(n + ε)."""
+    """Diaz & Mitra (2023) §7.3.2 (Yager 1997): bottom-heavy weights with Δ = 1/(n + ε)."""
     d = 1 / (n + eps)
     return [d ** (m - 1) / (1 + d) ** (m - 1)] + [d ** (m - i) / (1 + d) ** (m + 1 - i) for i in range(2, m + 1)]
 
@@ -157,7 +157,7 @@ def test_lexirecall_agrees_with_yager_metric_on_all_position_sets(n, m):
     P = np.array(vectors, dtype=float)
     expected = np.sign(np.subtract.outer(np.array(metric, dtype=object), np.array(metric, dtype=object)))
     assert np.array_equal(lexirecall_matrix(P), expected.astype(np.int8))
-    # ties only on identical vectors (seed 000 Thm B.5): 1/C(n, m) tie probability
+    # ties only on identical vectors (Diaz & Mitra (2023) Thm B.5): 1/C(n, m) tie probability
     assert np.count_nonzero(lexirecall_matrix(P) == 0) == len(vectors)
 
 
@@ -170,7 +170,7 @@ def test_lexiprecision_equals_tuple_comparison_and_exact_rr(pair):
     assert sgn == lexiprecision_brute(a, b)
     exact = rr_lexiprecision_brute(a, b)
     assert rr == pytest.approx(float(exact), abs=1e-15)
-    assert np.sign(rr) == sgn  # seed 001 §3.5: sgnLP and rrLP always agree in sign
+    assert np.sign(rr) == sgn  # Diaz (2023) §3.5: sgnLP and rrLP always agree in sign
     assert -1.0 <= rr <= 1.0
     if a[0] != b[0]:  # δRR_1 ≠ 0 => rrLP = δRR_1
         assert exact == rr_lexiprecision_brute(a[:1], b[:1])
@@ -345,7 +345,7 @@ def test_a_to_f_metric_lexirecall_values():
 
 
 def test_lp_fig4_example():
-    # seed 001 Fig. 4 / spec B4.1 (n = 1000): first difference at level 2 (4 < 8).
+    # Diaz (2023) Fig. 4 / spec B4.1 (n = 1000): first difference at level 2 (4 < 8).
     n = 1000.0
     A = np.array([2, 4, 10, n - 1, n])
     B = np.array([2, 8, 9, 500, n])

@@ -75,7 +75,7 @@ def test_metrics_match_trec_eval_definitions(case, k):
 
 
 def test_tse_definition():
-    # 1/p_m when every relevant doc is retrieved, else 0 (DESIGN.md, seed 000 §3.2)
+    # 1/p_m when every relevant doc is retrieved, else 0 (DESIGN.md, Diaz & Mitra (2023) §3.2)
     assert tse(np.array([1.0, 4.0, 7.0])) == pytest.approx(1 / 7)
     assert tse(np.array([1.0, 4.0, INF])) == 0.0
     assert tse(np.array([INF, INF])) == 0.0

@@ -113,7 +113,7 @@ def test_doc_positions_matches_brute_force(ranked, relevant, as_object):
 
 
 def test_doc_positions_paper_example_section_2_2():
-    # seed 000 §2.2: a system returns 3 of m = 6 relevant items, at positions 2, 3 and 8.
+    # Diaz & Mitra (2023) §2.2: a system returns 3 of m = 6 relevant items, at positions 2, 3 and 8.
     ranking = np.array(["n1", "r1", "r2", "n2", "n3", "n4", "n5", "r3", "n6", "n7"])
     relevant = np.array(["r1", "r2", "r3", "r4", "r5", "r6"])
     pv = position_vectors(doc_positions([ranking], relevant))

@@ -1,4 +1,4 @@
-"""RBU kernel (seed 002 Eq. 11) against the spec test vectors and an exact brute force."""
+"""RBU kernel (Amigó et al. (2018) Eq. 11) against the spec test vectors and an exact brute force."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def r_exact(grade: int, gmax: int) -> Fraction:
 
 
 def rbu_eq11(rows: list[list[Fraction]], w: list[Fraction], p: Fraction, e: Fraction, k: int) -> Fraction:
-    """Seed 002 Eq. 11 with explicit loops; sums over the positions that hold a document (i <= min(k, n))."""
+    """Amigó et al. (2018) Eq. 11 with explicit loops; sums over the positions that hold a document (i <= min(k, n))."""
     total = Fraction(0)
     for i in range(1, min(k, len(rows)) + 1):
         gain = Fraction(0)
@@ -190,7 +190,7 @@ def test_matches_eq11_bruteforce(case, p: Fraction, e: Fraction, k: int) -> None
 @settings(max_examples=100, deadline=None)
 @given(rankings(), st.sampled_from(P_CHOICES), st.sampled_from(E_CHOICES[1:]))
 def test_confidence_appending_nonrelevant_decreases(case, p: Fraction, e: Fraction) -> None:
-    """Conf (seed 002 §3.2): with e > 0, appending a non-relevant document strictly lowers RBU."""
+    """Conf (Amigó et al. (2018) §3.2): with e > 0, appending a non-relevant document strictly lowers RBU."""
     grades, gmax, weights = case
     _, w = exact_inputs(grades, gmax, weights)
     r, wf = numpy_inputs(grades, gmax, w)

@@ -1,4 +1,4 @@
-"""RPP against the recall-level pairing written out in exact fractions (seed 003 Eq. 3-6)."""
+"""RPP against the recall-level pairing written out in exact fractions (Diaz & Ferraro (2022) Eq. 3-6)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ INF = math.inf
 
 
 def brute_weights(m, weighting):
-    """p(i), i = 1..m (seed 003 §5.3): exact fractions for uniform/inverse, floats for dcg."""
+    """p(i), i = 1..m (Diaz & Ferraro (2022) §5.3): exact fractions for uniform/inverse, floats for dcg."""
     if weighting == "uniform":
         return [Fraction(1, m)] * m
     if weighting == "inverse":
@@ -47,7 +47,7 @@ def sgn_pair(x, y):
 
 
 def rpp_brute(f, g, weighting="uniform"):
-    """Seed 003 Eq. 4: pair the i-th relevant item of f with the i-th of g."""
+    """Diaz & Ferraro (2022) Eq. 4: pair the i-th relevant item of f with the i-th of g."""
     assert len(f) == len(g)
     if not f:
         return Fraction(0)
@@ -55,7 +55,7 @@ def rpp_brute(f, g, weighting="uniform"):
 
 
 def population_rpp_brute(doc_a, doc_b, populations, weighting="uniform"):
-    """Seed 003 Eq. 5/6 with p(k) ∝ m_k: each population's own sorted positions, paired by level."""
+    """Diaz & Ferraro (2022) Eq. 5/6 with p(k) ∝ m_k: each population's own sorted positions, paired by level."""
     total, acc = 0, Fraction(0)
     for pop in populations:
         members = [j for j, inside in enumerate(pop) if inside]

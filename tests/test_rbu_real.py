@@ -1,6 +1,6 @@
 """RBU through ir-measures on TREC Web 2012 (diversity qrels, real runs) against an independent exact computation.
 
-The reference below is written straight from DESIGN.md / seed 002 Eq. 11 in pure Python with exact fractions:
+The reference below is written straight from DESIGN.md / Amigó et al. (2018) Eq. 11 in pure Python with exact fractions:
 ranking = score desc, ties by doc id desc; r(d,t) = (2^max(g,0) - 1) / 2^gmax_t with gmax_t the highest grade
 judged for subtopic t; weights uniform over the subtopics with at least one relevant (grade >= 1) document;
 effort charged only for positions that hold a document.
@@ -45,7 +45,7 @@ def read_ranked_run(path: Path) -> dict[str, list[str]]:
 
 
 def reference_rbu(subtopics: dict[str, dict[str, int]], ranking: list[str]) -> Fraction:
-    """Seed 002 Eq. 11 at cutoff K, exact, for one query."""
+    """Amigó et al. (2018) Eq. 11 at cutoff K, exact, for one query."""
     aspects = [t for t, judged in subtopics.items() if any(g >= 1 for g in judged.values())]
     weight = Fraction(1, len(aspects))
     gmax = {t: max(subtopics[t].values()) for t in aspects}

@@ -3,7 +3,7 @@
 ``compare(qrels, runs, methods)`` evaluates every unordered pair of runs on every evaluated query with
 
 * prefeval's preferences, named as in ir-measures (``"LexiRecall"``, ``"LexiPrecision(magnitude='rr')"``,
-  ``"RPP(weighting='dcg')"``, ``"RPP(graded=False)@100"``; seed 000 §5.2, seed 001 §3, seed 003 Eq. 3-6), computed
+  ``"RPP(weighting='dcg')"``, ``"RPP(graded=False)@100"``; Diaz & Mitra (2023) §5.2, Diaz (2023) §3, Diaz & Ferraro (2022) Eq. 3-6), computed
   per query for all S x S pairs at once by the kernels of :mod:`prefeval.core`;
 * any other ir-measures measure (``"nDCG@10"``, ``"AP(rel=2)"``, ``"RBU@20"``), which becomes the metric-difference
   preference ``mu(a) - mu(b)`` per query (one ``iter_calc`` pass per run).

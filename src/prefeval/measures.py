@@ -4,13 +4,13 @@ Importing this module registers them with ``ir_measures.measures.registry`` so t
 ``ir_measures.parse_measure("RBU(p=0.8, e=0.03)@20")`` works; the ``prefeval`` provider
 (:mod:`prefeval.provider`) evaluates them.
 
-* ``RBU(p=0.8, e=0.03, rel=1, variant='paper')@k``: rank-biased utility (seed 002 §5, Eq. 11).
+* ``RBU(p=0.8, e=0.03, rel=1, variant='paper')@k``: rank-biased utility (Amigó et al. (2018) §5, Eq. 11).
 * ``TSE(rel=1)@k``: total search efficiency with AP exposure, ``1/p_m`` if every relevant document
-  is retrieved, else 0 (seed 000 §3.2, Eq. 3).
+  is retrieved, else 0 (Diaz & Mitra (2023) §3.2, Eq. 3).
 * ``LexiRecall(baseline, rel=1)@k``, ``LexiPrecision(baseline, magnitude='sgn', rel=1)@k``,
   ``RPP(baseline, weighting='uniform', graded=True, subtopics=False, rel=1)@k``: the per-query preference
   of the evaluated run over the ``baseline`` run (a registered name or a TREC run path), positive when the
-  evaluated run is preferred (seed 000 §5.2 Eq. 11; seed 001 §3; seed 003 Eq. 3–6). ``@k`` truncates both.
+  evaluated run is preferred (Diaz & Mitra (2023) §5.2 Eq. 11; Diaz (2023) §3; Diaz & Ferraro (2022) Eq. 3–6). ``@k`` truncates both.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ class _RBU(PrefevalMeasure):
 
 
 class _TSE(PrefevalMeasure):
-    """Total search efficiency with AP exposure (Diaz & Mitra, seed 000 §3.2, Eq. 3): ``1/p_m`` when every
+    """Total search efficiency with AP exposure (Diaz & Mitra, Diaz & Mitra (2023) §3.2, Eq. 3): ``1/p_m`` when every
     relevant document is retrieved (``p_m`` = position of the last one), else 0 (pessimistic imputation)."""
 
     __name__ = NAME = "TSE"
@@ -107,7 +107,7 @@ class _TSE(PrefevalMeasure):
 
 
 class _LexiRecall(PrefevalMeasure):
-    """Lexicographic recall of the run over ``baseline`` per query (seed 000 §5.2, Eq. 11): +1 if the run
+    """Lexicographic recall of the run over ``baseline`` per query (Diaz & Mitra (2023) §5.2, Eq. 11): +1 if the run
     retrieves more relevant documents (fewer: -1); otherwise the deepest differing relevant position decides."""
 
     __name__ = NAME = "LexiRecall"
@@ -115,7 +115,7 @@ class _LexiRecall(PrefevalMeasure):
 
 
 class _LexiPrecision(PrefevalMeasure):
-    """Lexicographic precision of the run over ``baseline`` per query (seed 001 §3): the first recall level
+    """Lexicographic precision of the run over ``baseline`` per query (Diaz (2023) §3): the first recall level
     whose positions differ decides; ``magnitude='rr'`` returns ``1/p_i - 1/p'_i`` there instead of the sign."""
 
     __name__ = NAME = "LexiPrecision"
@@ -128,7 +128,7 @@ class _LexiPrecision(PrefevalMeasure):
 
 
 class _RPP(PrefevalMeasure):
-    """Recall-paired preference of the run over ``baseline`` per query (seed 003 Eq. 3–6, §5.3):
+    """Recall-paired preference of the run over ``baseline`` per query (Diaz & Ferraro (2022) Eq. 3–6, §5.3):
     ``sum_i w_i sgn(p'_i - p_i)`` over recall levels, averaged over grade thresholds (``graded=True``) or,
     with ``subtopics=True``, over subtopics plus the background population, weighted by population size."""
 

@@ -110,7 +110,7 @@ def _preference(measure, query: QueryPositions, a: int, b: int) -> float:
 
 def preference_matrix(measure, query: QueryPositions) -> np.ndarray:
     """(S, S) matrix of the preferences of every run over every other on one query under a LexiRecall /
-    LexiPrecision / RPP measure (seed 000 §5.2, seed 001 §3, seed 003 Eq. 3-6); the all-pairs form of
+    LexiPrecision / RPP measure (Diaz & Mitra (2023) §5.2, Diaz (2023) §3, Diaz & Ferraro (2022) Eq. 3-6); the all-pairs form of
     :func:`_preference`."""
     if measure.NAME == "LexiRecall":
         return lexicographic.lexirecall_matrix(position_vectors(query.doc_pos)).astype(np.float64)

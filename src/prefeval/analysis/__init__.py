@@ -2,21 +2,21 @@
 
 On real runs (a :class:`prefeval.compare.Comparison`, or qrels + runs):
 
-- :func:`tie_rates` -- fraction of tied ranking pairs per method (seed 000 §6.2.2, seed 001 Table 3);
+- :func:`tie_rates` -- fraction of tied ranking pairs per method (Diaz & Mitra (2023) §6.2.2, Diaz (2023) Table 3);
 - :func:`sign_agreement`, :func:`system_agreement`, :func:`kendall_tau` -- agreement of a preference with
   a metric per ranking pair and per system pair, and Kendall's tau between system orderings
-  (seed 000 §6.2.1, seed 001 §4.2, seed 003 §6.1);
+  (Diaz & Mitra (2023) §6.2.1, Diaz (2023) §4.2, Diaz & Ferraro (2022) §6.1);
 - :func:`discriminative_power` -- fraction of system pairs significant under a paired test with Holm
-  correction and under randomised Tukey HSD (seed 000 §6.2.3, seed 001 Table 4);
+  correction and under randomised Tukey HSD (Diaz & Mitra (2023) §6.2.3, Diaz (2023) Table 4);
 - :func:`label_degradation`, :func:`query_subsampling` -- robustness to missing labels and queries
-  (seed 000 §6.2.4, seed 003 §6.2);
+  (Diaz & Mitra (2023) §6.2.4, Diaz & Ferraro (2022) §6.2);
 
 analytic and simulated:
 
-- :func:`tie_probability` -- closed-form tie probabilities for random permutations (seed 000 §5.3, App. D;
-  seed 001 §3.3); :func:`simulate_ties`, :func:`worst_case_agreement` -- simulations of random rankings
-  (seed 000 Fig. 6, Table 2);
-- :func:`metric_unanimity` (seed 002 §6.1) and :func:`balancing_index` (seed 004 §6) for any measure.
+- :func:`tie_probability` -- closed-form tie probabilities for random permutations (Diaz & Mitra (2023) §5.3, App. D;
+  Diaz (2023) §3.3); :func:`simulate_ties`, :func:`worst_case_agreement` -- simulations of random rankings
+  (Diaz & Mitra (2023) Fig. 6, Table 2);
+- :func:`metric_unanimity` (Amigó et al. (2018) §6.1) and :func:`balancing_index` (Ferrante et al. (2015) §6) for any measure.
 
 Every analysis on real runs returns a tidy DataFrame and takes the Comparison (or qrels and runs) first,
 so pipeline steps can call it directly.

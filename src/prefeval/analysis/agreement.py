@@ -1,19 +1,19 @@
 """Agreement between evaluation methods: per ranking pair and per system ordering.
 
-**Ranking-pair sign agreement** (seed 000 §6.2.1, Fig. 8; seed 001 §4.2 item 1; seed 003 §6.1 "sa").
+**Ranking-pair sign agreement** (Diaz & Mitra (2023) §6.2.1, Fig. 8; Diaz (2023) §4.2 item 1; Diaz & Ferraro (2022) §6.1 "sa").
 Over all pairs of rankings of the same query (one row of ``Comparison.per_query`` each), restricted to
 the pairs on which the *reference* (usually a metric) is strict::
 
     agreement(method, reference) = #{pairs: ref strict, sgn(method) = sgn(ref)} / #{pairs: ref strict}
 
-Tie rule (``method_ties``): ``"disagree"`` (default, seed 000 §6.2.1: a method tie on a pair the metric
+Tie rule (``method_ties``): ``"disagree"`` (default, Diaz & Mitra (2023) §6.2.1: a method tie on a pair the metric
 separates is a disagreement), ``"exclude"`` (drop such pairs from the denominator) or ``"half"`` (count
 them 1/2). ``|value| <= tol`` is a tie (``prefeval.core.stats.TIE_TOL``).
 
-**System-level sign agreement** (seed 001 §4.2 item 2): the same over pairs of *systems*, with the mean
+**System-level sign agreement** (Diaz (2023) §4.2 item 2): the same over pairs of *systems*, with the mean
 per-query preference (for a metric: the difference of means) in place of the per-query value.
 
-**Kendall's tau between system orderings** (seed 000 §6.2.1, Fig. 9; seed 003 §6.1, Table 2). Each
+**Kendall's tau between system orderings** (Diaz & Mitra (2023) §6.2.1, Fig. 9; Diaz & Ferraro (2022) §6.1, Table 2). Each
 method orders the systems with ``Comparison.ranking(method, aggregate=...)`` (default MC4 for
 preferences, the mean for metrics, as in the papers); tau is computed on the aggregate scores, so
 systems with equal scores are ties, except for MC4, whose ordering (a permutation) is used because
@@ -100,7 +100,7 @@ def sign_agreement(comparison: Any, methods: str | Sequence[str] | None = None,
 def system_agreement(comparison: Any, methods: str | Sequence[str] | None = None,
                      references: str | Sequence[str] | None = None, *, method_ties: str = "disagree",
                      tol: float = TIE_TOL) -> pd.DataFrame:
-    """System-pair sign agreement (seed 001 §4.2): signs of the mean per-query preferences of every pair of
+    """System-pair sign agreement (Diaz (2023) §4.2): signs of the mean per-query preferences of every pair of
     systems; same columns as :func:`sign_agreement` (``pairs``: system pairs the reference separates)."""
     frame = per_query_frame(comparison)
     methods, references = _default_roles(comparison, frame, methods, references)

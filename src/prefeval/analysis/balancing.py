@@ -1,4 +1,4 @@
-"""Balancing index, seed 004 §6 (Ferrante, Ferro & Maistro, ICTIR 2015).
+"""Balancing index, Ferrante et al. (2015) §6 (Ferrante, Ferro & Maistro, ICTIR 2015).
 
 For runs of length ``n`` over relevance grades with smallest positive grade ``q_min`` and largest
 ``q_max``, let ``ref = (q_max, 0, ..., 0)`` and ``s_b = (0 x (b-1), q_min x (n-b+1))``::
@@ -58,7 +58,7 @@ class _Builtin:
 
 
 def balancing_runs(n: int, q_min: int = 1, q_max: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """``ref`` (n,) and the matrix ``S`` (n, n) whose row ``b-1`` is ``s_b`` (seed 004 §6)."""
+    """``ref`` (n,) and the matrix ``S`` (n, n) whose row ``b-1`` is ``s_b`` (Ferrante et al. (2015) §6)."""
     if n < 1:
         raise PrefevalError(f"balancing index: run length n must be >= 1, got {n}")
     if not 0 < q_min <= q_max:
@@ -227,7 +227,7 @@ def balancing_curve(measure: Any, n: int, q_min: int = 1, q_max: int = 1) -> pd.
 
 
 def balancing_index(measure: Any, n: int, q_min: int = 1, q_max: int = 1) -> int | None:
-    """Balancing index ``B(n)`` of ``measure`` for runs of length ``n`` (seed 004 §6; see module doc).
+    """Balancing index ``B(n)`` of ``measure`` for runs of length ``n`` (Ferrante et al. (2015) §6; see module doc).
 
     Returns ``None`` when no ``b`` balances (``max ∅``; e.g. graded ERR with ``q_min=1, q_max=3``).
 

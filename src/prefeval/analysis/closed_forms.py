@@ -1,28 +1,28 @@
 """Closed-form probabilities that two random complete rankings tie under a method.
 
-Setting (seed 000 §5.3 and App. D; seed 001 §3.3): a corpus of ``n`` items of which
+Setting (Diaz & Mitra (2023) §5.3 and App. D; Diaz (2023) §3.3): a corpus of ``n`` items of which
 ``m`` are relevant; two rankings pi, pi' are drawn independently and uniformly from all
 permutations of the corpus (complete rankings, retrieval depth = n).  Only the sorted
 positions ``p_1 < ... < p_m`` of the relevant items matter, and every m-subset of
 ``[1..n]`` is equally likely, with probability ``1 / C(n, m)``.  For a method whose value
 is a function ``f(p)``, ``Pr(tie) = sum_v Pr(f(p) = v)^2``.  Closed forms:
 
-- LexiRecall and LexiPrecision tie iff ``p = p'`` (seed 000 Thm. D.1, seed 001 §3.3)::
+- LexiRecall and LexiPrecision tie iff ``p = p'`` (Diaz & Mitra (2023) Thm. D.1, Diaz (2023) §3.3)::
 
       Pr = 1 / C(n, m)
 
-- TSE ties iff ``p_m = p'_m``; ``Pr(p_m = i) = C(i-1, m-1) / C(n, m)`` (seed 000 Thm. D.2)::
+- TSE ties iff ``p_m = p'_m``; ``Pr(p_m = i) = C(i-1, m-1) / C(n, m)`` (Diaz & Mitra (2023) Thm. D.2)::
 
       Pr = C(n, m)^-2 * sum_{i=m..n} C(i-1, m-1)^2
 
 - R@k ties iff the same number of relevant items lie in the top k; that number is
-  hypergeometric (seed 000 Thm. D.3, whose proof is mislabelled "=TSE")::
+  hypergeometric (Diaz & Mitra (2023) Thm. D.3, whose proof is mislabelled "=TSE")::
 
       Pr = C(n, m)^-2 * sum_{i=0..m} C(k, i)^2 C(n-k, m-i)^2
 
-- R-precision is R@k with k = m (seed 000 Thm. D.4).
+- R-precision is R@k with k = m (Diaz & Mitra (2023) Thm. D.4).
 - RR (any RL1 metric) ties iff ``p_1 = p'_1``; ``Pr(p_1 = j) = C(n-j, m-1) / C(n, m)``
-  (seed 001 §3.3)::
+  (Diaz (2023) §3.3)::
 
       Pr = C(n, m)^-2 * sum_{j=1..n-m+1} C(n-j, m-1)^2
 
@@ -181,7 +181,7 @@ def _float_lr(n: int, m: int) -> float:
 def tie_probability(measure: object, n: int, m: int, k: int | None = None, *,
                     exact: bool = False) -> float | Fraction:
     """Probability that two uniformly random complete rankings of ``n`` items, ``m`` of them
-    relevant, tie under ``measure`` (seed 000 §5.3 and App. D; seed 001 §3.3).
+    relevant, tie under ``measure`` (Diaz & Mitra (2023) §5.3 and App. D; Diaz (2023) §3.3).
 
     ``measure``: ``"LexiRecall"``, ``"LexiPrecision"``, ``"TSE"``, ``"R@k"`` (with ``k=``) or
     ``"R@1000"``, ``"Rprec"``, ``"RR"``, or ``"AP"`` (exact enumeration, small ``C(n, m)`` only);
@@ -213,7 +213,7 @@ def tie_probability(measure: object, n: int, m: int, k: int | None = None, *,
 
 def rr_tie_probability_given_p1(n: int, m: int, p1: int, *, exact: bool = False) -> float | Fraction:
     """``Pr(p'_1 = p_1 | p_1)``: probability that a uniformly random second ranking ties a ranking
-    whose first relevant item is at ``p1`` under RR / any RL1 metric (seed 001 §3.3)::
+    whose first relevant item is at ``p1`` under RR / any RL1 metric (Diaz (2023) §3.3)::
 
         C(n - p1, m - 1) / C(n, m)
 

@@ -1,12 +1,12 @@
-"""Robustness to missing labels and to fewer queries (seed 000 §6.2.4, seed 001 §4.2, seed 003 §6.2).
+"""Robustness to missing labels and to fewer queries (Diaz & Mitra (2023) §6.2.4, Diaz (2023) §4.2, Diaz & Ferraro (2022) §6.2).
 
 **Label degradation.** For each evaluated query, remove a fraction ``f`` of its relevant documents
 (grade >= ``rel``), always keeping at least one: ``keep = max(floor(|R_q| (1 - f)), 1)`` documents stay
 (the authors' code keeps ``max(int(|R_q| x fraction kept), 1)``). Removed documents become unjudged, i.e.
 non-relevant, and keep their positions in the rankings. Which documents go (``policy``):
 
-- ``"uniform"``: a uniformly random subset of ``R_q`` is removed (seed 000 §6.2.4 (a); seed 001);
-- ``"popularity-weighted"``: the paper's reading of seed 000 §6.2.4 (b), "by ranking frequency, …
+- ``"uniform"``: a uniformly random subset of ``R_q`` is removed (Diaz & Mitra (2023) §6.2.4 (a); Diaz (2023));
+- ``"popularity-weighted"``: the paper's reading of Diaz & Mitra (2023) §6.2.4 (b), "by ranking frequency, …
   removing 'popular' items": documents are removed by weighted sampling without replacement, with
   weight = the number of rankings (runs) of the query that retrieved the document (Efraimidis–Spirakis
   keys ``log(U) / w``; documents no run retrieved have weight 0 and go only when nothing else is left);
@@ -19,9 +19,9 @@ labels (Fig. 12), the **agreement with the full-label preferences** (Fig. 13) �
 (query, run pair) that the method separates under the full labels, the fraction whose degraded-label
 preference has the same sign; a degraded tie counts as a disagreement (the paper leaves the denominator
 open, spec lexirecall.md §2.7) — and Kendall's tau-b between the system orderings under degraded and
-full labels (seed 003 Fig. 7; MC4 for preferences, mean for metrics).
+full labels (Diaz & Ferraro (2022) Fig. 7; MC4 for preferences, mean for metrics).
 
-**Query subsampling** (seed 003 Fig. 6; seed 001 Fig. 8): keep ``max(floor(|Q| (1 - f)), 1)`` random
+**Query subsampling** (Diaz & Ferraro (2022) Fig. 6; Diaz (2023) Fig. 8): keep ``max(floor(|Q| (1 - f)), 1)`` random
 queries; report Kendall's tau-b of the resulting system ordering with the full one, and the system-pair
 sign agreement with the full query set (denominator: system pairs the full set separates).
 

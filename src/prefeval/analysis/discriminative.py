@@ -1,6 +1,6 @@
 """Discriminative power (Sakai): the fraction of system pairs a method separates significantly.
 
-Seed 000 §6.2.3 (Fig. 11), seed 001 §4.2 (Table 4), seed 003 §6.3. For each method, every unordered
+Diaz & Mitra (2023) §6.2.3 (Fig. 11), Diaz (2023) §4.2 (Table 4), Diaz & Ferraro (2022) §6.3. For each method, every unordered
 pair of the S systems is tested over the evaluated queries; the result is
 ``#significant pairs / C(S, 2)`` at level ``alpha`` (the published percentages are multiples of
 ``1 / C(S, 2)``, spec lexiprecision-and-rpp.md §B2).
@@ -9,7 +9,7 @@ Tests (delegated to :meth:`prefeval.compare.Comparison.significance`, i.e. ``pre
 
 - ``"paired"``: the "classic paired test" of the papers: the exact binomial sign test for a
   preference (ties dropped) and Student's paired t-test for a metric, corrected over the C(S, 2)
-  pairs with ``correction`` (Holm–Bonferroni by default, seed 000 §6.2.3; seed 001 used Bonferroni);
+  pairs with ``correction`` (Holm–Bonferroni by default, Diaz & Mitra (2023) §6.2.3; Diaz (2023) used Bonferroni);
 - ``"randomized_tukey_hsd"`` (alias ``"tukey"``): Carterette's randomised Tukey HSD on per-query metric
   values, or on per-query win rates for a preference; it controls the family-wise error itself, so
   no further correction;

@@ -14,10 +14,10 @@ name                   parts
 ``agreement``          ``sign_agreement``, ``system_agreement``, ``kendall_tau`` (+ heatmap)
 ``power``              ``discriminative_power`` (+ bar chart)
 ``robustness``         ``label_degradation``, ``query_subsampling`` summaries (+ line charts)
-``tie_probability``    closed-form tie probabilities, seed 000 Tables 3 and 4 (no data needed)
-``worst_case``         simulated agreement with the worst case, seed 000 Table 2 (option ``n_queries``)
-``unanimity``          metric unanimity of every metric against the others, per query (seed 002 §6.1)
-``balancing``          balancing index of the metrics for run lengths ``lengths`` (seed 004 §6)
+``tie_probability``    closed-form tie probabilities, Diaz & Mitra (2023) Tables 3 and 4 (no data needed)
+``worst_case``         simulated agreement with the worst case, Diaz & Mitra (2023) Table 2 (option ``n_queries``)
+``unanimity``          metric unanimity of every metric against the others, per query (Amigó et al. (2018) §6.1)
+``balancing``          balancing index of the metrics for run lengths ``lengths`` (Ferrante et al. (2015) §6)
 =====================  =====================================================================================
 """
 

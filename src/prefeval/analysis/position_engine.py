@@ -1,6 +1,6 @@
 """Re-evaluate many runs under edited relevance labels without re-ranking or re-reading anything.
 
-Label-degradation experiments (seed 000 §6.2.4, seed 001 §4.2, seed 003 §6.2) evaluate the same runs
+Label-degradation experiments (Diaz & Mitra (2023) §6.2.4, Diaz (2023) §4.2, Diaz & Ferraro (2022) §6.2) evaluate the same runs
 under dozens of reduced qrels. Removing relevance labels only removes columns of the per-query position
 arrays (:class:`prefeval.ranking.QueryPositions`: where each run put each judged document), so the runs
 are ranked once and every label subset is evaluated from those arrays with the kernels of
@@ -168,7 +168,7 @@ def evaluate_positions(data: PositionData, methods: Sequence[Any], *, rel: int =
 
 
 def frequencies(query: QueryPositions) -> np.ndarray:
-    """Per judged document of ``query``: the number of rankings (runs) that retrieved it (seed 000 §6.2.4)."""
+    """Per judged document of ``query``: the number of rankings (runs) that retrieved it (Diaz & Mitra (2023) §6.2.4)."""
     return np.isfinite(query.doc_pos).sum(axis=0)
 
 

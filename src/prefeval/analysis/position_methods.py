@@ -5,13 +5,13 @@ ranking's relevant items, ``+inf`` for relevant items not retrieved. Every metho
 papers compare is a function of it:
 
 - a **metric** maps position vectors ``P (..., m)`` to values ``(...)``; two rankings tie when
-  the values are equal (seed 000 §5.1, "metric ties use exact equality");
+  the values are equal (Diaz & Mitra (2023) §5.1, "metric ties use exact equality");
 - a **preference** maps two position vectors to a signed value; a tie is the value 0.
 
 Names understood by :func:`resolve` (case-insensitive): ``LexiRecall``, ``LexiPrecision``,
 ``LexiPrecision(magnitude='rr')``, ``RPP`` (and ``RPP(weighting='inverse'|'dcg')``), ``TSE``,
 ``AP``, ``nDCG`` / ``nDCG@k``, ``RR``, ``R@k``, ``P@k``, ``Rprec``, and ``random`` (a uniform
-random score per ranking: the baseline column of seed 000 Table 2). Anything else may be given
+random score per ranking: the baseline column of Diaz & Mitra (2023) Table 2). Anything else may be given
 as a :class:`Method` built with :func:`metric` or :func:`preference`; a bare callable is taken as
 a metric.
 """

@@ -1,10 +1,10 @@
-"""Simulations of random rankings: tie rates (seed 000 Fig. 6) and agreement with the worst case (Table 2).
+"""Simulations of random rankings: tie rates (Diaz & Mitra (2023) Fig. 6) and agreement with the worst case (Table 2).
 
 A uniformly random complete ranking of ``n`` items with ``m`` relevant has, as position vector,
 a uniformly random m-subset of ``[1..n]``, sorted; it is drawn here without materialising the
 permutation (rejection or Floyd's algorithm, vectorised over rankings), so n = 10^6 costs nothing. A
 retrieval depth ``ñ`` truncates a ranking: relevant items below ``ñ`` become unretrieved
-(``+inf``), i.e. pessimistic imputation (seed 000 §2.2).
+(``+inf``), i.e. pessimistic imputation (Diaz & Mitra (2023) §2.2).
 
 Everything is seeded (``numpy.random.default_rng(seed)``) and vectorised over rankings; the only
 Python loops are over recall-level counts m (at most 46 values for ``m ~ U{5..50}``), depths and
@@ -85,7 +85,7 @@ def simulate_ties(methods: Sequence[str | Method] = ("TSE", "R@1000", "Rprec", "
                   n: int = 250_000, depths: Sequence[int] | None = None, *, n_queries: int = 25,
                   pairs_per_query: int = 100, m_range: tuple[int, int] = (5, 50),
                   seed: int = 0) -> pd.DataFrame:
-    """Fraction of tied pairs of random rankings as the retrieval depth decreases (seed 000 §5.1, Fig. 6).
+    """Fraction of tied pairs of random rankings as the retrieval depth decreases (Diaz & Mitra (2023) §5.1, Fig. 6).
 
     Setup of Fig. 6: corpus of ``n = 250,000`` items, 25 requests, ``m ~ U{5..50}`` relevant items per
     request (inclusive). The paper does not say how many pairs per request; here each request draws
@@ -132,7 +132,7 @@ def worst_case_agreement(ns: Sequence[int] = (10**3, 10**4, 10**5, 10**6),
                          metrics: Sequence[str | Method] = ("TSE", "R@1000", "Rprec", "AP", "nDCG", "random"),
                          *, n_queries: int = 10_000, m_range: tuple[int, int] = (5, 50),
                          seed: int = 0) -> pd.DataFrame:
-    """Agreement of metrics with the worst-case preference on random rankings (seed 000 §4.3, Table 2).
+    """Agreement of metrics with the worst-case preference on random rankings (Diaz & Mitra (2023) §4.3, Table 2).
 
     For each corpus size ``n``: ``n_queries`` simulated requests, each with ``m ~ U{5..50}`` relevant
     items and one pair of uniformly random complete rankings. The worst case ``WC(π)`` orders rankings

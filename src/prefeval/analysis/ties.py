@@ -1,6 +1,6 @@
 """Tie rates: how often a method fails to separate two rankings of the same query.
 
-Seed 000 §6.2.2 (Fig. 10) and seed 001 §4.2 (Table 3): over all pairs of rankings from two
+Diaz & Mitra (2023) §6.2.2 (Fig. 10) and Diaz (2023) §4.2 (Table 3): over all pairs of rankings from two
 different systems for the same request, the fraction whose comparison is a tie. A preference ties
 when its value is 0; a metric ties when the two rankings get equal values, i.e. the per-query
 metric difference is 0. Values with ``|value| <= tol`` count as ties (default

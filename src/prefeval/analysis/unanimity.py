@@ -1,4 +1,4 @@
-"""Metric unanimity (MU), seed 002 §6.1 (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018).
+"""Metric unanimity (MU), Amigó et al. (2018) §6.1 (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018).
 
 For a metric ``m``, the set ``ℳ`` of the other metrics and a set of system outputs, over ordered
 pairs ``(i, j)``, ``i != j``:

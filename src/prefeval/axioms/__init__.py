@@ -1,4 +1,4 @@
-"""Formal constraints as executable checks for any measure (seed 002 §3; seed 004 §5; seed 000 Table 6).
+"""Formal constraints as executable checks for any measure (Amigó et al. (2018) §3; Ferrante et al. (2015) §5; Diaz & Mitra (2023) Table 6).
 
     >>> import prefeval.axioms as axioms
     >>> axioms.check("nDCG@10", constraints="seed002")          # DataFrame: constraint, verdict, reason, ...

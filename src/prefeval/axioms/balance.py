@@ -1,4 +1,4 @@
-"""The balancing index B(n) of Ferrante, Ferro & Maistro (seed 004 §6, spec §B6).
+"""The balancing index B(n) of Ferrante, Ferro & Maistro (Ferrante et al. (2015) §6, spec §B6).
 
 For runs of length n, with ``ref = (q_max, 0, …, 0)`` and ``s_b = (0 × (b-1), q_min × (n-b+1))``::
 

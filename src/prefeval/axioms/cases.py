@@ -5,7 +5,7 @@ Every generator takes a ``numpy.random.Generator`` and :class:`Settings` and ret
 
 * Documents are indices into the case's :class:`~prefeval.axioms.model.Judgments`; every document a
   ranking holds is judged (grade 0 = judged non-relevant). Rankings never repeat a document.
-* "relevance contribution" (r ≪ 1, seed 002 §3.1) = grades 1..3 on a scale with ``gmax = 7``
+* "relevance contribution" (r ≪ 1, Amigó et al. (2018) §3.1) = grades 1..3 on a scale with ``gmax = 7``
   (r = 1/128, 3/128, 7/128 under the ERR mapping; see :mod:`prefeval.axioms.model`).
 * "binary relevance" = every ranked document has grade 0 or the same grade ``r_c``.
 * Rankings before an append have at most ``Settings.max_length`` documents, so that with the default 8
@@ -131,7 +131,7 @@ def _exclusive_docs(rng: np.random.Generator, n: int, n_aspects: int, allowed: S
     return docs
 
 
-# ------------------------------------------------------------------- seed 002, relevance-oriented (§3.2)
+# ------------------------------------------------------------------- Amigó et al. (2018), relevance-oriented (§3.2)
 
 def priority(rng: np.random.Generator, settings: Settings) -> list[Case]:
     """Pri: single aspect, relevance contribution; r(d_{i+k}) > r(d_i) ⟹ Q(d_{i↔i+k}) > Q(d)."""
@@ -192,7 +192,7 @@ def deepness_threshold(rng: np.random.Generator, settings: Settings) -> list[Cas
 
     One case per r_c (grades 1 and 3); each lists n over :func:`search_grid`. Quantifier: the inequality
     must hold for every searched n from some n0 on (so at the bound) — "a value n large enough",
-    "an area of the ranking that may never get explored" (seed 002 §3.2). Read as a bare ∃n, n = 1
+    "an area of the ranking that may never get explored" (Amigó et al. (2018) §3.2). Read as a bare ∃n, n = 1
     would satisfy it for every top-heavy measure (AP, nDCG), contradicting the paper's analysis.
     """
     return _threshold_cases(settings, deep=True)
@@ -217,7 +217,7 @@ def confidence(rng: np.random.Generator, settings: Settings) -> list[Case]:
     return cases
 
 
-# -------------------------------------------------------------------- seed 002, diversity-oriented (§3.3)
+# -------------------------------------------------------------------- Amigó et al. (2018), diversity-oriented (§3.3)
 
 def aspect_diversity(rng: np.random.Generator, settings: Settings) -> list[Case]:
     """AspDiv: relevance contribution; replace d_i by d'_i with r(d'_i,t) > r(d_i,t) for every aspect t
@@ -338,10 +338,10 @@ def aspect_relevance(rng: np.random.Generator, settings: Settings) -> list[Case]
     return cases
 
 
-# ------------------------------------------------------------------- seed 004: Replacement, Swap, axiom
+# ------------------------------------------------------------------- Ferrante et al. (2015): Replacement, Swap, axiom
 
 def replacement(rng: np.random.Generator, settings: Settings) -> list[Case]:
-    """Replacement (seed 004 §5): same length, d_i replaced by a document of higher grade ⟹ M(s) >= M(r)."""
+    """Replacement (Ferrante et al. (2015) §5): same length, d_i replaced by a document of higher grade ⟹ M(s) >= M(r)."""
     cases = []
     for _ in range(settings.cases):
         n = _length(rng, 1, settings)
@@ -356,7 +356,7 @@ def replacement(rng: np.random.Generator, settings: Settings) -> list[Case]:
 
 
 def swap(rng: np.random.Generator, settings: Settings) -> list[Case]:
-    """Swap (seed 004 §5): i < j with r̂[i] <= r̂[j] (and r̂[j] > 0); swapping them ⟹ M(s) >= M(r)."""
+    """Swap (Ferrante et al. (2015) §5): i < j with r̂[i] <= r̂[j] (and r̂[j] > 0); swapping them ⟹ M(s) >= M(r)."""
     cases = []
     for _ in range(settings.cases):
         n = _length(rng, 2, settings)
@@ -371,7 +371,7 @@ def swap(rng: np.random.Generator, settings: Settings) -> list[Case]:
 
 
 def monotonicity(rng: np.random.Generator, settings: Settings) -> list[Case]:
-    """The axiom (seed 004 Definition 5.1): same-length runs with r ≼ s ⟹ M(r) <= M(s).
+    """The axiom (Ferrante et al. (2015) Definition 5.1): same-length runs with r ≼ s ⟹ M(r) <= M(s).
 
     Half the pairs are random runs over disjoint documents kept when comparable; the other half apply
     1–4 random Replacement/Swap steps to r. Both are checked with :func:`precedes`.
@@ -410,7 +410,7 @@ def monotonicity(rng: np.random.Generator, settings: Settings) -> list[Case]:
     return cases
 
 
-# ------------------------------------------------------ seed 000 Table 6 (binary relevance, one aspect)
+# ------------------------------------------------------ Diaz & Mitra (2023) Table 6 (binary relevance, one aspect)
 
 def _binary_setting(rng: np.random.Generator, settings: Settings) -> tuple[list[int], int]:
     """Grades of a binary ranking of length n followed by 0–2 unretrieved relevant documents."""

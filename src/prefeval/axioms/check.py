@@ -41,7 +41,7 @@ _TEXT_LIMIT = 24  # rankings longer than this are shown as run-length grades
 def check(measure: Any, constraints: str | Iterable[str] | None = None, cases: int | None = None,
           seed: int = 0, *, bound: int = DEFAULT_BOUND, max_length: int | None = None,
           label: str | None = None, direct: bool = True) -> pd.DataFrame:
-    """Check ``measure`` against formal constraints (seed 002 §3, seed 004 §5, seed 000 Table 6).
+    """Check ``measure`` against formal constraints (Amigó et al. (2018) §3, Ferrante et al. (2015) §5, Diaz & Mitra (2023) Table 6).
 
     Args:
         measure: an ir-measures measure object or string (``"nDCG@10"``, ``"RBU(p=0.8,e=0.03)@10"``),

@@ -1,10 +1,10 @@
 """The formal constraints: names, sources, statements, case generators and quantifiers.
 
-* seed 002 (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018, §3.2–3.3): the ten constraints Pri, Deep,
+* Amigó et al. (2018) (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018, §3.2–3.3): the ten constraints Pri, Deep,
   DeepTh, CloseTh, Conf (relevance-oriented) and AspDiv, Red, MRed, Sat, AspRel (diversity-oriented);
-* seed 004 (Ferrante, Ferro & Maistro, ICTIR 2015, §5): Replacement, Swap and the monotonicity axiom
+* Ferrante et al. (2015) (Ferrante, Ferro & Maistro, ICTIR 2015, §5): Replacement, Swap and the monotonicity axiom
   on the partial order of judged runs (non-strict);
-* seed 000 (Diaz & Mitra, App. A, Table 6): monotonicity in retrieval size, in nonrelevance, in
+* Diaz & Mitra (2023) (Diaz & Mitra, App. A, Table 6): monotonicity in retrieval size, in nonrelevance, in
   relevance and in swapping up, non-strict and strict (the strict nonrelevance row is Conf).
 
 A constraint's *quantifier* says how the outcomes of its cases become a verdict:
@@ -54,49 +54,49 @@ class Constraint:
 
 
 _LIST = [
-    Constraint("Pri", "Priority", "seed 002 §3.2, Constraint 1",
+    Constraint("Pri", "Priority", "Amigó et al. (2018) §3.2, Constraint 1",
                "single aspect, r << 1; r(d_{i+k}) > r(d_i) ⟹ Q(d_{i↔i+k}) > Q(d)", gen.priority),
-    Constraint("Deep", "Deepness", "seed 002 §3.2, Constraint 2",
+    Constraint("Deep", "Deepness", "Amigó et al. (2018) §3.2, Constraint 2",
                "single aspect, r << 1; r(d_i) = r(d_j) < r(d_{i+1}) = r(d_{j+1}), i < j ⟹ "
                "Q(d_{i↔i+1}) > Q(d_{j↔j+1})", gen.deepness),
-    Constraint("DeepTh", "Deepness Threshold", "seed 002 §3.2, Constraint 3",
+    Constraint("DeepTh", "Deepness Threshold", "Amigó et al. (2018) §3.2, Constraint 3",
                "binary, single aspect; for n large enough: Q(d^rel, d^¬rel…) > Q(d^¬rel × n, d^rel × n) "
                "(same length 2n; must hold at the search bound)", gen.deepness_threshold, "eventually"),
-    Constraint("CloseTh", "Closeness Threshold", "seed 002 §3.2, Constraint 4",
+    Constraint("CloseTh", "Closeness Threshold", "Amigó et al. (2018) §3.2, Constraint 4",
                "binary, single aspect; ∃m: Q(d^rel, d^¬rel…) < Q(d^¬rel × m, d^rel × m) (same length 2m)",
                gen.closeness_threshold, "exists"),
-    Constraint("Conf", "Confidence", "seed 002 §3.2, Constraint 5",
+    Constraint("Conf", "Confidence", "Amigó et al. (2018) §3.2, Constraint 5",
                "single aspect, r << 1; Q(d) > Q(d, d^¬rel)", gen.confidence),
-    Constraint("AspDiv", "Query Aspect Diversity", "seed 002 §3.3, Constraint 6",
+    Constraint("AspDiv", "Query Aspect Diversity", "Amigó et al. (2018) §3.3, Constraint 6",
                "r << 1; ∀t: r(d'_i,t) > r(d_i,t) ⟹ Q(d_{d_i↔d'_i}) > Q(d)", gen.aspect_diversity),
-    Constraint("Red", "Redundancy", "seed 002 §3.3, Constraint 7",
+    Constraint("Red", "Redundancy", "Amigó et al. (2018) §3.3, Constraint 7",
                "binary, balanced, no overlap; #t > #t' in d ⟹ Q(d, d'_{t'}) > Q(d, d_t)", gen.redundancy),
-    Constraint("MRed", "Monotonic Redundancy", "seed 002 §3.3, Constraint 8",
+    Constraint("MRed", "Monotonic Redundancy", "Amigó et al. (2018) §3.3, Constraint 8",
                "two balanced aspects, r << 1; ∀d_i: r(d_i,t) > r(d_i,t') ⟹ Q(d, d'_{t'}) > Q(d, d_t)",
                gen.monotonic_redundancy),
-    Constraint("Sat", "Aspect Relevance Saturation", "seed 002 §3.3, Constraint 9",
+    Constraint("Sat", "Aspect Relevance Saturation", "Amigó et al. (2018) §3.3, Constraint 9",
                "no overlap; ∃r_max: r(d_n,t) = r_max, r(d_{n+1},t) > 0 ⟹ Q(d) >= Q(d, d_{n+1})",
                gen.saturation, "exists_family"),
-    Constraint("AspRel", "Aspect Relevance", "seed 002 §3.3, Constraint 10",
+    Constraint("AspRel", "Aspect Relevance", "Amigó et al. (2018) §3.3, Constraint 10",
                "no overlap; d_i on t, d'_i on t' (unseen before i), equal r, w(t) < w(t') ⟹ "
                "Q(d_{d_i↔d'_i}) > Q(d)", gen.aspect_relevance),
-    Constraint("Replacement", "Replacement", "seed 004 §5",
+    Constraint("Replacement", "Replacement", "Ferrante et al. (2015) §5",
                "same length; r̂[i] < ŝ[i], otherwise equal ⟹ M(r) <= M(s)", gen.replacement),
-    Constraint("Swap", "Swap", "seed 004 §5",
+    Constraint("Swap", "Swap", "Ferrante et al. (2015) §5",
                "same length; i < j, r̂[i] <= r̂[j], s = r_{i↔j} ⟹ M(r) <= M(s)", gen.swap),
-    Constraint("Monotonicity", "Utility-oriented monotonicity", "seed 004 Definition 5.1",
+    Constraint("Monotonicity", "Utility-oriented monotonicity", "Ferrante et al. (2015) Definition 5.1",
                "same length; r ≼ s ⟹ M(r) <= M(s)", gen.monotonicity),
-    Constraint("RetSize", "Monotonicity in retrieval size", "seed 000 App. A, Table 6 [Moffat]",
+    Constraint("RetSize", "Monotonicity in retrieval size", "Diaz & Mitra (2023) App. A, Table 6 [Moffat]",
                "binary; appending any item: Q(d, d') >= Q(d)", gen.retrieval_size),
-    Constraint("NonRel", "Decreasing in nonrelevance", "seed 000 App. A, Table 6",
+    Constraint("NonRel", "Decreasing in nonrelevance", "Diaz & Mitra (2023) App. A, Table 6",
                "binary; Q(d) >= Q(d, d^¬rel) (the strict form is Conf)", gen.nonrelevance),
-    Constraint("Rel", "Increasing in relevance", "seed 000 App. A, Table 6",
+    Constraint("Rel", "Increasing in relevance", "Diaz & Mitra (2023) App. A, Table 6",
                "binary; appending an unretrieved relevant item: Q(d, d^rel) >= Q(d)", gen.relevance),
-    Constraint("StrictRel", "Strictly increasing in relevance", "seed 000 App. A, Table 6",
+    Constraint("StrictRel", "Strictly increasing in relevance", "Diaz & Mitra (2023) App. A, Table 6",
                "binary; Q(d, d^rel) > Q(d)", gen.strict_relevance),
-    Constraint("SwapUp", "Increasing in swapping up", "seed 000 App. A, Table 6 [Ferrante]",
+    Constraint("SwapUp", "Increasing in swapping up", "Diaz & Mitra (2023) App. A, Table 6 [Ferrante]",
                "binary; i < j, y_i < y_j (j may lie beyond the ranking) ⟹ Q(d_{i↔j}) >= Q(d)", gen.swapping_up),
-    Constraint("StrictSwapUp", "Strictly increasing in swapping up", "seed 000 App. A, Table 6 [Amigó, Moffat]",
+    Constraint("StrictSwapUp", "Strictly increasing in swapping up", "Diaz & Mitra (2023) App. A, Table 6 [Amigó, Moffat]",
                "binary; i < j, y_i < y_j ⟹ Q(d_{i↔j}) > Q(d)", gen.strict_swapping_up),
 ]
 

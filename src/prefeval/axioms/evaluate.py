@@ -9,7 +9,7 @@ intended order never depends on tie-breaking. Qrels encoding:
   AP_IA, StRecall, … — and prefeval's RBU) get one qrels row per (document, subtopic) with the subtopic
   id in ``iteration``; an aspect of weight c/C is c identical subtopics (see :mod:`prefeval.axioms.model`);
 * other measures get one row per document with ``r(d) = max_t r(d,t)``, as the RBU paper does for
-  single-aspect metrics in its experiments (seed 002 §6.2).
+  single-aspect metrics in its experiments (Amigó et al. (2018) §6.2).
 
 A query a measure gives no value for counts as missing (NaN), never as 0.
 

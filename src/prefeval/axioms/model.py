@@ -1,6 +1,6 @@
 """Test cases for the formal constraints: judged documents, rankings and the comparisons between them.
 
-A constraint (seed 002 §3.2–3.3; seed 004 §5; seed 000 App. A) says that a measure ``Q`` must score one
+A constraint (Amigó et al. (2018) §3.2–3.3; Ferrante et al. (2015) §5; Diaz & Mitra (2023) App. A) says that a measure ``Q`` must score one
 ranking above (or not below) another ranking of the *same query*. A :class:`Comparison` holds the two
 rankings (``left`` must win) and the :class:`Judgments` they share; a :class:`Case` groups the
 comparisons one instance of an existential constraint searches over (one comparison for the others).

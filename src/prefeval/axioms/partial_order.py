@@ -1,7 +1,7 @@
-"""The partial order of judged runs and the Replacement/Swap chain (Ferrante, Ferro & Maistro, seed 004).
+"""The partial order of judged runs and the Replacement/Swap chain (Ferrante, Ferro & Maistro, Ferrante et al. (2015)).
 
 A judged run is the tuple of relevance grades of its documents, ``r̂ = (r̂[1], ..., r̂[n])``. For two
-runs of the same length n (seed 004 §4, rank-based order, with the printed ŝ_t[k] read as ŝ_t[j],
+runs of the same length n (Ferrante et al. (2015) §4, rank-based order, with the printed ŝ_t[k] read as ŝ_t[j],
 spec §B3 erratum)::
 
     r ≼ s  ⟺  for every grade λ and every depth k <= n:  |{j <= k : r̂[j] >= λ}| <= |{j <= k : ŝ[j] >= λ}|
@@ -26,7 +26,7 @@ def _prefix_counts(run: np.ndarray, levels: np.ndarray) -> np.ndarray:
 
 
 def precedes(r: Sequence[int], s: Sequence[int]) -> bool:
-    """Whether ``r ≼ s`` (seed 004 §4): s has at least as many documents of grade >= λ in every prefix.
+    """Whether ``r ≼ s`` (Ferrante et al. (2015) §4): s has at least as many documents of grade >= λ in every prefix.
 
     Only same-length runs are comparable; a length mismatch raises ``ValueError``. Grades are only
     compared by order, so the thresholds are the distinct positive grades present (spec §B8.4).
@@ -50,7 +50,7 @@ def comparable(r: Sequence[int], s: Sequence[int]) -> bool:
 def chain(r: Sequence[int], s: Sequence[int]) -> list[tuple[int, ...]]:
     """Runs ``r = r⁰ ≼ r¹ ≼ ... ≼ rʰ = ŝ``, each step one Replacement or one Swap, all ``≼ s``.
 
-    This is the chain of the proof of Theorem 5.2 (seed 004 §5). The printed construction (fix
+    This is the chain of the proof of Theorem 5.2 (Ferrante et al. (2015) §5). The printed construction (fix
     positions from the last one; swap a too-relevant document with "the closest document of minimum
     relevance grade") can leave the order: for r̂ = (0, 1, 2), ŝ = (0, 2, 1) it swaps 2 with 0 and
     reaches (2, 1, 0), which is not ≼ ŝ. So each step here is a move that keeps ``rᵏ ≼ s``, preferring,

@@ -1,4 +1,4 @@
-"""The constraint × measure matrix and its cell-by-cell comparison with Table 1 of seed 002.
+"""The constraint × measure matrix and its cell-by-cell comparison with Table 1 of Amigó et al. (2018).
 
 Table 1 of the RBU paper (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018) lost its ●/○ glyphs in the
 text we have; :data:`PAPER_TABLE1` is the digest's reconstruction from the paper's prose (spec §A5),
@@ -58,7 +58,7 @@ PAPER_TABLE1: dict[str, dict[str, str]] = {
     "CT@k": _row("●? ●? ●? ○ ○ ●? ●? ○? ● ●?"),
     "RBU@k": _row("● ● ● ● ● ● ● ● ● ●"),
 }
-"""Table 1 of seed 002 as reconstructed in spec §A5 (Pri, Deep, DeepTh, CloseTh, Conf, AspDiv, Red, MRed,
+"""Table 1 of Amigó et al. (2018) as reconstructed in spec §A5 (Pri, Deep, DeepTh, CloseTh, Conf, AspDiv, Red, MRed,
 Sat, AspRel); P@k, RR and AP are "undefined" (○) for the graded Pri/Deep."""
 
 PAPER_ROWS = {

@@ -3,8 +3,8 @@
 Without ``--table``: one block per measure, one line per constraint (verdict and reason) and, for a
 violation, the smallest counterexample found. With ``--table``: the constraint × measure matrix
 (● satisfied, ○ violated, – not applicable); ``--paper`` adds the cell-by-cell comparison with Table 1
-of the RBU paper (seed 002). With no MEASURE, ``--table`` uses the README's measures. ``--balance N``
-prints the balancing index B(n), n = 1..N, of each measure (seed 004 §6).
+of the RBU paper (Amigó et al. (2018)). With no MEASURE, ``--table`` uses the README's measures. ``--balance N``
+prints the balancing index B(n), n = 1..N, of each measure (Ferrante et al. (2015) §6).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "LexiPrecision, RPP; with --table and none: the README's measures")
     parser.add_argument("--table", action="store_true", help="print the constraint x measure matrix")
     parser.add_argument("--paper", action="store_true",
-                        help="with --table: compare each cell with Table 1 of seed 002 and explain differences")
+                        help="with --table: compare each cell with Table 1 of Amigó et al. (2018) and explain differences")
     parser.add_argument("--constraints", "-c", default=None,
                         help="comma-separated keys or groups: seed002, relevance, diversity, seed004, table6, "
                              "all (default: all; with --table: seed002)")
@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bound", type=int, default=None,
                         help="largest n searched by the Deepness/Closeness Thresholds (default 512)")
     parser.add_argument("--balance", type=int, metavar="N", default=None,
-                        help="print the balancing index B(n) for n = 1..N instead (seed 004 §6; binary grades)")
+                        help="print the balancing index B(n) for n = 1..N instead (Ferrante et al. (2015) §6; binary grades)")
     parser.add_argument("--format", "-f", choices=["text", "markdown", "csv"], default="text",
                         help="output format (default text)")
 
@@ -110,7 +110,7 @@ def _print_paper(comparison, wide) -> None:
     analysed = set(comparison["measure"])
     missing = [m for m in wide.index if m not in analysed]
     differ = comparison[~comparison["agrees"]]
-    print(f"\nTable 1 of seed 002: {int(comparison['agrees'].sum())} of {len(comparison)} cells agree.")
+    print(f"\nTable 1 of Amigó et al. (2018): {int(comparison['agrees'].sum())} of {len(comparison)} cells agree.")
     for row in differ.itertuples():
         why = row.explanation or "no recorded explanation"
         print(f"  {row.measure} / {row.constraint}: ours {row.ours}, paper {row.paper} ({row.paper_row}) - {why}")

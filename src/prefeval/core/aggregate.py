@@ -5,7 +5,7 @@ Two inputs are used throughout:
 * a per-query preference tensor ``P`` of shape ``(Q, S, S)``: ``P[q, a, b]`` is the preference of system ``a``
   over system ``b`` on query ``q`` (antisymmetric, zero diagonal; positive = ``a`` preferred);
 * per-query scores ``W`` of shape ``(Q, S)``, higher = better: the per-query *win rates* of a preference
-  (``W[q, a] = sum_b P[q, a, b]``, seed 000 §6.2.1 / seed 003 §5.4) or the per-query values of a metric.
+  (``W[q, a] = sum_b P[q, a, b]``, Diaz & Mitra (2023) §6.2.1 / Diaz & Ferraro (2022) §5.4) or the per-query values of a metric.
 
 A query ranks ``a`` above ``b`` when ``W[q, a] - W[q, b] > TIE_TOL``; smaller differences are ties
 (floating-point noise from weighted sums must not decide an order). Every ordering returned here is total
@@ -15,10 +15,10 @@ input order of the systems.
 Functions:
 
 * :func:`win_rates`, :func:`mean_preference` -- per-query win rates and the system-level preference matrix
-  (mean over queries, seed 000 §5.2 / seed 001 §4.2);
+  (mean over queries, Diaz & Mitra (2023) §5.2 / Diaz (2023) §4.2);
 * :func:`majority_matrix` -- ``#queries a above b - #queries b above a``;
-* :func:`mc4` -- Dwork, Kumar, Naor & Sivakumar (WWW 2001) Markov chain MC4, as used by seed 000 §6.2.1 and
-  seed 003 §5.4 to aggregate per-query orderings;
+* :func:`mc4` -- Dwork, Kumar, Naor & Sivakumar (WWW 2001) Markov chain MC4, as used by Diaz & Mitra (2023) §6.2.1 and
+  Diaz & Ferraro (2022) §5.4 to aggregate per-query orderings;
 * :func:`borda`, :func:`copeland`, :func:`mean_score` -- simpler aggregations;
 * :func:`order` -- sort with tolerance-aware, deterministic tie-breaking.
 """
@@ -72,9 +72,9 @@ def _check_scores(W: np.ndarray) -> np.ndarray:
 
 
 def win_rates(P: np.ndarray) -> np.ndarray:
-    """Per-query win rates ``W[..., a] = sum_b P[..., a, b]`` (seed 000 §1.15; seed 003 §5.4).
+    """Per-query win rates ``W[..., a] = sum_b P[..., a, b]`` (Diaz & Mitra (2023) §1.15; Diaz & Ferraro (2022) §5.4).
 
-    The sum (not the mean) over the other systems, as in the worked example of seed 003 (digest C4.6: RPP win
+    The sum (not the mean) over the other systems, as in the worked example of Diaz & Ferraro (2022) (digest C4.6: RPP win
     rates A -1/3, B 0, C +1/3). For a transitive preference (LexiRecall, LexiPrecision) sorting by win rate
     reproduces the per-query order; for RPP, which can cycle, it is the Copeland-like summary the paper uses.
     """
@@ -85,7 +85,7 @@ def win_rates(P: np.ndarray) -> np.ndarray:
 
 
 def mean_preference(P: np.ndarray) -> np.ndarray:
-    """System-level preference matrix: the mean over queries of ``P[q]`` (seed 000 §1.15, seed 001 §4.2).
+    """System-level preference matrix: the mean over queries of ``P[q]`` (Diaz & Mitra (2023) §1.15, Diaz (2023) §4.2).
 
     ``P``: ``(Q, S, S)``. Returns ``(S, S)``, antisymmetric when every ``P[q]`` is.
     """
@@ -193,7 +193,7 @@ def stationary(T: np.ndarray, start: np.ndarray | None = None, max_doublings: in
 
 
 def mc4(W: np.ndarray, tol: float = TIE_TOL, iterations: int | None = None) -> Aggregation:
-    """MC4 rank aggregation of per-query orderings (Dwork et al. 2001; seed 000 §6.2.1, seed 003 §5.4).
+    """MC4 rank aggregation of per-query orderings (Dwork et al. 2001; Diaz & Mitra (2023) §6.2.1, Diaz & Ferraro (2022) §5.4).
 
     ``W``: ``(Q, S)`` per-query scores (per-query win rates for a preference); query ``q`` ranks ``a`` above
     ``b`` when ``W[q, a] > W[q, b]`` (ties do not vote, see :func:`majority_matrix`).
@@ -201,7 +201,7 @@ def mc4(W: np.ndarray, tol: float = TIE_TOL, iterations: int | None = None) -> A
     ``score``: the stationary distribution of the MC4 chain (:func:`mc4_transition`) reached by power iteration
     from the uniform distribution, run to convergence (:func:`stationary`; no damping); mass below 1e-9 is 0.
 
-    ``order`` (decision, seed 001/003 digest D11): the exact stationary distribution puts all mass on the closed
+    ``order`` (decision, Diaz (2023)/003 digest D11): the exact stationary distribution puts all mass on the closed
     classes of the chain (with a Condorcet winner: all of it on the winner), which leaves every other system
     at 0. To obtain a full ordering, MC4 is applied recursively: the systems holding mass (mass > 1e-9) are
     ranked first, then removed, and MC4 is recomputed on the remaining systems (majorities restricted to

@@ -56,7 +56,7 @@ def _matrix_input(P: np.ndarray) -> np.ndarray:
 def lexirecall(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """LexiRecall preference of ``a`` over ``b`` in {-1, 0, +1} (int8).
 
-    Seed 000 §5.2, Eq. 11 (leximin over all 2^m - 1 searchers, Eq. 10) with
+    Diaz & Mitra (2023) §5.2, Eq. 11 (leximin over all 2^m - 1 searchers, Eq. 10) with
     pessimistic imputation: the ranking that retrieves more relevant documents wins;
     with equal counts the retrieved positions are compared from the bottom up and the
     first difference decides (smaller position wins); identical vectors tie. Since
@@ -82,7 +82,7 @@ def lexirecall(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def lexiprecision(a: np.ndarray, b: np.ndarray, magnitude: Magnitude = "sgn") -> np.ndarray:
     """LexiPrecision preference of ``a`` over ``b`` (float64).
 
-    Seed 001 §3.2 and §3.5: ``i* = min{j : p_j != p'_j}`` (top-down, the first
+    Diaz (2023) §3.2 and §3.5: ``i* = min{j : p_j != p'_j}`` (top-down, the first
     differing recall level). ``magnitude="sgn"`` (Eq. 3) gives ``sgn(p'_{i*} - p_{i*})``
     in {-1, 0, +1}: the smaller position wins, ``+inf`` loses to any position.
     ``magnitude="rr"`` (Eq. 2) gives ``1/p_{i*} - 1/p'_{i*}`` with ``1/inf = 0``
@@ -111,7 +111,7 @@ def lexirecall_keys(P: np.ndarray) -> np.ndarray:
     """(S, m+1) sort keys for LexiRecall, best run first in ascending top-down order.
 
     Row ``s`` is ``(-m̃_s, p_m, p_{m-1}, ..., p_1)`` (m̃ = number retrieved), the exact
-    tuple key of seed 000 §5.2 (spec lexirecall.md §1.9); ``+inf`` entries coincide
+    tuple key of Diaz & Mitra (2023) §5.2 (spec lexirecall.md §1.9); ``+inf`` entries coincide
     for runs with equal m̃, so they compare equal.
     """
     P = _matrix_input(P)
@@ -161,7 +161,7 @@ def lexirecall_matrix(P: np.ndarray) -> np.ndarray:
     """(S, S) int8 LexiRecall matrix: ``M[i, j] = lexirecall(P[i], P[j])``.
 
     From one lexicographic sort of :func:`lexirecall_keys` (LexiRecall is a total
-    preorder, seed 000 App. B): ``M[i, j] = sgn(rank_j - rank_i)``.
+    preorder, Diaz & Mitra (2023) App. B): ``M[i, j] = sgn(rank_j - rank_i)``.
     """
     return _sign_matrix(lexirecall_ranks(P))
 
@@ -194,7 +194,7 @@ def _first_diff_levels(P: np.ndarray, order: np.ndarray) -> np.ndarray:
 def lexiprecision_matrix(P: np.ndarray, magnitude: Magnitude = "sgn") -> np.ndarray:
     """(S, S) float64 LexiPrecision matrix: ``M[i, j] = lexiprecision(P[i], P[j], magnitude)``.
 
-    ``sgn``: from one lexicographic sort (LexiPrecision is a total preorder, seed 001
+    ``sgn``: from one lexicographic sort (LexiPrecision is a total preorder, Diaz (2023)
     §3.2). ``rr``: the first differing level of every pair from the sorted runs'
     adjacent common prefixes, then ``1/P[i, i*] - 1/P[j, i*]``; no S*S*m array.
     """

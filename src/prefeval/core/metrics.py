@@ -4,10 +4,10 @@ Every function takes position vectors ``P`` (..., m): ascending 1-based position
 the retrieved relevant documents, ``+inf`` for unretrieved ones (see
 :mod:`prefeval.core.positions`), and returns one value per leading index.
 Unretrieved documents contribute nothing (``1/inf = 0``), which is trec_eval's
-convention (seed 000 §2.3.1, footnote 3) and needs no corpus size.
+convention (Diaz & Mitra (2023) §2.3.1, footnote 3) and needs no corpus size.
 
 ``m = 0`` (no relevant document; callers exclude such queries): every metric
-returns NaN, since all of them are undefined (seed 000 §2.1 assumes m >= 1).
+returns NaN, since all of them are undefined (Diaz & Mitra (2023) §2.1 assumes m >= 1).
 
 TSE is the measure the package exposes; the others are reference metrics for the
 analyses (agreement, tie rates) and as brute-force cross-checks.
@@ -49,7 +49,7 @@ def n_retrieved(P: np.ndarray) -> np.ndarray:
 
 
 def tse(P: np.ndarray) -> np.ndarray:
-    """Total search efficiency with AP exposure (seed 000 §3.2, Eq. 3): ``1 / p_m``.
+    """Total search efficiency with AP exposure (Diaz & Mitra (2023) §3.2, Eq. 3): ``1 / p_m``.
 
     0 when some relevant document is not retrieved (pessimistic imputation puts it at
     the corpus bottom, whose exposure is taken as 0, so no corpus size is needed).
@@ -61,7 +61,7 @@ def tse(P: np.ndarray) -> np.ndarray:
 
 
 def rr(P: np.ndarray) -> np.ndarray:
-    """Reciprocal rank ``1 / p_1`` (0 if no relevant document is retrieved; seed 001 §2)."""
+    """Reciprocal rank ``1 / p_1`` (0 if no relevant document is retrieved; Diaz (2023) §2)."""
     P = _positions(P)
     if P.shape[-1] == 0:
         return _nan(P)
@@ -69,7 +69,7 @@ def rr(P: np.ndarray) -> np.ndarray:
 
 
 def ap(P: np.ndarray) -> np.ndarray:
-    """Average precision as in trec_eval: ``(1/m) sum_i i / p_i`` (seed 000 Table in §2.3.1)."""
+    """Average precision as in trec_eval: ``(1/m) sum_i i / p_i`` (Diaz & Mitra (2023) Table in §2.3.1)."""
     P = _positions(P)
     if P.shape[-1] == 0:
         return _nan(P)

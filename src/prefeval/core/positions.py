@@ -1,6 +1,6 @@
 """Rankings and relevant documents -> position vectors (numpy only).
 
-Conventions (DESIGN.md "Semantics that must be exact"; seed 000 §2.1-2.2; seed 003 §3):
+Conventions (DESIGN.md "Semantics that must be exact"; Diaz & Mitra (2023) §2.1-2.2; Diaz & Ferraro (2022) §3):
 
 * a run is ordered by score descending, ties broken by doc_id descending in string
   (code point) order, as trec_eval does; the rank column of a TREC file is ignored;
@@ -148,7 +148,7 @@ def position_vectors(doc_pos: np.ndarray, mask: np.ndarray | None = None) -> np.
     ``doc_pos`` is (..., m) as returned by :func:`doc_positions` (columns =
     relevant documents); ``mask`` (m,) bool selects a sub-population (e.g. grade >= λ,
     or one subtopic). The result lists ascending positions, ``+inf`` (unretrieved)
-    last: the vector ``p`` of seed 000 §2.1 / ``f`` of seed 003 §3.
+    last: the vector ``p`` of Diaz & Mitra (2023) §2.1 / ``f`` of Diaz & Ferraro (2022) §3.
     """
     d = np.asarray(doc_pos, dtype=np.float64)
     if mask is not None:

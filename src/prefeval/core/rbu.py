@@ -1,4 +1,4 @@
-"""Rank-biased utility (RBU), seed 002 §5, Eq. 11 (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018).
+"""Rank-biased utility (RBU), Amigó et al. (2018) §5, Eq. 11 (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018).
 
 For a ranking d_1..d_n over aspects t with weights w(t)::
 
@@ -103,7 +103,7 @@ def validate_params(p: float, e: float, variant: str = "paper") -> tuple[float, 
         raise PrefevalError(f"RBU: unknown variant {variant!r}; expected one of {', '.join(VARIANTS)}")
     if pf == 1.0:
         warnings.warn(
-            "RBU with p=1 ignores the order of documents within the cutoff (seed 002 Eq. 11; the "
+            "RBU with p=1 ignores the order of documents within the cutoff (Amigó et al. (2018) Eq. 11; the "
             "'evall' variant is then identically 0)",
             RuntimeWarning,
             stacklevel=3,
@@ -128,7 +128,7 @@ def rbu(
     variant: Variant = "paper",
     k: int | None = None,
 ) -> np.ndarray:
-    """RBU of one or many rankings, seed 002 Eq. 11 (vectorised; no loop over positions).
+    """RBU of one or many rankings, Amigó et al. (2018) Eq. 11 (vectorised; no loop over positions).
 
     Args:
         r: ``(..., n, T)`` satisfaction probabilities in [0, 1] of the document at each position for

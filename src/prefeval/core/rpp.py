@@ -1,6 +1,6 @@
 """Recall-paired preference (RPP), binary, graded and subtopic (numpy only).
 
-Seed 003 (Diaz & Ferraro 2022), Eq. 3-6 and §5.3. The i-th relevant document of one
+Diaz & Ferraro (2022) (Diaz & Ferraro 2022), Eq. 3-6 and §5.3. The i-th relevant document of one
 ranking is paired with the i-th relevant document of the other (pairing by recall
 level, not by document):
 
@@ -51,7 +51,7 @@ def _check_weighting(weighting: str) -> None:
 
 
 def recall_level_weights(m: int, weighting: Weighting = "uniform") -> np.ndarray:
-    """(m,) recall-level weights p(i), i = 1..m, summing to 1 (seed 003 §5.3).
+    """(m,) recall-level weights p(i), i = 1..m, summing to 1 (Diaz & Ferraro (2022) §5.3).
 
     ``uniform``: 1/m (RPP); ``inverse``: ∝ 1/i (invRPP); ``dcg``: ∝ 1/log2(i+1)
     (dcgRPP). ``m = 0`` gives an empty array.
@@ -93,7 +93,7 @@ def _combine(signs: np.ndarray, weighting: str) -> np.ndarray:
 
 
 def rpp(a: np.ndarray, b: np.ndarray, weighting: Weighting = "uniform") -> np.ndarray:
-    """Binary RPP of ``a`` over ``b`` (seed 003 Eq. 3-4), in [-1, 1].
+    """Binary RPP of ``a`` over ``b`` (Diaz & Ferraro (2022) Eq. 3-4), in [-1, 1].
 
     ``a`` and ``b`` are position vectors (..., m) (ascending, ``+inf`` last) and
     broadcast over the leading axes. ``sum_i w_i sgn(b_i - a_i)``.
@@ -109,7 +109,7 @@ def rpp(a: np.ndarray, b: np.ndarray, weighting: Weighting = "uniform") -> np.nd
 
 
 def graded_populations(grades: np.ndarray, rel: int = 1) -> np.ndarray:
-    """(K, m) bool populations for graded RPP (seed 003 Eq. 5, §5.3).
+    """(K, m) bool populations for graded RPP (Diaz & Ferraro (2022) Eq. 5, §5.3).
 
     One row per distinct grade λ >= ``rel`` present in ``grades`` (ascending λ),
     row = ``grades >= λ``. ``grades`` are the grades of the m columns of a
@@ -124,7 +124,7 @@ def graded_populations(grades: np.ndarray, rel: int = 1) -> np.ndarray:
 
 
 def subtopic_populations(membership: np.ndarray, background: bool = True) -> np.ndarray:
-    """(K, m) bool populations for subtopic RPP (seed 003 Eq. 6, §5.3).
+    """(K, m) bool populations for subtopic RPP (Diaz & Ferraro (2022) Eq. 6, §5.3).
 
     ``membership[t, j]`` says relevant document j is relevant to subtopic t. The rows
     are returned as given (one per subtopic; a subtopic without relevant documents

@@ -5,8 +5,8 @@ pair, positive = first system better -- per-query preferences, or per-query metr
 ``mu(a) - mu(b)``. They return a :class:`TestResult` of arrays of shape ``(n_pairs,)``.
 
 * :func:`sign_test` -- exact two-sided binomial test of wins against losses (``scipy.stats.binomtest``);
-  ties (|x| <= ``TIE_TOL``) are dropped, as in the sign test. This is the "binomial test" of seed 000 §6.2.3
-  and seed 001 §4.2 (the papers do not say how ties enter; dropping them is the sign-test convention).
+  ties (|x| <= ``TIE_TOL``) are dropped, as in the sign test. This is the "binomial test" of Diaz & Mitra (2023) §6.2.3
+  and Diaz (2023) §4.2 (the papers do not say how ties enter; dropping them is the sign-test convention).
 * :func:`t_test` -- Student's one-sample t-test of the values against 0 (``scipy.stats.ttest_1samp``); on
   metric differences this *is* the paired t-test ``scipy.stats.ttest_rel(mu_a, mu_b)`` (Smucker et al. 2007).
 * :func:`wilcoxon_test` -- Wilcoxon signed-rank test (``scipy.stats.wilcoxon``, zeros dropped).
@@ -182,7 +182,7 @@ def paired_test(name: str, X: np.ndarray, n_resamples: int = 10_000, seed: int |
 
 def randomized_tukey_hsd(scores: np.ndarray, n_resamples: int = 10_000, seed: int | None = 0
                          ) -> tuple[np.ndarray, np.ndarray]:
-    """Randomised Tukey HSD (Carterette, TOIS 2012; seed 000 §6.2.3, seed 001 §4.2).
+    """Randomised Tukey HSD (Carterette, TOIS 2012; Diaz & Mitra (2023) §6.2.3, Diaz (2023) §4.2).
 
     ``scores``: ``(Q, S)`` per-query scores (metric values; for a preference, per-query win rates). Each trial
     permutes the S values *within each query* independently (systems exchangeable under H0), takes the system
@@ -220,7 +220,7 @@ def randomized_tukey_hsd(scores: np.ndarray, n_resamples: int = 10_000, seed: in
 def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
     """Multiple-comparison correction over one family of p-values.
 
-    ``method``: ``holm`` (Holm-Bonferroni, seed 000 §6.2.3), ``bonferroni`` (seed 001 §4.2), ``fdr_bh``
+    ``method``: ``holm`` (Holm-Bonferroni, Diaz & Mitra (2023) §6.2.3), ``bonferroni`` (Diaz (2023) §4.2), ``fdr_bh``
     (Benjamini-Hochberg) -- all via ``statsmodels.stats.multitest.multipletests`` -- or ``none``.
     Returns ``(adjusted p-values, reject at alpha)``.
     """
