@@ -30,7 +30,7 @@ from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, run_frame
 from prefeval.ranking import NO_SUBTOPIC, qrels_queries, rank_run
 
-__all__ = ["AspectArrays", "aspect_arrays", "evaluate_kernel"]
+__all__ = ["AspectArrays", "aspect_arrays", "evaluate_kernel", "kernel_measure"]
 
 Mapping = Literal["err", "binary"]
 
@@ -127,3 +127,22 @@ def evaluate_kernel(name: str, qrels: Any, run: Any, rel: int = 1, k: int | None
     qrels_order = [q for q in qrels_queries(qrels) if q in values]
     return pd.Series([values[q] for q in qrels_order], index=pd.Index(qrels_order, name="query_id"),
                      name=name, dtype=np.float64)
+
+
+def kernel_measure(name: str, k: int | None = None, rel: int = 1, mapping: Mapping = "err",
+                   single_aspect: bool = False, **params: Any):
+    """The diversity metric ``name`` as a function ``f(qrels, run) -> {query_id: value}`` (canonical frames), the
+    form :func:`prefeval.axioms.check` accepts. ``single_aspect``: score r(d) = max_t r(d,t) on one aspect (the
+    RBU paper's reduction for single-aspect metrics, Amigó et al. (2018) §6.2), e.g. graded RBP from ``"RBP_IA"``.
+    """
+    if name not in diversity.KERNELS:
+        raise PrefevalError(f"unknown diversity metric {name!r}; known: {', '.join(diversity.KERNELS)}")
+
+    def measure(qrels: pd.DataFrame, run: pd.DataFrame) -> dict[str, float]:
+        if single_aspect:
+            qrels = qrels.groupby(["query_id", "doc_id"], as_index=False, sort=False)["relevance"].max()
+            qrels = qrels.assign(iteration="0")
+        return evaluate_kernel(name, qrels, run, rel=rel, k=k, mapping=mapping, **params).to_dict()
+
+    measure.__name__ = name
+    return measure
