@@ -30,7 +30,7 @@ from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, run_frame
 from prefeval.ranking import NO_SUBTOPIC, qrels_queries, rank_run
 
-__all__ = ["AspectArrays", "aspect_arrays", "evaluate_kernel", "kernel_measure"]
+__all__ = ["AspectArrays", "aspect_arrays", "evaluate_kernel", "kernel_measure", "single_aspect"]
 
 Mapping = Literal["err", "binary"]
 
@@ -90,6 +90,13 @@ def _bucket_arrays(judged: pd.DataFrame, ranked: pd.DataFrame, queries: list[str
     return AspectArrays(list(queries), r, weights, length, pool_r)
 
 
+def single_aspect(arrays: AspectArrays) -> AspectArrays:
+    """The same rankings on one aspect with r(d) = max_t r(d,t): the RBU paper's reduction for single-aspect
+    metrics (Amigó et al. (2018) §6.2)."""
+    return AspectArrays(arrays.query_ids, arrays.r.max(axis=-1, keepdims=True), np.ones((len(arrays.query_ids), 1)),
+                        arrays.length, arrays.pool.max(axis=-1, keepdims=True))
+
+
 def aspect_arrays(qrels: Any, run: Any, rel: int = 1, depth: int | None = None, mapping: Mapping = "err",
                   bucket: bool = True) -> Iterator[AspectArrays]:
     """Kernel inputs of every evaluated query, in buckets of similar ranking depth (one bucket if not ``bucket``).
@@ -115,12 +122,14 @@ def aspect_arrays(qrels: Any, run: Any, rel: int = 1, depth: int | None = None, 
 
 
 def evaluate_kernel(name: str, qrels: Any, run: Any, rel: int = 1, k: int | None = None, mapping: Mapping = "err",
-                    **params: Any) -> pd.Series:
+                    single: bool = False, **params: Any) -> pd.Series:
     """Per-query values of the diversity metric ``name`` (:data:`prefeval.core.diversity.KERNELS`), indexed by
-    query id, in qrels order. ``k`` is the cutoff; ``params`` go to the kernel."""
+    query id, in qrels order. ``k`` is the cutoff; ``single``: on r(d) = max_t r(d,t) (:func:`single_aspect`);
+    ``params`` go to the kernel."""
     qrels = qrels_frame(qrels)
     values: dict[str, float] = {}
     for arrays in aspect_arrays(qrels, run, rel, k, mapping):
+        arrays = single_aspect(arrays) if single else arrays
         out = diversity.evaluate(name, arrays.r, arrays.weights, length=arrays.length, k=k, pool=arrays.pool,
                                  **params)
         values.update(zip(arrays.query_ids, np.asarray(out, dtype=np.float64).tolist()))
@@ -139,10 +148,8 @@ def kernel_measure(name: str, k: int | None = None, rel: int = 1, mapping: Mappi
         raise PrefevalError(f"unknown diversity metric {name!r}; known: {', '.join(diversity.KERNELS)}")
 
     def measure(qrels: pd.DataFrame, run: pd.DataFrame) -> dict[str, float]:
-        if single_aspect:
-            qrels = qrels.groupby(["query_id", "doc_id"], as_index=False, sort=False)["relevance"].max()
-            qrels = qrels.assign(iteration="0")
-        return evaluate_kernel(name, qrels, run, rel=rel, k=k, mapping=mapping, **params).to_dict()
+        return evaluate_kernel(name, qrels, run, rel=rel, k=k, mapping=mapping, single=single_aspect,
+                               **params).to_dict()
 
     measure.__name__ = name
     return measure
