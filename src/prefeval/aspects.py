@@ -58,7 +58,7 @@ def _judged(qrels: pd.DataFrame, rel: int) -> pd.DataFrame:
 def _bucket_arrays(judged: pd.DataFrame, ranked: pd.DataFrame, queries: list[str], mapping: Mapping) -> AspectArrays:
     """Arrays of ``queries`` (all present in ``judged``) from their judged rows and ranked rows."""
     index = {q: i for i, q in enumerate(queries)}
-    judged = judged[judged["query_id"].isin(index)].assign(q=lambda f: f["query_id"].map(index))
+    judged = judged[judged["query_id"].isin(queries)].assign(q=lambda f: f["query_id"].map(index))
     aspects = judged.groupby(["q", "aspect"], as_index=False)["grade"].max()
     aspects = aspects[aspects["grade"] > 0].rename(columns={"grade": "gmax"})
     aspects["a"] = aspects.groupby("q").cumcount()
@@ -66,7 +66,7 @@ def _bucket_arrays(judged: pd.DataFrame, ranked: pd.DataFrame, queries: list[str
     relevant = judged[judged["grade"] > 0].merge(aspects[["q", "aspect", "a"]], on=["q", "aspect"])
     width = max(int(n_aspects.max(initial=0)), 1)
 
-    ranked = ranked[ranked["query_id"].isin(index)]
+    ranked = ranked[ranked["query_id"].isin(queries)]
     run_q = ranked["query_id"].map(index).to_numpy(dtype=np.int64)
     length = np.bincount(run_q, minlength=len(queries))
     hits = ranked.merge(relevant[["query_id", "doc_id", "q", "a", "grade"]], on=["query_id", "doc_id"])
