@@ -260,6 +260,7 @@ SPECS = [
     ("NRBP", {"p": 0.75, "alpha": 0.25}, ref_nrbp, {"p": F(3, 4), "alpha": QUARTER, "normalise": "none"}),
     ("NRBP", {"normalise": "clarke"}, ref_nrbp, {"p": HALF, "alpha": HALF, "normalise": "clarke"}),
     ("NRBP", {"normalise": "ideal", "alpha": 0.75}, ref_nrbp, {"p": HALF, "alpha": F(3, 4), "normalise": "ideal"}),
+    ("NRBP", {"alpha": 1.0, "p": 0.75}, ref_nrbp, {"p": F(3, 4), "alpha": F(1), "normalise": "none"}),
     ("D_sharp_nDCG", {"lam": 0.25}, ref_d_sharp, {"lam": QUARTER}),
     ("EU", {"alpha": 0.25, "e": 0.125}, ref_eu, {"alpha": QUARTER, "e": F(1, 8)}),
     ("CT", {}, ref_ct, {"alpha": HALF, "saturation": F(1), "form": "paper"}),
@@ -332,12 +333,13 @@ def test_empty_rankings_score_zero() -> None:
 
 @pytest.mark.parametrize(("name", "params", "message"), [
     ("NRBP", {"p": 1.0}, "p must lie in"),
-    ("alpha_nDCG", {"alpha": 1.0}, "alpha must lie in"),
+    ("alpha_nDCG", {"alpha": 1.5}, "alpha must lie in"),
     ("EU", {"e": -1}, "e must be a finite number"),
     ("CT", {"form": "x"}, "form must be"),
     ("nDCG_IA", {"log_base": 1}, "log_base"),
     ("nDCG_IA", {}, "needs pool="),
-    ("EU", {"beta": 1}, "unexpected keyword"),
+    ("EU", {"beta": 1}, "unknown parameter"),
+    ("S_RR", {"p": 1}, "takes no parameters"),
     ("nope", {}, "unknown diversity metric"),
 ])
 def test_bad_parameters_are_one_line_errors(name, params, message) -> None:

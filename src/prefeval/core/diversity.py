@@ -24,6 +24,7 @@ where one exists; each kernel's docstring names the source.
 
 from __future__ import annotations
 
+import inspect
 import numbers
 from collections.abc import Callable
 from typing import Literal
@@ -290,7 +291,7 @@ def alpha_ndcg(r: ArrayLike, weights: ArrayLike, length: ArrayLike | None = None
     alpha = 0.5 is Clarke et al.'s and ndeval's default; log base 2 (the printed formula gives none; it cancels
     when normalised).
     """
-    a = _check_unit("alpha-nDCG", "alpha", alpha, high_open=True)
+    a = _check_unit("alpha-nDCG", "alpha", alpha)
     base = _check_log_base("alpha-nDCG", log_base)
     r, w, lengths = prepare_inputs(r, weights, length, k, "alpha-nDCG")
     n = r.shape[-2]
@@ -316,7 +317,7 @@ def nrbp(r: ArrayLike, weights: ArrayLike, length: ArrayLike | None = None, k: i
     the authors' tool ndeval.
     """
     pf = _check_unit("NRBP", "p", p, low_open=True, high_open=True)
-    a = _check_unit("NRBP", "alpha", alpha, high_open=True)
+    a = _check_unit("NRBP", "alpha", alpha)
     if normalise not in ("none", "clarke", "ideal"):
         raise PrefevalError(f"NRBP: normalise must be 'none', 'clarke' or 'ideal', got {normalise!r}")
     r, w, lengths = prepare_inputs(r, weights, length, k, "NRBP")
@@ -366,7 +367,7 @@ def eu(r: ArrayLike, weights: ArrayLike, length: ArrayLike | None = None, k: int
     application; defaults: alpha = 0.5 (Clarke et al. (2008)), e = 0.05 (the middle of the RBU paper's grid
     {0.001, 0.05, 0.1, 0.5}, §6) and log base 2 (the printed formula gives no base). EU can be negative.
     """
-    a = _check_unit("EU", "alpha", alpha, high_open=True)
+    a = _check_unit("EU", "alpha", alpha)
     ef = _check_nonnegative("EU", "e", e)
     base = _check_log_base("EU", log_base)
     r, w, lengths = prepare_inputs(r, weights, length, k, "EU")
@@ -405,7 +406,7 @@ def ct(r: ArrayLike, weights: ArrayLike, length: ArrayLike | None = None, k: int
     Defaults: alpha = 0.5 (Luo et al.'s gamma = 0.5) and saturation 1 (a cube holds one fully relevant document's
     worth; r < 1 under the ERR mapping, so one document never saturates an aspect alone).
     """
-    a = _check_unit("CT", "alpha", alpha, high_open=True)
+    a = _check_unit("CT", "alpha", alpha)
     sat = _check_nonnegative("CT", "saturation", saturation)
     if form not in ("paper", "luo"):
         raise PrefevalError(f"CT: form must be 'paper' or 'luo', got {form!r}")
@@ -421,7 +422,7 @@ def act(r: ArrayLike, weights: ArrayLike, length: ArrayLike | None = None, k: in
         pool: ArrayLike | None = None, alpha: float = 0.5, saturation: float = 1.0) -> np.ndarray:
     """Average cube test ACT@k = (1/L) sum_{j <= L} CT@j with Luo et al.'s CT@j = Gain@j / j and L = min(k, |d|)
     (Luo et al. (2013) §4; TREC Dynamic Domain 2015's official measure). 0 for an empty ranking."""
-    a = _check_unit("ACT", "alpha", alpha, high_open=True)
+    a = _check_unit("ACT", "alpha", alpha)
     sat = _check_nonnegative("ACT", "saturation", saturation)
     r, w, lengths = prepare_inputs(r, weights, length, k, "ACT")
     n = r.shape[-2]
@@ -459,7 +460,9 @@ def evaluate(name: str, r: ArrayLike, weights: ArrayLike, length: ArrayLike | No
         kernel = KERNELS[name]
     except KeyError:
         raise PrefevalError(f"unknown diversity metric {name!r}; known: {', '.join(KERNELS)}") from None
-    try:
-        return kernel(r, weights, length=length, k=k, pool=pool, **params)
-    except TypeError as exc:  # an unknown parameter name
-        raise PrefevalError(f"{name}: {exc}") from exc
+    allowed = [p for p in inspect.signature(kernel).parameters if p not in ("r", "weights", "length", "k", "pool")]
+    unknown = sorted(set(params) - set(allowed))
+    if unknown:
+        raise PrefevalError(f"{name}: unknown parameter(s) {', '.join(unknown)}; "
+                            f"{name} takes {', '.join(allowed) if allowed else 'no parameters'} (and k)")
+    return kernel(r, weights, length=length, k=k, pool=pool, **params)
