@@ -147,6 +147,9 @@ def matrix(measures: Sequence[Any] = README_MEASURES, constraints: str | Iterabl
 
     The full :func:`~prefeval.axioms.check` results are in ``result.attrs["checks"]`` (long format).
     """
+    from prefeval.extras import check_measures
+
+    check_measures(measures, "the axioms table")
     keys = [c.key for c in select(constraints)]
     checks = [check(m, keys, cases=cases, seed=seed, **options) for m in measures]
     long = pd.concat(checks, ignore_index=True)
