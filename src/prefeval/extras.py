@@ -38,12 +38,12 @@ def check_measures(measures: Iterable[Any], feature: str) -> None:
 
     missing: dict[str, list[str]] = {}
     for measure in measures:
-        if isinstance(measure, str):
-            try:
+        try:
+            if isinstance(measure, str):
                 measure = ir_measures.parse_measure(measure)
-            except (ValueError, NameError):
-                continue
-        candidates = [p for p in ir_measures.DefaultPipeline.providers if p.supports(measure)]
+            candidates = [p for p in ir_measures.DefaultPipeline.providers if p.supports(measure)]
+        except Exception:  # not an ir-measures measure (a preference method, a callable): not ours to judge
+            continue
         if candidates and not any(p.is_available() for p in candidates):
             for p in candidates:
                 if p.NAME in EXTRAS:
