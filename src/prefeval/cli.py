@@ -12,7 +12,8 @@ from prefeval.errors import PrefevalError
 COMMANDS = {
     "eval": ("prefeval.commands.eval_cmd", "evaluate runs with ir-measures and prefeval measures (like `ir_measures`)"),
     "compare": ("prefeval.commands.compare_cmd", "compare many runs pairwise with preference methods and metrics"),
-    "run": ("prefeval.commands.run_cmd", "run a declarative pipeline (pipelines/*.toml)"),
+    "run": ("prefeval.commands.run_cmd", "run a declarative pipeline (a TOML file or a built-in name, e.g. demo)"),
+    "pipelines": ("prefeval.commands.pipelines_cmd", "list the built-in pipeline definitions"),
     "datasets": ("prefeval.commands.datasets_cmd", "inspect ir_datasets ids and seed files for offline use"),
     "analyse": ("prefeval.commands.analyse_cmd", "meta-evaluation: ties, agreement, discriminative power, robustness"),
     "axioms": ("prefeval.commands.axioms_cmd", "check measures against formal constraints"),
@@ -20,7 +21,10 @@ COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from prefeval import __version__
+
     parser = argparse.ArgumentParser(prog="prefeval", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"prefeval {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
         try:

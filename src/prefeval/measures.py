@@ -138,10 +138,18 @@ class _RPP(PrefevalMeasure):
         "baseline": _BASELINE,
         "weighting": ParamInfo(dtype=str, choices=["uniform", "inverse", "dcg"], default="uniform",
                                desc="recall-level weights: 1/m, proportional to 1/i, or to 1/log2(i+1)"),
-        "graded": ParamInfo(dtype=bool, default=True, desc="average over grade thresholds >= rel"),
+        "graded": ParamInfo(dtype=bool, default=True, desc="average over grade thresholds >= rel "
+                            "(does not apply with subtopics=True)"),
         "subtopics": ParamInfo(dtype=bool, default=False, desc="subtopic RPP (Eq. 6) with background population"),
         "rel": _REL,
     }
+
+    def _check_given(self) -> None:
+        super()._check_given()
+        if self.params.get("subtopics") and self.params.get("graded"):
+            self._fail("subtopic RPP (subtopics=True, Diaz & Ferraro (2022) Eq. 6) has one binary population per "
+                       "subtopic (grade >= rel) plus the background population, so graded=True does not apply; "
+                       "drop graded= or give graded=False")
 
 
 RBU = _RBU()

@@ -221,6 +221,9 @@ def matrix(measures: Sequence[Any] = README_MEASURES, constraints: str | Iterabl
 
     The full :func:`~prefeval.axioms.check` results are in ``result.attrs["checks"]`` (long format).
     """
+    from prefeval.extras import check_measures
+
+    check_measures(measures, "the axioms table")
     keys = [c.key for c in select(constraints)]
     checks = [check(kernel_measure(m), keys, cases=cases, seed=seed, label=m, **options)
               if isinstance(m, str) and m in KERNEL_MEASURES else check(m, keys, cases=cases, seed=seed, **options)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from prefeval.core.aggregate import AGGREGATES
+from prefeval.core.aggregate import AGGREGATES, TIES
 from prefeval.core.stats import CORRECTIONS, TESTS
 
 FORMATS = ("table", "csv", "json", "latex")
@@ -40,6 +40,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed of the randomised tests (default 0)")
     parser.add_argument("--aggregate", choices=AGGREGATES, default=None,
                         help="also rank the systems with this aggregation")
+    parser.add_argument("--ties", choices=TIES, default="shared",
+                        help="tie rule inside one query: shared (tied runs do not vote, share Borda points; "
+                             "default) or pref_aggregate (ties broken by run name, descending, as the authors' "
+                             "pref_aggregate tool does)")
+    parser.add_argument("--iterations", type=int, default=None,
+                        help="MC4: run this many power-iteration steps from the all-ones vector instead of "
+                             "to convergence (the authors' tool uses 10)")
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     parser.add_argument("--per-query", action="store_true", help="output the per-query preferences instead")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
@@ -69,8 +76,13 @@ def run(args: argparse.Namespace) -> int:
         options.update(n_resamples=args.resamples, seed=args.seed)
     rankings = None
     if args.aggregate:
-        rankings = pd.concat([result.ranking(m, aggregate=args.aggregate).assign(method=m)[
-            ["method", "rank", "run", "score"]] for m in result.methods], ignore_index=True)
+        if args.iterations is not None and args.aggregate != "mc4":
+            raise PrefevalError("--iterations applies to --aggregate mc4 only")
+        options_mc4 = {"iterations": args.iterations} if args.iterations is not None else {}
+        frames = [result.ranking(m, aggregate=args.aggregate, ties=args.ties, **options_mc4).assign(method=m)
+                  for m in result.methods]
+        rankings = pd.concat([f[["method", "rank", "run", *(["level"] if "level" in f else []), "score"]]
+                              for f in frames], ignore_index=True)
     out = sys.stdout
     if args.per_query:
         _write_frame(result.per_query, args.format, out)

@@ -218,6 +218,13 @@ def _preferences(context: PipelineContext, digits: int, images: dict[str, str]) 
     return blocks
 
 
+#: How to read MC4 scores (rankings.csv, summary.json).
+MC4_NOTE = (" MC4 scores (rankings.csv, summary.json) are a level and a mass: the level is the round of "
+            "recursive MC4 in which the run was ranked (1 = it holds stationary mass among all runs, 2 = among "
+            "the runs left, ...), the score its share of the stationary mass within that level (each level's "
+            "scores sum to 1; with a fixed number of iterations all runs are on level 1).")
+
+
 def _rankings(context: PipelineContext, digits: int) -> list[Block]:
     if not context.rankings:
         return []
@@ -239,7 +246,8 @@ def _rankings(context: PipelineContext, digits: int) -> list[Block]:
     blocks = [Block("heading", "System rankings"),
               Block("text", "Runs ordered by every method side by side: metrics by their mean, preference "
                             "methods by each rank aggregation (in parentheses)."
-                            + (" The last column is the true order of the simulation." if truth_order else "")),
+                            + (" The last column is the true order of the simulation." if truth_order else "")
+                            + (MC4_NOTE if any("level" in f.columns for f in context.rankings.values()) else "")),
               Block("table", header=header, rows=rows, text="System rankings", label="tab:rankings",
                     align="r" + "l" * (len(header) - 1))]
     tau = context.kendall_tau

@@ -179,7 +179,7 @@ def steps_from_data(spec: dict[str, Any], file: str | None) -> list[Step]:
             elif kind == "aggregate":
                 steps.append(Aggregate(rankings=v["rankings"], test=v["test"], metric_test=v["metric_test"],
                                        correction=v["correction"], alpha=v["alpha"], baseline=v["baseline"],
-                                       origin=origin))
+                                       ties=v["ties"], iterations=v["iterations"], origin=origin))
             elif kind == "analyse":
                 steps.append(Analyse(v["analyses"], callables=v["callables"], options=v["options"], origin=origin))
             elif kind == "report":

@@ -153,7 +153,7 @@ def _write_csvs(context: PipelineContext, out: Path, written: list[Path]) -> Non
              out / "preferences.csv", written)
         _csv(preference_summary(context), out / "preference_summary.csv", written)
     if context.rankings:
-        _csv(pd.concat([f.assign(ranking=label)[["ranking", "rank", "run", "score"]]
+        _csv(pd.concat([f.assign(ranking=label).reindex(columns=["ranking", "rank", "run", "level", "score"])
                         for label, f in context.rankings.items()], ignore_index=True), out / "rankings.csv", written)
     if context.kendall_tau is not None and not context.kendall_tau.empty:
         context.kendall_tau.rename_axis("ranking").to_csv(out / "kendall_tau.csv")

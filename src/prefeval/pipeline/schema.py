@@ -13,7 +13,7 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from prefeval.core.aggregate import AGGREGATES
+from prefeval.core.aggregate import AGGREGATES, TIES
 from prefeval.core.stats import CORRECTIONS, TESTS
 from prefeval.errors import PrefevalError
 
@@ -128,6 +128,11 @@ SCHEMA: dict[str, Table] = {
     "aggregate": Table(doc="rankings, significance tests and the baseline", keys={
         "rankings": Key("str|list[str]", ["mc4", "borda"], "rank aggregations for the preference methods "
                         "(metrics are always ranked by their mean)", choices=AGGREGATES),
+        "ties": Key("str", "shared", "tie rule inside one query: shared (tied runs do not vote and share Borda "
+                    "points) or pref_aggregate (ties broken by run name, descending, as the authors' tool)",
+                    choices=TIES),
+        "iterations": Key("int|null", None, "MC4 power-iteration steps from the all-ones vector (the authors' "
+                          "tool: 10); null = run to convergence", minimum=0),
         "test": Key("str", "sign", "significance test for preferences", choices=TESTS),
         "metric_test": Key("str", "t", "paired significance test for metrics", choices=TESTS),
         "correction": Key("str", "holm", "multiple-testing correction", choices=CORRECTIONS),
