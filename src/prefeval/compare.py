@@ -31,6 +31,7 @@ from prefeval._text import latex_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import stats
 from prefeval.errors import PrefevalError
+from prefeval.measure_syntax import reject_negative_literals
 from prefeval.provider import preference_matrix
 from prefeval.ranking import (
     PositionTable,
@@ -74,6 +75,7 @@ def _parse_text(text: str) -> Any:
     head = text.split("(", 1)[0].split("@", 1)[0].strip()
     if head.lower() in _PREFERENCE_ALIASES and head not in ir_measures.measures.registry:
         text = _PREFERENCE_ALIASES[head.lower()] + text[len(head):]
+    reject_negative_literals(text)
     try:
         return ir_measures.parse_measure(text)
     except NameError:

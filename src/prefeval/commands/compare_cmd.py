@@ -55,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     methods = [name for group in args.methods for name in group]
     if not 0 < args.alpha < 1:
         raise PrefevalError(f"--alpha must be between 0 and 1; got {args.alpha}")
+    if args.resamples < 1:
+        raise PrefevalError(f"--resamples must be at least 1; got {args.resamples}")
     progress = not args.quiet
     qrels = qrels_frame(args.qrels)
     runs = {}
