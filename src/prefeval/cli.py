@@ -36,8 +36,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        parser = build_parser()
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        print("prefeval: interrupted", file=sys.stderr)
+        return 130
     if not getattr(args, "_module", None):
         parser.print_help()
         return 2

@@ -88,16 +88,23 @@ def _manifest_names(manifest: dict[str, Any] | None) -> set[str]:
 
 @contextlib.contextmanager
 def _signals_deferred() -> Iterator[None]:
-    """Hold SIGINT/SIGTERM until the block is done (main thread on POSIX; elsewhere a no-op)."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+    """Hold SIGINT/SIGTERM until the block is done, then act on them (Ctrl-C: KeyboardInterrupt; SIGTERM:
+    re-sent to the process with its own handler). Only in the main thread; elsewhere a no-op."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    received: list[int] = []
+    held = [s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None)) if s is not None]
+    previous = {s: signal.signal(s, lambda signum, frame: received.append(signum)) for s in held}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if signal.SIGINT in received and previous[signal.SIGINT] is signal.default_int_handler:
+            raise KeyboardInterrupt
+        for signum in dict.fromkeys(received):
+            os.kill(os.getpid(), signum)
 
 
 class OutputFolder:

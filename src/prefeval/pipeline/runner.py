@@ -94,6 +94,7 @@ class Pipeline:
         if work and not any(isinstance(s, Aggregate) for s in steps):
             steps.insert(work[-1] + 1, Aggregate())
         pipeline = Pipeline(steps, self.name, self.description, self.source)
+        test_point("validate")
         pipeline.validate()
         report = next((s for s in steps if isinstance(s, Report)), None)
         folder = report.folder(self.name, force) if report is not None else None
