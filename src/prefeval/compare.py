@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from prefeval._text import latex_escape
+from prefeval._text import latex_escape, md_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import stats
 from prefeval.errors import PrefevalError
@@ -369,8 +369,7 @@ class Comparison:
         wide, note = self._wide(test, correction, alpha, digits, "*", **options)
         header = list(wide.columns)
         rows = [[str(v) for v in row] for row in wide.itertuples(index=False)]
-        esc = [[c.replace("|", "\\|").replace("*", "\\*") if k < 2 else c.replace("*", "\\*")
-                for k, c in enumerate(row)] for row in [header, *rows]]
+        esc = [header[:2] + [md_escape(c) for c in header[2:]]] + [[md_escape(c) for c in row] for row in rows]
         lines = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join("---" if k < 2 else "---:" for k in range(len(header))) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in esc[1:]]
         return "\n".join(lines) + "\n\n" + note.replace("*", "\\*") + "\n"

@@ -54,11 +54,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _markdown(frame) -> str:
+    from prefeval._text import md_escape
+
     header = [str(c) for c in frame.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for row in frame.itertuples(index=False):
         cells = [f"{v:.4f}" if isinstance(v, float) else str(v) for v in row]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines.append("| " + " | ".join(md_escape(c) for c in cells) + " |")
     return "\n".join(lines)
 
 

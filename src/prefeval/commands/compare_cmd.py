@@ -125,8 +125,10 @@ def _latex(frame) -> str:
 
 
 def _markdown(frame) -> str:
+    from prefeval._text import md_escape
+
     header = [str(c) for c in frame.columns]
-    rows = _cells(frame)
+    rows = [[md_escape(c) for c in row] for row in _cells(frame)]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
