@@ -114,6 +114,24 @@ def test_permutation_test_with_zero_resamples(files, capsys):
     assert "--resamples must be at least 1" in err
 
 
+def test_analyse_with_zero_resamples(files, capsys):
+    err = fails(capsys, "analyse", str(files / "qrels.txt"), str(files / "a.run"), str(files / "b.run"),
+                "-m", "LexiRecall", "--resamples", "0")
+    assert "--resamples must be at least 1" in err
+
+
+def test_an_unexpected_exception_is_one_line_unless_asked(files, capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("prefeval.inputs.qrels_frame", broken)
+    err = fails(capsys, "eval", str(files / "qrels.txt"), str(files / "a.run"), "nDCG@10")
+    assert "unexpected RuntimeError: boom" in err and "PREFEVAL_TRACEBACK=1" in err
+    monkeypatch.setenv("PREFEVAL_TRACEBACK", "1")
+    with pytest.raises(RuntimeError, match="boom"):
+        main(["eval", str(files / "qrels.txt"), str(files / "a.run"), "nDCG@10"])
+
+
 def test_digits_and_places_are_bounded(files, capsys):
     err = fails(capsys, "eval", str(files / "qrels.txt"), str(files / "a.run"), "nDCG@10", "--places", "100000")
     assert "--places" in err

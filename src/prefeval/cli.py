@@ -76,6 +76,11 @@ def run_command(args: argparse.Namespace) -> int:
     except OSError as exc:
         what = f"{exc.filename}: " if exc.filename else ""
         return fail(f"{what}{exc.strerror or exc}")
+    except Exception as exc:  # a bug, not bad input: still one line, with a way to see the traceback
+        if os.environ.get("PREFEVAL_TRACEBACK"):
+            raise
+        return fail(f"unexpected {type(exc).__name__}: {exc} (please report it; PREFEVAL_TRACEBACK=1 shows the "
+                    "traceback)")
 
 
 if __name__ == "__main__":

@@ -66,7 +66,10 @@ def _markdown(frame) -> str:
 
 def run(args: argparse.Namespace) -> int:
     from prefeval.analysis.suite import analyse
+    from prefeval.errors import PrefevalError
 
+    if args.resamples < 1:
+        raise PrefevalError(f"--resamples must be at least 1; got {args.resamples}")
     tables = analyse(args.qrels, args.runs, args.methods, args.metrics, analyses=args.analyses, rel=args.rel,
                      depth=args.depth, alpha=args.alpha, correction=args.correction, n_resamples=args.resamples,
                      fractions=args.fractions, policies=args.policies, samples=args.samples, seed=args.seed)
