@@ -145,6 +145,17 @@ def test_manifest_lists_every_file_and_a_rerun_replaces_only_prefevals_files(tre
     assert not [p for p in out.parent.iterdir() if p.name.startswith(".out.prefeval")]
 
 
+def test_report_md_names_only_files_that_were_written(trec_files, capsys):
+    out = trec_files / "out"
+    code, _, err = run_cli(capsys, "run", str(pipeline_file(trec_files)), "--out", str(out), "-q",
+                           "--set", "report.formats=[\"md\"]")
+    assert code == 0, err
+    assert sorted(p.name for p in out.iterdir()) == [MANIFEST, "report.md"]
+    report = (out / "report.md").read_text()
+    assert ".csv" not in report and "summary.json" not in report
+    assert_complete(out)
+
+
 def test_a_folder_with_foreign_files_is_refused_unless_forced(trec_files, capsys):
     path = pipeline_file(trec_files)
     out = trec_files / "out"

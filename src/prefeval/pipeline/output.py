@@ -30,13 +30,13 @@ from typing import Any
 
 from prefeval.errors import PrefevalError
 
-__all__ = ["MANIFEST", "MANIFEST_FORMAT", "OutputFolder", "read_manifest", "test_point"]
+__all__ = ["MANIFEST", "MANIFEST_FORMAT", "OutputFolder", "read_manifest", "checkpoint"]
 
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "prefeval-output-manifest/1"
 
 
-def test_point(name: str, seconds: float = 60.0) -> None:
+def checkpoint(name: str, seconds: float = 60.0) -> None:
     """A named point of a pipeline run for tests that interrupt it (a no-op unless the variables are set).
 
     With ``PREFEVAL_TEST_POINTS`` set, ``prefeval-test-point NAME`` is printed to stderr at each point; when
@@ -237,9 +237,9 @@ class OutputFolder:
                     "files": [{"name": p.name, "bytes": p.stat().st_size, "sha256": sha256(p)} for p in files]}
         (self.staging / MANIFEST).write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n",
                                              encoding="utf-8")
-        test_point("commit", seconds=1.0)
+        checkpoint("commit", seconds=1.0)
         with _signals_deferred():
-            test_point("commit:deferred", seconds=1.0)
+            checkpoint("commit:deferred", seconds=1.0)
             if self.foreign():
                 self._merge(files)
             else:

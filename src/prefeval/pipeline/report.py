@@ -10,6 +10,7 @@ Files (``formats`` selects groups: md, tex, json, csv, png):
   ``preferences.csv`` (method, query_id, run_a, run_b, value), ``preference_summary.csv``,
   ``rankings.csv``, ``kendall_tau.csv``, ``analysis_<name>_<table>.csv``.
 * ``means.png`` (per-run means with 95% CIs), ``heatmap_<method>.png`` (mean-preference matrix per method).
+* ``manifest.json``, written last: every file with its size and SHA-256 (see :mod:`prefeval.pipeline.output`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import pandas as pd
 from prefeval.pipeline import document, plots
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
-from prefeval.pipeline.output import MANIFEST, OutputFolder, test_point
+from prefeval.pipeline.output import MANIFEST, OutputFolder, checkpoint
 from prefeval.pipeline.progress import Progress
 from prefeval.pipeline.render import latex_escape, latex_table, md_inline, md_table, path_slug, slug
 from prefeval.pipeline.schema import SCHEMA
@@ -41,7 +42,8 @@ MAX_DIGITS = 15
 
 
 class Report(Step):
-    """Write the report files into ``out`` (default ``out/<pipeline name>``, relative to the current folder).
+    """Write the report files into ``out`` (default ``out/<pipeline name as a safe file name>``, relative to the
+    current folder).
 
     The folder is written atomically and carries a ``manifest.json``; a folder holding files prefeval did not
     write is refused unless ``force`` (see :mod:`prefeval.pipeline.output`).
@@ -102,15 +104,15 @@ def write_report(context: PipelineContext, out: Path, formats: Sequence[str], di
             images = _write_plots(context, out, written)
         else:
             warnings.warn("matplotlib is not installed: no plots (pip install 'prefeval[plot]')", stacklevel=2)
-    blocks = document.build(context, digits=digits, images=images, title=title)
-    test_point("report:text")
+    blocks = document.build(context, digits=digits, images=images, title=title, formats=formats)
+    checkpoint("report:text")
     if "md" in formats:
         written.append(_write(out / "report.md", render_markdown(blocks)))
     if "tex" in formats:
         written.append(_write(out / "report.tex", render_latex(blocks)))
     if "csv" in formats:
         _write_csvs(context, out, written)
-    test_point("report:json")
+    checkpoint("report:json")
     if "json" in formats:
         path = out / "summary.json"
         names = [p.name for p in written] + [path.name, MANIFEST]

@@ -11,7 +11,7 @@ from prefeval.errors import PrefevalError
 from prefeval.pipeline.aggregation import TRUTH, Aggregate
 from prefeval.pipeline.base import Plan, Step
 from prefeval.pipeline.context import PipelineContext
-from prefeval.pipeline.output import test_point
+from prefeval.pipeline.output import checkpoint
 from prefeval.pipeline.progress import Progress
 from prefeval.pipeline.report import Report
 from prefeval.pipeline.schema import STEP_ORDER
@@ -94,7 +94,7 @@ class Pipeline:
         if work and not any(isinstance(s, Aggregate) for s in steps):
             steps.insert(work[-1] + 1, Aggregate())
         pipeline = Pipeline(steps, self.name, self.description, self.source)
-        test_point("validate")
+        checkpoint("validate")
         pipeline.validate()
         report = next((s for s in steps if isinstance(s, Report)), None)
         folder = report.folder(self.name, force) if report is not None else None
@@ -108,7 +108,7 @@ class Pipeline:
             tracker = Progress(enabled=progress)
             start = time.perf_counter()
             for step in steps:
-                test_point(f"step:{step.kind}")
+                checkpoint(f"step:{step.kind}")
                 step.run(context, tracker)
             context.timings = {**tracker.timings, "total": time.perf_counter() - start}
             if folder is not None:
