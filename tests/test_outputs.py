@@ -179,6 +179,30 @@ def test_a_folder_with_foreign_files_is_refused_unless_forced(trec_files, capsys
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt", MANIFEST, "report.md"]
 
 
+def test_a_link_is_followed_and_the_current_folder_updated_in_place(trec_files, capsys, monkeypatch):
+    real = trec_files / "real"
+    real.mkdir()
+    (trec_files / "link").symlink_to(real)
+    path = pipeline_file(trec_files)
+    code, _, err = run_cli(capsys, "run", str(path), "--out", str(trec_files / "link"), "-q")
+    assert code == 0, err
+    assert (trec_files / "link").is_symlink() and (real / MANIFEST).exists()
+    assert oct(real.stat().st_mode & 0o777) == oct(0o777 & ~_umask())  # not mkdtemp's owner-only mode
+    assert_complete(real)
+    # `--out .` from inside the folder: its files are replaced in place, the folder itself stays
+    monkeypatch.chdir(real)
+    inode = real.stat().st_ino
+    code, _, err = run_cli(capsys, "run", str(path), "--out", ".", "-q", "--set", "report.formats=[\"md\"]")
+    assert code == 0, err
+    assert real.stat().st_ino == inode and sorted(p.name for p in real.iterdir()) == [MANIFEST, "report.md"]
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 @pytest.mark.parametrize("where, fragment", [
     ("", "empty string"),
     ("afile.txt/sub", "is a file, not a folder"),

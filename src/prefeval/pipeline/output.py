@@ -107,6 +107,21 @@ def _signals_deferred() -> Iterator[None]:
             os.kill(os.getpid(), signum)
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _holds_cwd(path: Path) -> bool:
+    """True when the current folder is ``path`` or inside it (then the folder is updated, not replaced)."""
+    try:
+        cwd, folder = Path.cwd().resolve(), path.resolve()
+    except OSError:
+        return False
+    return cwd == folder or folder in cwd.parents
+
+
 class OutputFolder:
     """The folder a pipeline writes its report to (see the module docstring)."""
 
@@ -114,7 +129,10 @@ class OutputFolder:
         text = os.fspath(path)
         if not str(text).strip():
             raise PrefevalError(f"{where}: the output folder is an empty string; give a folder name")
-        self.path = Path(text)
+        path = Path(text)
+        if path.name in ("", "..") or path.is_symlink():  # ".", "..", a link: the folder it stands for
+            path = Path(os.path.realpath(text))
+        self.path = path
         self.force, self.where = force, where
         self.staging: Path | None = None
         self._lock: Any = None
@@ -165,6 +183,7 @@ class OutputFolder:
                 for stale in self.path.parent.glob(pattern):
                     shutil.rmtree(stale, ignore_errors=True)  # left by a killed run
             self.staging = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.prefeval-tmp-", dir=self.path.parent))
+            self.staging.chmod(0o777 & ~_umask())  # as mkdir would make it (mkdtemp: owner only)
         except BaseException:
             self._release()
             raise
@@ -240,7 +259,7 @@ class OutputFolder:
         checkpoint("commit", seconds=1.0)
         with _signals_deferred():
             checkpoint("commit:deferred", seconds=1.0)
-            if self.foreign():
+            if self.foreign() or _holds_cwd(self.path):
                 self._merge(files)
             else:
                 self._swap()
@@ -259,7 +278,8 @@ class OutputFolder:
             shutil.rmtree(old, ignore_errors=True)
 
     def _merge(self, files: list[Path]) -> None:
-        """With ``force``, beside files prefeval did not write: replace prefeval's files one by one."""
+        """Replace prefeval's files one by one: with ``force`` beside files prefeval did not write, or in the
+        current folder."""
         assert self.staging is not None
         previous = _manifest_names(read_manifest(self.path))
         with contextlib.suppress(FileNotFoundError):
