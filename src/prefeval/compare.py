@@ -27,10 +27,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from prefeval._text import latex_escape
+from prefeval._text import latex_escape, md_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import stats
 from prefeval.errors import PrefevalError
+from prefeval.measure_syntax import reject_negative_literals
 from prefeval.provider import preference_matrix
 from prefeval.ranking import (
     PositionTable,
@@ -74,6 +75,7 @@ def _parse_text(text: str) -> Any:
     head = text.split("(", 1)[0].split("@", 1)[0].strip()
     if head.lower() in _PREFERENCE_ALIASES and head not in ir_measures.measures.registry:
         text = _PREFERENCE_ALIASES[head.lower()] + text[len(head):]
+    reject_negative_literals(text)
     try:
         return ir_measures.parse_measure(text)
     except NameError:
@@ -397,8 +399,7 @@ class Comparison:
         wide, note = self._wide(test, correction, alpha, digits, "*", **options)
         header = list(wide.columns)
         rows = [[str(v) for v in row] for row in wide.itertuples(index=False)]
-        esc = [[c.replace("|", "\\|").replace("*", "\\*") if k < 2 else c.replace("*", "\\*")
-                for k, c in enumerate(row)] for row in [header, *rows]]
+        esc = [header[:2] + [md_escape(c) for c in header[2:]]] + [[md_escape(c) for c in row] for row in rows]
         lines = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join("---" if k < 2 else "---:" for k in range(len(header))) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in esc[1:]]
         return "\n".join(lines) + "\n\n" + note.replace("*", "\\*") + "\n"

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import PrefevalError
+from prefeval.measure_syntax import reject_negative_literals
 from prefeval.runs import registered
 
 
@@ -62,6 +63,7 @@ def _parse_one(item: Any) -> list[Any]:
     if not isinstance(item, str):
         raise PrefevalError(f"cannot use {item!r} as a measure: give a name such as 'nDCG@10' or a measure object")
     text = item.strip()
+    reject_negative_literals(text)
     try:
         return [ir_measures.parse_measure(text)]
     except NameError:

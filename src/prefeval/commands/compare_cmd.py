@@ -62,6 +62,8 @@ def run(args: argparse.Namespace) -> int:
     methods = [name for group in args.methods for name in group]
     if not 0 < args.alpha < 1:
         raise PrefevalError(f"--alpha must be between 0 and 1; got {args.alpha}")
+    if args.resamples < 1:
+        raise PrefevalError(f"--resamples must be at least 1; got {args.resamples}")
     progress = not args.quiet
     qrels = qrels_frame(args.qrels)
     runs = {}
@@ -135,8 +137,10 @@ def _latex(frame) -> str:
 
 
 def _markdown(frame) -> str:
+    from prefeval._text import md_escape
+
     header = [str(c) for c in frame.columns]
-    rows = _cells(frame)
+    rows = [[md_escape(c) for c in row] for row in _cells(frame)]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
