@@ -75,8 +75,10 @@ def test_an_os_error_anywhere_is_one_line(files, capsys, monkeypatch):
     def refuse(*args, **kwargs):
         raise PermissionError(errno.EACCES, "Permission denied", "secret.toml")
 
+    secret = files / "secret.toml"
+    secret.write_text("")
     monkeypatch.setattr("prefeval.pipeline.loader.load", refuse)
-    err = fails(capsys, "run", "secret.toml")
+    err = fails(capsys, "run", str(secret))
     assert err == "prefeval run: error: secret.toml: Permission denied\n"
 
 

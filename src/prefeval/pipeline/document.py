@@ -227,8 +227,8 @@ def _preferences(context: PipelineContext, digits: int, images: dict[str, str],
     return blocks
 
 
-#: How to read MC4 scores (rankings.csv, summary.json).
-MC4_NOTE = (" MC4 scores (rankings.csv, summary.json) are a level and a mass: the level is the round of "
+#: How to read MC4 scores (in the report, rankings.csv and summary.json).
+MC4_NOTE = (" MC4 scores are a level and a mass: the level is the round of "
             "recursive MC4 in which the run was ranked (1 = it holds stationary mass among all runs, 2 = among "
             "the runs left, ...), the score its share of the stationary mass within that level (each level's "
             "scores sum to 1; with a fixed number of iterations all runs are on level 1).")
