@@ -91,6 +91,45 @@ class RankedRun:
                 for a, b in zip(bounds[:-1], bounds[1:])}
 
 
+def canonical_run(frame: pd.DataFrame, name: str = "run") -> pd.DataFrame:
+    """``frame`` (a canonical run) as prefeval ranks it, for every measure and provider: each query's documents in
+    rank order (score descending, ties by doc_id descending), a repeated document only at its first (best) position
+    (one warning naming the run ``name`` and the count), and ``score = -rank``, so that any tool that sorts by score
+    (pytrec_eval, pyndeval, cwl_eval, ranx) or keeps the input order sees the same ranking."""
+    ranked = rank_run(frame, name=name)
+    names = ranked.queries.to_numpy(dtype=object)[ranked.query_codes] if len(ranked.rank) else np.zeros(0, object)
+    return pd.DataFrame({"query_id": names, "doc_id": ranked.doc_ids,
+                         "score": -ranked.rank.astype(np.float64)})
+
+
+def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
+    """The query set of every measure: each query of the qrels (judged at any grade), sorted by id (as ``str``).
+
+    A judged query without a document at grade ``>= rel`` scores 0 with every measure (trec_eval and ir-measures
+    give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie)."""
+    return np.sort(pd.unique(qrels["query_id"].to_numpy(dtype=object)).astype(str)).astype(object)
+
+
+def coverage_notes(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> list[str]:
+    """One sentence per run that lacks some judged queries (:func:`judged_queries`), naming the run and how many
+    it covers: those queries count as empty rankings (0, or the worst case for a preference)."""
+    judged = judged_queries(qrels)
+    notes = []
+    for name, run in runs.items():
+        covered = int(np.isin(judged, run["query_id"].to_numpy(dtype=object).astype(str)).sum())
+        if covered < len(judged):
+            notes.append(f"run {name!r} covers {covered} of the {len(judged)} judged queries; the other "
+                         f"{len(judged) - covered} count as empty rankings (0 for a metric, the worst case for "
+                         "a preference)")
+    return notes
+
+
+def warn_coverage(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> None:
+    """Warn :func:`coverage_notes`."""
+    for note in coverage_notes(qrels, runs):
+        warnings.warn(note, stacklevel=3)
+
+
 def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, docs: np.ndarray) -> np.ndarray:
     """``order`` with each stretch of equal (query, score) put in doc_id-descending string order."""
     qs, ss = qc[order], sc[order]
