@@ -514,6 +514,8 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
         raise PrefevalError("no methods given; e.g. methods=['LexiRecall', 'RPP', 'nDCG@10']")
     if depth is not None and (not isinstance(depth, (int, np.integer)) or depth < 1):
         raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
+    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
+        raise PrefevalError(f"rel must be an integer >= 1 (a grade >= rel is relevant); got {rel!r}")
     parsed = [parse_method(m, rel, depth) for m in methods]
     seen: dict[str, str] = {}
     for m in parsed:

@@ -124,12 +124,6 @@ def coverage_notes(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> lis
     return notes
 
 
-def warn_coverage(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> None:
-    """Warn :func:`coverage_notes`."""
-    for note in coverage_notes(qrels, runs):
-        warnings.warn(note, stacklevel=3)
-
-
 def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, docs: np.ndarray) -> np.ndarray:
     """``order`` with each stretch of equal (query, score) put in doc_id-descending string order."""
     qs, ss = qc[order], sc[order]

@@ -1,7 +1,10 @@
 """``prefeval eval QRELS RUN MEASURE...``: the ``ir_measures`` command with prefeval's measures available.
 
 Same arguments and output formats as ``ir_measures`` (tsv or jsonl, summary or per query), so it can
-replace it in scripts. QRELS may also be an ir_datasets id.
+replace it in scripts. QRELS may also be an ir_datasets id; MEASURE may also be a trec_eval name
+(``ndcg_cut_10``), as in pipelines. Every measure reads the same canonical input (README, "Input semantics"):
+the run is ranked once (ties by doc id descending, a repeated document at its first position) and conflicting
+qrels lines are resolved (the last line wins), whichever provider computes the measure.
 """
 
 from __future__ import annotations
@@ -25,32 +28,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_measures(texts: list[str]) -> list:
-    """Parse measure names (several may share one argument, separated by spaces); report every bad one."""
-    import ir_measures
-
+    """Parse measure names (several may share one argument, separated by spaces) as :func:`prefeval.evaluate`
+    does (ir-measures syntax or trec_eval names, parameters checked, "did you mean" hints); report every bad one."""
     import prefeval  # noqa: F401  (registers prefeval's measures)
     from prefeval.errors import PrefevalError
+    from prefeval.evaluate import parse_measures as parse
 
     measures, errors = [], []
     for text in texts:
         # One argument may hold several measures separated by spaces (as with `ir_measures`), or one measure
         # whose parameters contain spaces ("RPP(baseline='bm25', rel=2)"): try the whole argument first.
         try:
-            ir_measures.parse_measure(text.strip())
-            names = [text]
-        except (NameError, ValueError, SyntaxError):
-            names = text.split()
+            names = [text] if parse(text.strip()) else []
+        except PrefevalError:
+            names = text.split() if len(text.split()) > 1 else [text]
         for name in names:
             try:
-                measure = ir_measures.parse_measure(name.strip())
-            except NameError:
-                errors.append(f"unknown measure: {name}")
+                found = parse(name.strip())
+            except PrefevalError as exc:
+                errors.append(str(exc))
                 continue
-            except ValueError as exc:
-                errors.append(f"{name}: {exc}")
-                continue
-            if measure not in measures:
-                measures.append(measure)
+            measures += [m for m in found if m not in measures]
     if errors:
         raise PrefevalError("cannot parse measures:\n  " + "\n  ".join(errors))
     return measures
@@ -61,13 +59,13 @@ def run(args: argparse.Namespace) -> int:
     from ir_measures import Metric
 
     from prefeval.errors import PrefevalError
-    from prefeval.inputs import qrels_frame, run_frame
+    from prefeval.evaluate import canonical_inputs
 
     measures = parse_measures(args.measures)
     if args.no_summary and not args.by_query:
         raise PrefevalError("--no_summary (-n) only works with --by_query (-q)")
-    qrels = qrels_frame(args.qrels)
-    run_df = run_frame(args.run)
+    qrels, runs = canonical_inputs(args.qrels, {args.run: args.run})
+    run_df = runs[args.run]
     calc = ir_measures
     if args.provider:
         if args.provider not in ir_measures.providers.registry:
