@@ -80,8 +80,10 @@ def _parse_text(text: str) -> Any:
     try:
         return ir_measures.parse_measure(text)
     except NameError:
+        from prefeval.measures import did_you_mean
+
         raise PrefevalError(f"unknown method {text!r}: not a prefeval preference (LexiRecall, LexiPrecision, RPP) "
-                            "nor an ir-measures measure") from None
+                            f"nor an ir-measures measure{did_you_mean(text)}") from None
     except PrefevalError as exc:
         raise PrefevalError(f"method {text!r}: {exc}") from None
     except (SyntaxError, ValueError, TypeError, AssertionError) as exc:

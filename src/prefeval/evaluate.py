@@ -30,7 +30,6 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -83,10 +82,10 @@ def _parse_one(item: Any) -> list[Any]:
         found = list(ir_measures.parse_trec_measure(text))
         if found:
             return found
-    head = text.split("(", 1)[0].split("@", 1)[0].strip()
-    close = difflib.get_close_matches(head, list(ir_measures.measures.registry), n=4, cutoff=0.5)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise PrefevalError(f"unknown measure {text!r}: neither an ir-measures/prefeval measure nor a trec_eval name{hint}")
+    from prefeval.measures import did_you_mean
+
+    raise PrefevalError(f"unknown measure {text!r}: neither an ir-measures/prefeval measure nor a trec_eval name"
+                        f"{did_you_mean(text)}")
 
 
 def _is_free_preference(measure: Any) -> bool:

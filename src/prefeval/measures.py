@@ -182,6 +182,20 @@ def validate(measure: Any) -> Any:
     return measure
 
 
+def did_you_mean(text: str) -> str:
+    """``"; did you mean A, B?"`` naming the registered ir-measures / prefeval measures closest to the name in
+    ``text`` (``difflib``), or ``""``."""
+    import difflib
+
+    head = text.split("(", 1)[0].split("@", 1)[0].strip()
+    names = list(ir_measures.measures.registry)
+    close = difflib.get_close_matches(head, names, n=4, cutoff=0.5)
+    if not close:  # a different case (ndcg): compare case-insensitively
+        lower = {n.lower(): n for n in names}
+        close = [lower[c] for c in difflib.get_close_matches(head.lower(), list(lower), n=4, cutoff=0.5)]
+    return f"; did you mean {', '.join(close)}?" if close else ""
+
+
 def is_prefeval_measure(measure: Any) -> bool:
     """Whether ``measure`` is one of prefeval's (by class origin, so it survives a module reload)."""
     return getattr(measure, "NAME", None) in MEASURES and type(measure).__module__ == __name__
