@@ -380,3 +380,11 @@ def test_eval_accepts_trec_eval_names_and_suggests_close_names(tmp_path, capsys)
     assert code == 0 and [line.split("\t")[0] for line in out.splitlines()] == ["nDCG@10", "P@5", "AP"]
     code, _, err = cli(capsys, "eval", str(tmp_path / "qrels"), str(tmp_path / "r.run"), "nDGC@10", "LexiRecal")
     assert code == 1 and "did you mean nDCG" in err and "did you mean LexiRecall" in err
+    with pytest.raises(PrefevalError, match="did you mean LexiRecall"):
+        prefeval.compare({"q": {"a": 1}}, {"x": {"q": {"a": 1.0}}, "y": {"q": {"a": 1.0}}}, ["LexiRecal"])
+
+
+def test_direct_ir_measures_call_warns_that_other_providers_read_the_run_as_given():
+    run = pd.DataFrame({"query_id": "q1", "doc_id": ["d9", "d1", "d9"], "score": [3.0, 2.0, 1.0]})
+    with pytest.warns(UserWarning, match="pytrec_eval: the last occurrence"):
+        ir_measures.calc_aggregate([prefeval.TSE, ir_measures.RR], {"q1": {"d1": 1}}, run)

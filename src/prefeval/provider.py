@@ -16,6 +16,7 @@ run are ignored. A run given here is ranked as :func:`prefeval.ranking.canonical
 
 from __future__ import annotations
 
+import warnings
 from collections import defaultdict
 from collections.abc import Iterator
 
@@ -82,7 +83,13 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         return self._ranked_baselines[name]
 
     def _iter_calc(self, run) -> Iterator[Metric]:
-        ranked = rank_run(run_frame(run), self.queries, self.candidates)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ranked = rank_run(run_frame(run), self.queries, self.candidates)
+        for warning in caught:  # standard providers in the same ir-measures call read the run as given
+            warnings.warn(f"{warning.message}; standard measures computed from this run by other providers keep "
+                          "their own rule (pytrec_eval: the last occurrence) -- prefeval.evaluate gives every "
+                          "measure the same ranking", warning.category, stacklevel=2)
         for (rel, cutoff), group in self.groups.items():
             baselines = sorted({m["baseline"] for m in group if m.NAME in PREFERENCES})
             table = self.tables[rel]
