@@ -180,7 +180,7 @@ def test_pt_experiment_column_order_does_not_depend_on_the_hash_seed():
         plain = pt.Experiment([pt.Transformer.from_df(run)], topics, qrels, ours, names=["r"])
         mixed = experiment([pt.Transformer.from_df(run)], topics, qrels, ["AP(rel=2)", "nDCG@5", *ours, "P@1"],
                            names=["r"])
-        print(list(plain.columns), list(mixed.columns))
+        print(list(plain.columns), list(mixed.columns), "java started:", pt.java.started())
     ''')
     outputs = set()
     for seed in ("1", "2", "3"):
@@ -189,7 +189,8 @@ def test_pt_experiment_column_order_does_not_depend_on_the_hash_seed():
         assert proc.returncode == 0, proc.stderr[-3000:]
         outputs.add(proc.stdout)
     assert len(outputs) == 1
-    assert "'AP(rel=2)', 'nDCG@5', 'RBU@5', 'TSE'" in outputs.pop()
+    output = outputs.pop()
+    assert "'AP(rel=2)', 'nDCG@5', 'RBU@5', 'TSE'" in output and "java started: False" in output
 
 
 def test_sign_test_for_pt_experiment_reproduces_prefeval_significance():

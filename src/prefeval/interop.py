@@ -75,8 +75,8 @@ def experiment(retr_systems: Any, topics: pd.DataFrame, qrels: Any, eval_metrics
     if isinstance(result, pd.DataFrame) and "name" in result.columns and "measure" not in result.columns:
         order = [str(m) for m in measures]
         lead = [c for c in result.columns if c not in order and not any(c.startswith(f"{o} ") for o in order)]
-        grouped = [c for o in order for c in result.columns if c == o or c.startswith(f"{o} ")]
-        result = result[lead + grouped]
+        tests = [c for o in order for c in result.columns if c.startswith(f"{o} ")]  # "+", "-", "p-value", ...
+        result = result[lead[:1] + [o for o in order if o in result.columns] + lead[1:] + tests]
     return result
 
 
