@@ -115,10 +115,10 @@ def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
 def coverage_notes(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> list[str]:
     """One sentence per run that lacks some judged queries (:func:`judged_queries`), naming the run and how many
     it covers: those queries count as empty rankings (0, or the worst case for a preference)."""
-    judged = judged_queries(qrels)
+    judged = set(judged_queries(qrels).tolist())
     notes = []
     for name, run in runs.items():
-        covered = int(np.isin(judged, run["query_id"].to_numpy(dtype=object).astype(str)).sum())
+        covered = len(judged.intersection(map(str, pd.unique(run["query_id"].to_numpy(dtype=object)))))
         if covered < len(judged):
             notes.append(f"run {name!r} covers {covered} of the {len(judged)} judged queries; the other "
                          f"{len(judged) - covered} count as empty rankings (0 for a metric, the worst case for "
