@@ -104,8 +104,11 @@ WORKER = textwrap.dedent(r'''
     raw = list(datasets.load(web_id).irds.qrels_iter())
     mapped = [Qrel(q.query_id, q.doc_id, q.relevance, q.subtopic_id) for q in raw]
     measures = [ir_measures.ERR_IA @ 20, ir_measures.alpha_nDCG @ 20]
+    # pyndeval on the runs as prefeval ranks them (ties by doc id descending; pyndeval keeps the input order)
+    from prefeval.ranking import canonical_run
+    ranked = {n: canonical_run(r, n) for n, r in web.items()}
     res["web_pyndeval"] = {n: {str(m): v for m, v in ir_measures.calc_aggregate(measures, mapped, r).items()}
-                           for n, r in web.items()}
+                           for n, r in ranked.items()}
     res["web_unmapped"] = {n: {str(m): v for m, v in ir_measures.calc_aggregate(measures, raw, r).items()}
                            for n, r in web.items()}
 

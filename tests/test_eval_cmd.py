@@ -50,7 +50,7 @@ def test_prefeval_measures_per_query(files, capsys):
 
 def test_unknown_measure_is_a_clear_error(files, capsys):
     assert main(["eval", str(files["qrels"]), str(files["run"]), "nDCG@10", "Bogus@3"]) == 1
-    assert "unknown measure: Bogus@3" in capsys.readouterr().err
+    assert "unknown measure 'Bogus@3'" in capsys.readouterr().err
 
 
 def test_malformed_run_names_file_and_line(files, tmp_path, capsys):

@@ -149,12 +149,12 @@ def test_eval_explains_nan_and_warns_about_disjoint_queries(files, capsys):
     (files / "none.qrels").write_text("1 0 d1 0\n1 0 d2 0\n")
     code = main(["eval", str(files / "none.qrels"), str(files / "a.run"), "RBU@10"])
     captured = capsys.readouterr()
-    assert code == 0 and captured.out == "RBU@10\tnan\n"
-    assert "prefeval eval: warning: RBU@10 is nan: no query has a relevant document (grade >= 1)" in captured.err
+    assert code == 0 and captured.out == "RBU@10\t0.0000\n"  # every judged query counts (README, Input semantics)
+    assert "prefeval eval: warning: RBU@10 is 0.0: no query has a relevant document (grade >= 1)" in captured.err
     (files / "other.run").write_text("9 Q0 d1 1 1.0 x\n")
     code = main(["eval", str(files / "qrels.txt"), str(files / "other.run"), "nDCG@10"])
     captured = capsys.readouterr()
-    assert code == 0 and "warning: the run shares no query with the qrels" in captured.err
+    assert code == 0 and "warning: run" in captured.err and "shares no query id with the qrels" in captured.err
     code = main(["eval", str(files / "qrels.txt"), str(files / "a.run"), "nDCG@10"])
     assert code == 0 and capsys.readouterr().err == ""
 

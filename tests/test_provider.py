@@ -64,7 +64,10 @@ def test_per_query_values_match_reference(dl_hard, rel, graded):
     for run_name, run in dl_hard["runs"].items():
         values = {(m.query_id, m.measure): m.value for m in evaluator.iter_calc(run)}
         queries = [q for q, g in dl_hard["ref_grades"].items() if any(x >= rel for x in g.values())]
-        assert len(values) == len(queries) * len(measures)
+        # every judged query gets a value (README, "Input semantics"): 0 where none has grade >= rel
+        assert len(values) == len(dl_hard["ref_grades"]) * len(measures)
+        for qid in set(dl_hard["ref_grades"]) - set(queries):
+            assert all(values[(qid, measure)] == 0 for measure in measures.values())
         for qid in queries:
             for name, measure in measures.items():
                 expected = _expected(name, dl_hard["ref_runs"][run_name].get(qid, []),
@@ -107,11 +110,11 @@ def test_missing_query_gets_worst_case():
     assert values[("q1", "LexiRecall(baseline='test-missing-base')")] == 0  # one relevant each, both at 1
 
 
-def test_queries_without_relevant_documents_are_not_evaluated():
+def test_queries_without_relevant_documents_score_zero_and_run_only_queries_are_ignored():
     qrels = pd.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "b"], "relevance": [1, 0]})
     run = pd.DataFrame({"query_id": ["q1", "q2", "q3"], "doc_id": ["a", "b", "c"], "score": [1.0, 1.0, 1.0]})
     result = list(ir_measures.iter_calc([prefeval.TSE], qrels, run))
-    assert [(m.query_id, m.value) for m in result] == [("q1", 1.0)]
+    assert [(m.query_id, m.value) for m in result] == [("q1", 1.0), ("q2", 0.0)]  # as AP gives q2 0
 
 
 def test_score_ties_break_by_doc_id_descending():

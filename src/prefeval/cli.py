@@ -7,6 +7,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 
 from prefeval.errors import PrefevalError
 
@@ -59,8 +60,13 @@ def run_command(args: argparse.Namespace) -> int:
         print(f"prefeval {args.command}: error: {message}", file=sys.stderr)
         return 1
 
+    def warn(message, category, filename, lineno, file=None, line=None) -> None:
+        print(f"prefeval {args.command}: warning: {message}", file=sys.stderr)
+
     try:
-        code = int(args._module.run(args) or 0)
+        with warnings.catch_warnings():  # a warning is one line too, naming the command
+            warnings.showwarning = warn
+            code = int(args._module.run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
         return code
     except (PrefevalError, FileNotFoundError) as exc:

@@ -8,10 +8,11 @@
 * any other ir-measures measure (``"nDCG@10"``, ``"AP(rel=2)"``, ``"RBU@20"``), which becomes the metric-difference
   preference ``mu(a) - mu(b)`` per query (one ``iter_calc`` pass per run).
 
-Semantics (DESIGN.md): runs are ordered by score descending, ties by doc_id descending; a repeated document keeps
-its best position; a query is evaluated when the qrels give it at least one document with grade >= ``rel``; a
-query missing from a run is a ranking that retrieved nothing (worst case); run queries without relevant
-documents are ignored. ``@k`` on a preference and ``depth`` truncate the runs first (metrics see the same
+Semantics (README, "Input semantics"): runs are ordered by score descending, ties by doc_id descending; a repeated
+document keeps its best position; every query of the qrels is compared (as ``evaluate``, ir-measures and PyTerrier
+average over them): a query with a document at grade >= ``rel`` gets the authors' preference, a judged query without
+one a tie (0); a query missing from a run is a ranking that retrieved nothing (worst case); run queries absent
+from the qrels are ignored. ``@k`` on a preference and ``depth`` truncate the runs first (metrics see the same
 truncated, deduplicated rankings as the preferences). The system-level preference of a pair is the mean of its
 per-query preferences. Positive values mean ``run_a`` is preferred; each unordered pair appears once, with
 ``run_a`` before ``run_b`` in the input order of the runs.
@@ -37,6 +38,8 @@ from prefeval.ranking import (
     PositionTable,
     RankedRun,
     candidate_documents,
+    coverage_notes,
+    judged_queries,
     qrels_queries,
     rank_run,
     relevant_documents,
@@ -79,8 +82,10 @@ def _parse_text(text: str) -> Any:
     try:
         return ir_measures.parse_measure(text)
     except NameError:
+        from prefeval.measures import did_you_mean
+
         raise PrefevalError(f"unknown method {text!r}: not a prefeval preference (LexiRecall, LexiPrecision, RPP) "
-                            "nor an ir-measures measure") from None
+                            f"nor an ir-measures measure{did_you_mean(text)}") from None
     except PrefevalError as exc:
         raise PrefevalError(f"method {text!r}: {exc}") from None
     except (SyntaxError, ValueError, TypeError, AssertionError) as exc:
@@ -93,7 +98,7 @@ def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
     The method's own ``rel=`` overrides ``rel``; a preference's ``@k`` truncates the runs to
     ``min(k, depth)``. A metric that has a ``rel`` parameter receives ``rel`` unless it sets its own.
     """
-    from prefeval.measures import PREFERENCES, is_prefeval_measure
+    from prefeval.measures import PREFERENCES, is_prefeval_measure, validate
 
     if isinstance(method, str):
         label, measure = method.strip(), _parse_text(method)
@@ -115,6 +120,7 @@ def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
     supported = getattr(measure, "SUPPORTED_PARAMS", {})
     if "rel" in supported and "rel" not in measure.params and rel != 1:
         measure = measure(rel=rel)
+    validate(measure)
     eff_rel = int(measure.params.get("rel", rel)) if "rel" in supported else rel
     return Method(label, measure, "metric", eff_rel, depth)
 
@@ -455,9 +461,9 @@ class _MetricTable:
 
     def results(self, qrels: pd.DataFrame) -> list[MethodResult]:
         out = []
+        qids = judged_queries(qrels)
         for m in self.methods:
-            qids = np.sort(relevant_documents(qrels, m.rel)["query_id"].unique()).astype(object)
-            if len(qids) == 0:
+            if not len(relevant_documents(qrels, m.rel)):
                 raise PrefevalError(f"no query has a relevant document (grade >= {m.rel}) in the qrels; "
                                     f"nothing to compare for {m.label}")
             per_query = self.values[m.measure]
@@ -497,6 +503,8 @@ def _evaluate(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels:
         if not np.isin(run.query_codes, evaluated).any():
             warnings.warn(f"run {name!r} has none of the {len(evaluated)} evaluated queries of the qrels; "
                           "it counts as retrieving nothing for every query", stacklevel=3)
+        elif (note := coverage_notes(qrels, {name: run_frames[name]})):
+            warnings.warn(note[0], stacklevel=3)
         for (rel, depth), pos in doc_pos.items():
             pos[s] = tables[rel].locate(run, depth)
         for mt in metric_tables:
@@ -509,8 +517,12 @@ def _evaluate(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels:
         for q, query in enumerate(_progress(positions, progress, f"preferences (rel={rel})")):
             for m in group:
                 tensors[m.label][q] = preference_matrix(m.measure, query)
-        qids = np.array([p.query_id for p in positions], dtype=object)
-        results += [MethodResult(m, qids, tensors[m.label]) for m in group]
+        qids = judged_queries(qrels)  # judged queries without a relevant document at rel: ties (0)
+        rows = np.searchsorted(qids, np.array([p.query_id for p in positions], dtype=object))
+        for m in group:
+            prefs = np.zeros((len(qids), S, S))
+            prefs[rows] = tensors[m.label]
+            results.append(MethodResult(m, qids, prefs))
     for mt in metric_tables:
         results += mt.results(qrels)
     return results
@@ -535,6 +547,8 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
         raise PrefevalError("no methods given; e.g. methods=['LexiRecall', 'RPP', 'nDCG@10']")
     if depth is not None and (not isinstance(depth, (int, np.integer)) or depth < 1):
         raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
+    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
+        raise PrefevalError(f"rel must be an integer >= 1 (a grade >= rel is relevant); got {rel!r}")
     parsed = [parse_method(m, rel, depth) for m in methods]
     seen: dict[str, str] = {}
     for m in parsed:

@@ -191,7 +191,10 @@ def _records(dataset_id: str, entity: str) -> pd.DataFrame:
     with _guard(dataset_id, entity):
         cls = getattr(ds, f"{entity}_cls")()
         records = list(getattr(ds, f"{entity}_iter")())
-    fields = list(getattr(cls, "_fields", ())) or (list(records[0]._fields) if records else ["query_id"])
+    # the records' own fields: some subsets declare fewer than they yield (the DL-Hard and robust04 folds declare
+    # TrecQrel's but yield records with an extra field)
+    fields = list(getattr(records[0], "_fields", ())) if records else []
+    fields = fields or list(getattr(cls, "_fields", ())) or ["query_id"]
     return pd.DataFrame.from_records(records, columns=fields) if records else pd.DataFrame(columns=fields)
 
 

@@ -12,8 +12,12 @@
 * ``measures``: names in ir-measures syntax (``"nDCG@10"``, ``"alpha_nDCG@20"``, ``"RBU(p=0.8)@20"``;
   trec_eval names such as ``"ndcg_cut_10"`` are accepted too) or measure objects, mixed freely.
   Standard measures are computed by their ir-measures providers (pytrec_eval, pyndeval, ...),
-  prefeval's by the ``prefeval`` provider; each measure's own conventions apply (ir-measures scores every
-  qrels query; prefeval's measures the queries with a relevant document).
+  prefeval's by the ``prefeval`` provider. Every measure reads the same canonical input and is averaged over
+  the same queries, the queries of the qrels (README, "Input semantics"): each run is ranked once
+  (:func:`prefeval.ranking.canonical_run`: ties by doc id descending, a repeated document keeps its first
+  position), conflicting qrels lines are resolved once (the last line wins), and a judged query without a
+  relevant document at a measure's ``rel`` scores 0 for that measure. Parameters are checked before any
+  provider runs (cutoff >= 1, rel >= 1).
 * ``rel``: when given, every measure that has a ``rel`` parameter (AP, RR, P, R, ERR_IA, alpha_nDCG,
   RBU, TSE, the preferences, ...) and does not set it receives ``rel=rel``; the ``measure`` column shows
   the measure actually computed (``AP(rel=2)``). Measures without the parameter (nDCG) are unaffected.
@@ -26,7 +30,6 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 import warnings
 from collections.abc import Mapping
 from typing import Any
@@ -45,11 +48,16 @@ def parse_measures(measures: Any, rel: int | None = None) -> list[Any]:
     with ``rel`` applied where the measure takes it and does not set it."""
     if isinstance(measures, str) or hasattr(measures, "NAME"):
         measures = [measures]
+    from prefeval.measures import validate
+
+    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1):
+        raise PrefevalError(f"rel must be an integer >= 1 (a grade >= rel is relevant); got {rel!r}")
     parsed: list[Any] = []
     for item in measures:
         for measure in _parse_one(item):
             if rel is not None and "rel" in getattr(measure, "SUPPORTED_PARAMS", {}) and "rel" not in measure.params:
-                measure = measure(rel=rel)
+                measure = measure(rel=int(rel))
+            validate(measure)
             if measure not in parsed:
                 parsed.append(measure)
     if not parsed:
@@ -70,16 +78,16 @@ def _parse_one(item: Any) -> list[Any]:
         pass
     except PrefevalError as exc:
         raise PrefevalError(f"measure {text!r}: {exc}") from None
-    except (SyntaxError, ValueError, TypeError, AssertionError) as exc:
+    except (SyntaxError, ValueError, TypeError, AssertionError, KeyError) as exc:
         raise PrefevalError(f"cannot parse measure {text!r}: {exc}") from None
     with contextlib.suppress(Exception):
         found = list(ir_measures.parse_trec_measure(text))
         if found:
             return found
-    head = text.split("(", 1)[0].split("@", 1)[0].strip()
-    close = difflib.get_close_matches(head, list(ir_measures.measures.registry), n=4, cutoff=0.5)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise PrefevalError(f"unknown measure {text!r}: neither an ir-measures/prefeval measure nor a trec_eval name{hint}")
+    from prefeval.measures import did_you_mean
+
+    raise PrefevalError(f"unknown measure {text!r}: neither an ir-measures/prefeval measure nor a trec_eval name"
+                        f"{did_you_mean(text)}")
 
 
 def _is_free_preference(measure: Any) -> bool:
@@ -150,12 +158,31 @@ def system_values(per_query: pd.DataFrame, measures: list[Any], runs: list[str])
     return pd.DataFrame(rows, columns=["run", "measure", "value"])
 
 
-def _warn_disjoint(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame]) -> None:
+def _warn_disjoint(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame]) -> set[str]:
+    """Warn about the runs that share no query with the qrels; returns their names."""
     judged = set(qrels["query_id"].unique())
+    disjoint = set()
     for name, run in run_frames.items():
         if len(run) and not judged.intersection(run["query_id"].unique()):
+            disjoint.add(name)
             warnings.warn(f"run {name!r} shares no query id with the qrels (e.g. run {run['query_id'].iloc[0]!r} vs "
-                          f"qrels {next(iter(judged), '-')!r}); it scores as an empty ranking", stacklevel=3)
+                          f"qrels {next(iter(judged), '-')!r}); it scores as an empty ranking", stacklevel=4)
+    return disjoint
+
+
+def canonical_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+    """The canonical input every measure of one call reads: the qrels with conflicting lines resolved, and each
+    run ranked once by :func:`prefeval.ranking.canonical_run` (named as given); warns about runs that share no
+    query with the qrels or cover only some of the judged queries."""
+    from prefeval.inputs import qrels_frame, runs_dict
+    from prefeval.ranking import canonical_run, coverage_notes
+
+    qrels_df = qrels_frame(qrels)
+    run_frames = {name: canonical_run(frame, name) for name, frame in runs_dict(runs).items()}
+    disjoint = _warn_disjoint(qrels_df, run_frames)
+    for note in coverage_notes(qrels_df, {n: r for n, r in run_frames.items() if n not in disjoint}):
+        warnings.warn(note, stacklevel=3)
+    return qrels_df, run_frames
 
 
 def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel: int | None = None, *,
@@ -169,15 +196,11 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     ``"ndcg_cut_10"``; ``str()`` of a measure object), so results can be looked up by either.
     ``progress`` shows a progress bar over the runs.
     """
-    from prefeval.inputs import qrels_frame, runs_dict
-
     parsed = parse_measures(measures, rel)
     given = _given_names(measures, rel)
-    qrels_df = qrels_frame(qrels)
-    run_frames = runs_dict(runs)
+    qrels_df, run_frames = canonical_inputs(qrels, runs)
     if not run_frames:
         raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
-    _warn_disjoint(qrels_df, run_frames)
     free = [m for m in parsed if _is_free_preference(m)]
     bound = [m for m in parsed if not _is_free_preference(m)]
     parts = []

@@ -1,19 +1,27 @@
 """Coerce what users pass as qrels or runs into prefeval's canonical DataFrames.
 
 Qrels: an ir_datasets id (also ``irds:ID``), a TREC qrels path (plain or ``.gz``), a DataFrame,
-a dict of dicts ``{query_id: {doc_id: grade}}``, or an iterable of ir-measures ``Qrel`` /
+a dict of dicts ``{query_id: {doc_id: grade}}``, a ranx ``Qrels``, or an iterable of ir-measures ``Qrel`` /
 ir_datasets qrels records (``TrecSubQrel.subtopic_id`` becomes ``iteration``).
-Runs: a TREC run path, a DataFrame, a dict of dicts ``{query_id: {doc_id: score}}`` or an
+Runs: a TREC run path, a DataFrame, a dict of dicts ``{query_id: {doc_id: score}}``, a ranx ``Run`` or an
 iterable of ``ScoredDoc``-like records.
 
+DataFrame columns may follow ir-measures (``query_id, doc_id, relevance / score``), PyTerrier
+(``qid, docno, label / score``) or ranx (``q_id, doc_id, score``); where a frame has both a canonical column
+and an alias (a PyTerrier result that passes ``query_id`` through), the canonical column is used.
+
 Canonical columns: qrels ``query_id, doc_id, relevance, iteration``; runs ``query_id, doc_id, score``
-(ids as ``str``, relevance ``int``, score ``float``).
+(ids as ``str``, relevance ``int``, score ``float``). Conflicting qrels lines (one query, document and
+subtopic judged twice with different grades) are resolved once, for every measure: the last line wins, as in
+the dictionaries that trec_eval's Python binding and ir-measures build (one warning names the first conflict).
+The semantics of rankings built from runs (ties, repeated documents) are in :mod:`prefeval.ranking`.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import warnings
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -37,7 +45,11 @@ def _is_pathlike(obj: Any) -> bool:
 
 
 def qrels_frame(qrels: Any) -> pd.DataFrame:
-    """Return ``qrels`` as a canonical DataFrame (see module docstring)."""
+    """Return ``qrels`` as a canonical DataFrame (see module docstring), conflicting lines resolved."""
+    return resolve_conflicts(_qrels_frame(qrels))
+
+
+def _qrels_frame(qrels: Any) -> pd.DataFrame:
     if isinstance(qrels, pd.DataFrame):
         return canonical_qrels(qrels, "qrels DataFrame")
     if _is_pathlike(qrels):
@@ -49,6 +61,8 @@ def qrels_frame(qrels: Any) -> pd.DataFrame:
         from prefeval.datasets import load
 
         return load(text).qrels
+    if _is_ranx(qrels):
+        qrels = qrels.to_dict()
     if isinstance(qrels, Mapping):
         rows = [(str(q), str(d), g) for q, docs in qrels.items() for d, g in docs.items()]
         frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
@@ -56,13 +70,39 @@ def qrels_frame(qrels: Any) -> pd.DataFrame:
     if isinstance(qrels, Iterable):
         return canonical_qrels(_records_frame(qrels, "qrels"), "qrels records")
     raise PrefevalError(f"cannot use {type(qrels).__name__} as qrels: give a path, an ir_datasets id, "
-                        "a DataFrame, a dict of dicts or Qrel records")
+                        "a DataFrame, a dict of dicts, a ranx Qrels or Qrel records")
+
+
+def resolve_conflicts(qrels: pd.DataFrame) -> pd.DataFrame:
+    """``qrels`` with one line per (query, document, subtopic): where lines repeat, the last one wins (as in the
+    dictionaries pytrec_eval and ir-measures build), with one warning naming the first conflicting judgment and
+    the number of repeated lines."""
+    key = ["query_id", "doc_id", "iteration"]
+    repeated = qrels.duplicated(key, keep="last")
+    if not repeated.any():
+        return qrels
+    first = qrels[repeated].iloc[0]
+    same = (qrels["query_id"] == first["query_id"]) & (qrels["doc_id"] == first["doc_id"]) & \
+        (qrels["iteration"] == first["iteration"])
+    grades = qrels.loc[same, "relevance"].tolist()
+    subtopic = "" if first["iteration"] in ("0", "Q0", "") else f", subtopic {first['iteration']}"
+    conflicting = int(repeated.sum())
+    warnings.warn(f"qrels: {conflicting} repeated judgment(s) of the same query, document and subtopic; the last "
+                  f"line wins (e.g. query {first['query_id']}, document {first['doc_id']}{subtopic}: grades "
+                  f"{' then '.join(map(str, grades))}, kept {grades[-1]})", stacklevel=3)
+    return qrels[~repeated].reset_index(drop=True)
+
+
+def _is_ranx(obj: Any) -> bool:
+    """A ranx ``Qrels`` or ``Run`` (converted through its ``to_dict()``)."""
+    return type(obj).__module__.split(".", 1)[0] == "ranx" and hasattr(obj, "to_dict")
 
 
 def run_frame(run: Any, name: str | None = None) -> pd.DataFrame:
     """Return ``run`` as a canonical DataFrame; NaN or non-numeric scores are an error naming the query."""
     label = name or "run"
     if isinstance(run, pd.DataFrame):
+        run = _standard_columns(run, RUN_COLUMNS)
         if _is_canonical_run(run):
             return run if list(run.columns) == RUN_COLUMNS else run[RUN_COLUMNS]
         return _canonical_run(run, f"{label} (DataFrame)")
@@ -70,13 +110,15 @@ def run_frame(run: Any, name: str | None = None) -> pd.DataFrame:
         from prefeval.io import read_run
 
         return read_run(run)
+    if _is_ranx(run):
+        run = run.to_dict()
     if isinstance(run, Mapping):
         rows = [(str(q), str(d), s) for q, docs in run.items() for d, s in docs.items()]
         return _canonical_run(pd.DataFrame(rows, columns=RUN_COLUMNS), f"{label} (dict)")
     if isinstance(run, Iterable):
         return _canonical_run(_records_frame(run, label), f"{label} (records)")
     raise PrefevalError(f"cannot use {type(run).__name__} as a run: give a path, a DataFrame, "
-                        "a dict of dicts or ScoredDoc records")
+                        "a dict of dicts, a ranx Run or ScoredDoc records")
 
 
 def run_name(path: str | os.PathLike) -> str:
@@ -123,20 +165,40 @@ def _records_frame(records: Iterable, label: str) -> pd.DataFrame:
     return frame
 
 
+#: Column names other tools use for the canonical columns: PyTerrier (qid, docno, label), ranx (q_id).
+_ALIASES = {"query_id": ("qid", "q_id"), "doc_id": ("docno",), "relevance": ("label",)}
+
+
+def _standard_columns(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
+    """``frame`` with the first alias of each missing canonical column renamed to it (no copy when none is)."""
+    renames = {}
+    for column in columns:
+        if column not in frame.columns:
+            alias = next((a for a in _ALIASES.get(column, ()) if a in frame.columns), None)
+            if alias is not None:
+                renames[alias] = column
+    if "relevance" in columns and "relevance" not in frame.columns and "relevance" not in renames.values() \
+            and "q_id" in frame.columns and "score" in frame.columns:  # a ranx qrels frame: score = grade
+        renames["score"] = "relevance"
+    return frame.rename(columns=renames) if renames else frame
+
+
 def _require(frame: pd.DataFrame, columns: list[str], label: str) -> None:
     missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise PrefevalError(f"{label} lacks column(s) {missing} (has {list(frame.columns)})")
+        hint = "".join(f" or {'/'.join(_ALIASES[c])}" if c in _ALIASES else "" for c in missing[:1])
+        raise PrefevalError(f"{label} lacks column(s) {missing}{hint} (has {list(frame.columns)})")
 
 
 def canonical_qrels(frame: pd.DataFrame, label: str) -> pd.DataFrame:
     """``frame`` as canonical qrels (module docstring); ``label`` names the source in error messages."""
     if frame.empty and not len(frame.columns):
         return pd.DataFrame({c: pd.Series(dtype=object if c != "relevance" else "int64") for c in QRELS_COLUMNS})
+    frame = _standard_columns(frame, QRELS_COLUMNS)
+    _require(frame, QRELS_COLUMNS[:3], label)
     frame = frame.copy()
     if "iteration" not in frame.columns:
         frame["iteration"] = frame["subtopic_id"] if "subtopic_id" in frame.columns else "0"
-    _require(frame, QRELS_COLUMNS, label)
     relevance = pd.to_numeric(frame["relevance"], errors="coerce")
     bad = relevance.isna() | (relevance != np.round(relevance))
     if bad.any():
@@ -173,6 +235,7 @@ def _canonical_run(frame: pd.DataFrame, label: str) -> pd.DataFrame:
     if frame.empty and not len(frame.columns):
         return pd.DataFrame({"query_id": pd.Series(dtype=object), "doc_id": pd.Series(dtype=object),
                              "score": pd.Series(dtype="float64")})
+    frame = _standard_columns(frame, RUN_COLUMNS)
     _require(frame, RUN_COLUMNS, label)
     score = pd.to_numeric(frame["score"], errors="coerce")
     bad = score.isna()

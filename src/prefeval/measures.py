@@ -30,6 +30,20 @@ _BASELINE = ParamInfo(dtype=str, required=True,
                       desc="the run to compare against: a name given to prefeval.register_run or a TREC run path")
 
 
+def _check_cutoff_rel(measure: Any) -> None:
+    """The parameters every measure shares: a cutoff ``@k`` needs k >= 1, and ``rel`` (a grade >= rel is relevant)
+    needs rel >= 1, since grade 0 means non-relevant in TREC qrels and a lower threshold would count judged
+    non-relevant documents as relevant."""
+    params = getattr(measure, "params", {})
+    cutoff, rel = params.get("cutoff"), params.get("rel")
+    if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1):
+        raise PrefevalError(f"{measure}: the cutoff must be a positive integer, got @{cutoff}")
+    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int) or rel < 1):
+        raise PrefevalError(f"{measure}: rel must be an integer >= 1 (a grade >= rel is relevant; grade 0 is "
+                            f"non-relevant), got rel={rel!r}")
+
+
+
 class PrefevalMeasure(Measure):
     """Base class: numbers given as ``p=1`` are stored as ``p=1.0``; invalid values fail at construction."""
 
@@ -57,9 +71,7 @@ class PrefevalMeasure(Measure):
                 self._fail(f"{name}={value!r} has the wrong type")
             if info.choices is not _NOT_PROVIDED and value not in info.choices:
                 self._fail(f"{name}={value!r} is not one of {list(info.choices)}")
-        cutoff = self.params.get("cutoff")
-        if cutoff is not None and cutoff < 1:
-            self._fail(f"the cutoff must be a positive integer, got @{cutoff}")
+        _check_cutoff_rel(self)
 
     def validate_params(self) -> None:
         if self.validated:
@@ -160,6 +172,36 @@ RPP = _RPP()
 
 MEASURES = {m.NAME: m for m in (RBU, TSE, LexiRecall, LexiPrecision, RPP)}
 PREFERENCES = ("LexiRecall", "LexiPrecision", "RPP")
+
+
+def validate(measure: Any) -> Any:
+    """Check ``measure`` (prefeval's or a standard ir-measures one) before any provider runs: known parameters of
+    the right type, cutoff >= 1, rel >= 1; a :class:`PrefevalError` naming the measure otherwise (never a crash in
+    a provider's C code). Returns ``measure``. prefeval's measures check their values when built; a missing
+    baseline is reported where one is needed (a preference without it is a mean over the other runs in
+    :func:`prefeval.evaluate`)."""
+    if is_prefeval_measure(measure):
+        return measure
+    _check_cutoff_rel(measure)
+    try:
+        measure.validate_params()
+    except (ValueError, TypeError, AssertionError, KeyError) as exc:
+        raise PrefevalError(f"{measure}: {exc}") from None
+    return measure
+
+
+def did_you_mean(text: str) -> str:
+    """``"; did you mean A, B?"`` naming the registered ir-measures / prefeval measures closest to the name in
+    ``text`` (``difflib``), or ``""``."""
+    import difflib
+
+    head = text.split("(", 1)[0].split("@", 1)[0].strip()
+    names = list(ir_measures.measures.registry)
+    close = difflib.get_close_matches(head, names, n=4, cutoff=0.5)
+    if not close:  # a different case (ndcg): compare case-insensitively
+        lower = {n.lower(): n for n in names}
+        close = [lower[c] for c in difflib.get_close_matches(head.lower(), list(lower), n=4, cutoff=0.5)]
+    return f"; did you mean {', '.join(close)}?" if close else ""
 
 
 def is_prefeval_measure(measure: Any) -> bool:

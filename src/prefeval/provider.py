@@ -6,13 +6,17 @@
 them — evaluate prefeval's measures next to the standard ones. Standard measures keep their providers:
 this one supports only prefeval's names.
 
-Queries: every query with at least one relevant document (grade >= ``rel``) gets a value; a query the run
-lacks is an empty ranking (RBU 0, TSE 0, preferences the worst case against the baseline). Queries only in
-the run are ignored.
+Queries (the convention of trec_eval ``-c``, ir-measures and PyTerrier, shared by every prefeval entry point):
+every query of the qrels gets a value for every measure, in a fixed order (measures sorted by name, queries by id),
+so that ``pt.Experiment`` sees the same queries for every measure. A query with a relevant document (grade >=
+``rel``) gets the authors' value; a judged query without one gets 0, as AP or nDCG do there; a query the run
+lacks is an empty ranking (RBU 0, TSE 0, preferences the worst case against the baseline). Queries only in the
+run are ignored. A run given here is ranked as :func:`prefeval.ranking.canonical_run` describes.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections import defaultdict
 from collections.abc import Iterator
 
@@ -31,6 +35,7 @@ from prefeval.ranking import (
     QueryPositions,
     RankedRun,
     candidate_documents,
+    judged_queries,
     qrels_queries,
     rank_run,
 )
@@ -58,19 +63,18 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
 
     def __init__(self, measures: list, qrels: pd.DataFrame) -> None:
         self.qrels = qrels
-        # measures sharing (rel, cutoff) share one position table and depth
+        self.judged = judged_queries(qrels).tolist()
+        # measures sharing (rel, cutoff) share one position table and depth; sorted: the order of yielded values
+        # (and of PyTerrier's columns) must not depend on the hash order of the set ir-measures passes
         self.groups: dict[tuple[int, int | None], list] = defaultdict(list)
-        for measure in measures:
+        for measure in sorted(measures, key=str):
             self.groups[(measure["rel"], measure.params.get("cutoff"))].append(measure)
         self.baselines = {m["baseline"]: resolve_run(m["baseline"]) for m in measures if m.NAME in PREFERENCES}
         self.queries = qrels_queries(qrels)
         self.candidates = candidate_documents(qrels, min((rel for rel, _ in self.groups), default=1))
         self.tables = {rel: PositionTable(qrels, rel, self.queries) for rel, _ in self.groups}
         self._ranked_baselines: dict[str, RankedRun] = {}
-        qids = set()
-        for table in self.tables.values():
-            qids.update(table.relevant["query_id"].unique())
-        super().__init__(measures, qids)
+        super().__init__(measures, set(self.judged))
 
     def _baseline(self, name: str) -> RankedRun:
         """The baseline run ``name``, ranked on first use."""
@@ -79,7 +83,13 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         return self._ranked_baselines[name]
 
     def _iter_calc(self, run) -> Iterator[Metric]:
-        ranked = rank_run(run_frame(run), self.queries, self.candidates)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ranked = rank_run(run_frame(run), self.queries, self.candidates)
+        for warning in caught:  # standard providers in the same ir-measures call read the run as given
+            warnings.warn(f"{warning.message}; standard measures computed from this run by other providers keep "
+                          "their own rule (pytrec_eval: the last occurrence) -- prefeval.evaluate gives every "
+                          "measure the same ranking", warning.category, stacklevel=2)
         for (rel, cutoff), group in self.groups.items():
             baselines = sorted({m["baseline"] for m in group if m.NAME in PREFERENCES})
             table = self.tables[rel]
@@ -93,8 +103,9 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
                 else:
                     row = 1 + baselines.index(measure["baseline"])
                     values = (_preference(measure, q, 0, row) for q in positions)
-                for query, value in zip(positions, values):
-                    yield Metric(query.query_id, measure, float(value))
+                found = {query.query_id: float(value) for query, value in zip(positions, values)}
+                for query_id in self.judged:  # judged queries without a relevant document at rel: 0
+                    yield Metric(query_id, measure, found.get(query_id, 0.0))
 
 
 def _preference(measure, query: QueryPositions, a: int, b: int) -> float:

@@ -3,7 +3,9 @@
 Ordering follows trec_eval: score descending, ties broken by ``doc_id`` descending in string order; the rank
 column of a TREC file is ignored. A document repeated within one query of a run keeps its first (best)
 position, with one warning per run. A query is *evaluated* when the qrels give it at least one document with
-grade ``>= rel``; a run lacking an evaluated query retrieved nothing for it (the worst case).
+grade ``>= rel``; a run lacking an evaluated query retrieved nothing for it (the worst case). Means run over
+every *judged* query (:func:`judged_queries`, as trec_eval ``-c``, ir-measures and PyTerrier): a judged query
+that is not evaluated scores 0. :func:`canonical_run` gives the ranking every provider is fed.
 
 The API, used by :mod:`prefeval.provider`, :mod:`prefeval.compare` and :mod:`prefeval.analysis`:
 
@@ -89,6 +91,39 @@ class RankedRun:
         names = self.queries.to_numpy(dtype=object)
         return {str(names[qc[a]]): dict(zip(docs[a:b].tolist(), scores[a:b].tolist()))
                 for a, b in zip(bounds[:-1], bounds[1:])}
+
+
+def canonical_run(frame: pd.DataFrame, name: str = "run") -> pd.DataFrame:
+    """``frame`` (a canonical run) as prefeval ranks it, for every measure and provider: each query's documents in
+    rank order (score descending, ties by doc_id descending), a repeated document only at its first (best) position
+    (one warning naming the run ``name`` and the count), and ``score = -rank``, so that any tool that sorts by score
+    (pytrec_eval, pyndeval, cwl_eval, ranx) or keeps the input order sees the same ranking."""
+    ranked = rank_run(frame, name=name)
+    names = ranked.queries.to_numpy(dtype=object)[ranked.query_codes] if len(ranked.rank) else np.zeros(0, object)
+    return pd.DataFrame({"query_id": names, "doc_id": ranked.doc_ids,
+                         "score": -ranked.rank.astype(np.float64)})
+
+
+def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
+    """The query set of every measure: each query of the qrels (judged at any grade), sorted by id (as ``str``).
+
+    A judged query without a document at grade ``>= rel`` scores 0 with every measure (trec_eval and ir-measures
+    give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie)."""
+    return np.sort(pd.unique(qrels["query_id"].to_numpy(dtype=object)).astype(str)).astype(object)
+
+
+def coverage_notes(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> list[str]:
+    """One sentence per run that lacks some judged queries (:func:`judged_queries`), naming the run and how many
+    it covers: those queries count as empty rankings (0, or the worst case for a preference)."""
+    judged = set(judged_queries(qrels).tolist())
+    notes = []
+    for name, run in runs.items():
+        covered = len(judged.intersection(map(str, pd.unique(run["query_id"].to_numpy(dtype=object)))))
+        if covered < len(judged):
+            notes.append(f"run {name!r} covers {covered} of the {len(judged)} judged queries; the other "
+                         f"{len(judged) - covered} count as empty rankings (0 for a metric, the worst case for "
+                         "a preference)")
+    return notes
 
 
 def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, docs: np.ndarray) -> np.ndarray:

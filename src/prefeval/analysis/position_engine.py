@@ -46,6 +46,8 @@ class PositionData:
 
     runs: list[str]
     queries: list[QueryPositions]
+    #: queries with a judgment of grade < 1: they stay judged (compared, as ties or zeros) whatever labels are kept
+    nonpositive: frozenset[str] = frozenset()
 
 
 def load_positions(qrels: Any, runs: Any, depth: int | None = None) -> PositionData:
@@ -61,7 +63,8 @@ def load_positions(qrels: Any, runs: Any, depth: int | None = None) -> PositionD
     queries = query_positions(run_frames, qrels_df, rel=1, depth=depth)
     if not queries:
         raise PrefevalError("no query of the qrels has a document with a positive grade")
-    return PositionData(list(run_frames), queries)
+    nonpositive = frozenset(qrels_df.loc[qrels_df["relevance"] < 1, "query_id"].astype(str))
+    return PositionData(list(run_frames), queries, nonpositive)
 
 
 def supported(method: Method, data: PositionData | None = None) -> bool:
@@ -129,7 +132,8 @@ def evaluate_positions(data: PositionData, methods: Sequence[Any], *, rel: int =
     :func:`prefeval.compare.compare`), with the labels of each query restricted to ``keep[query_id]`` (a
     boolean mask over that query's ``doc_ids``; default: all) and the queries to ``query_ids``.
 
-    A query is evaluated by a method when a kept document has grade >= the method's ``rel``.
+    As in :func:`prefeval.compare.compare`, every judged query is compared (one with a kept document, or with a
+    judgment of grade < 1); a query without a kept document of grade >= the method's ``rel`` is a tie (0).
     """
     parsed = [parse_method(m, rel) for m in methods]
     bad = [m.label for m in parsed if not supported(m, data)]
@@ -142,14 +146,24 @@ def evaluate_positions(data: PositionData, methods: Sequence[Any], *, rel: int =
     if keep is not None:
         queries = [_restrict(q, np.asarray(keep[q.query_id], dtype=bool)) if q.query_id in keep else q
                    for q in queries]
+    judged = {q.query_id for q in queries if len(q.doc_ids)} | {q for q in data.nonpositive
+                                                                 if wanted is None or q in wanted}
+    by_id = {q.query_id: q for q in queries}
     S = len(data.runs)
+    empty = replace(data.queries[0], doc_ids=np.zeros(0, object), grades=np.zeros(0, np.int64),
+                    doc_pos=np.zeros((S, 0)), subtopic_ids=None, subtopics=None) if data.queries else None
+    queries = [by_id.get(q) or replace(empty, query_id=q) for q in sorted(judged)]
     results = []
     for m in parsed:
         cutoff = m.measure.params.get("cutoff")
         depth = m.depth if m.kind == "preference" else cutoff
         qids, tensors, values = [], [], []
         for q in queries:
-            if not (q.grades >= m.rel).any():
+            if not (q.grades >= m.rel).any():  # judged, nothing relevant at rel: a tie, every metric 0
+                qids.append(q.query_id)
+                tensors.append(np.zeros((S, S)))
+                if m.kind == "metric":
+                    values.append(np.zeros(S))
                 continue
             view = q if depth is None else replace(q, doc_pos=np.where(q.doc_pos <= depth, q.doc_pos, np.inf))
             qids.append(q.query_id)
@@ -159,7 +173,7 @@ def evaluate_positions(data: PositionData, methods: Sequence[Any], *, rel: int =
                 v = _metric(m.measure, view, m.rel, cutoff)
                 values.append(v)
                 tensors.append(v[:, None] - v[None, :])
-        if not qids:
+        if not any((q.grades >= m.rel).any() for q in queries):
             raise PrefevalError(f"no query keeps a document with grade >= {m.rel}; nothing to evaluate for {m.label}")
         prefs = np.stack(tensors) if tensors else np.zeros((0, S, S))
         results.append(MethodResult(m, np.array(qids, dtype=object), prefs,

@@ -117,7 +117,7 @@ class PreferenceScorer(Scorer):
             pos_right = _doc_positions(comp.right, relevant, self.cutoff)
             positions.append((pos_left, pos_right, best[relevant], grades[relevant].T >= rel))
             groups.setdefault(len(relevant), []).append(idx)
-        missing = groups.pop(0, [])  # no relevant document: the query is not evaluated (as the provider)
+        missing = groups.pop(0, [])  # no relevant document: not applicable (the provider gives 0)
         if self.name in ("LexiRecall", "LexiPrecision"):
             for idx in groups.values():  # vectorised per number of relevant documents
                 a = position_vectors(np.stack([positions[i][0] for i in idx]))
@@ -176,7 +176,7 @@ class KernelScorer(Scorer):
             groups.setdefault(ranked.shape, []).append((q, ranked, gmax[kept]))
         for (_, n_aspects), members in groups.items():  # one kernel call per ranking shape
             index = [q for q, _, _ in members]
-            if n_aspects == 0:  # no relevant document: the query is not evaluated (as the provider)
+            if n_aspects == 0:  # no relevant document: not applicable (the provider gives 0)
                 out[index] = np.nan
                 continue
             r = rbu.relevance_probabilities(np.stack([g for _, g, _ in members]),

@@ -1,7 +1,10 @@
 """``prefeval eval QRELS RUN MEASURE...``: the ``ir_measures`` command with prefeval's measures available.
 
 Same arguments and output formats as ``ir_measures`` (tsv or jsonl, summary or per query), so it can
-replace it in scripts. QRELS may also be an ir_datasets id.
+replace it in scripts. QRELS may also be an ir_datasets id; MEASURE may also be a trec_eval name
+(``ndcg_cut_10``), as in pipelines. Every measure reads the same canonical input (README, "Input semantics"):
+the run is ranked once (ties by doc id descending, a repeated document at its first position) and conflicting
+qrels lines are resolved (the last line wins), whichever provider computes the measure.
 """
 
 from __future__ import annotations
@@ -27,38 +30,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def parse_measures(texts: list[str]) -> list:
-    """Parse measure names (several may share one argument, separated by spaces); report every bad one."""
-    import ir_measures
-
+    """Parse measure names (several may share one argument, separated by spaces) as :func:`prefeval.evaluate`
+    does (ir-measures syntax or trec_eval names, parameters checked, "did you mean" hints); report every bad one."""
     import prefeval  # noqa: F401  (registers prefeval's measures)
     from prefeval.errors import PrefevalError
-    from prefeval.measure_syntax import reject_negative_literals
+    from prefeval.evaluate import parse_measures as parse
 
     measures, errors = [], []
     for text in texts:
         # One argument may hold several measures separated by spaces (as with `ir_measures`), or one measure
         # whose parameters contain spaces ("RPP(baseline='bm25', rel=2)"): try the whole argument first.
         try:
-            ir_measures.parse_measure(text.strip())
-            names = [text]
-        except (NameError, ValueError, SyntaxError):
-            names = text.split()
+            names = [text] if parse(text.strip()) else []
+        except PrefevalError:
+            names = text.split() if len(text.split()) > 1 else [text]
         for name in names:
             try:
-                reject_negative_literals(name)
+                found = parse(name.strip())
             except PrefevalError as exc:
                 errors.append(str(exc))
                 continue
-            try:
-                measure = ir_measures.parse_measure(name.strip())
-            except NameError:
-                errors.append(f"unknown measure: {name}")
-                continue
-            except ValueError as exc:
-                errors.append(f"{name}: {exc}")
-                continue
-            if measure not in measures:
-                measures.append(measure)
+            measures += [m for m in found if m not in measures]
     if errors:
         raise PrefevalError("cannot parse measures:\n  " + "\n  ".join(errors))
     return measures
@@ -69,16 +61,15 @@ def run(args: argparse.Namespace) -> int:
     from ir_measures import Metric
 
     from prefeval.errors import PrefevalError
-    from prefeval.inputs import qrels_frame, run_frame
+    from prefeval.evaluate import canonical_inputs
 
     measures = parse_measures(args.measures)
     if args.no_summary and not args.by_query:
         raise PrefevalError("--no_summary (-n) only works with --by_query (-q)")
     if not -1 <= args.places <= MAX_PLACES:
         raise PrefevalError(f"--places must be -1 (all) or 0 to {MAX_PLACES}; got {args.places}")
-    qrels = qrels_frame(args.qrels)
-    run_df = run_frame(args.run)
-    _warn_about_inputs(qrels, run_df)
+    qrels, runs = canonical_inputs(args.qrels, {args.run: args.run})
+    run_df = runs[args.run]
     calc = ir_measures
     if args.provider:
         if args.provider not in ir_measures.providers.registry:
@@ -94,14 +85,12 @@ def run(args: argparse.Namespace) -> int:
             if not args.no_summary:
                 for m in measures:
                     output(Metric(SUMMARY_QID, m, aggregators[m].result()))
-                    if aggregators[m].result() != aggregators[m].result():
-                        _explain_nan(m, qrels)
+                    _explain(m, aggregators[m].result(), qrels)
         else:
             results = calc.calc_aggregate(measures, qrels, run_df)
             for m in measures:
                 output(Metric(SUMMARY_QID, m, results[m]))
-                if results[m] != results[m]:
-                    _explain_nan(m, qrels)
+                _explain(m, results[m], qrels)
     except (AssertionError, RuntimeError) as exc:
         raise PrefevalError(str(exc)) from exc
     return 0
@@ -113,22 +102,15 @@ def _warn(message: str) -> None:
     print(f"prefeval eval: warning: {message}", file=sys.stderr)
 
 
-def _warn_about_inputs(qrels, run_df) -> None:
-    """A run that shares no query with the qrels is almost always the wrong pair of files."""
-    run_queries, qrels_queries = set(run_df["query_id"]), set(qrels["query_id"])
-    if run_queries and qrels_queries and not run_queries & qrels_queries:
-        _warn(f"the run shares no query with the qrels (run: {len(run_queries)} queries, e.g. "
-              f"{min(run_queries)!r}; qrels: {len(qrels_queries)}, e.g. {min(qrels_queries)!r}); are these the "
-              "right files?")
-
-
-def _explain_nan(measure, qrels) -> None:
+def _explain(measure, value: float, qrels) -> None:
+    """Say why a summary value is nan, or 0 only because no query has a relevant document."""
     rel = measure.params.get("rel", 1) if isinstance(getattr(measure, "params", None), dict) else 1
     rel = rel if isinstance(rel, int) else 1
     relevant = qrels.loc[qrels["relevance"] >= rel, "query_id"].nunique()
-    why = (f"no query has a relevant document (grade >= {rel}) in the qrels, and {measure} is undefined "
-           "without one" if relevant == 0 else f"{measure} is undefined on these inputs")
-    _warn(f"{measure} is nan: {why}")
+    if relevant == 0:
+        _warn(f"{measure} is {value}: no query has a relevant document (grade >= {rel}) in the qrels")
+    elif value != value:
+        _warn(f"{measure} is nan: {measure} is undefined on these inputs")
 
 
 def _writer(args: argparse.Namespace):

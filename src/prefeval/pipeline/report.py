@@ -106,6 +106,11 @@ def write_report(context: PipelineContext, out: Path, formats: Sequence[str], di
             warnings.warn("matplotlib is not installed: no plots (pip install 'prefeval[plot]')", stacklevel=2)
     blocks = document.build(context, digits=digits, images=images, title=title, formats=formats)
     checkpoint("report:text")
+    if context.qrels is not None and context.runs:  # runs lacking judged queries (prefeval.ranking.coverage_notes)
+        from prefeval.ranking import coverage_notes
+
+        notes = coverage_notes(context.qrels, context.runs)
+        blocks[1:1] = [document.Block("items", items=notes)] if notes else []
     if "md" in formats:
         written.append(_write(out / "report.md", render_markdown(blocks)))
     if "tex" in formats:

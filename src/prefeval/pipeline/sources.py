@@ -327,9 +327,10 @@ class Retrieve(Step):
     """Produce a run by calling ``function(topics, **options)`` (``"module:function"`` or a callable).
 
     ``topics`` is a DataFrame with ``query_id`` and ``text`` and, for PyTerrier, the same values as
-    ``qid`` and ``query``. The function returns a run: a DataFrame with ``query_id``/``qid``,
-    ``doc_id``/``docno`` and ``score`` (PyTerrier result frames work as they are), a dict of dicts, or
-    ScoredDoc records. With ``batch_size`` the topics are passed in batches (the progress bar then
+    ``qid`` and ``query``, so a PyTerrier transformer (``pt.Transformer``, e.g. ``pt.Transformer.from_df``) works
+    as the function. The function returns a run: a DataFrame with ``query_id``/``qid``, ``doc_id``/``docno`` and
+    ``score`` (PyTerrier result frames work as they are, also when they pass ``query_id`` through; the canonical
+    column wins), a dict of dicts, or ScoredDoc records. With ``batch_size`` the topics are passed in batches (the progress bar then
     advances per batch).
     """
 
@@ -392,8 +393,6 @@ class Retrieve(Step):
                 except Exception as exc:
                     raise PrefevalError(f"{self.origin.file or 'Pipeline'}: {self.origin.key}: the retrieve callable "
                                         f"{self.options()['callable']!r} failed: {type(exc).__name__}: {exc}") from exc
-                if isinstance(result, pd.DataFrame):
-                    result = result.rename(columns={"qid": "query_id", "docno": "doc_id"})
                 results.append(run_frame(result, self.run_name))
                 bar.update(len(batch))
         context.runs[self.run_name] = pd.concat(results, ignore_index=True) if len(results) > 1 else results[0]
