@@ -31,7 +31,8 @@ from prefeval._text import latex_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import stats
 from prefeval.errors import PrefevalError
-from prefeval.provider import preference_matrix
+from prefeval.methods import metric_difference
+from prefeval.methods.registry import canonical_text, declaration_of, declarations, parameters
 from prefeval.ranking import (
     PositionTable,
     RankedRun,
@@ -43,7 +44,6 @@ from prefeval.ranking import (
 
 AGGREGATES = agg.AGGREGATES
 TESTS = stats.TESTS
-_PREFERENCE_ALIASES = {"lexirecall": "LexiRecall", "lexiprecision": "LexiPrecision", "rpp": "RPP"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -70,14 +70,12 @@ def _parse_text(text: str) -> Any:
 
     import prefeval  # noqa: F401  (registers prefeval's measures with ir-measures)
 
-    text = text.strip()
-    head = text.split("(", 1)[0].split("@", 1)[0].strip()
-    if head.lower() in _PREFERENCE_ALIASES and head not in ir_measures.measures.registry:
-        text = _PREFERENCE_ALIASES[head.lower()] + text[len(head):]
+    text = canonical_text(text.strip())
     try:
         return ir_measures.parse_measure(text)
     except NameError:
-        raise PrefevalError(f"unknown method {text!r}: not a prefeval preference (LexiRecall, LexiPrecision, RPP) "
+        names = ", ".join(d.name for d in declarations("preference"))
+        raise PrefevalError(f"unknown method {text!r}: not a prefeval preference ({names}) "
                             "nor an ir-measures measure") from None
     except PrefevalError as exc:
         raise PrefevalError(f"method {text!r}: {exc}") from None
@@ -91,8 +89,6 @@ def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
     The method's own ``rel=`` overrides ``rel``; a preference's ``@k`` truncates the runs to
     ``min(k, depth)``. A metric that has a ``rel`` parameter receives ``rel`` unless it sets its own.
     """
-    from prefeval.measures import PREFERENCES, is_prefeval_measure
-
     if isinstance(method, str):
         label, measure = method.strip(), _parse_text(method)
     elif hasattr(method, "NAME") and hasattr(method, "params"):
@@ -100,7 +96,8 @@ def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
     else:
         raise PrefevalError(f"cannot use {method!r} as a method: give a name such as 'LexiRecall' or 'nDCG@10', "
                             "or an ir-measures measure")
-    if is_prefeval_measure(measure) and measure.NAME in PREFERENCES:
+    declaration = declaration_of(measure)
+    if declaration is not None and declaration.kind == "preference":
         if "baseline" in measure.params:
             raise PrefevalError(f"method {label!r}: compare() pairs every run with every other run; "
                                 "drop the baseline parameter")
@@ -433,7 +430,7 @@ class _MetricTable:
             V = np.vstack([per_query.get(q, np.full(self.n_runs, np.nan)) for q in qids])
             # ir-measures gives measure.DEFAULT to qrels queries absent from a run; fill the same way.
             V[np.isnan(V)] = m.measure.DEFAULT
-            out.append(MethodResult(m, qids, V[:, :, None] - V[:, None, :], V))
+            out.append(MethodResult(m, qids, metric_difference.matrix(V), V))
         return out
 
 
@@ -472,12 +469,13 @@ def _evaluate(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels:
             mt.fill(s, run)
     results = []
     for (rel, depth), group in pref_groups.items():
-        subtopics = any(m.measure.NAME == "RPP" and m.measure["subtopics"] for m in group)
+        kernels = [(m, declaration_of(m.measure), parameters(m.measure)) for m in group]
+        subtopics = any(decl.reads_subtopics(params) for _, decl, params in kernels)
         positions = tables[rel].positions(doc_pos[rel, depth], subtopics=subtopics)
         tensors = {m.label: np.empty((len(positions), S, S)) for m in group}
         for q, query in enumerate(_progress(positions, progress, f"preferences (rel={rel})")):
-            for m in group:
-                tensors[m.label][q] = preference_matrix(m.measure, query)
+            for m, decl, params in kernels:
+                tensors[m.label][q] = decl.matrix(query, params)
         qids = np.array([p.query_id for p in positions], dtype=object)
         results += [MethodResult(m, qids, tensors[m.label]) for m in group]
     for mt in metric_tables:

@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import PrefevalError
+from prefeval.methods.registry import canonical_text, declaration_of
 from prefeval.runs import registered
 
 
@@ -61,7 +62,7 @@ def _parse_one(item: Any) -> list[Any]:
         return [item]
     if not isinstance(item, str):
         raise PrefevalError(f"cannot use {item!r} as a measure: give a name such as 'nDCG@10' or a measure object")
-    text = item.strip()
+    text = canonical_text(item)
     try:
         return [ir_measures.parse_measure(text)]
     except NameError:
@@ -81,9 +82,9 @@ def _parse_one(item: Any) -> list[Any]:
 
 
 def _is_free_preference(measure: Any) -> bool:
-    from prefeval.measures import PREFERENCES, is_prefeval_measure
-
-    return is_prefeval_measure(measure) and measure.NAME in PREFERENCES and "baseline" not in measure.params
+    """A prefeval preference without ``baseline``: each run's mean preference over the other runs."""
+    declaration = declaration_of(measure)
+    return declaration is not None and declaration.kind == "preference" and "baseline" not in measure.params
 
 
 def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measures: list[Any],

@@ -16,6 +16,7 @@ import pandas as pd
 
 from prefeval.axioms.check import check
 from prefeval.axioms.constraints import GROUPS, select
+from prefeval.methods import rbu
 
 __all__ = ["EXPLANATIONS", "PAPER_ROWS", "PAPER_TABLE1", "README_MEASURES", "SYMBOLS", "compare_with_paper",
            "markdown", "matrix", "measure_name", "paper_row"]
@@ -64,7 +65,7 @@ Sat, AspRel); P@k, RR and AP are "undefined" (○) for the graded Pri/Deep."""
 PAPER_ROWS = {
     "P": "P@k", "RR": "RR", "AP": "AP", "nDCG": "nDCG@k", "ERR": "ERR@k", "RBP": "RBP", "P_IA": "P-IA@k",
     "AP_IA": "AP-IA", "ERR_IA": "ERR-IA@k", "nERR_IA": "ERR-IA@k", "alpha_nDCG": "α-nDCG@k",
-    "alpha_DCG": "α-nDCG@k", "StRecall": "S-Recall@k", "NRBP": "NRBP", "nNRBP": "NRBP", "RBU": "RBU@k",
+    "alpha_DCG": "α-nDCG@k", "StRecall": "S-Recall@k", "NRBP": "NRBP", "nNRBP": "NRBP", rbu.METHOD.name: "RBU@k",
 }
 """ir-measures / prefeval measure name -> row of Table 1."""
 
