@@ -8,7 +8,7 @@
 * any other ir-measures measure (``"nDCG@10"``, ``"AP(rel=2)"``, ``"RBU@20"``), which becomes the metric-difference
   preference ``mu(a) - mu(b)`` per query (one ``iter_calc`` pass per run).
 
-Semantics (DESIGN.md): runs are ordered by score descending, ties by doc_id descending; a repeated document keeps
+Semantics (trec_eval's, as in the papers): runs are ordered by score descending, ties by doc_id descending; a repeated document keeps
 its best position; a query is evaluated when the qrels give it at least one document with grade >= ``rel``; a
 query missing from a run is a ranking that retrieved nothing (worst case); run queries without relevant
 documents are ignored. ``@k`` on a preference and ``depth`` truncate the runs first (metrics see the same

@@ -8,14 +8,14 @@ For runs of length ``n`` over relevance grades with smallest positive grade ``q_
 the deepest start of a tail of minimally relevant documents that still balances one maximally
 relevant document at rank 1. ``B(n)`` near ``n``: the measure behaves like a set-based one; ``B = 1``:
 very top-heavy. Implemented from the definition (every ``b`` is scored), not with the paper's
-Algorithm 1, which has no termination guard (spec §B6 erratum); ties ``M(ref) = M(s_b)`` count as
+Algorithm 1, which has no termination guard (it loops forever when no b balances); ties ``M(ref) = M(s_b)`` count as
 balanced.
 
 Floating-point ties decide ``B`` at the boundary (e.g. RBP p=0.5: ``M(s_2) = 1/2 - 2^-n``). The
 built-in measures therefore score all ``b`` in float64 and re-check exactly, with
 :class:`fractions.Fraction`, every ``b`` whose float difference is within ``1e-9`` of zero.
 
-Built-in measures (``measure=`` name; gains follow spec §B6, which reproduces the paper's claims):
+Built-in measures (``measure=`` name; gains chosen so that the paper's claims of Ferrante et al. (2015) §6 are reproduced):
 
 - ``"AP"``: ``sum_{i: g_i > 0} P@i`` (the recall base is a topic constant, which cancels);
 - ``"RBP(p=0.8)"``: ``(1-p) sum_i p^(i-1) g_i / q_max`` (corrected closed form ``b <= log_p(1-p+p^n)+1``);

@@ -28,7 +28,7 @@ is a function ``f(p)``, ``Pr(tie) = sum_v Pr(f(p) = v)^2``.  Closed forms:
 
 - AP has no closed form; for small corpora it is computed exactly by enumerating all
   ``C(n, m)`` position vectors with rational arithmetic (AP can tie on distinct ``p``,
-  e.g. n=6, m=2 gives 17/225 > 1/15, spec lexirecall.md §1.13).
+  e.g. n=6, m=2 gives 17/225 > 1/15).
 
 ``exact=True`` returns a :class:`fractions.Fraction` computed with Python integers (exact for
 any n, but the TSE and RR sums take O(n) big-integer steps: about a second at n = 10^6).

@@ -3,7 +3,7 @@
 Diaz & Mitra (2023) §6.2.3 (Fig. 11), Diaz (2023) §4.2 (Table 4), Diaz & Ferraro (2022) §6.3. For each method, every unordered
 pair of the S systems is tested over the evaluated queries; the result is
 ``#significant pairs / C(S, 2)`` at level ``alpha`` (the published percentages are multiples of
-``1 / C(S, 2)``, spec lexiprecision-and-rpp.md §B2).
+``1 / C(S, 2)``).
 
 Tests (delegated to :meth:`prefeval.compare.Comparison.significance`, i.e. ``prefeval.core.stats``):
 

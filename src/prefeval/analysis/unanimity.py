@@ -12,7 +12,7 @@ Base-2 logarithm, as it reproduces the paper's worked value ``log2(4/3) = 0.415`
 ``m`` agrees with every unanimous pair, 0 for a constant or random metric, ``-inf`` when it agrees
 with none; NaN when no pair is unanimous (``P(Δℳ) = 0``).
 
-Which outputs are paired is not stated in the paper; the natural reading (spec §A7), used here
+Which outputs are paired is not stated in the paper; the natural reading, used here
 when ``by`` is given (e.g. ``by="query_id"``), pairs the outputs of different systems **for the same
 topic** and pools the pairs over topics. Metrics must be oriented "higher is better".
 """

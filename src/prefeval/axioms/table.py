@@ -1,7 +1,7 @@
 """The constraint × measure matrix and its cell-by-cell comparison with Table 1 of Amigó et al. (2018).
 
 Table 1 of the RBU paper (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018) lost its ●/○ glyphs in the
-text we have; :data:`PAPER_TABLE1` is the digest's reconstruction from the paper's prose (spec §A5),
+text we have; :data:`PAPER_TABLE1` is our reconstruction from the paper's prose (§4 and §5),
 where ``?`` marks a cell inferred rather than stated. :data:`EXPLANATIONS` gives, for every cell where
 the checker's verdict for an ir-measures/prefeval implementation differs from the paper, the reason
 (a cutoff, a parameter, how the implementation handles grades or aspects, or an erratum of the paper).
@@ -29,7 +29,7 @@ README_MEASURES = (
 )
 """The measures of the README table (nDCG-IA is not in ir-measures; RBP needs ``rel=`` there)."""
 
-_KEYS = GROUPS["seed002"]
+_KEYS = GROUPS["amigo2018"]
 
 
 def _row(cells: str) -> dict[str, str]:
@@ -37,7 +37,7 @@ def _row(cells: str) -> dict[str, str]:
 
 
 PAPER_TABLE1: dict[str, dict[str, str]] = {
-    # Pri Deep DeepTh CloseTh Conf | AspDiv Red MRed Sat AspRel  (spec §A5; "?" = inferred)
+    # Pri Deep DeepTh CloseTh Conf | AspDiv Red MRed Sat AspRel  ("?" = inferred from the prose)
     "P@k": _row("○ ○ ● ○ ○ ○ ○ ○ ○ ○"),
     "RR": _row("○ ○ ● ○ ○ ○ ○ ○ ○ ○"),
     "AP": _row("○ ○ ○ ● ○ ○ ○ ○ ○ ○"),
@@ -59,7 +59,7 @@ PAPER_TABLE1: dict[str, dict[str, str]] = {
     "CT@k": _row("●? ●? ●? ○ ○ ●? ●? ○? ● ●?"),
     "RBU@k": _row("● ● ● ● ● ● ● ● ● ●"),
 }
-"""Table 1 of Amigó et al. (2018) as reconstructed in spec §A5 (Pri, Deep, DeepTh, CloseTh, Conf, AspDiv, Red, MRed,
+"""Table 1 of Amigó et al. (2018) as reconstructed from its prose (Pri, Deep, DeepTh, CloseTh, Conf, AspDiv, Red, MRed,
 Sat, AspRel); P@k, RR and AP are "undefined" (○) for the graded Pri/Deep."""
 
 PAPER_ROWS = {
@@ -78,9 +78,9 @@ _MAX_REDUCTION = ("a single-aspect measure is evaluated on r(d) = max_t r(d,t) (
                   "§6.2); a document more relevant to every aspect then has a higher grade, which a graded "
                   "measure rewards. The paper marks standard metrics ○ because they ignore aspects.")
 _CUTOFF_DEEPTH = ("cutoff: for n >= k the second ranking has no relevant document in the top k, so every @k "
-                  "measure satisfies DeepTh; the paper reasons without a cutoff (spec §A4, §A9.12).")
+                  "measure satisfies DeepTh; the paper reasons without a cutoff.")
 _P_CLOSE = ("with k >= 4, two relevant documents at ranks 3–4 beat one at rank 1 (m = 2), so P@k satisfies "
-            "CloseTh as defined; the paper's ○ contradicts its definition (spec §A4).")
+            "CloseTh as defined; the paper's ○ contradicts its definition (Amigó et al. (2018) §3).")
 _WEIGHTS = ("qrels cannot carry aspect weights, so the checker encodes w(t) by replicating subtopics; a "
             "measure that sums over subtopics then weights aspects and AspRel holds. The paper's ○ refers to "
             "the formula, which has no w(t); with uniform weights (ir-measures' only option) AspRel is untestable.")
@@ -106,7 +106,7 @@ EXPLANATIONS: dict[tuple[str, str], str] = {
     ("alpha_nDCG", "Deep"): _BINARY_NDEVAL,
     ("alpha_nDCG", "AspDiv"): _BINARY_NDEVAL,
     ("alpha_nDCG", "CloseTh"): ("parameter: with ir-measures' default alpha = 0.5, "
-                                "sum_j (1-alpha)^j / log2(m+j+2) < 1 for every m (spec §A4: CloseTh fails "
+                                "sum_j (1-alpha)^j / log2(m+j+2) < 1 for every m (Amigó et al. (2018): CloseTh fails "
                                 "for large alpha); alpha_nDCG(alpha=0.1)@10 satisfies it."),
     ("alpha_nDCG", "AspRel"): _WEIGHTS,
     ("StRecall", "AspRel"): _WEIGHTS,
@@ -114,7 +114,7 @@ EXPLANATIONS: dict[tuple[str, str], str] = {
     ("NRBP", "Deep"): _BINARY_NDEVAL,
     ("NRBP", "AspDiv"): _BINARY_NDEVAL,
     ("NRBP", "CloseTh"): ("parameters: ir-measures' NRBP has patience beta = 0.5, below the p ≈ 0.755 that "
-                          "RBP-like measures need for CloseTh (spec §A4), and novelty alpha = 0.5, which "
+                          "RBP-like measures need for CloseTh (Amigó et al. (2018)), and novelty alpha = 0.5, which "
                           "discounts the later relevant documents further; NRBP(beta=0.9) satisfies it "
                           "(NRBP(beta=0.8) does not, unlike RBP with p = 0.8)."),
     ("NRBP", "AspRel"): _WEIGHTS,
@@ -142,7 +142,7 @@ def measure_name(measure: Any) -> str | None:
     return getattr(measure, "NAME", None)
 
 
-def matrix(measures: Sequence[Any] = README_MEASURES, constraints: str | Iterable[str] | None = "seed002",
+def matrix(measures: Sequence[Any] = README_MEASURES, constraints: str | Iterable[str] | None = "amigo2018",
            cases: int | None = None, seed: int = 0, **options: Any) -> pd.DataFrame:
     """Verdict symbols (● satisfied, ○ violated, – not applicable), one row per measure, one column per constraint.
 

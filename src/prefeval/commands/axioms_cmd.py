@@ -20,8 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--paper", action="store_true",
                         help="with --table: compare each cell with Table 1 of Amigó et al. (2018) and explain differences")
     parser.add_argument("--constraints", "-c", default=None,
-                        help="comma-separated keys or groups: seed002, relevance, diversity, seed004, table6, "
-                             "all (default: all; with --table: seed002)")
+                        help="comma-separated keys or groups: amigo2018, relevance, diversity, ferrante2015, table6, "
+                             "all (default: all; with --table: amigo2018)")
     parser.add_argument("--cases", type=int, default=None, help="random cases per constraint (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the case generators (default 0)")
     parser.add_argument("--bound", type=int, default=None,
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         return _print_balance(args.measures, args.balance)
     if args.table:
         measures = args.measures or list(README_MEASURES)
-        wide = matrix(measures, constraints=args.constraints or "seed002", cases=args.cases, seed=args.seed,
+        wide = matrix(measures, constraints=args.constraints or "amigo2018", cases=args.cases, seed=args.seed,
                       **options)
         if args.format == "csv":
             print(wide.to_csv(), end="")

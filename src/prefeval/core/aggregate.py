@@ -72,9 +72,9 @@ def _check_scores(W: np.ndarray) -> np.ndarray:
 
 
 def win_rates(P: np.ndarray) -> np.ndarray:
-    """Per-query win rates ``W[..., a] = sum_b P[..., a, b]`` (Diaz & Mitra (2023) §1.15; Diaz & Ferraro (2022) §5.4).
+    """Per-query win rates ``W[..., a] = sum_b P[..., a, b]`` (Diaz & Ferraro (2022) §5.4).
 
-    The sum (not the mean) over the other systems, as in the worked example of Diaz & Ferraro (2022) (digest C4.6: RPP win
+    The sum (not the mean) over the other systems, as in the worked example of Diaz & Ferraro (2022) (RPP win
     rates A -1/3, B 0, C +1/3). For a transitive preference (LexiRecall, LexiPrecision) sorting by win rate
     reproduces the per-query order; for RPP, which can cycle, it is the Copeland-like summary the paper uses.
     """
@@ -85,7 +85,7 @@ def win_rates(P: np.ndarray) -> np.ndarray:
 
 
 def mean_preference(P: np.ndarray) -> np.ndarray:
-    """System-level preference matrix: the mean over queries of ``P[q]`` (Diaz & Mitra (2023) §1.15, Diaz (2023) §4.2).
+    """System-level preference matrix: the mean over queries of ``P[q]`` (Diaz (2023) §4.2).
 
     ``P``: ``(Q, S, S)``. Returns ``(S, S)``, antisymmetric when every ``P[q]`` is.
     """
@@ -201,7 +201,7 @@ def mc4(W: np.ndarray, tol: float = TIE_TOL, iterations: int | None = None) -> A
     ``score``: the stationary distribution of the MC4 chain (:func:`mc4_transition`) reached by power iteration
     from the uniform distribution, run to convergence (:func:`stationary`; no damping); mass below 1e-9 is 0.
 
-    ``order`` (decision, Diaz (2023)/003 digest D11): the exact stationary distribution puts all mass on the closed
+    ``order`` (a decision: the papers leave it open): the exact stationary distribution puts all mass on the closed
     classes of the chain (with a Condorcet winner: all of it on the winner), which leaves every other system
     at 0. To obtain a full ordering, MC4 is applied recursively: the systems holding mass (mass > 1e-9) are
     ranked first, then removed, and MC4 is recomputed on the remaining systems (majorities restricted to
