@@ -15,14 +15,14 @@ from typing import Any
 
 # compare and evaluate are bound eagerly: their submodules share the names, and importing a submodule
 # binds the module object to the package attribute, which would shadow a lazily bound function.
+from prefeval import datasets as _datasets  # noqa: F401  (lets qrels_frame read ir_datasets ids)
+from prefeval._version import __version__ as __version__
 from prefeval.compare import Comparison, compare
 from prefeval.errors import DatasetUnavailable, PrefevalError
 from prefeval.evaluate import evaluate
 from prefeval.measures import RBU, RPP, TSE, LexiPrecision, LexiRecall
 from prefeval.provider import install as _install_provider
 from prefeval.runs import register_run
-
-__version__ = "0.1.0"
 
 _install_provider()
 

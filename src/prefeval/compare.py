@@ -24,13 +24,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import ir_measures
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 
 from prefeval._text import latex_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import stats
 from prefeval.errors import PrefevalError
+from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.methods import metric_difference
 from prefeval.methods.registry import canonical_text, declaration_of, declarations, parameters
 from prefeval.ranking import (
@@ -66,10 +69,6 @@ class Method:
 
 
 def _parse_text(text: str) -> Any:
-    import ir_measures
-
-    import prefeval  # noqa: F401  (registers prefeval's measures with ir-measures)
-
     text = canonical_text(text.strip())
     try:
         return ir_measures.parse_measure(text)
@@ -393,7 +392,6 @@ class Comparison:
 def _progress(iterable: Iterable, enabled: bool, desc: str, total: int | None = None) -> Iterable:
     if not enabled:
         return iterable
-    from tqdm.auto import tqdm
 
     return tqdm(iterable, desc=desc, total=total, leave=False)
 
@@ -402,8 +400,6 @@ class _MetricTable:
     """Per-query values of the metric methods sharing one run depth, one ``iter_calc`` pass per run."""
 
     def __init__(self, methods: list[Method], qrels: pd.DataFrame, depth: int | None, n_runs: int) -> None:
-        import ir_measures
-
         self.methods, self.depth, self.n_runs = methods, depth, n_runs
         self.measures = list(dict.fromkeys(m.measure for m in methods))
         try:
@@ -493,7 +489,6 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     ``rel``: minimum grade of a relevant document (a method's own ``rel=`` wins). ``depth``: truncate every
     run to its top ``depth`` documents first. ``progress``: show a progress bar.
     """
-    from prefeval.inputs import qrels_frame, runs_dict
 
     if isinstance(methods, str) or hasattr(methods, "NAME"):
         methods = [methods]

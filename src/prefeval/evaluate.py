@@ -1,7 +1,6 @@
 """One-call evaluation of several runs with ir-measures and prefeval measures.
 
 ``evaluate(qrels, runs, measures)`` evaluates every run with every measure and returns a tidy frame::
-
     prefeval.evaluate("msmarco-passage/trec-dl-2019/judged", {"bm25": "bm25.run", "mine": df},
                       ["nDCG@10", "AP", "RBU@20", "TSE", "RPP(baseline='bm25')", "LexiPrecision"], rel=2)
 
@@ -34,8 +33,11 @@ from typing import Any
 import ir_measures
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 
+from prefeval.compare import compare
 from prefeval.errors import PrefevalError
+from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.methods.registry import canonical_text, declaration_of
 from prefeval.runs import registered
 
@@ -90,7 +92,6 @@ def _is_free_preference(measure: Any) -> bool:
 def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measures: list[Any],
                  progress: bool = False) -> pd.DataFrame:
     """Per-query values of measures through one ir-measures evaluator (qrels processed once), run by run."""
-    from tqdm.auto import tqdm
 
     names = {m.params.get("baseline") for m in measures} & set(run_frames)
     with registered({name: run_frames[name] for name in names}):
@@ -114,7 +115,6 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], me
 def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measure: Any,
                           rel: int | None, progress: bool = False) -> pd.DataFrame:
     """Per query: each run's mean preference over the other runs (``prefs[q, s, :]`` averaged over b != s)."""
-    from prefeval.compare import compare
 
     if len(run_frames) < 2:
         raise PrefevalError(f"{measure} without a baseline is each run's mean preference over the other runs, "
@@ -165,7 +165,6 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     given order) or, with ``per_query=True``, ``run, query_id, measure, value``. ``measure`` holds the
     measure's ir-measures name (``str(measure)``). ``progress`` shows a progress bar over the runs.
     """
-    from prefeval.inputs import qrels_frame, runs_dict
 
     parsed = parse_measures(measures, rel)
     qrels_df = qrels_frame(qrels)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import PrefevalError
+from prefeval.io import read_qrels, read_run
 
 QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
 RUN_COLUMNS = ["query_id", "doc_id", "score"]
@@ -30,6 +31,16 @@ RUN_FILE_SUFFIXES = (".run", ".runs", ".trec", ".res", ".txt")
 #: Suffixes stripped from a run file's name to name the run (:func:`run_name`): the above and ``.tsv``.
 _RUN_NAME_SUFFIXES = re.compile("(" + "|".join(re.escape(s) for s in (*RUN_FILE_SUFFIXES, ".tsv")) + ")+$",
                                 re.IGNORECASE)
+
+
+_DATASET_QRELS: Callable[[str], pd.DataFrame] | None = None
+
+
+def register_dataset_qrels(loader: Callable[[str], pd.DataFrame]) -> None:
+    """Set how :func:`qrels_frame` reads an ir_datasets id: :mod:`prefeval.datasets` registers its loader when
+    imported, so that this module (data) does not depend on the ir_datasets facade above it."""
+    global _DATASET_QRELS
+    _DATASET_QRELS = loader
 
 
 def _is_pathlike(obj: Any) -> bool:
@@ -43,12 +54,11 @@ def qrels_frame(qrels: Any) -> pd.DataFrame:
     if _is_pathlike(qrels):
         text = str(qrels)
         if os.path.exists(text) and not text.startswith("irds:"):
-            from prefeval.io import read_qrels
-
             return read_qrels(text)
-        from prefeval.datasets import load
 
-        return load(text).qrels
+        if _DATASET_QRELS is None:  # pragma: no cover  (prefeval/__init__ imports prefeval.datasets)
+            raise PrefevalError(f"cannot read {text!r}: no such file, and ir_datasets ids need prefeval.datasets")
+        return _DATASET_QRELS(text)
     if isinstance(qrels, Mapping):
         rows = [(str(q), str(d), g) for q, docs in qrels.items() for d, g in docs.items()]
         frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
@@ -67,8 +77,6 @@ def run_frame(run: Any, name: str | None = None) -> pd.DataFrame:
             return run if list(run.columns) == RUN_COLUMNS else run[RUN_COLUMNS]
         return _canonical_run(run, f"{label} (DataFrame)")
     if _is_pathlike(run):
-        from prefeval.io import read_run
-
         return read_run(run)
     if isinstance(run, Mapping):
         rows = [(str(q), str(d), s) for q, docs in run.items() for d, s in docs.items()]

@@ -93,9 +93,9 @@ def _added(declaration: Declaration) -> None:
 
 
 def _removed(declaration: Declaration) -> None:
-    measure = MEASURES.pop(declaration.name, None)
+    MEASURES.pop(declaration.name, None)
     registry = ir_measures.measures.registry
-    if measure is not None and registry.get(declaration.name) is measure:
+    if methods.declaration_of(registry.get(declaration.name)) is declaration:
         del registry[declaration.name]
 
 

@@ -2,7 +2,6 @@
 
 For runs of length ``n`` over relevance grades with smallest positive grade ``q_min`` and largest
 ``q_max``, let ``ref = (q_max, 0, ..., 0)`` and ``s_b = (0 x (b-1), q_min x (n-b+1))``::
-
     B(n) = max { b in 1..n : M(ref) <= M(s_b) }          (max of the empty set: None)
 
 the deepest start of a tail of minimally relevant documents that still balances one maximally
@@ -40,9 +39,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import ir_measures
 import numpy as np
 import pandas as pd
+from ir_measures.measures import Measure
 
+from prefeval.axioms.balance import balancing_scores
 from prefeval.errors import PrefevalError
 
 __all__ = ["balancing_index", "balancing_curve", "balancing_runs"]
@@ -177,13 +179,8 @@ def _ir_measures_scores(measure: Any, n: int, q_min: int, q_max: int) -> np.ndar
     """``M(ref)`` followed by ``M(s_b)``, b = 1..n, of an ir-measures measure, scored on synthetic queries by
     :func:`prefeval.axioms.balance.balancing_scores` (one shared set of judged documents, so normalisations
     like the ideal DCG or AP's recall base are the same for every run)."""
-    import ir_measures
-
-    from prefeval.axioms.balance import balancing_scores
 
     if isinstance(measure, str):
-        import prefeval  # noqa: F401  (registers prefeval's measures with ir-measures)
-
         try:
             measure = ir_measures.parse_measure(measure)
         except Exception as exc:  # ir-measures raises several types for unknown names
@@ -193,8 +190,6 @@ def _ir_measures_scores(measure: Any, n: int, q_min: int, q_max: int) -> np.ndar
 
 
 def _is_ir_measure(obj: Any) -> bool:
-    from ir_measures.measures import Measure
-
     return isinstance(obj, Measure)
 
 

@@ -31,9 +31,10 @@ from prefeval.compare import Comparison, Method, MethodResult, parse_method
 from prefeval.core import metrics
 from prefeval.core.positions import position_vectors
 from prefeval.errors import PrefevalError
+from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.methods import metric_difference
 from prefeval.methods.registry import declaration_of, declarations, parameters
-from prefeval.ranking import QueryPositions
+from prefeval.ranking import QueryPositions, query_positions
 
 __all__ = ["PositionData", "load_positions", "supported", "evaluate_positions", "frequencies", "query_table"]
 
@@ -52,8 +53,6 @@ class PositionData:
 def load_positions(qrels: Any, runs: Any, depth: int | None = None) -> PositionData:
     """Rank ``runs`` (anything :func:`prefeval.compare.compare` accepts) once and locate every document with
     a positive grade. ``depth`` truncates the runs first."""
-    from prefeval.inputs import qrels_frame, runs_dict
-    from prefeval.ranking import query_positions
 
     qrels_df = qrels_frame(qrels)
     run_frames = runs_dict(runs)
@@ -106,13 +105,7 @@ def _metric(measure: Any, query: QueryPositions, rel: int, cutoff: int | None) -
         return declaration.positions(position_vectors(query.doc_pos[:, query.grades >= rel]), parameters(measure))
     name = measure.NAME
     if name == "nDCG":
-        grades = query.grades.astype(np.float64)
-        gains = np.where(np.isfinite(query.doc_pos), grades[None, :] / np.log2(query.doc_pos + 1.0), 0.0)
-        ideal_grades = np.sort(grades)[::-1]
-        if cutoff is not None:
-            ideal_grades = ideal_grades[:cutoff]
-        ideal = (ideal_grades / np.log2(np.arange(2, len(ideal_grades) + 2))).sum()
-        return gains.sum(axis=1) / ideal if ideal > 0 else np.zeros(len(query.doc_pos))
+        return metrics.graded_ndcg(query.doc_pos, query.grades, cutoff)
     P = position_vectors(query.doc_pos[:, query.grades >= rel])
     if name == "AP":
         return metrics.ap(P)

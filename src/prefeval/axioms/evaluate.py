@@ -277,7 +277,6 @@ def resolve(measure: Any, label: str | None = None, direct: bool = True) -> Scor
     their kernels (:class:`KernelScorer`, same values) instead of through ir-measures and the prefeval
     provider. Raises :class:`PrefevalError` for an unparsable string.
     """
-    import prefeval  # noqa: F401  (registers prefeval's measures with ir-measures)
 
     if callable(measure) and not hasattr(measure, "NAME"):
         name = label or getattr(measure, "__name__", repr(measure))

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import ir_measures
 import pandas as pd
 
 from prefeval.axioms.check import check
@@ -131,10 +132,6 @@ def paper_row(measure: Any) -> str | None:
 def measure_name(measure: Any) -> str | None:
     """ir-measures ``NAME`` of a measure string or object (``None`` if it does not parse)."""
     if isinstance(measure, str):
-        import ir_measures
-
-        import prefeval  # noqa: F401
-
         try:
             measure = ir_measures.parse_measure(measure)
         except Exception:

@@ -33,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval.axioms import check, compare_with_paper, markdown, matrix
     from prefeval.axioms.table import README_MEASURES
     from prefeval.errors import PrefevalError
@@ -59,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         raise PrefevalError("name at least one measure (or use --table)")
     results = [check(m, args.constraints, cases=args.cases, seed=args.seed, **options) for m in args.measures]
     if args.format == "csv":
+        # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
         import pandas as pd
 
         print(pd.concat(results).drop(columns="counterexample").to_csv(index=False), end="")
@@ -69,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_balance(measures: list[str], up_to: int) -> int:
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval.axioms import balancing_index
     from prefeval.errors import PrefevalError
 

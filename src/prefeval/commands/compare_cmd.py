@@ -46,6 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     import pandas as pd
 
     from prefeval.compare import compare
@@ -93,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
 def _progress(items: list, enabled: bool, desc: str):
     if not enabled:
         return items
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from tqdm.auto import tqdm
 
     return tqdm(items, desc=desc, leave=False)
@@ -114,6 +116,7 @@ def _cells(frame) -> list[list[str]]:
 
 
 def _latex(frame) -> str:
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval._text import latex_escape
 
     lines = ["\\begin{tabular}{" + "l" * len(frame.columns) + "}", "\\toprule",

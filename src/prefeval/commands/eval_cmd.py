@@ -26,9 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def parse_measures(texts: list[str]) -> list:
     """Parse measure names (several may share one argument, separated by spaces); report every bad one."""
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     import ir_measures
 
-    import prefeval  # noqa: F401  (registers prefeval's measures)
     from prefeval.errors import PrefevalError
 
     measures, errors = [], []
@@ -57,6 +57,7 @@ def parse_measures(texts: list[str]) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     import ir_measures
     from ir_measures import Metric
 

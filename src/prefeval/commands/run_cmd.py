@@ -21,9 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from prefeval.pipeline.loader import load
+    # deferred: the pipeline modules load pandas and ir-measures; `prefeval --help` stays fast
     from prefeval.pipeline.report import Report
-    from prefeval.pipeline.runner import describe_plan, terminal_summary
+    from prefeval.pipeline.runner import describe_plan, load, terminal_summary
 
     pipeline = load(args.pipeline, args.overrides)
     report = next((s for s in pipeline.steps if isinstance(s, Report)), None)

@@ -28,6 +28,7 @@ __all__ = [
     "precision_at_k",
     "rprec",
     "ndcg",
+    "graded_ndcg",
 ]
 
 
@@ -115,3 +116,18 @@ def ndcg(P: np.ndarray, k: int | None = None) -> np.ndarray:
     ideal_levels = m if k is None else min(m, int(k))
     ideal = np.sum(1.0 / np.log2(np.arange(1, ideal_levels + 1) + 1.0))
     return gains.sum(axis=-1) / ideal
+
+
+def graded_ndcg(doc_pos: np.ndarray, grades: np.ndarray, k: int | None = None) -> np.ndarray:
+    """Graded nDCG (optionally @k) with the grade as gain and the ``log2(rank + 1)`` discount, as trec_eval:
+    ``sum_j g_j / log2(p_j + 1)`` over the retrieved judged documents (``doc_pos (..., m)``: 1-based ranks,
+    ``+inf`` when not retrieved, already cut at ``k``), divided by the DCG of the ideal ranking of the ``m``
+    grades (its top ``k``); 0 when no grade is positive."""
+    doc_pos = np.asarray(doc_pos, dtype=np.float64)
+    grades = np.asarray(grades, dtype=np.float64)
+    gains = np.where(np.isfinite(doc_pos), grades / np.log2(doc_pos + 1.0), 0.0)
+    ideal_grades = np.sort(grades)[::-1]
+    if k is not None:
+        ideal_grades = ideal_grades[:k]
+    ideal = (ideal_grades / np.log2(np.arange(2, len(ideal_grades) + 2))).sum()
+    return gains.sum(axis=-1) / ideal if ideal > 0 else np.zeros(doc_pos.shape[:-1])

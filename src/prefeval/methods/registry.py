@@ -192,7 +192,10 @@ class Registry:
         self._spellings = {s: v for s, v in self._spellings.items() if v[0] != declaration.name}
 
     def listen(self, on_add: Callable[[Declaration], None], on_remove: Callable[[Declaration], None]) -> None:
-        """Call ``on_add`` for every declaration, now and when registered; ``on_remove`` when unregistered."""
+        """Call ``on_add`` for every declaration, now and when registered; ``on_remove`` when unregistered.
+        A listener from a reloaded module replaces the one it had registered before."""
+        key = (on_add.__module__, on_add.__qualname__)
+        self._listeners = [(a, r) for a, r in self._listeners if (a.__module__, a.__qualname__) != key]
         self._listeners.append((on_add, on_remove))
         for declaration in list(self._methods.values()):
             on_add(declaration)

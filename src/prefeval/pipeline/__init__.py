@@ -1,7 +1,6 @@
 """Declarative evaluation pipelines: sources -> retrieval -> evaluation -> comparison -> aggregation -> report.
 
 Steps are Python objects that compose in code::
-
     import prefeval
     from prefeval.pipeline import Simulate, Evaluate, Compare, Aggregate, Report
     result = prefeval.Pipeline([Simulate(n_queries=100), Evaluate(["nDCG@10", "AP"]),
@@ -17,9 +16,8 @@ from prefeval.pipeline.analyse import Analyse
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.evaluation import Compare, Evaluate
-from prefeval.pipeline.loader import load
 from prefeval.pipeline.report import Report
-from prefeval.pipeline.runner import Pipeline, terminal_summary
+from prefeval.pipeline.runner import Pipeline, load, terminal_summary
 from prefeval.pipeline.schema import SCHEMA, PipelineDefinitionError
 from prefeval.pipeline.sources import Qrels, Retrieve, Runs, Simulate
 

@@ -17,12 +17,15 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from prefeval.analysis.agreement import kendall_tau_b
+from prefeval.core import stats
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
@@ -65,8 +68,6 @@ class Aggregate(Step):
         if not 0 < float(self.alpha) < 1:
             raise self.error("alpha", f"must be between 0 and 1, got {self.alpha!r}")
         if self.baseline is not None and self.baseline not in plan.run_names:
-            import difflib
-
             close = difflib.get_close_matches(str(self.baseline), plan.run_names, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise self.error("baseline", f"no run is named {self.baseline!r}{hint}; runs: {', '.join(plan.run_names)}")
@@ -99,7 +100,6 @@ _VS_COLUMNS = ["kind", "method", "run", "value", "wins", "ties", "losses", "quer
 def _family(kind: str, method: str, runs: list[str], values: list[float], X: np.ndarray, test: str,
             correction: str, alpha: float, tukey_p: np.ndarray | None = None) -> list[dict[str, Any]]:
     """One family of S - 1 comparisons with the baseline. ``X``: (S - 1, Q) per-query differences."""
-    from prefeval.core import stats
 
     if not runs:
         return []
@@ -120,8 +120,6 @@ def _family(kind: str, method: str, runs: list[str], values: list[float], X: np.
 
 
 def _metrics_vs_baseline(context: PipelineContext, test: str, correction: str, alpha: float) -> list[dict[str, Any]]:
-    from prefeval.core import stats
-
     baseline, rows = context.baseline, []
     means = context.means_table()
     others = [r for r in context.runs if r != baseline]
@@ -216,7 +214,6 @@ def _truth(context: PipelineContext) -> pd.DataFrame | None:
 
 def kendall_tau_table(rankings: dict[str, pd.DataFrame], truth: pd.DataFrame | None = None) -> pd.DataFrame:
     """Kendall's tau-b between every two rankings (on rank positions; the truth on its quality values)."""
-    from prefeval.analysis.agreement import kendall_tau_b
 
     items = dict(rankings)
     if truth is not None:

@@ -21,6 +21,8 @@ from typing import Any
 
 import pandas as pd
 
+from prefeval import analysis
+from prefeval.errors import PrefevalError
 from prefeval.pipeline.base import Origin, Plan, Step, import_callable
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
@@ -31,8 +33,6 @@ __all__ = ["Analyse", "registered_analyses"]
 def registered_analyses() -> dict[str, Callable[..., Any]]:
     """The analyses ``prefeval.analysis`` offers to pipelines: its ``PIPELINE_ANALYSES`` (name -> callable)."""
     try:
-        from prefeval import analysis
-
         registry = getattr(analysis, "PIPELINE_ANALYSES", {})
     except ImportError:
         return {}
@@ -87,8 +87,6 @@ class Analyse(Step):
             self._functions[name] = function
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.errors import PrefevalError
-
         with progress.stage("analysis"):
             for name, function in progress.iterate(list(self._functions.items()), desc="analyses", unit="analysis"):
                 try:

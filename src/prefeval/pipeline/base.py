@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -81,8 +83,6 @@ class Step:
 
 def import_callable(spec: str, origin: Origin, key: str, path: str | None = None) -> Any:
     """Import ``"module:function"`` (``module.sub:obj.attr`` allowed); errors name the key and file."""
-    import importlib
-    import sys
 
     if not isinstance(spec, str) or ":" not in spec:
         raise origin.error(key, f"expected \"module:function\", got {spec!r}")

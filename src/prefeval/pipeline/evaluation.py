@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from prefeval.compare import compare, parse_method
+from prefeval.errors import PrefevalError
+from prefeval.evaluate import evaluate, parse_measures, system_values
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
@@ -19,8 +22,6 @@ def check_measure(name: str, rel: int | None = None) -> list[str]:
 
     Raises ValueError with the reason when it does not parse.
     """
-    from prefeval.errors import PrefevalError
-    from prefeval.evaluate import parse_measures
 
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"expected a measure name, got {name!r}")
@@ -32,8 +33,6 @@ def check_measure(name: str, rel: int | None = None) -> list[str]:
 
 def check_method(name: str) -> str:
     """Check a comparison method (a preference method or a metric) without running it; return its label."""
-    from prefeval.compare import parse_method
-    from prefeval.errors import PrefevalError
 
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"expected a method name, got {name!r}")
@@ -81,8 +80,6 @@ class Evaluate(Step):
         plan.measures = _checked_names(self, self.measures, "measures", check_measure, "measure")
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.evaluate import evaluate, parse_measures, system_values
-
         rel = self.rel if self.rel is not None else context.rel
         parsed = parse_measures(self.measures, rel)
         with progress.stage("evaluation"):  # one call: qrels processed once, free preferences see every run
@@ -114,8 +111,6 @@ class Compare(Step):
         plan.methods = names
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.compare import compare
-
         rel = self.rel if self.rel is not None else context.rel
         with progress.stage("comparison"):
             context.comparison = compare(context.qrels, context.runs, self.methods, rel=rel,

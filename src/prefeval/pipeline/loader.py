@@ -11,21 +11,27 @@ N-th ``[[retrieve]]`` table, N from 0; deeper parts address keys of table-valued
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from prefeval.pipeline.aggregation import Aggregate
+from prefeval.pipeline.analyse import Analyse
 from prefeval.pipeline.base import Origin, Step
+from prefeval.pipeline.evaluation import Compare, Evaluate
+from prefeval.pipeline.report import Report
 from prefeval.pipeline.schema import SCHEMA, PipelineDefinitionError, normalise
+from prefeval.pipeline.sources import Qrels, Retrieve, Runs, Simulate
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["load", "apply_overrides", "parse_override", "steps_from_data"]
+__all__ = ["read", "apply_overrides", "parse_override", "steps_from_data"]
 
 _ALIASES = {"out": ("report", "out")}
 
@@ -64,7 +70,6 @@ def _resolve_override_path(key: str, value: Any, cwd: str) -> Any:
 
 def apply_overrides(data: dict[str, Any], overrides: Sequence[str], cwd: str | None = None) -> dict[str, Any]:
     """Apply ``--set`` overrides to raw definition data (a copy is returned)."""
-    import copy
 
     data = copy.deepcopy(data)
     cwd = cwd or os.getcwd()
@@ -123,14 +128,14 @@ def apply_overrides(data: dict[str, Any], overrides: Sequence[str], cwd: str | N
     return data
 
 
-def load(path: str | os.PathLike, overrides: Sequence[str] = (), cwd: str | None = None) -> Any:
-    """Read, override, validate against the schema and build the pipeline defined in ``path``.
+def read(path: str | os.PathLike, overrides: Sequence[str] = (), cwd: str | None = None
+         ) -> tuple[list[Step], str, str, str]:
+    """Read, override, validate against the schema and build the steps defined in ``path``; returns
+    ``(steps, name, description, file)`` (:func:`prefeval.pipeline.load` makes the pipeline).
 
     Schema errors (unknown step or key, wrong type) are raised here; the steps' own checks (files, globs,
     measures, callables) run in :meth:`Pipeline.validate`, which :meth:`Pipeline.run` calls before any work.
     """
-    from prefeval.pipeline.runner import Pipeline
-
     file = os.fspath(path)
     if not os.path.isfile(file):
         raise PipelineDefinitionError(file, None, "pipeline definition not found")
@@ -144,17 +149,11 @@ def load(path: str | os.PathLike, overrides: Sequence[str] = (), cwd: str | None
     meta = spec.pop("pipeline", {})
     steps = steps_from_data(spec, file)
     name = meta.get("name") or Path(file).name.removesuffix(".toml")
-    return Pipeline(steps, name=name, description=meta.get("description") or "", source=file)
+    return steps, name, meta.get("description") or "", file
 
 
 def steps_from_data(spec: dict[str, Any], file: str | None) -> list[Step]:
     """Step objects from normalised definition data (see :func:`prefeval.pipeline.schema.normalise`)."""
-    from prefeval.pipeline.aggregation import Aggregate
-    from prefeval.pipeline.analyse import Analyse
-    from prefeval.pipeline.evaluation import Compare, Evaluate
-    from prefeval.pipeline.report import Report
-    from prefeval.pipeline.sources import Qrels, Retrieve, Runs, Simulate
-
     base = os.path.dirname(os.path.abspath(file)) if file else os.getcwd()
     steps: list[Step] = []
     for kind, values in spec.items():

@@ -15,6 +15,7 @@ Files (``formats`` selects groups: md, tex, json, csv, png):
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -224,7 +225,6 @@ def render_latex(blocks: list[document.Block]) -> str:
 
 def _latex_text(text: str) -> str:
     """Escape text, rendering Markdown **bold** and `code`."""
-    import re
 
     out = []
     for token in re.split(r"(\*\*[^*]+\*\*|`[^`]+`)", text):

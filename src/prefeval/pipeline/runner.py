@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterable
 from pathlib import Path
 
+import numpy as np
+
 from prefeval.errors import PrefevalError
+from prefeval.pipeline import loader
 from prefeval.pipeline.aggregation import TRUTH, Aggregate
 from prefeval.pipeline.base import Plan, Step
 from prefeval.pipeline.context import PipelineContext
@@ -14,7 +18,7 @@ from prefeval.pipeline.progress import Progress
 from prefeval.pipeline.report import Report
 from prefeval.pipeline.schema import STEP_ORDER
 
-__all__ = ["Pipeline", "terminal_summary"]
+__all__ = ["Pipeline", "load", "terminal_summary"]
 
 _SINGLE = ("qrels", "simulate", "evaluate", "compare", "aggregate", "analyse", "report")
 
@@ -25,7 +29,6 @@ class Pipeline:
 
     Steps run in that order whatever their order in the list. :meth:`run` validates everything first (files,
     globs, measures, callables, the baseline name), so a malformed pipeline fails before any work::
-
         from prefeval.pipeline import Pipeline, Qrels, Runs, Evaluate, Compare, Report
         result = Pipeline([Qrels("msmarco-passage/trec-dl-hard", rel=2), Runs("runs/*.run.gz"),
                            Evaluate(["nDCG@10", "AP", "RR"]), Compare(["LexiRecall", "RPP"]),
@@ -45,9 +48,8 @@ class Pipeline:
     @classmethod
     def from_toml(cls, path: str | Path, overrides: Iterable[str] = (), cwd: str | None = None) -> Pipeline:
         """Load a TOML definition (see docs/pipelines.md); ``overrides`` are ``KEY=VALUE`` strings."""
-        from prefeval.pipeline.loader import load
-
-        return load(path, list(overrides), cwd)
+        steps, name, description, file = loader.read(path, list(overrides), cwd)
+        return cls(steps, name=name, description=description, source=file)
 
     def _ordered(self) -> list[Step]:
         return sorted(self.steps, key=lambda s: STEP_ORDER.index(s.kind))
@@ -110,9 +112,12 @@ class Pipeline:
         return f"Pipeline({self._ordered()!r}, name={self.name!r})"
 
 
-def _refresh_timings(context: PipelineContext) -> None:
-    import json
+def load(path: str | Path, overrides: Iterable[str] = (), cwd: str | None = None) -> Pipeline:
+    """The pipeline defined in the TOML file ``path`` (:meth:`Pipeline.from_toml`)."""
+    return Pipeline.from_toml(path, overrides, cwd)
 
+
+def _refresh_timings(context: PipelineContext) -> None:
     path = next((p for p in context.files if p.name == "summary.json"), None)
     if path is None:
         return
@@ -157,8 +162,6 @@ def terminal_summary(context: PipelineContext) -> str:
                      f"{context.significant_pairs(method) or 0}/{context.run_pairs} pairs significant")
     tau = context.kendall_tau
     if tau is not None and len(tau) > 1:
-        import numpy as np
-
         labels = [x for x in tau.index if x != TRUTH]
         values = [tau.loc[a, b] for i, a in enumerate(labels) for b in labels[i + 1:]]
         if values:

@@ -11,10 +11,13 @@ from typing import Any
 
 import pandas as pd
 
-from prefeval.inputs import RUN_FILE_SUFFIXES
+from prefeval.datasets import load
+from prefeval.errors import PrefevalError
+from prefeval.inputs import RUN_FILE_SUFFIXES, qrels_frame, run_frame, run_name
 from prefeval.pipeline.base import Origin, Plan, Step, import_callable
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
+from prefeval.simulate import DEFAULTS, check_params, collection, run_names
 
 __all__ = ["Qrels", "Simulate", "Runs", "Retrieve"]
 
@@ -26,8 +29,6 @@ def check_dataset_id(dataset_id: str, origin: Origin, key: str, need: str = "qre
 
     Only the registry is consulted: no file is read or downloaded.
     """
-    from prefeval.datasets import load
-    from prefeval.errors import PrefevalError
 
     try:
         dataset = load(dataset_id).irds
@@ -120,8 +121,6 @@ class Qrels(Step):
         return [str(q) for q in self.queries]
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.inputs import qrels_frame
-
         source = self._local(self.source) or self.source
         with progress.stage("loading"):
             qrels = qrels_frame(source)
@@ -146,14 +145,10 @@ class Qrels(Step):
             local = self._local(value)
             if local is not None:
                 if self.topics is None:
-                    from prefeval.errors import PrefevalError
-
                     raise PrefevalError(f"{self.origin.file or 'Pipeline'}: qrels.topics: the qrels come from a "
                                         "file, so give the topics too (a file or an ir_datasets id)")
                 topics = read_topics_file(local)
             else:
-                from prefeval.datasets import load
-
                 topics = _topics_frame(load(str(value)).topics)  # load() strips irds:
         if subset is not None:
             topics = topics[topics["query_id"].isin(set(subset))].reset_index(drop=True)
@@ -174,8 +169,6 @@ class Simulate(Step):
         self.params = params
 
     def options(self) -> dict[str, Any]:
-        from prefeval.simulate import DEFAULTS
-
         return {**DEFAULTS, **self.params, "runs": self.use_runs}
 
     def _params(self) -> dict[str, Any]:
@@ -186,9 +179,6 @@ class Simulate(Step):
         return params
 
     def validate(self, plan: Plan) -> None:
-        from prefeval.errors import PrefevalError
-        from prefeval.simulate import DEFAULTS, check_params
-
         try:
             check_params(**self._params())
         except PrefevalError as exc:
@@ -197,14 +187,10 @@ class Simulate(Step):
         plan.topics_available = plan.simulated = True
         plan.rel = 1
         if self.use_runs:
-            from prefeval.simulate import run_names
-
             for name in run_names(self.options()["n_runs"]):
                 plan.add_run(name, self.origin, None)
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.simulate import collection
-
         with progress.stage("loading"):
             sim = collection(**self._params())
         context.simulation = sim
@@ -247,8 +233,6 @@ class Runs(Step):
         return {"paths": [os.fspath(p) for p in self.paths], "exclude": self.exclude}
 
     def _expand(self) -> dict[str, str]:
-        from prefeval.inputs import run_name
-
         found: dict[str, str] = {}
         for i, entry in enumerate(self.paths):
             key = f"paths[{i}]"
@@ -288,8 +272,6 @@ class Runs(Step):
             plan.add_run(name, self.origin, "paths")
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.inputs import run_frame
-
         items = list(self.paths.items()) if isinstance(self.paths, Mapping) else list(self._files.items())
         with progress.stage("loading"):
             for name, run in progress.iterate(items, desc="loading runs", unit="run"):
@@ -349,9 +331,6 @@ class Retrieve(Step):
         plan.add_run(self.run_name, self.origin, "name")
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.errors import PrefevalError
-        from prefeval.inputs import run_frame
-
         assert self._function is not None, "validate() first"
         topics = context.get_topics()
         given = topics.assign(qid=topics["query_id"], query=topics["text"])
