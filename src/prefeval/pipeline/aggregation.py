@@ -26,10 +26,12 @@ import pandas as pd
 
 from prefeval.analysis.agreement import kendall_tau_b
 from prefeval.core import stats
+from prefeval.core.aggregate import AGGREGATES
+from prefeval.core.stats import CORRECTIONS, TESTS
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
-from prefeval.pipeline.schema import SCHEMA
+from prefeval.pipeline.schema import Key, Table
 
 __all__ = ["Aggregate", "TRUTH"]
 
@@ -37,7 +39,7 @@ TRUTH = "true quality (simulation)"
 
 
 def _choices(key: str) -> tuple[Any, ...]:
-    return SCHEMA["aggregate"].keys[key].choices or ()
+    return Aggregate.TABLE.keys[key].choices or ()
 
 
 class Aggregate(Step):
@@ -45,6 +47,17 @@ class Aggregate(Step):
     (default: the first run) with ``correction`` at ``alpha``, and Kendall's tau between rankings."""
 
     kind = "aggregate"
+    TABLE = Table(doc="rankings, significance tests and the baseline", keys={
+        "rankings": Key("str|list[str]", ["mc4", "borda"], "rank aggregations for the preference methods "
+                        "(metrics are always ranked by their mean)", choices=AGGREGATES),
+        "test": Key("str", "sign", "significance test for preferences", choices=TESTS),
+        "metric_test": Key("str", "t", "paired significance test for metrics", choices=TESTS),
+        "correction": Key("str", "holm", "multiple-testing correction", choices=CORRECTIONS),
+        "alpha": Key("float", 0.05, "significance level", minimum=0),
+        "baseline": Key("str", None, "the run others are tested against (default: the first run)"),
+    })
+    NEEDS = frozenset({"per_query", "comparison"})
+    PROVIDES = frozenset({"rankings", "significance"})
 
     def __init__(self, rankings: Sequence[str] | str = ("mc4", "borda"), test: str = "sign", metric_test: str = "t",
                  correction: str = "holm", alpha: float = 0.05, baseline: str | None = None,

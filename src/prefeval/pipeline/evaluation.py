@@ -12,6 +12,7 @@ from prefeval.evaluate import evaluate, parse_measures, system_values
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
+from prefeval.pipeline.schema import Key, Table
 
 __all__ = ["Evaluate", "Compare", "check_measure", "check_method"]
 
@@ -67,6 +68,13 @@ class Evaluate(Step):
     """
 
     kind = "evaluate"
+    TABLE = Table(doc="metrics (ir-measures and prefeval measures)", primary="measures", keys={
+        "measures": Key("str|list[str]", [], "measure names as ir-measures parses them, e.g. \"nDCG@10\", "
+                        "\"AP(rel=2)\", \"RBU(p=0.8)@20\""),
+        "rel": Key("int|null", None, "relevance threshold for binary measures (default: qrels.rel)"),
+    })
+    NEEDS = frozenset({"qrels", "runs"})
+    PROVIDES = frozenset({"per_query"})
 
     def __init__(self, measures: Sequence[str] | str, rel: int | None = None, origin: Origin | None = None) -> None:
         super().__init__(origin)
@@ -95,6 +103,13 @@ class Compare(Step):
     """Compare all pairs of runs per query with preference methods (and metrics, as metric differences)."""
 
     kind = "compare"
+    TABLE = Table(doc="pairwise preferences between all runs", primary="methods", keys={
+        "methods": Key("str|list[str]", [], "preference methods (LexiRecall, LexiPrecision, "
+                       "LexiPrecision(magnitude='rr'), RPP, RPP(weighting='dcg'), ...) or metrics"),
+        "rel": Key("int|null", None, "relevance threshold (default: qrels.rel)"),
+    })
+    NEEDS = frozenset({"qrels", "runs"})
+    PROVIDES = frozenset({"comparison"})
 
     def __init__(self, methods: Sequence[str] | str, rel: int | None = None, origin: Origin | None = None) -> None:
         super().__init__(origin)

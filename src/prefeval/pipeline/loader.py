@@ -18,13 +18,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from prefeval.pipeline.aggregation import Aggregate
-from prefeval.pipeline.analyse import Analyse
-from prefeval.pipeline.base import Origin, Step
-from prefeval.pipeline.evaluation import Compare, Evaluate
-from prefeval.pipeline.report import Report
-from prefeval.pipeline.schema import SCHEMA, PipelineDefinitionError, normalise
-from prefeval.pipeline.sources import Qrels, Retrieve, Runs, Simulate
+from prefeval.pipeline import aggregation, analyse, evaluation, report, sources  # noqa: F401  (define the steps)
+from prefeval.pipeline.base import STEPS, Origin, Step, schema
+from prefeval.pipeline.schema import PipelineDefinitionError, normalise
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -78,9 +74,10 @@ def apply_overrides(data: dict[str, Any], overrides: Sequence[str], cwd: str | N
         if len(parts) == 1 and parts[0] in _ALIASES:
             parts = list(_ALIASES[parts[0]])
         step = parts[0]
-        if step not in SCHEMA:
-            raise PipelineDefinitionError("--set", ".".join(parts), f"unknown step {step!r}; known steps: {', '.join(SCHEMA)}")
-        table = SCHEMA[step]
+        tables = schema()
+        if step not in tables:
+            raise PipelineDefinitionError("--set", ".".join(parts), f"unknown step {step!r}; known steps: {', '.join(tables)}")
+        table = tables[step]
         rest = parts[1:]
         target_tables: list[dict[str, Any]]
         if table.repeat:
@@ -145,7 +142,7 @@ def read(path: str | os.PathLike, overrides: Sequence[str] = (), cwd: str | None
     except tomllib.TOMLDecodeError as exc:
         raise PipelineDefinitionError(file, None, f"invalid TOML: {exc}") from None
     data = apply_overrides(data, overrides, cwd)
-    spec = normalise(data, file)
+    spec = normalise(data, file, schema())
     meta = spec.pop("pipeline", {})
     steps = steps_from_data(spec, file)
     name = meta.get("name") or Path(file).name.removesuffix(".toml")
@@ -153,37 +150,14 @@ def read(path: str | os.PathLike, overrides: Sequence[str] = (), cwd: str | None
 
 
 def steps_from_data(spec: dict[str, Any], file: str | None) -> list[Step]:
-    """Step objects from normalised definition data (see :func:`prefeval.pipeline.schema.normalise`)."""
+    """Step objects from normalised definition data (see :func:`prefeval.pipeline.schema.normalise`): each
+    table is built by its step class (:meth:`Step.from_table`), in the order of the definition."""
     base = os.path.dirname(os.path.abspath(file)) if file else os.getcwd()
     steps: list[Step] = []
     for kind, values in spec.items():
-        tables = values if SCHEMA[kind].repeat else [values]
+        cls = STEPS[kind]
+        tables = values if cls.TABLE.repeat else [values]
         for i, v in enumerate(tables):
             key = f"{kind}[{i}]" if len(tables) > 1 else kind
-            origin = Origin(file=file, key=key, base_dir=base)
-            if kind == "qrels":
-                steps.append(Qrels(v["source"], topics=v["topics"], rel=v["rel"], queries=v["queries"], origin=origin))
-            elif kind == "simulate":
-                params = {k: v[k] for k in v if k != "runs"}
-                steps.append(Simulate(runs=v["runs"], origin=origin, **params))
-            elif kind == "runs":
-                steps.append(Runs(v["paths"], exclude=v["exclude"], origin=origin))
-            elif kind == "retrieve":
-                steps.append(Retrieve(v["callable"], name=v["name"], options=v["options"], path=v["path"],
-                                      batch_size=v["batch_size"], origin=origin))
-            elif kind == "evaluate":
-                steps.append(Evaluate(v["measures"], rel=v["rel"], origin=origin))
-            elif kind == "compare":
-                steps.append(Compare(v["methods"], rel=v["rel"], origin=origin))
-            elif kind == "aggregate":
-                steps.append(Aggregate(rankings=v["rankings"], test=v["test"], metric_test=v["metric_test"],
-                                       correction=v["correction"], alpha=v["alpha"], baseline=v["baseline"],
-                                       origin=origin))
-            elif kind == "analyse":
-                steps.append(Analyse(v["analyses"], callables=v["callables"], options=v["options"], origin=origin))
-            elif kind == "report":
-                formats = v["formats"]
-                explicit = formats != list(SCHEMA["report"].keys["formats"].default)
-                steps.append(Report(v["out"], formats=formats if explicit else None, title=v["title"],
-                                    digits=v["digits"], origin=origin))
+            steps.append(cls.from_table(v, Origin(file=file, key=key, base_dir=base)))
     return steps

@@ -28,18 +28,26 @@ from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
 from prefeval.pipeline.render import latex_escape, latex_table, md_table, slug
-from prefeval.pipeline.schema import SCHEMA
+from prefeval.pipeline.schema import Key, Table
 from prefeval.pipeline.summary import build_summary
 
 __all__ = ["Report", "FORMATS", "render_markdown", "render_latex"]
 
-FORMATS: tuple[str, ...] = tuple(SCHEMA["report"].keys["formats"].choices or ())
+FORMATS: tuple[str, ...] = ("md", "csv", "json", "tex", "png")
 
 
 class Report(Step):
     """Write the report files into ``out`` (default ``out/<pipeline name>``, relative to the current folder)."""
 
     kind = "report"
+    TABLE = Table(doc="output folder and formats", primary="out", keys={
+        "out": Key("str", None, "output folder (relative to the current directory; default out/NAME)"),
+        "formats": Key("str|list[str]", list(FORMATS), "any of md, csv, json, tex, png", choices=FORMATS),
+        "title": Key("str", None, "report title (default: the pipeline name)"),
+        "digits": Key("int", 4, "decimals in tables", minimum=0),
+    })
+    NEEDS = frozenset({"per_query", "comparison", "rankings", "significance", "analyses"})
+    PROVIDES = frozenset()
 
     def __init__(self, out: str | Path | None = None, formats: Sequence[str] | str | None = None,
                  title: str | None = None, digits: int = 4, origin: Origin | None = None) -> None:
@@ -49,6 +57,13 @@ class Report(Step):
         formats = FORMATS if formats is None else ([formats] if isinstance(formats, str) else list(formats))
         self.formats = list(formats)
         self.title, self.digits = title, digits
+
+    @classmethod
+    def from_table(cls, values: dict[str, Any], origin: Origin) -> Report:
+        """The formats count as given only when they differ from the default (all formats)."""
+        explicit = values["formats"] != list(FORMATS)
+        return cls(values["out"], formats=values["formats"] if explicit else None, title=values["title"],
+                   digits=values["digits"], origin=origin)
 
     def options(self) -> dict[str, Any]:
         return {"out": None if self.out is None else str(self.out), "formats": self.formats, "title": self.title,

@@ -12,15 +12,13 @@ import numpy as np
 from prefeval.errors import PrefevalError
 from prefeval.pipeline import loader
 from prefeval.pipeline.aggregation import TRUTH, Aggregate
-from prefeval.pipeline.base import Plan, Step
+from prefeval.pipeline.base import Plan, Step, order
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
 from prefeval.pipeline.report import Report
-from prefeval.pipeline.schema import STEP_ORDER
 
 __all__ = ["Pipeline", "load", "terminal_summary"]
 
-_SINGLE = ("qrels", "simulate", "evaluate", "compare", "aggregate", "analyse", "report")
 
 
 class Pipeline:
@@ -52,7 +50,7 @@ class Pipeline:
         return cls(steps, name=name, description=description, source=file)
 
     def _ordered(self) -> list[Step]:
-        return sorted(self.steps, key=lambda s: STEP_ORDER.index(s.kind))
+        return order(self.steps)
 
     def _where(self) -> str:
         return self.source or "Pipeline"
@@ -60,7 +58,7 @@ class Pipeline:
     def validate(self) -> Plan:
         """Check every step without doing any work; return what was learnt (run names, measures, ...)."""
         kinds = [s.kind for s in self.steps]
-        for kind in _SINGLE:
+        for kind in dict.fromkeys(s.kind for s in self.steps if s.SINGLE):
             if kinds.count(kind) > 1:
                 raise PrefevalError(f"{self._where()}: [{kind}] appears {kinds.count(kind)} times; at most once")
         if "qrels" not in kinds and "simulate" not in kinds:
@@ -90,7 +88,7 @@ class Pipeline:
                 report.out = out
         work = [i for i, s in enumerate(steps) if s.kind in ("evaluate", "compare")]
         if work and not any(isinstance(s, Aggregate) for s in steps):
-            steps.insert(work[-1] + 1, Aggregate())
+            steps = order([*steps, Aggregate()])
         pipeline = Pipeline(steps, self.name, self.description, self.source)
         pipeline.validate()
         context = PipelineContext(name=self.name, description=self.description, source=self.source)

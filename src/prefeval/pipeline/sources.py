@@ -17,6 +17,7 @@ from prefeval.inputs import RUN_FILE_SUFFIXES, qrels_frame, run_frame, run_name
 from prefeval.pipeline.base import Origin, Plan, Step, import_callable
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
+from prefeval.pipeline.schema import Key, Table
 from prefeval.simulate import DEFAULTS, check_params, collection, run_names
 
 __all__ = ["Qrels", "Simulate", "Runs", "Retrieve"]
@@ -77,6 +78,17 @@ class Qrels(Step):
     """
 
     kind = "qrels"
+    TABLE = Table(doc="relevance judgments and topics", primary="source", conflicts=("simulate",), keys={
+        "source": Key("str", None, "ir_datasets id (`irds:` prefix allowed) or a TREC qrels file", path=True),
+        "topics": Key("str", None, "topics: an ir_datasets id or a file (`query_id<TAB>text` per line); "
+                      "default: the dataset's topics when `source` is an id. Only read when a retrieve step needs it",
+                      path=True),
+        "rel": Key("int", 1, "minimum grade that counts as relevant (e.g. 2 for TREC DL binary measures)"),
+        "queries": Key("file|list[str]", None, "evaluate only these query ids: a list, or a file with one id per "
+                       "line (first whitespace-separated field)", path=True),
+    })
+    NEEDS = frozenset()
+    PROVIDES = frozenset({"qrels", "topics"})
 
     def __init__(self, source: Any, topics: Any = None, rel: int = 1, queries: Any = None,
                  origin: Origin | None = None) -> None:
@@ -162,6 +174,26 @@ class Simulate(Step):
     """
 
     kind = "simulate"
+    TABLE = Table(doc="the built-in simulated collection (prefeval.simulate): qrels, topics and runs",
+                      conflicts=("qrels",), keys={
+        "n_queries": Key("int", 300, "number of queries", minimum=1),
+        "n_runs": Key("int", 12, "number of runs of known quality", minimum=1),
+        "depth": Key("int", 100, "documents returned per query", minimum=1),
+        "n_docs": Key("int", 200, "candidate documents per query", minimum=1),
+        "max_grade": Key("int", 3, "highest relevance grade", minimum=1),
+        "relevant_beta": Key("list[float]", [1.0, 12.0], "Beta(a, b) of a query's share of relevant candidates"),
+        "quality_range": Key("list[float]", [0.2, 1.2], "lowest and highest run quality"),
+        "query_variation": Key("float", 0.5, "s.d. of a run's per-query quality around its quality", minimum=0),
+        "noise": Key("float", 1.0, "standard deviation of the score noise", minimum=0),
+        "label_noise": Key("float", 0.0, "probability that a judged label is redrawn at random", minimum=0),
+        "judged_depth": Key("int|null", None, "pool depth (judge only the runs' top k); absent: judge everything",
+                            minimum=1),
+        "score_decimals": Key("int|null", None, "round scores to this many decimals (creates ties)", minimum=0),
+        "seed": Key("int", 0, "random seed"),
+        "runs": Key("bool", True, "use the simulated runs (false: only qrels and topics)"),
+    })
+    NEEDS = frozenset()
+    PROVIDES = frozenset({"qrels", "topics", "runs"})
 
     def __init__(self, runs: bool = True, origin: Origin | None = None, **params: Any) -> None:
         super().__init__(origin)
@@ -218,6 +250,14 @@ class Runs(Step):
     """
 
     kind = "runs"
+    TABLE = Table(doc="run files", primary="paths", keys={
+        "paths": Key("str|list[str]", [], "run files, folders (every *.run, *.trec, *.res, *.txt file, optionally "
+                     ".gz) or glob patterns", path=True),
+        "exclude": Key("str|list[str]", [], "glob patterns of file names to leave out (e.g. \"*.eval.gz\")"),
+    })
+    NEEDS = frozenset()
+    PROVIDES = frozenset({"runs"})
+    SINGLE = False
 
     def __init__(self, paths: Any = (), exclude: Sequence[str] = (), origin: Origin | None = None) -> None:
         super().__init__(origin)
@@ -290,6 +330,19 @@ class Retrieve(Step):
     """
 
     kind = "retrieve"
+    TABLE = Table(doc="a retrieval step: a Python callable that gets the topics DataFrame and returns a run",
+                      repeat=True, primary="callable", keys={
+        "name": Key("str", None, "run name (default: the function name)"),
+        "callable": Key("str", None, "\"module:function\"; called as function(topics, **options)"),
+        "options": Key("table", {}, "keyword arguments for the callable"),
+        "path": Key("str", None, "folder added to sys.path before importing the module (relative to the file)",
+                    path=True),
+        "batch_size": Key("int|null", None, "pass the topics in batches of this many queries (default: all at once)",
+                          minimum=1),
+    })
+    NEEDS = frozenset({"topics"})
+    PROVIDES = frozenset({"runs"})
+    SINGLE = False
 
     def __init__(self, callable: str | Callable[..., Any], name: str | None = None,  # noqa: A002
                  options: Mapping[str, Any] | None = None, path: str | None = None,
