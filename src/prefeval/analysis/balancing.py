@@ -45,6 +45,7 @@ import pandas as pd
 from ir_measures.measures import Measure
 
 from prefeval.axioms.balance import balancing_scores
+from prefeval.core import metrics
 from prefeval.errors import PrefevalError
 
 __all__ = ["balancing_index", "balancing_curve", "balancing_runs"]
@@ -75,19 +76,19 @@ def balancing_runs(n: int, q_min: int = 1, q_max: int = 1) -> tuple[np.ndarray, 
 # --- built-in measures -------------------------------------------------------------------------
 
 
+def _relevant_positions(G: np.ndarray) -> np.ndarray:
+    """Position vectors (ascending, ``+inf`` padding) of the documents with a positive grade in each row."""
+    ranks = np.where(G > 0, np.arange(1, G.shape[1] + 1, dtype=np.float64), np.inf)
+    return np.sort(ranks, axis=1)
+
+
 def _ap(G: np.ndarray) -> np.ndarray:
-    rel = G > 0
-    ranks = np.arange(1, G.shape[1] + 1)
-    return (np.where(rel, np.cumsum(rel, axis=1) / ranks, 0.0)).sum(axis=1)
+    # AP times the padded length n: sum_i i / p_i (unretrieved padding adds 0)
+    return metrics.ap(_relevant_positions(G)) * G.shape[1]
 
 
 def _ap_exact(g: np.ndarray) -> Fraction:
-    total, hits = Fraction(0), 0
-    for i, grade in enumerate(g, start=1):
-        if grade > 0:
-            hits += 1
-            total += Fraction(hits, i)
-    return total
+    return metrics.ap_times_m([i for i, grade in enumerate(g, start=1) if grade > 0])
 
 
 def _rbp(p: Fraction, q_max: int) -> _Builtin:

@@ -45,7 +45,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from prefeval.core import ties
+from prefeval.core import metrics, ties
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import declarations, parse
 
@@ -111,11 +111,6 @@ def _check(n: int, m: int, k: int | None) -> None:
         raise PrefevalError(f"tie_probability: k must be >= 0, got k={k}")
 
 
-def _ap_value(positions: tuple[int, ...]) -> Fraction:
-    # trec_eval AP times m (m is a constant for a fixed query, so ties are unaffected)
-    return sum((Fraction(i, p) for i, p in enumerate(positions, start=1)), Fraction(0))
-
-
 def _exact_ap(n: int, m: int) -> Fraction:
     total = math.comb(n, m)
     if total > AP_ENUMERATION_LIMIT:
@@ -126,7 +121,7 @@ def _exact_ap(n: int, m: int) -> Fraction:
         )
     counts: dict[Fraction, int] = {}
     for positions in itertools.combinations(range(1, n + 1), m):
-        value = _ap_value(positions)
+        value = metrics.ap_times_m(positions)  # AP times m: m is fixed, ties are AP's ties
         counts[value] = counts.get(value, 0) + 1
     return Fraction(sum(c * c for c in counts.values()), total * total)
 

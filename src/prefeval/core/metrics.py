@@ -15,6 +15,9 @@ analyses (agreement, tie rates) and as brute-force cross-checks.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from fractions import Fraction
+
 import numpy as np
 
 from prefeval.errors import PrefevalError
@@ -24,6 +27,7 @@ __all__ = [
     "tse",
     "rr",
     "ap",
+    "ap_times_m",
     "recall_at_k",
     "precision_at_k",
     "rprec",
@@ -67,6 +71,13 @@ def rr(P: np.ndarray) -> np.ndarray:
     if P.shape[-1] == 0:
         return _nan(P)
     return 1.0 / P[..., 0]
+
+
+def ap_times_m(positions: Sequence[int]) -> Fraction:
+    """``sum_i i / p_i`` over the ascending positions of the retrieved relevant documents, exactly: average
+    precision times the number ``m`` of relevant documents (constant for a query, so it orders and ties
+    rankings as AP does). For exact tie counts (Diaz & Mitra (2023) App. D) and balancing indices."""
+    return sum((Fraction(i, int(p)) for i, p in enumerate(positions, start=1)), Fraction(0))
 
 
 def ap(P: np.ndarray) -> np.ndarray:
