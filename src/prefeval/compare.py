@@ -114,6 +114,57 @@ def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
 
 
 # ----------------------------------------------------------------------------------------------
+# significance: the only place that knows which tests are family-wise
+
+#: tests that already control the family-wise error over all pairs of systems, so no correction applies
+FAMILY_WISE_TESTS = frozenset({"randomized_tukey_hsd"})
+
+
+def correction_for(test: str, correction: str | None) -> str:
+    """The correction a family of pairs gets under ``test``: ``none`` for a family-wise test, else
+    ``correction`` (default ``holm``)."""
+    if test in FAMILY_WISE_TESTS:
+        return "none"
+    return "holm" if correction is None else correction
+
+
+@dataclass(frozen=True)
+class PairTests:
+    """Per pair: ``statistic``, ``pvalue``, ``adjusted`` p-value and ``significant`` (``adjusted <= alpha``)."""
+
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    adjusted: np.ndarray
+    significant: np.ndarray
+
+
+def pair_significance(test: str, X: np.ndarray, scores: np.ndarray, pairs: tuple[np.ndarray, np.ndarray],
+                      correction: str, alpha: float, n_resamples: int = 10_000, seed: int | None = 0,
+                      family_statistic: np.ndarray | None = None) -> PairTests:
+    """Significance of a family of pairs of systems.
+
+    ``X`` (pairs, Q): per-query values of each pair (a preference, or a metric difference); ``scores``
+    (Q, S): every system's per-query scores, which a family-wise test (randomized Tukey HSD, Carterette
+    (2012)) resamples; ``pairs``: the (a, b) system indices of the rows of ``X``. A paired test runs on ``X``
+    and its p-values are corrected over the family; a family-wise test is not corrected again and reports
+    ``family_statistic`` (default: the difference of the two systems' mean scores).
+    """
+    if test in FAMILY_WISE_TESTS:
+        if correction != "none":
+            raise PrefevalError(f"{test} already controls the family-wise error over all pairs; "
+                                f"use correction='none' (got {correction!r})")
+        diff, pmat = stats.randomized_tukey_hsd(scores, n_resamples=n_resamples, seed=seed)
+        i, j = pairs
+        statistic = diff[i, j] if family_statistic is None else family_statistic
+        pvalue = pmat[i, j]
+    else:
+        result = stats.paired_test(test, X, n_resamples=n_resamples, seed=seed)
+        statistic, pvalue = result.statistic, result.pvalue
+    adjusted, significant = stats.adjust(pvalue, correction, alpha)
+    return PairTests(statistic, pvalue, adjusted, significant)
+
+
+# ----------------------------------------------------------------------------------------------
 # results
 
 
@@ -294,30 +345,20 @@ class Comparison:
             test = "t" if r.method.kind == "metric" else "sign"
         if test not in TESTS:
             raise PrefevalError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
-        hsd = test == "randomized_tukey_hsd"
         if correction is None:
-            correction = "none" if hsd else "holm"
+            correction = correction_for(test, None)
         if correction not in stats.CORRECTIONS:
             raise PrefevalError(f"unknown correction {correction!r}; choose one of {', '.join(stats.CORRECTIONS)}")
-        if hsd and correction != "none":
-            raise PrefevalError("randomized_tukey_hsd already controls the family-wise error over all pairs; "
-                                f"use correction='none' (got {correction!r})")
         if not 0 < alpha < 1:
             raise PrefevalError(f"alpha must be between 0 and 1; got {alpha}")
         X = self._pair_values(r)
-        i, j = self._pairs
-        if hsd:
-            diff, pmat = stats.randomized_tukey_hsd(r.scores(), n_resamples=n_resamples, seed=seed)
-            res = stats.TestResult(diff[i, j], pmat[i, j])
-        else:
-            res = stats.paired_test(test, X, n_resamples=n_resamples, seed=seed)
-        adjusted, reject = stats.adjust(res.pvalue, correction, alpha)
+        res = pair_significance(test, X, r.scores(), self._pairs, correction, alpha, n_resamples, seed)
         frame = self._pair_frame(r.method.label)
         frame["mean"] = X.mean(axis=1)
         frame["statistic"] = res.statistic
         frame["p_value"] = res.pvalue
-        frame["p_adjusted"] = adjusted
-        frame["significant"] = reject
+        frame["p_adjusted"] = res.adjusted
+        frame["significant"] = res.significant
         frame.attrs.update(method=r.method.label, test=test, correction=correction, alpha=alpha)
         return frame
 

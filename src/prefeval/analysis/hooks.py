@@ -35,7 +35,7 @@ from prefeval.analysis.closed_forms import tie_probability
 from prefeval.analysis.simulation import worst_case_agreement
 from prefeval.analysis.suite import evaluate
 from prefeval.analysis.unanimity import metric_unanimity
-from prefeval.compare import parse_method
+from prefeval.compare import FAMILY_WISE_TESTS, parse_method
 from prefeval.errors import PrefevalError
 
 __all__ = ["PIPELINE_ANALYSES"]
@@ -141,7 +141,7 @@ def run_power(context: Any, methods: Sequence[str] | None = None, metrics: Seque
     out: dict[str, Any] = {"discriminative_power": table}
     fig, ax = _figure()
     if fig is not None:
-        table = table.assign(family=np.where(table["test"] == "randomized_tukey_hsd", "Tukey HSD",
+        table = table.assign(family=np.where(table["test"].isin(FAMILY_WISE_TESTS), "Tukey HSD",
                                              "paired (" + table["correction"] + ")"))
         grid = table.pivot(index="method", columns="family", values="fraction").reindex(comparison.methods)
         grid.plot.bar(ax=ax, rot=30)

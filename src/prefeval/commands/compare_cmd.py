@@ -65,9 +65,9 @@ def run(args: argparse.Namespace) -> int:
             raise PrefevalError(f"two runs are named {name!r} (from their file names); rename one of them")
         runs[name] = run_frame(path, name)
     result = compare(qrels, runs, methods, rel=args.rel, depth=args.depth, progress=progress)
-    options = {"test": args.test, "correction": args.correction, "alpha": args.alpha}
-    if args.test in ("permutation", "randomized_tukey_hsd"):
-        options.update(n_resamples=args.resamples, seed=args.seed)
+    # n_resamples and seed drive the randomised tests (permutation, randomized Tukey HSD)
+    options = {"test": args.test, "correction": args.correction, "alpha": args.alpha,
+               "n_resamples": args.resamples, "seed": args.seed}
     rankings = None
     if args.aggregate:
         rankings = pd.concat([result.ranking(m, aggregate=args.aggregate).assign(method=m)[

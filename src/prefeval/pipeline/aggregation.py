@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.analysis.agreement import kendall_tau_b
+from prefeval.compare import correction_for, pair_significance
 from prefeval.core import stats
 from prefeval.core.aggregate import AGGREGATES
 from prefeval.core.stats import CORRECTIONS, TESTS
@@ -99,8 +100,7 @@ class Aggregate(Step):
             context.kendall_tau = kendall_tau_table(context.rankings, _truth(context))
             context.significance = {
                 method: context.comparison.significance(
-                    method, test=self.test, alpha=self.alpha,
-                    correction="none" if self.test == "randomized_tukey_hsd" else self.correction)
+                    method, test=self.test, alpha=self.alpha, correction=correction_for(self.test, self.correction))
                 for method in (context.methods if context.comparison is not None else [])
             }
         context.settings["aggregate"] = {**self.options(), "baseline": context.baseline}
@@ -111,20 +111,16 @@ _VS_COLUMNS = ["kind", "method", "run", "value", "wins", "ties", "losses", "quer
 
 
 def _family(kind: str, method: str, runs: list[str], values: list[float], X: np.ndarray, test: str,
-            correction: str, alpha: float, tukey_p: np.ndarray | None = None) -> list[dict[str, Any]]:
-    """One family of S - 1 comparisons with the baseline. ``X``: (S - 1, Q) per-query differences."""
-
+            correction: str, alpha: float, scores: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]
+            ) -> list[dict[str, Any]]:
+    """One family of S - 1 comparisons with the baseline. ``X``: (S - 1, Q) per-query differences; ``scores``
+    (Q, S) and ``pairs`` (run, baseline indices) as :func:`prefeval.compare.pair_significance` takes them."""
     if not runs:
         return []
     wins, losses, ties = stats.wins_losses_ties(X)
-    if test == "randomized_tukey_hsd":
-        assert tukey_p is not None
-        statistic, raw = X.mean(axis=1), tukey_p
-        adjusted, significant = raw, raw <= alpha
-    else:
-        result = stats.paired_test(test, X)
-        statistic, raw = result.statistic, result.pvalue
-        adjusted, significant = stats.adjust(raw, correction, alpha)
+    tests = pair_significance(test, X, scores, pairs, correction_for(test, correction), alpha,
+                              family_statistic=X.mean(axis=1))
+    statistic, raw, adjusted, significant = tests.statistic, tests.pvalue, tests.adjusted, tests.significant
     return [{"kind": kind, "method": method, "run": run, "value": float(value), "wins": int(w), "ties": int(t),
              "losses": int(lo), "queries": int(X.shape[1]), "test": test, "statistic": float(s),
              "p_value": float(p), "p_adjusted": float(a), "significant": bool(sig)}
@@ -141,13 +137,9 @@ def _metrics_vs_baseline(context: PipelineContext, test: str, correction: str, a
         if table.empty:
             continue
         X = (table[others].to_numpy() - table[[baseline]].to_numpy()).T
-        tukey = None
-        if test == "randomized_tukey_hsd":
-            _, p = stats.randomized_tukey_hsd(table.to_numpy())
-            b = list(context.runs).index(baseline)
-            tukey = np.array([p[list(context.runs).index(r), b] for r in others])
         values = [float(means.loc[r, measure]) if measure in means.columns else float(table[r].mean()) for r in others]
-        rows += _family("metric", measure, others, values, X, test, correction, alpha, tukey)
+        rows += _family("metric", measure, others, values, X, test, correction, alpha, table.to_numpy(),
+                        _baseline_pairs(list(table.columns), others, baseline))
     return rows
 
 
@@ -165,13 +157,15 @@ def _preferences_vs_baseline(context: PipelineContext, test: str, correction: st
         if table.isna().to_numpy().any():
             raise ValueError(f"preferences of {method} against the baseline miss some queries")
         X = table.to_numpy()
-        tukey = None
-        if test == "randomized_tukey_hsd":
-            sig = context.comparison.significance(method, test=test, correction="none", alpha=alpha)
-            lookup = {(r.run_a, r.run_b): r.p_adjusted for r in sig.itertuples()}
-            tukey = np.array([lookup.get((r, baseline), lookup.get((baseline, r), np.nan)) for r in others])
-        rows += _family("preference", method, others, list(X.mean(axis=1)), X, test, correction, alpha, tukey)
+        result = context.comparison.result(method)
+        rows += _family("preference", method, others, list(X.mean(axis=1)), X, test, correction, alpha,
+                        result.scores(), _baseline_pairs(context.comparison.runs, others, baseline))
     return rows
+
+
+def _baseline_pairs(columns: list[str], others: list[str], baseline: str) -> tuple[np.ndarray, np.ndarray]:
+    """(run, baseline) column indices of each run in ``others``."""
+    return np.array([columns.index(r) for r in others]), np.full(len(others), columns.index(baseline))
 
 
 def metric_table(per_query: pd.DataFrame, measure: str, runs: list[str]) -> pd.DataFrame:
