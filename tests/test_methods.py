@@ -228,3 +228,23 @@ def test_metric_kernels_see_the_same_rankings_in_the_provider_and_the_axioms_che
 
     assert isinstance(axioms_evaluate.resolve("ExampleRelRet"), axioms_evaluate.KernelScorer)
     assert isinstance(axioms_evaluate.resolve("ExampleFirst"), axioms_evaluate.PreferenceScorer)
+
+
+def test_position_based_metrics_agree_on_graded_rankings_and_positions():
+    from prefeval.core.graded import GradedRankings
+
+    rng = np.random.default_rng(5)
+    for declaration in methods.declarations("metric"):
+        if not declaration.position_based:
+            continue
+        params = declaration.defaults()
+        for _ in range(50):
+            n, judged = int(rng.integers(1, 8)), int(rng.integers(1, 6))
+            relevant = rng.random(n) < 0.5
+            n_relevant = int(relevant.sum()) + int(rng.integers(0, 3))  # some relevant documents unretrieved
+            if n_relevant == 0:
+                continue
+            rankings = GradedRankings.stack([relevant[:, None].astype(float) * judged], [np.array([judged])],
+                                            [n_relevant])
+            (P,) = rankings.position_vectors()
+            assert declaration.values(rankings, params)[0] == pytest.approx(float(declaration.positions(P, params)))

@@ -23,6 +23,7 @@ from ir_measures import Metric
 
 from prefeval import methods
 from prefeval.core.graded import GradedRankings
+from prefeval.core.positions import position_vectors
 from prefeval.inputs import qrels_frame, run_frame
 from prefeval.measures import MEASURES, is_prefeval_measure, register
 from prefeval.methods.registry import parameters
@@ -91,7 +92,9 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
             rankings = None
             for measure in group:
                 declaration, params = methods.declaration_of(measure), self.params[measure]
-                if declaration.kind == "metric":
+                if declaration.kind == "metric" and declaration.position_based:  # binary relevance: positions suffice
+                    values = (declaration.positions(position_vectors(q.doc_pos[0]), params) for q in positions)
+                elif declaration.kind == "metric":
                     if rankings is None:
                         rankings = graded_rankings(ranked.rows(cutoff), self.qrels, positions, rel)
                     values = declaration.values(rankings, params)

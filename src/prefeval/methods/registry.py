@@ -17,7 +17,8 @@ given, ``cutoff``):
   ranked documents' grades per aspect, with the qrels' ideal grades per aspect);
 * either: ``positions(...)`` on position vectors (binary relevance: ``positions(P, params)`` for a metric,
   ``positions(A, B, params)`` for a preference), when the method is a function of the positions of the
-  relevant documents only (simulations of random rankings);
+  relevant documents only (simulations of random rankings; the ir-measures provider then computes a
+  metric from positions too, which must agree with ``values``);
 * ``tie_probability(n, m, exact)``: probability that two uniformly random complete rankings of ``n`` items,
   ``m`` relevant, tie (``None`` when no closed form is known).
 """
