@@ -413,8 +413,11 @@ def test_matrix_agrees_with_table1_except_for_explained_cells():
     """Every cell of the README matrix either matches Table 1 of Amigó et al. (2018) (spec §A5) or has an explanation
     (cutoff, parameter, binarising implementation, weight encoding, or a paper erratum); every recorded
     explanation still describes an actual difference."""
-    measures = [m for m in README_MEASURES if HAS_CWL or not m.startswith("RBP")]
+    measures = [m for m in README_MEASURES if HAS_CWL or not m.startswith("RBP(rel")]
     wide = matrix(measures, cases=10)
+    # graded alpha-nDCG, EU and CT violate AspDiv in 1-3 of the README's 100 cases only: check those with 100
+    rare = matrix(["α-nDCG@10 graded", "EU(alpha=0.5,e=0.05)", "CT@10"], constraints="AspDiv", cases=100)
+    wide.loc[rare.index, "AspDiv"] = rare["AspDiv"]
     assert wide.shape == (len(measures), 10) and list(wide.columns) == SEED002
     comparison = compare_with_paper(wide)
     differ = comparison[~comparison["agrees"]]

@@ -80,8 +80,11 @@ def test_c46_table(c46):
     # MC4 on RPP: B and C tie exactly; documented tie-break (Copeland, then mean win rate) gives B, C, A
     ranking = res.ranking("RPP", aggregate="mc4")
     assert ranking["run"].tolist() == ["B", "C", "A"]
-    np.testing.assert_allclose(ranking["score"], [0.5, 0.5, 0.0], atol=1e-12)
-    assert res.ranking("RPP", aggregate="mc4", iterations=10)["score"].iloc[0] == pytest.approx(1.49999, abs=1e-5)
+    np.testing.assert_allclose(ranking["score"], [0.5, 0.5, 1.0], atol=1e-12)
+    assert ranking["level"].tolist() == [1, 1, 2]
+    fixed = res.ranking("RPP", aggregate="mc4", iterations=10)
+    assert fixed["score"].iloc[0] == pytest.approx(1.49999 / 3, abs=1e-5)
+    assert fixed["score"].sum() == pytest.approx(1.0)
 
 
 def test_per_query_layout_antisymmetry_and_summary(c46):

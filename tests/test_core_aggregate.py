@@ -69,9 +69,10 @@ def test_mc4_example_of_lexirecall_digest():
     W = agg.orderings_to_scores([[B, D, C], [B, C, D], [D, B, C]], 3)
     result = agg.mc4(W)
     assert result.order.tolist() == [B, D, C]
-    # B is a Condorcet winner: the exact stationary distribution puts all the mass on it
-    assert result.score[B] == pytest.approx(1.0)
-    assert result.score[C] < 1e-12 and result.score[D] < 1e-12
+    # B is a Condorcet winner: the exact stationary distribution puts all the mass on it (level 1); then D
+    # holds all the mass of the chain on {C, D} (level 2), then C (level 3); each level's mass sums to 1
+    assert result.level.tolist() == [1, 3, 2]
+    np.testing.assert_allclose(result.score, [1.0, 1.0, 1.0])
     assert result.rank.tolist() == [1, 3, 2]
 
 
@@ -85,14 +86,16 @@ def test_mc4_tie_example_c46():
     np.testing.assert_allclose(W, [[-1 / 3, 0, 1 / 3], [-1, 1, 0]])
     result = agg.mc4(W)
     # B and C split 1-1 and both absorb half of the mass; A loses to both
-    np.testing.assert_allclose(result.score, [0.0, 0.5, 0.5], atol=1e-12)
+    np.testing.assert_allclose(result.score, [1.0, 0.5, 0.5], atol=1e-12)
+    assert result.level.tolist() == [2, 1, 1]
     # documented tie-break: Copeland on the majority matrix (1 each), then mean win rate (B 0.5 > C 1/6)
     assert result.order.tolist() == [B, C, A]
-    # the authors' fixed 10 iterations from the all-ones vector: B = C ~ 1.49999, A ~ 1.7e-5
+    # the authors' fixed 10 iterations from the all-ones vector: B = C ~ 1.49999, A ~ 1.7e-5 (divided by S = 3)
     fixed = agg.mc4(W, iterations=10)
-    assert fixed.score[B] == pytest.approx(1.49999, abs=1e-5)
+    assert fixed.score[B] == pytest.approx(1.49999 / 3, abs=1e-5)
     assert fixed.score[B] == fixed.score[C]
-    assert fixed.score[A] == pytest.approx(1.7e-5, rel=0.01)
+    assert fixed.score[A] == pytest.approx(1.7e-5 / 3, rel=0.01)
+    assert fixed.score.sum() == pytest.approx(1.0)
     assert fixed.order.tolist() == [B, C, A]
 
 
@@ -130,7 +133,12 @@ def test_majority_borda_copeland_match_brute_force(W):
 def test_mc4_mass_matches_power_iteration(W):
     Wa = np.array(W, dtype=float)
     result = agg.mc4(Wa)
-    np.testing.assert_allclose(result.score, brute_mc4_mass(brute_majority(W)), atol=1e-6)
+    mass = np.array(brute_mc4_mass(brute_majority(W)))
+    top = result.level == 1  # level 1: the systems holding mass in the full chain, with that mass
+    np.testing.assert_allclose(result.score[top], mass[top], atol=1e-6)
+    assert (mass[~top] < 1e-6).all()
+    for lv in set(result.level.tolist()):  # every level's mass sums to 1
+        assert result.score[result.level == lv].sum() == pytest.approx(1.0)
     assert sorted(result.order.tolist()) == list(range(len(W[0])))
 
 
@@ -183,3 +191,34 @@ def test_errors():
         agg.win_rates(np.zeros((2, 3)))
     with pytest.raises(ValueError, match="iterations"):
         agg.mc4(np.zeros((1, 2)), iterations=-1)
+
+
+# ---------------------------------------------------------------------------------------------
+# the pref_aggregate tie rule
+
+
+def test_strict_by_name_breaks_query_ties_by_name_descending():
+    W = np.array([[1.0, 1.0, 0.0], [0.0, 0.0, 0.0]])
+    strict = agg.strict_by_name(W, ["a", "b", "c"])
+    assert strict.tolist() == [[-1.0, 0.0, -2.0], [-2.0, -1.0, 0.0]]
+
+
+def test_borda_and_mc4_tie_rules_differ_on_a_tied_query():
+    W = np.array([[1.0, 1.0], [1.0, 1.0], [0.0, 1.0]])  # b wins one query, two ties
+    np.testing.assert_allclose(agg.borda(W), [1 / 3, 2 / 3])
+    # pref_aggregate: "b" > "a", so b is ranked first on the tied queries too
+    np.testing.assert_allclose(agg.borda(W, ties="pref_aggregate", names=["a", "b"]), [0.0, 1.0])
+    for ties in agg.TIES:
+        result = agg.mc4(W, iterations=10, ties=ties, names=["a", "b"])
+        assert result.order.tolist() == [1, 0]
+        assert result.score.sum() == pytest.approx(1.0)
+    # with names reversed, the tool's rule prefers the other run on ties: 2 of 3 queries for "b" (index 0)
+    result = agg.mc4(W, iterations=10, ties="pref_aggregate", names=["b", "a"])
+    assert result.order.tolist() == [0, 1]
+
+
+def test_pref_aggregate_rule_needs_distinct_names():
+    with pytest.raises(ValueError, match="distinct names"):
+        agg.borda(np.zeros((1, 2)), ties="pref_aggregate")
+    with pytest.raises(ValueError, match="tie rule"):
+        agg.mc4(np.zeros((1, 2)), ties="random", names=["a", "b"])

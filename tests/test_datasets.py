@@ -70,6 +70,9 @@ WORKER = textwrap.dedent(r'''
     # -- seeding with the command -----------------------------------------------------------------------
     res["seed_mismatch"] = cli("datasets", "seed", "clueweb09/catb/trec-web-2012/diversity",
                                str(data / "trec-web-2012" / "qrels-for-ndeval.txt"))
+    res["seed_mismatch_written"] = (home / "clueweb09" / "trec-web-2012" / "qrels.all").exists()
+    res["seed_mismatch_forced"] = cli("datasets", "seed", "clueweb09/catb/trec-web-2012/diversity",
+                                      str(data / "trec-web-2012" / "qrels-for-ndeval.txt"), "--force")
     gz = out.parent / "qrels.dl19-passage.txt.gz"
     gz.write_bytes(gzip.compress((data / "trec-dl" / "qrels.dl19-passage.txt").read_bytes()))
     res["seeds"] = [
@@ -155,11 +158,15 @@ def test_seed_places_files_and_markers(offline, shared_data):
     assert md5(f"{home}/clueweb09/trec-web-2012/queries.xml") == "a0b8ee33da312a284fda379582b0bc2a"
 
 
-def test_seed_warns_on_md5_mismatch(offline):
+def test_seed_refuses_an_md5_mismatch_unless_forced(offline):
     code, text = offline["seed_mismatch"]
+    assert code == 1 and "error:" in text and "not seeded" in text and "--force" in text
+    assert "789bbf80f6be03dfd4b861381f9faa3f differs from bbfde42fc4bc502b19aec5dcc6922faa" in text
+    assert "$IR_DATASETS_HOME/clueweb09/trec-web-2012/qrels.all" in text
+    assert offline["seed_mismatch_written"] is False
+    code, text = offline["seed_mismatch_forced"]
     assert code == 0
     assert "warning" in text and "789bbf80f6be03dfd4b861381f9faa3f differs from bbfde42fc4bc502b19aec5dcc6922faa" in text
-    assert "$IR_DATASETS_HOME/clueweb09/trec-web-2012/qrels.all" in text
 
 
 def test_seed_and_info_errors(offline):

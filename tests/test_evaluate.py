@@ -76,7 +76,7 @@ def test_standard_measures_match_brute_force_with_trec_eval_ties():
             assert value(per_query, name, "AP", qid) == pytest.approx(brute_ap(run, qid, 1))
             assert value(per_query, name, "P@2", qid) == pytest.approx(brute_p(run, qid, 2, 1))
     summary = evaluate(QRELS, RUNS, ["RR", "AP", "P@2"])
-    assert list(summary.columns) == ["run", "measure", "value"]
+    assert list(summary.columns) == ["run", "measure", "value", "given"]
     assert summary["run"].tolist() == ["r1"] * 3 + ["r2"] * 3 + ["r3"] * 3
     assert summary["measure"].tolist() == ["RR", "AP", "P@2"] * 3
     for name in RUNS:
@@ -140,7 +140,7 @@ def test_runs_as_paths_and_output_order(tmp_path):
     qrels_path = tmp_path / "qrels.txt"
     qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in QRELS.items() for d, g in docs.items()))
     out = evaluate(str(qrels_path), paths, ["RR", "AP"], per_query=True)
-    assert list(out.columns) == ["run", "query_id", "measure", "value"]
+    assert list(out.columns) == ["run", "query_id", "measure", "value", "given"]
     assert list(dict.fromkeys(out["run"])) == ["zeta", "alpha"]  # the given order, names from file names
     block = out[out["run"] == "zeta"]
     assert block["query_id"].tolist() == ["q1", "q1", "q2", "q2", "q3", "q3"]
@@ -187,3 +187,12 @@ def test_dl_hard_file_route_matches_trec_eval(shared_data):
         ref = ref[ref["query_id"] == "all"].set_index("measure")["value"]
         for ours, theirs in (("nDCG@10", "ndcg_cut_10"), ("AP(rel=2)", "map"), ("RR(rel=2)", "recip_rank")):
             assert round(value(out, run, ours), 4) == pytest.approx(float(ref[theirs]), abs=1e-9), (run, ours)
+
+
+def test_results_keep_the_measure_as_written_and_canonical():
+    qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    run = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    written = "RBU(p=0.8,e=0.03,variant='evall')"
+    out = prefeval.evaluate(qrels, {"x": run}, [written, "ndcg_cut_10"])
+    assert out.set_index("given").loc[written, "measure"] == "RBU(variant='evall')"
+    assert out.set_index("given").loc["ndcg_cut_10", "measure"] == "nDCG@10"

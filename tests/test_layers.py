@@ -2,11 +2,12 @@
 
 Layers, lowest first (a module may import its own layer and the layers below):
 
-0. ``errors``, ``references``, ``_text``, ``core`` -- kernels and formulas (numpy / scipy only)
+0. ``errors``, ``references``, ``_text``, ``_version``, ``measure_syntax``, ``core`` -- kernels and formulas
+   (numpy / scipy only)
 1. ``methods`` -- the method declarations and their registry
-2. ``io``, ``inputs``, ``ranking``, ``runs``, ``datasets``, ``simulate`` -- data
+2. ``io``, ``inputs``, ``ranking``, ``runs``, ``datasets``, ``simulate``, ``aspects`` -- data
 3. ``compare``, ``evaluate`` -- the engine
-4. ``measures``, ``provider`` (ir-measures), ``analysis``, ``axioms``
+4. ``measures``, ``provider``, ``extras`` (ir-measures), ``analysis``, ``axioms``
 5. ``pipeline``
 6. ``commands``, ``cli``, ``__main__``
 7. the package ``prefeval`` itself (its ``__init__`` gathers the public API)
@@ -21,11 +22,13 @@ import pytest
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 LAYERS = [
-    ("prefeval.errors", "prefeval.references", "prefeval._text", "prefeval._version", "prefeval.core"),
+    ("prefeval.errors", "prefeval.references", "prefeval._text", "prefeval._version", "prefeval.measure_syntax",
+     "prefeval.core"),
     ("prefeval.methods",),
-    ("prefeval.io", "prefeval.inputs", "prefeval.ranking", "prefeval.runs", "prefeval.datasets", "prefeval.simulate"),
+    ("prefeval.io", "prefeval.inputs", "prefeval.ranking", "prefeval.runs", "prefeval.datasets", "prefeval.simulate",
+     "prefeval.aspects"),
     ("prefeval.compare", "prefeval.evaluate"),
-    ("prefeval.measures", "prefeval.provider", "prefeval.analysis", "prefeval.axioms"),
+    ("prefeval.measures", "prefeval.provider", "prefeval.extras", "prefeval.analysis", "prefeval.axioms"),
     ("prefeval.pipeline",),
     ("prefeval.commands", "prefeval.cli", "prefeval.__main__"),
 ]

@@ -20,11 +20,13 @@ from prefeval._version import __version__ as __version__
 from prefeval.compare import Comparison, compare
 from prefeval.errors import DatasetUnavailable, PrefevalError
 from prefeval.evaluate import evaluate
+from prefeval.extras import name_extras_in_ir_measures as _name_extras_in_ir_measures
 from prefeval.measures import RBU, RPP, TSE, LexiPrecision, LexiRecall
 from prefeval.provider import install as _install_provider
 from prefeval.runs import register_run
 
 _install_provider()
+_name_extras_in_ir_measures()
 
 # Heavier parts of the API are imported on first use.
 _LAZY = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["LATEX_SPECIAL", "latex_escape"]
+__all__ = ["LATEX_SPECIAL", "MARKDOWN_SPECIAL", "latex_escape", "md_escape"]
 
 #: LaTeX's special characters and their escaped forms.
 LATEX_SPECIAL: dict[str, str] = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
@@ -15,3 +15,17 @@ LATEX_SPECIAL: dict[str, str] = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
 def latex_escape(text: Any, table: Mapping[str, str] = LATEX_SPECIAL) -> str:
     """``str(text)`` with every character found in ``table`` (default: LaTeX's special characters) replaced."""
     return "".join(table.get(ch, ch) for ch in str(text))
+
+
+#: Characters that Markdown (CommonMark/GFM) or HTML could read as markup, and their escaped forms: HTML
+#: tags and entities become character references, emphasis, code, link, table and strike-through marks
+#: get a backslash, and a line break becomes a space (a string never starts a new block).
+MARKDOWN_SPECIAL: dict[str, str] = {"<": "&lt;", ">": "&gt;", "&": "&amp;", "\\": "\\\\", "`": "\\`", "*": "\\*",
+                                    "_": "\\_", "[": "\\[", "]": "\\]", "|": "\\|", "~": "\\~", "\n": " ",
+                                    "\r": " "}
+
+
+def md_escape(text: Any) -> str:
+    """``str(text)`` made inert in Markdown and HTML (see :data:`MARKDOWN_SPECIAL`): shown as written, never
+    as a tag, link, image, emphasis, code span or table cell boundary."""
+    return "".join(MARKDOWN_SPECIAL.get(ch, ch) for ch in str(text))

@@ -29,11 +29,12 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from prefeval._text import latex_escape
+from prefeval._text import latex_escape, md_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import stats
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, runs_dict
+from prefeval.measure_syntax import reject_negative_literals
 from prefeval.methods import metric_difference
 from prefeval.methods.registry import canonical_text, declaration_of, declarations, parameters
 from prefeval.ranking import (
@@ -70,6 +71,7 @@ class Method:
 
 def _parse_text(text: str) -> Any:
     text = canonical_text(text.strip())
+    reject_negative_literals(text)
     try:
         return ir_measures.parse_measure(text)
     except NameError:
@@ -189,8 +191,11 @@ class MethodResult:
 class Comparison:
     """The result of :func:`compare`: per-query preferences of every pair of runs under several methods."""
 
-    def __init__(self, runs: Sequence[str], results: Sequence[MethodResult]) -> None:
+    def __init__(self, runs: Sequence[str], results: Sequence[MethodResult],
+                 query_order: Sequence[str] | None = None) -> None:
         self.runs = list(runs)
+        #: query ids in the order of the qrels (first appearance); the authors' tool takes its first query from it
+        self.query_order = None if query_order is None else [str(q) for q in query_order]
         self.results = {r.method.label: r for r in results}
         self._aliases: dict[str, str] = {}
         for r in results:
@@ -273,28 +278,41 @@ class Comparison:
         frame = pd.DataFrame(M, index=pd.Index(self.runs, name="run_a"), columns=pd.Index(self.runs, name="run_b"))
         return frame
 
-    def ranking(self, method: Any = None, aggregate: str | None = None, **options: Any) -> pd.DataFrame:
-        """System ordering: columns ``rank, run, score`` (best first).
+    def ranking(self, method: Any = None, aggregate: str | None = None, ties: str = "shared",
+                **options: Any) -> pd.DataFrame:
+        """System ordering: columns ``rank, run, score`` (best first), plus ``level`` for MC4.
 
         ``aggregate`` (default ``mc4`` for preferences, ``mean`` for metrics):
 
         * ``mc4`` -- :func:`prefeval.core.aggregate.mc4` on the per-query orderings given by per-query win rates
-          (metric values for a metric); ``score`` = MC4 stationary probability; power iteration run to
-          convergence; systems left without mass are ranked by recursive MC4 on the rest, ties by Copeland
-          score, then mean win rate, then input order. ``iterations=10`` reproduces the authors' fixed-step tool;
-        * ``borda`` -- mean Borda points per query (ties share points);
+          (metric values for a metric). Converged chain, applied recursively: ``level`` = the round in which
+          the run was ranked (1 = holds stationary mass among all runs), ``score`` = its stationary mass
+          within that level (each level sums to 1). ``iterations=k``: the authors' fixed-step variant
+          (``1 T^k`` from the all-ones vector), one level, ``score`` = that vector / S (sums to 1);
+        * ``borda`` -- mean Borda points per query;
         * ``copeland`` -- pairwise contests won minus lost on the mean-preference matrix;
         * ``win_rate`` -- mean preference over all other systems, i.e. the row mean of :meth:`matrix`
           (= the mean per-query win rate / (S - 1)), in [-1, 1];
         * ``mean`` -- a metric's mean value; for a preference the same as ``win_rate``.
 
-        Ties in ``score`` are broken by the mean win rate, then by input order.
+        ``ties`` -- the rule for runs tied on one query (:data:`prefeval.core.aggregate.TIES`):
+        ``"shared"`` (default): tied runs do not vote on each other in MC4 and share Borda points; ties in
+        ``score`` are broken by the mean win rate, then by input order. ``"pref_aggregate"``: the authors'
+        ``pref_aggregate`` rule -- each query's ties are broken by run name, descending, so a tied run still
+        votes and earns Borda points, and ties in ``score`` are broken by run name, descending.
+        ``ranking(m, "mc4", ties="pref_aggregate", iterations=10)`` and
+        ``ranking(m, "borda", ties="pref_aggregate")`` reproduce the tool's MC4 and Borda orders (give the
+        runs the tool's run ids, the file names without ``.gz``, for the same name tie-breaks; the tool's
+        10-step MC4 vector is computed in its own float arithmetic, whose state order is the ranking of the
+        first evaluated query of the qrels file).
         """
         r = self.result(method)
         if aggregate is None:
             aggregate = "mean" if r.method.kind == "metric" else "mc4"
         if aggregate not in AGGREGATES:
             raise PrefevalError(f"unknown aggregate {aggregate!r}; choose one of {', '.join(AGGREGATES)}")
+        if ties not in agg.TIES:
+            raise PrefevalError(f"unknown tie rule {ties!r}; choose one of {', '.join(agg.TIES)}")
         allowed = {"iterations"} if aggregate == "mc4" else set()
         if set(options) - allowed:
             raise PrefevalError(f"aggregate {aggregate!r} takes {'only iterations=' if allowed else 'no options'}; "
@@ -302,23 +320,37 @@ class Comparison:
         W = r.scores()
         S = len(self.runs)
         win_rate = agg.win_rates(r.prefs).mean(axis=0) / (S - 1)
+        names = self.runs if ties == "pref_aggregate" else None
+        last = agg.name_key(self.runs) if ties == "pref_aggregate" else win_rate
         if aggregate == "mc4":
-            result = agg.mc4(W, **options)
+            result = agg.mc4(W, ties=ties, names=names, first_query=self._first_query(r), **options)
         else:
             if aggregate == "borda":
-                score = agg.borda(W)
+                score = agg.borda(W, ties=ties, names=names)
             elif aggregate == "copeland":
                 score = agg.copeland(agg.mean_preference(r.prefs), tol=stats.TIE_TOL)
             elif aggregate == "mean" and r.values is not None:
                 score = agg.mean_score(r.values)
             else:
                 score = win_rate
-            result = agg.Aggregation(agg.order(score, win_rate), score)
+            result = agg.Aggregation(agg.order(score, last), score)
         order = result.order
         frame = pd.DataFrame({"rank": np.arange(1, S + 1), "run": np.asarray(self.runs, dtype=object)[order],
                               "score": result.score[order]})
-        frame.attrs.update(method=r.method.label, aggregate=aggregate)
+        if result.level is not None:
+            frame.insert(2, "level", result.level[order])
+        frame.attrs.update(method=r.method.label, aggregate=aggregate, ties=ties)
         return frame
+
+    def _first_query(self, r: MethodResult) -> int:
+        """Index (in ``r.query_ids``) of the first evaluated query in qrels order: the authors' tool indexes the
+        runs in the order of that query's ranking (:func:`prefeval.core.aggregate.fixed_steps_as_tool`)."""
+        if self.query_order is not None:
+            position = {q: i for i, q in enumerate(r.query_ids)}
+            for q in self.query_order:
+                if q in position:
+                    return position[q]
+        return 0
 
     def significance(self, method: Any = None, test: str | None = None, correction: str | None = None,
                      alpha: float = 0.05, n_resamples: int = 10_000, seed: int | None = 0) -> pd.DataFrame:
@@ -404,8 +436,7 @@ class Comparison:
         wide, note = self._wide(test, correction, alpha, digits, "*", **options)
         header = list(wide.columns)
         rows = [[str(v) for v in row] for row in wide.itertuples(index=False)]
-        esc = [[c.replace("|", "\\|").replace("*", "\\*") if k < 2 else c.replace("*", "\\*")
-                for k, c in enumerate(row)] for row in [header, *rows]]
+        esc = [header[:2] + [md_escape(c) for c in header[2:]]] + [[md_escape(c) for c in row] for row in rows]
         lines = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join("---" if k < 2 else "---:" for k in range(len(header))) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in esc[1:]]
         return "\n".join(lines) + "\n\n" + note.replace("*", "\\*") + "\n"
@@ -550,4 +581,5 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     if len(run_frames) < 2:
         raise PrefevalError(f"compare needs at least two runs; got {len(run_frames)} ({', '.join(run_frames) or '-'})")
     results = {r.method.label: r for r in _evaluate(parsed, run_frames, qrels_df, progress)}
-    return Comparison(list(run_frames), [results[m.label] for m in parsed])
+    return Comparison(list(run_frames), [results[m.label] for m in parsed],
+                      query_order=pd.unique(qrels_df["query_id"]))

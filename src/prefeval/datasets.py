@@ -31,6 +31,7 @@ import inspect
 import os
 import shutil
 import socket
+import tempfile
 import threading
 import time
 import types
@@ -578,13 +579,14 @@ def _digests(path: Path) -> dict[str, bool]:
     return out
 
 
-def seed(dataset_id: str, file: str | os.PathLike, entity: str | None = None) -> Path:
+def seed(dataset_id: str, file: str | os.PathLike, entity: str | None = None, force: bool = False) -> Path:
     """Copy ``file`` to the place where ir_datasets looks for it, so ``dataset_id`` works offline.
 
     The target is the file of ``dataset_id`` whose recorded md5 equals the file's md5 (or, for a
     gzip file, the md5 of its content, which is then stored uncompressed); failing that, the only
-    file of ``entity`` (default ``"qrels"``) -- then a warning says the md5 differs from the one
-    ir_datasets records. When a ``Migrator`` guards the target, its version marker is written
+    file of ``entity`` (default ``"qrels"``) -- then, when ir_datasets records an md5 for it, the file is
+    refused (a good cached copy is never replaced by a wrong one) unless ``force``, which seeds it with a
+    warning. The copy is written to a temporary file and renamed, so the target is never half-written. When a ``Migrator`` guards the target, its version marker is written
     (exactly the version string, no newline: DL-Hard needs ``irds_version.txt`` = ``v3``/``v2``).
     Returns the path written.
     """
@@ -610,6 +612,11 @@ def seed(dataset_id: str, file: str | os.PathLike, entity: str | None = None) ->
                                 f"{wanted} come from several files ({listing}); give a file with the right md5")
         target, unpack = pool[0], False
         assert target.path is not None
+        if target.md5 and not force:
+            actual = next(iter(digests))
+            raise PrefevalError(f"{source}: md5 {actual} differs from {target.md5}, which ir_datasets records for "
+                                f"{target.name} ({_under_home(target.path)}); not seeded. Give the right file, or "
+                                "--force to seed it anyway")
         if target.md5:
             actual = next(iter(digests))
             warnings.warn(f"{source}: md5 {actual} differs from {target.md5}, which ir_datasets records for "
@@ -619,10 +626,16 @@ def seed(dataset_id: str, file: str | os.PathLike, entity: str | None = None) ->
                           stacklevel=2)
     assert target.path is not None
     target.path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = target.path.with_name(target.path.name + ".prefeval-tmp")
-    with (gzip.open(source, "rb") if unpack else source.open("rb")) as src, tmp.open("wb") as dst:
-        shutil.copyfileobj(src, dst, 1 << 20)
-    os.replace(tmp, target.path)
+    handle, tmp_name = tempfile.mkstemp(prefix=f".{target.path.name}.", suffix=".prefeval-tmp",
+                                        dir=target.path.parent)
+    try:
+        with (gzip.open(source, "rb") if unpack else source.open("rb")) as src, os.fdopen(handle, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        os.replace(tmp_name, target.path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise
     if target.marker is not None:
         version_file, version = target.marker
         version_file.parent.mkdir(parents=True, exist_ok=True)

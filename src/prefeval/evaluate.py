@@ -38,6 +38,7 @@ from tqdm.auto import tqdm
 from prefeval.compare import compare
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, runs_dict
+from prefeval.measure_syntax import reject_negative_literals
 from prefeval.methods.registry import canonical_text, declaration_of
 from prefeval.runs import registered
 
@@ -65,6 +66,7 @@ def _parse_one(item: Any) -> list[Any]:
     if not isinstance(item, str):
         raise PrefevalError(f"cannot use {item!r} as a measure: give a name such as 'nDCG@10' or a measure object")
     text = canonical_text(item)
+    reject_negative_literals(text)
     try:
         return [ir_measures.parse_measure(text)]
     except NameError:
@@ -161,12 +163,16 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
              progress: bool = False) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels`` with ``measures`` (see the module docstring).
 
-    Returns a DataFrame ``run, measure, value`` (one row per run and measure, runs and measures in the
-    given order) or, with ``per_query=True``, ``run, query_id, measure, value``. ``measure`` holds the
-    measure's ir-measures name (``str(measure)``). ``progress`` shows a progress bar over the runs.
+    Returns a DataFrame ``run, measure, value, given`` (one row per run and measure, runs and measures in
+    the given order) or, with ``per_query=True``, ``run, query_id, measure, value, given``. ``measure``
+    holds the canonical ir-measures name of the measure computed (``str(measure)``, e.g.
+    ``RBU(variant='evall')``), ``given`` the measure as it was written (``"RBU(p=0.8,e=0.03,variant='evall')"``,
+    ``"ndcg_cut_10"``; ``str()`` of a measure object), so results can be looked up by either.
+    ``progress`` shows a progress bar over the runs.
     """
 
     parsed = parse_measures(measures, rel)
+    given = _given_names(measures, rel)
     qrels_df = qrels_frame(qrels)
     run_frames = runs_dict(runs)
     if not run_frames:
@@ -182,9 +188,23 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     table = pd.concat(parts, ignore_index=True)
     names = list(run_frames)
     if not per_query:
-        return system_values(table, parsed, names)
+        out = system_values(table, parsed, names)
+        return out.assign(given=out["measure"].map(given))
     order = {m: i for i, m in enumerate(parsed)}
     table = table.assign(_r=table["run"].map({n: i for i, n in enumerate(names)}), _m=table["measure"].map(order))
     table = table.sort_values(["_r", "query_id", "_m"], kind="stable").drop(columns=["_r", "_m"])
     table["measure"] = table["measure"].map(str)
-    return table.reset_index(drop=True)[["run", "query_id", "measure", "value"]]
+    table["given"] = table["measure"].map(given)
+    return table.reset_index(drop=True)[["run", "query_id", "measure", "value", "given"]]
+
+
+def _given_names(measures: Any, rel: int | None) -> dict[str, str]:
+    """Canonical name -> the measure as the user wrote it (the first writing, if several give one measure)."""
+    if isinstance(measures, str) or hasattr(measures, "NAME"):
+        measures = [measures]
+    given: dict[str, str] = {}
+    for item in measures:
+        text = item.strip() if isinstance(item, str) else str(item)
+        for measure in parse_measures([item], rel):
+            given.setdefault(str(measure), text)
+    return given

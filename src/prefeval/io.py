@@ -27,6 +27,7 @@ import gzip
 import io
 import os
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -53,6 +54,27 @@ _WS = re.compile(r"\s")
 # reading
 
 
+def read_file_bytes(path: Path, kind: str) -> bytes:
+    """The bytes of the regular file ``path``; every failure is a one-line error naming the file: missing,
+    a folder, not a regular file (a FIFO or device would block or never end), unreadable."""
+    name = str(path)
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{kind} file not found: {name}") from None
+    except OSError as exc:
+        raise PrefevalError(f"cannot read {kind} file {name}: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(mode):
+        raise PrefevalError(f"{kind} path is a directory, not a file: {name}")
+    if not stat.S_ISREG(mode):
+        raise PrefevalError(f"{kind} path is not a regular file (a pipe, socket or device): {name}; "
+                            "save the data to a file first")
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise PrefevalError(f"cannot read {kind} file {name}: {exc.strerror or exc}") from None
+
+
 def _read_bytes(source: PathOrFile, kind: str) -> tuple[bytes, str]:
     """The (decompressed) content of ``source`` and a name for messages."""
     if hasattr(source, "read"):
@@ -63,11 +85,7 @@ def _read_bytes(source: PathOrFile, kind: str) -> tuple[bytes, str]:
     else:
         path = Path(os.fspath(source))  # type: ignore[arg-type]
         name = str(path)
-        if not path.exists():
-            raise FileNotFoundError(f"{kind} file not found: {name}")
-        if path.is_dir():
-            raise PrefevalError(f"{kind} path is a directory, not a file: {name}")
-        raw = path.read_bytes()
+        raw = read_file_bytes(path, kind)
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)

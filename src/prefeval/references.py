@@ -62,6 +62,27 @@ PAPERS: dict[str, Reference] = {ref.key: ref for ref in (
               "Web", "WWW 2001", "10.1145/371920.372165"),
     Reference("carterette-2012", "B. Carterette", 2012, "Multiple Testing in Statistical Analysis of "
               "Systems-Based Information Retrieval Experiments", "ACM TOIS 30(1)", "10.1145/2094072.2094076"),
+    Reference("clarke-2008", "C. L. A. Clarke, M. Kolla, G. V. Cormack, O. Vechtomova, A. Ashkan, S. Büttcher, "
+              "I. MacKinnon", 2008, "Novelty and Diversity in Information Retrieval Evaluation", "SIGIR 2008",
+              "10.1145/1390334.1390446"),
+    Reference("clarke-2009", "C. L. A. Clarke, M. Kolla, O. Vechtomova", 2009, "An Effectiveness Measure for "
+              "Ambiguous and Underspecified Queries", "ICTIR 2009"),
+    Reference("agrawal-2009", "R. Agrawal, S. Gollapudi, A. Halverson, S. Ieong", 2009, "Diversifying Search "
+              "Results", "WSDM 2009", "10.1145/1498759.1498766"),
+    Reference("chapelle-2009", "O. Chapelle, D. Metzler, Y. Zhang, P. Grinspan", 2009, "Expected Reciprocal Rank "
+              "for Graded Relevance", "CIKM 2009", "10.1145/1645953.1646033"),
+    Reference("moffat-zobel-2008", "A. Moffat, J. Zobel", 2008, "Rank-Biased Precision for Measurement of "
+              "Retrieval Effectiveness", "ACM TOIS 27(1)", "10.1145/1416950.1416952"),
+    Reference("zhai-2003", "C. Zhai, W. W. Cohen, J. Lafferty", 2003, "Beyond Independent Relevance: Methods and "
+              "Evaluation Metrics for Subtopic Retrieval", "SIGIR 2003", "10.1145/860435.860440"),
+    Reference("sakai-song-2011", "T. Sakai, R. Song", 2011, "Evaluating Diversified Search Results Using Per-Intent "
+              "Graded Relevance", "SIGIR 2011", "10.1145/2009916.2010055"),
+    Reference("sakai-2010", "T. Sakai, N. Craswell, R. Song, S. Robertson, Z. Dou, C.-Y. Lin", 2010, "Simple "
+              "Evaluation Metrics for Diversified Search Results", "EVIA 2010"),
+    Reference("yang-lad-2009", "Y. Yang, A. Lad", 2009, "Modeling Expected Utility of Multi-session Information "
+              "Distillation", "ICTIR 2009"),
+    Reference("luo-2013", "J. Luo, C. Wing, H. Yang, M. Hearst", 2013, "The Water Filling Model and the Cube Test: "
+              "Multi-dimensional Evaluation for Professional Search", "CIKM 2013"),
 )}
 
 

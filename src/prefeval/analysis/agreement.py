@@ -32,10 +32,11 @@ import pandas as pd
 from scipy import stats as sps
 
 from prefeval.analysis._frames import TIE_TOL, per_query_frame, select_methods
+from prefeval.core.aggregate import KEY_DECIMALS
 from prefeval.errors import PrefevalError
 
 __all__ = ["sign_agreement", "sign_counts", "system_agreement", "kendall_tau", "kendall_tau_a", "kendall_tau_b",
-           "ordering_key", "TIE_RULES"]
+           "ordering_key", "ranking_values", "TIE_RULES"]
 
 TIE_RULES = ("disagree", "exclude", "half")
 _KEYS = ["query_id", "run_a", "run_b"]
@@ -152,20 +153,32 @@ def _tau(x: np.ndarray, y: np.ndarray, variant: str) -> tuple[float, float]:
     raise PrefevalError(f"unknown Kendall tau variant {variant!r}; choose 'a' or 'b'")
 
 
+def ranking_values(frame: pd.DataFrame, runs: Sequence[str] | None = None) -> pd.Series:
+    """The values a system ranking (``run``, ``score`` and, for MC4, ``level`` columns) orders the runs by,
+    higher = better, indexed by run (in ``runs`` order if given): the tau of two rankings is computed on these.
+
+    The ``score`` itself (a metric's mean, Borda points, Copeland score, win rate, a true quality), so equal
+    scores are ties; for MC4 the pair (level, mass within the level) as ``-2 * level + mass`` (masses are in
+    [0, 1], so a lower level always ranks higher). Values are rounded to
+    :data:`prefeval.core.aggregate.KEY_DECIMALS` decimals, so floating-point noise does not break a tie.
+    """
+    by_run = frame.set_index("run")
+    value = by_run["score"].astype(np.float64)
+    if "level" in by_run.columns:
+        value = -2.0 * by_run["level"].astype(np.float64) + value
+    value = value.round(KEY_DECIMALS)
+    return value if runs is None else value.reindex(list(runs))
+
+
 def ordering_key(comparison: Any, method: str, aggregate: str | None = None,
                  options: Mapping[str, Any] | None = None) -> pd.Series:
-    """Per-run ordering key of ``method``'s system ranking, higher = better: the aggregate score, or minus
-    the rank for MC4 (default aggregate per kind: ``mc4`` for preferences, ``mean`` for metrics).
-
-    MC4 scores are stationary probabilities, which are 0 (tied) for every system below a Condorcet
-    winner's absorbing set; its *ordering* (recursive MC4 with documented tie-breaking) is the result,
-    so MC4 enters tau as a permutation. Other aggregates keep their scores, so equal means stay tied.
-    ``options`` (e.g. ``iterations``) are passed to MC4 only.
+    """Per-run ordering key of ``method``'s system ranking, higher = better (:func:`ranking_values`; default
+    aggregate per kind: ``mc4`` for preferences, ``mean`` for metrics). ``options`` (e.g. ``iterations``,
+    ``ties``) are passed to MC4 only.
     """
     agg = aggregate or _default_agg(comparison, method)
     ranking = comparison.ranking(method, aggregate=agg, **(dict(options or {}) if agg == "mc4" else {}))
-    key = -ranking["rank"].astype(np.float64) if agg == "mc4" else ranking["score"]
-    return pd.Series(key.to_numpy(dtype=np.float64), index=ranking["run"].to_numpy())
+    return ranking_values(ranking)
 
 
 def _default_agg(comparison: Any, method: str) -> str:

@@ -24,9 +24,12 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from prefeval.aspects import aspect_arrays, single_aspect
+from prefeval.core import diversity
 from prefeval.errors import PrefevalError
+from prefeval.inputs import qrels_frame, runs_dict
 
-__all__ = ["unanimity_counts", "metric_unanimity"]
+__all__ = ["PAPER_GRID", "diversity_scores", "metric_unanimity", "mu_table", "unanimity_counts"]
 
 
 def unanimity_counts(values: np.ndarray, target: int,
@@ -131,3 +134,80 @@ def metric_unanimity(scores: pd.DataFrame, measure: str | None = None, *, others
         return one(measure)[0]
     rows = [{"measure": col, "mu": value, "pairs": pairs} for col in metric_cols for value, pairs in [one(col)]]
     return pd.DataFrame(rows).sort_values("mu", ascending=False, kind="stable").reset_index(drop=True)
+
+
+# ------------------------------------------------------------------------ the RBU paper's metric set (§6, Table 2)
+
+_CUTOFFS = (10, 20, 50, 100, 1000)
+_P = (0.8, 0.9, 0.99)
+_ALPHA = (0.1, 0.25, 0.5, 0.75)
+_E = (0.001, 0.05, 0.1, 0.5)
+
+
+def _grid() -> list[tuple[str, str, str, bool, dict]]:
+    """(label, family, kernel, single_aspect, params) of every metric variant of :data:`PAPER_GRID`."""
+    grid: list[tuple[str, str, str, bool, dict]] = [
+        ("AP", "AP", "AP_IA", True, {}), ("RR", "RR", "RR_IA", True, {}),
+        ("AP-IA", "AP-IA", "AP_IA", False, {}), ("RR-IA", "RR-IA", "RR_IA", False, {}),
+        ("S-RR@100%", "S-RR@100%", "S_RR", False, {}),
+    ]
+    for k in _CUTOFFS:
+        grid += [
+            (f"P@{k}", "P@k", "P_IA", True, {"k": k}), (f"P-IA@{k}", "P-IA@k", "P_IA", False, {"k": k}),
+            (f"ERR@{k}", "ERR@k", "ERR_IA", True, {"k": k}), (f"ERR-IA@{k}", "ERR-IA@k", "ERR_IA", False, {"k": k}),
+            (f"DCG@{k}", "DCG@k", "nDCG_IA", True, {"k": k, "normalise": False}),
+            (f"DCG-IA@{k}", "DCG-IA@k", "nDCG_IA", False, {"k": k, "normalise": False}),
+            (f"S-Recall@{k}", "S-Recall@k", "S_Recall", False, {"k": k}),
+            (f"D#-nDCG@{k}", "D#-nDCG@k", "D_sharp_nDCG", False, {"k": k}),
+            (f"CT@{k}", "CT@k", "CT", False, {"k": k}),
+        ]
+        grid += [(f"α-DCG(α={a})@{k}", "α-DCG@k", "alpha_nDCG", False, {"k": k, "alpha": a}) for a in _ALPHA]
+    for p in _P:
+        grid.append((f"RBP(p={p})", "RBP", "RBP_IA", True, {"p": p}))
+        grid += [(f"NRBP(p={p},α={a})", "NRBP", "NRBP", False, {"p": p, "alpha": a}) for a in _ALPHA]
+        grid += [(f"RBU(p={p},e={e})", "RBU", "RBU", False, {"p": p, "e": e}) for e in _E]
+    grid += [(f"EU(α={a},e={e})", "EU", "EU", False, {"alpha": a, "e": e}) for a in _ALPHA for e in _E]
+    return grid
+
+
+PAPER_GRID = _grid()
+"""The metrics of Amigó et al. (2018) §6 (Experiment 1) at its parameter grid — k in {10, 20, 50, 100, 1000},
+p in {0.8, 0.9, 0.99}, alpha in {0.1, 0.25, 0.5, 0.75}, e in {0.001, 0.05, 0.1, 0.5} — plus S-RR@100%, D#-nDCG@k
+and CT@k: ``(label, family, kernel, single_aspect, params)``. Single-aspect metrics score r(d) = max_t r(d,t)
+(the paper's §6.2); unnormalised forms (DCG, alpha-DCG) since normalisation cannot change MU (Table 2 caption)."""
+
+
+def diversity_scores(qrels, runs, grid: Sequence[tuple[str, str, str, bool, dict]] | None = None,
+                     rel: int = 1) -> pd.DataFrame:
+    """Per-query scores of every metric of ``grid`` (default :data:`PAPER_GRID`) for every run.
+
+    ``qrels``: diversity qrels (subtopics in ``iteration``); ``runs``: anything
+    :func:`prefeval.inputs.runs_dict` accepts (e.g. ``{name: path}``). Relevance r(d,t) is the ERR mapping of RBU
+    (:mod:`prefeval.aspects`). Returns a tidy frame ``run, query_id, measure, family, value``, ready for
+    :func:`metric_unanimity` (``by="query_id"``).
+    """
+    grid = PAPER_GRID if grid is None else list(grid)
+    qrels = qrels_frame(qrels)
+    frames = []
+    for name, run in runs_dict(runs).items():
+        for a in aspect_arrays(qrels, run, rel, bucket=False):
+            one = single_aspect(a)
+            for label, family, kernel, single, params in grid:
+                b = one if single else a
+                values = diversity.evaluate(kernel, b.r, b.weights, length=b.length, pool=b.pool, **params)
+                frames.append(pd.DataFrame({"run": name, "query_id": a.query_ids, "measure": label,
+                                            "family": family, "value": values}))
+    return pd.concat(frames, ignore_index=True)
+
+
+def mu_table(scores: pd.DataFrame, by: str | Sequence[str] | None = "query_id") -> pd.DataFrame:
+    """The MU table of Amigó et al. (2018) Table 2: MU of every metric of a tidy score table (e.g.
+    :func:`diversity_scores`) against all the others, outputs paired within ``by`` (default: per topic).
+
+    Returns ``measure, family, mu, pairs``, sorted by MU descending (``family`` if the scores have one).
+    """
+    table = metric_unanimity(scores.drop(columns=["family"], errors="ignore"), by=by)
+    if "family" in scores.columns:
+        families = scores.drop_duplicates("measure").set_index("measure")["family"]
+        table.insert(1, "family", table["measure"].map(families))
+    return table

@@ -15,20 +15,41 @@ from typing import Any
 import ir_measures
 import pandas as pd
 
+from prefeval.aspects import kernel_measure as build_kernel_measure
 from prefeval.axioms.check import check
 from prefeval.axioms.constraints import GROUPS, select
+from prefeval.extras import check_measures
 from prefeval.methods import rbu
 
-__all__ = ["EXPLANATIONS", "PAPER_ROWS", "PAPER_TABLE1", "README_MEASURES", "SYMBOLS", "compare_with_paper",
-           "markdown", "matrix", "measure_name", "paper_row"]
+__all__ = ["EXPLANATIONS", "KERNEL_MEASURES", "PAPER_ROWS", "PAPER_TABLE1", "README_MEASURES", "SYMBOLS", "compare_with_paper",
+           "kernel_measure", "markdown", "matrix", "measure_name", "paper_row"]
 
 SYMBOLS = {"satisfied": "●", "violated": "○", "not applicable": "–"}
 
+KERNEL_MEASURES: dict[str, tuple[str, dict[str, Any], str]] = {
+    "RBP(p=0.8) graded": ("RBP_IA", {"p": 0.8, "single_aspect": True}, "RBP"),
+    "RR-IA@10": ("RR_IA", {"k": 10}, "RR-IA@k"),
+    "nDCG-IA@10": ("nDCG_IA", {"k": 10}, "nDCG-IA@k"),
+    "ERR-IA@10 graded": ("ERR_IA", {"k": 10}, "ERR-IA@k"),
+    "RBP-IA(p=0.8)": ("RBP_IA", {"p": 0.8}, "RBP-IA"),
+    "S-RR@100%": ("S_RR", {}, "S-RR@100%"),
+    "NRBP graded": ("NRBP", {"p": 0.5, "alpha": 0.5}, "NRBP"),
+    "D#-nDCG@10": ("D_sharp_nDCG", {"k": 10, "lam": 0.5}, "D#-Measure@k"),
+    "α-nDCG@10 graded": ("alpha_nDCG", {"k": 10, "alpha": 0.5}, "α-nDCG@k"),
+    "EU(alpha=0.5,e=0.05)": ("EU", {"alpha": 0.5, "e": 0.05}, "EU"),
+    "CT@10": ("CT", {"k": 10, "alpha": 0.5, "saturation": 1.0}, "CT@k"),
+}
+"""Table 1 rows computed with prefeval's diversity kernels (:mod:`prefeval.core.diversity`) on graded r(d,t)
+(the ERR mapping of RBU): label -> (kernel, parameters, Table 1 row). "graded" marks the paper's graded form of a
+measure whose ir-measures implementation binarises grades."""
+
 README_MEASURES = (
-    "P@10", "RR", "AP", "nDCG@10", "ERR@10", "RBP(rel=1,p=0.8)", "P_IA@10", "AP_IA", "ERR_IA@10",
-    "alpha_nDCG@10", "StRecall@10", "NRBP", "RBU(p=0.8,e=0.03)@10", "RBU(p=0.99,e=0.001)@10",
+    "P@10", "RR", "AP", "nDCG@10", "ERR@10", "RBP(rel=1,p=0.8)", "RBP(p=0.8) graded", "P_IA@10", "RR-IA@10",
+    "AP_IA", "nDCG-IA@10", "ERR_IA@10", "ERR-IA@10 graded", "RBP-IA(p=0.8)", "StRecall@10", "S-RR@100%", "NRBP",
+    "NRBP graded", "D#-nDCG@10", "alpha_nDCG@10", "α-nDCG@10 graded", "EU(alpha=0.5,e=0.05)", "CT@10",
+    "RBU(p=0.8,e=0.03)@10", "RBU(p=0.99,e=0.001)@10",
 )
-"""The measures of the README table (nDCG-IA is not in ir-measures; RBP needs ``rel=`` there)."""
+"""The measures of the README table: every row of Table 1, in its order (RBP needs ``rel=`` in ir-measures)."""
 
 _KEYS = GROUPS["amigo2018"]
 
@@ -86,6 +107,24 @@ _WEIGHTS = ("qrels cannot carry aspect weights, so the checker encodes w(t) by r
             "measure that sums over subtopics then weights aspects and AspRel holds. The paper's ○ refers to "
             "the formula, which has no w(t); with uniform weights (ir-measures' only option) AspRel is untestable.")
 
+_COUNT_NOVELTY = ("graded r(d,t) with a count-based novelty discount (1-alpha)^c(i,t): moving up (or adding) a "
+                  "low-grade document increments c and discounts a later higher-grade document for the same aspect "
+                  "by (1-alpha), which can outweigh the gain (Ferrante et al.'s replacement/swap fail for graded "
+                  "alpha-DCG for the same reason); the paper's argument treats the discount as if it followed the "
+                  "grades. With binary grades there is nothing to move up.")
+_ALPHA_CLOSE = ("parameter: alpha = 0.5 discounts the m later relevant documents so much that they never beat one "
+                "at rank 1; alpha = 0.1 satisfies it (as for ir-measures' alpha_nDCG).")
+_ERR_SAT = ("under the ERR mapping r = (2^g - 1)/2^gmax < 1, so even a top-grade document leaves the aspect "
+            "unsatisfied with probability 2^-gmax and a further document still adds a little; the paper's argument "
+            "needs r_max = 1 (with mapping='binary', r = 1, the kernel satisfies Sat; RBU passes it only through "
+            "its effort e > 0).")
+_IA_NORMALISED = ("per-aspect normalisation: the generated qrels judge the ranked documents (plus d and d'), so the "
+                  "aspect covered more often in the ranking also has more relevant documents and a larger IDCG_t, "
+                  "and a document for the other aspect gains more. The paper argues with a fixed number of "
+                  "relevant documents per aspect; the unnormalised DCG-IA (normalise=False) violates both.")
+_CT_SATURATION = ("parameter: with the saturation level 1 and the ERR mapping (r < 1), one document never fills an "
+                  "aspect's cube, so appending another still adds gain; CT with saturation = 0.5 satisfies Sat.")
+
 EXPLANATIONS: dict[tuple[str, str], str] = {
     ("P", "CloseTh"): _P_CLOSE,
     ("P_IA", "CloseTh"): _P_CLOSE + " P-IA reduces to P@k on one aspect.",
@@ -119,18 +158,53 @@ EXPLANATIONS: dict[tuple[str, str], str] = {
                           "discounts the later relevant documents further; NRBP(beta=0.9) satisfies it "
                           "(NRBP(beta=0.8) does not, unlike RBP with p = 0.8)."),
     ("NRBP", "AspRel"): _WEIGHTS,
+    ("RBP(p=0.8) graded", "AspDiv"): _MAX_REDUCTION,
+    ("nDCG-IA@10", "DeepTh"): _CUTOFF_DEEPTH,
+    ("nDCG-IA@10", "Red"): _IA_NORMALISED,
+    ("nDCG-IA@10", "MRed"): _IA_NORMALISED,
+    ("ERR-IA@10 graded", "Sat"): _ERR_SAT,
+    ("NRBP graded", "Pri"): _COUNT_NOVELTY,
+    ("NRBP graded", "CloseTh"): ("parameter: NRBP's default patience p = 0.5 (ndeval's beta) is below the "
+                                 "p ≈ 0.755 RBP-like measures need for CloseTh (Amigó et al. (2018)); p = 0.9 satisfies it."),
+    ("NRBP graded", "AspRel"): _WEIGHTS,
+    ("α-nDCG@10 graded", "Pri"): _COUNT_NOVELTY,
+    ("α-nDCG@10 graded", "AspDiv"): _COUNT_NOVELTY,
+    ("α-nDCG@10 graded", "CloseTh"): _ALPHA_CLOSE,
+    ("α-nDCG@10 graded", "AspRel"): _WEIGHTS,
+    ("EU(alpha=0.5,e=0.05)", "Pri"): _COUNT_NOVELTY,
+    ("EU(alpha=0.5,e=0.05)", "AspDiv"): _COUNT_NOVELTY,
+    ("EU(alpha=0.5,e=0.05)", "CloseTh"): _ALPHA_CLOSE.replace("(as for ir-measures' alpha_nDCG)",
+                                                              "(EU 'inherits' alpha-nDCG's CloseTh, §4.3)"),
+    ("CT@10", "Pri"): _COUNT_NOVELTY,
+    ("CT@10", "AspDiv"): _COUNT_NOVELTY,
+    ("CT@10", "Red"): ("saturation: with binary r = 1/2 and the saturation level 1, an aspect is full after two "
+                       "documents; when both aspects are full, appending d or d' adds nothing (a tie). The paper's "
+                       "inferred ●? assumes the less covered aspect is still open."),
+    ("CT@10", "Sat"): _CT_SATURATION,
 }
-"""(measure name, constraint) -> why the checker's verdict differs from Table 1 (README measures)."""
+"""(measure name, constraint) -> why the checker's verdict differs from Table 1 (README measures); a
+:data:`KERNEL_MEASURES` measure is keyed by its label."""
 
 
 def paper_row(measure: Any) -> str | None:
     """Row of Table 1 for a measure (string or object), or ``None`` when the paper does not analyse it."""
+    if isinstance(measure, str) and measure in KERNEL_MEASURES:
+        return KERNEL_MEASURES[measure][2]
     name = measure_name(measure)
     return PAPER_ROWS.get(name) if name else None
 
 
+def kernel_measure(label: str):
+    """The Python-function measure of a :data:`KERNEL_MEASURES` label (for :func:`~prefeval.axioms.check`)."""
+    name, params, _ = KERNEL_MEASURES[label]
+    return build_kernel_measure(name, **params)
+
+
 def measure_name(measure: Any) -> str | None:
-    """ir-measures ``NAME`` of a measure string or object (``None`` if it does not parse)."""
+    """ir-measures ``NAME`` of a measure string or object (``None`` if it does not parse); a
+    :data:`KERNEL_MEASURES` label is its own name."""
+    if isinstance(measure, str) and measure in KERNEL_MEASURES:
+        return measure
     if isinstance(measure, str):
         try:
             measure = ir_measures.parse_measure(measure)
@@ -145,8 +219,11 @@ def matrix(measures: Sequence[Any] = README_MEASURES, constraints: str | Iterabl
 
     The full :func:`~prefeval.axioms.check` results are in ``result.attrs["checks"]`` (long format).
     """
+    check_measures(measures, "the axioms table")
     keys = [c.key for c in select(constraints)]
-    checks = [check(m, keys, cases=cases, seed=seed, **options) for m in measures]
+    checks = [check(kernel_measure(m), keys, cases=cases, seed=seed, label=m, **options)
+              if isinstance(m, str) and m in KERNEL_MEASURES else check(m, keys, cases=cases, seed=seed, **options)
+              for m in measures]
     long = pd.concat(checks, ignore_index=True)
     wide = long.assign(symbol=long["verdict"].map(SYMBOLS)).pivot(index="measure", columns="constraint",
                                                                    values="symbol")

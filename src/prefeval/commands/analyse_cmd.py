@@ -53,18 +53,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _markdown(frame) -> str:
+    # deferred: keeps `prefeval --help` fast
+    from prefeval._text import md_escape
+
     header = [str(c) for c in frame.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     for row in frame.itertuples(index=False):
         cells = [f"{v:.4f}" if isinstance(v, float) else str(v) for v in row]
-        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+        lines.append("| " + " | ".join(md_escape(c) for c in cells) + " |")
     return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval.analysis.suite import analyse
+    from prefeval.errors import PrefevalError
 
+    if args.resamples < 1:
+        raise PrefevalError(f"--resamples must be at least 1; got {args.resamples}")
     tables = analyse(args.qrels, args.runs, args.methods, args.metrics, analyses=args.analyses, rel=args.rel,
                      depth=args.depth, alpha=args.alpha, correction=args.correction, n_resamples=args.resamples,
                      fractions=args.fractions, policies=args.policies, samples=args.samples, seed=args.seed)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from prefeval.core.aggregate import AGGREGATES
+from prefeval.core.aggregate import AGGREGATES, TIES
 from prefeval.core.stats import CORRECTIONS, TESTS
 
 FORMATS = ("table", "csv", "json", "latex")
@@ -40,6 +40,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed of the randomised tests (default 0)")
     parser.add_argument("--aggregate", choices=AGGREGATES, default=None,
                         help="also rank the systems with this aggregation")
+    parser.add_argument("--ties", choices=TIES, default="shared",
+                        help="tie rule inside one query: shared (tied runs do not vote, share Borda points; "
+                             "default) or pref_aggregate (ties broken by run name, descending, as the authors' "
+                             "pref_aggregate tool does)")
+    parser.add_argument("--iterations", type=int, default=None,
+                        help="MC4: run this many power-iteration steps from the all-ones vector instead of "
+                             "to convergence (the authors' tool uses 10)")
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     parser.add_argument("--per-query", action="store_true", help="output the per-query preferences instead")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
@@ -56,6 +63,8 @@ def run(args: argparse.Namespace) -> int:
     methods = [name for group in args.methods for name in group]
     if not 0 < args.alpha < 1:
         raise PrefevalError(f"--alpha must be between 0 and 1; got {args.alpha}")
+    if args.resamples < 1:
+        raise PrefevalError(f"--resamples must be at least 1; got {args.resamples}")
     progress = not args.quiet
     qrels = qrels_frame(args.qrels)
     runs = {}
@@ -70,8 +79,13 @@ def run(args: argparse.Namespace) -> int:
                "n_resamples": args.resamples, "seed": args.seed}
     rankings = None
     if args.aggregate:
-        rankings = pd.concat([result.ranking(m, aggregate=args.aggregate).assign(method=m)[
-            ["method", "rank", "run", "score"]] for m in result.methods], ignore_index=True)
+        if args.iterations is not None and args.aggregate != "mc4":
+            raise PrefevalError("--iterations applies to --aggregate mc4 only")
+        options_mc4 = {"iterations": args.iterations} if args.iterations is not None else {}
+        frames = [result.ranking(m, aggregate=args.aggregate, ties=args.ties, **options_mc4).assign(method=m)
+                  for m in result.methods]
+        rankings = pd.concat([f[["method", "rank", "run", *(["level"] if "level" in f else []), "score"]]
+                              for f in frames], ignore_index=True)
     out = sys.stdout
     if args.per_query:
         _write_frame(result.per_query, args.format, out)
@@ -126,8 +140,11 @@ def _latex(frame) -> str:
 
 
 def _markdown(frame) -> str:
+    # deferred: keeps `prefeval --help` fast
+    from prefeval._text import md_escape
+
     header = [str(c) for c in frame.columns]
-    rows = _cells(frame)
+    rows = [[md_escape(c) for c in row] for row in _cells(frame)]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines) + "\n"

@@ -2,7 +2,8 @@
 
 ``seed`` copies a local copy of a file (e.g. ``dl_hard-passage.qrels``) to the place under
 ``$IR_DATASETS_HOME`` where ir_datasets looks for it, writes any version marker the dataset needs and
-checks the md5 ir_datasets records (a mismatch is a warning). ``info`` prints what the dataset
+checks the md5 ir_datasets records (a mismatch is refused unless ``--force``; the cached file is replaced
+only by a complete copy). ``info`` prints what the dataset
 provides and which of its files are cached.
 """
 
@@ -23,6 +24,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                    "the md5 of the content matches)")
     seed.add_argument("--entity", choices=["qrels", "queries", "docs", "scoreddocs", "docpairs", "qlogs"],
                       help="which file FILE replaces when its md5 matches none (default: qrels)")
+    seed.add_argument("--force", action="store_true",
+                      help="seed FILE even when its md5 differs from the one ir_datasets records")
     info = sub.add_parser("info", help="what a dataset provides and which files are cached",
                           description="what a dataset provides and which of its files are cached")
     info.add_argument("dataset_id", metavar="ID", help="ir_datasets id")
@@ -36,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "seed":
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            path = datasets.seed(args.dataset_id, args.file, entity=args.entity)
+            path = datasets.seed(args.dataset_id, args.file, entity=args.entity, force=args.force)
         for warning in caught:
             print(f"warning: {warning.message}")
         print(f"seeded {datasets.normalise_id(args.dataset_id)}: {args.file} -> {path}")

@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 PLACES = 4
 SUMMARY_QID = "all"
+MAX_PLACES = 17
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("qrels", help="TREC qrels file or ir_datasets id")
     parser.add_argument("run", help="TREC run file (.gz allowed)")
     parser.add_argument("measures", nargs="+", help="measures, e.g. nDCG@10 'RBU(p=0.8)@20' \"RPP(baseline='bm25.run')\"")
-    parser.add_argument("--places", "-p", type=int, default=PLACES, help="decimal places (-1: all)")
+    parser.add_argument("--places", "-p", type=int, default=PLACES,
+                        help=f"decimal places, 0 to {MAX_PLACES} (-1: all)")
     parser.add_argument("--by_query", "-q", action="store_true", help="one line per query")
     parser.add_argument("--no_summary", "-n", action="store_true", help="with -q: omit the 'all' lines")
     parser.add_argument("--output_format", "-o", choices=["tsv", "jsonl"], default="tsv")
@@ -30,6 +33,7 @@ def parse_measures(texts: list[str]) -> list:
     import ir_measures
 
     from prefeval.errors import PrefevalError
+    from prefeval.measure_syntax import reject_negative_literals
 
     measures, errors = [], []
     for text in texts:
@@ -41,6 +45,11 @@ def parse_measures(texts: list[str]) -> list:
         except (NameError, ValueError, SyntaxError):
             names = text.split()
         for name in names:
+            try:
+                reject_negative_literals(name)
+            except PrefevalError as exc:
+                errors.append(str(exc))
+                continue
             try:
                 measure = ir_measures.parse_measure(name.strip())
             except NameError:
@@ -67,8 +76,11 @@ def run(args: argparse.Namespace) -> int:
     measures = parse_measures(args.measures)
     if args.no_summary and not args.by_query:
         raise PrefevalError("--no_summary (-n) only works with --by_query (-q)")
+    if not -1 <= args.places <= MAX_PLACES:
+        raise PrefevalError(f"--places must be -1 (all) or 0 to {MAX_PLACES}; got {args.places}")
     qrels = qrels_frame(args.qrels)
     run_df = run_frame(args.run)
+    _warn_about_inputs(qrels, run_df)
     calc = ir_measures
     if args.provider:
         if args.provider not in ir_measures.providers.registry:
@@ -84,13 +96,39 @@ def run(args: argparse.Namespace) -> int:
             if not args.no_summary:
                 for m in measures:
                     output(Metric(SUMMARY_QID, m, aggregators[m].result()))
+                    if aggregators[m].result() != aggregators[m].result():
+                        _explain_nan(m, qrels)
         else:
             results = calc.calc_aggregate(measures, qrels, run_df)
             for m in measures:
                 output(Metric(SUMMARY_QID, m, results[m]))
+                if results[m] != results[m]:
+                    _explain_nan(m, qrels)
     except (AssertionError, RuntimeError) as exc:
         raise PrefevalError(str(exc)) from exc
     return 0
+
+
+def _warn(message: str) -> None:
+    print(f"prefeval eval: warning: {message}", file=sys.stderr)
+
+
+def _warn_about_inputs(qrels, run_df) -> None:
+    """A run that shares no query with the qrels is almost always the wrong pair of files."""
+    run_queries, qrels_queries = set(run_df["query_id"]), set(qrels["query_id"])
+    if run_queries and qrels_queries and not run_queries & qrels_queries:
+        _warn(f"the run shares no query with the qrels (run: {len(run_queries)} queries, e.g. "
+              f"{min(run_queries)!r}; qrels: {len(qrels_queries)}, e.g. {min(qrels_queries)!r}); are these the "
+              "right files?")
+
+
+def _explain_nan(measure, qrels) -> None:
+    rel = measure.params.get("rel", 1) if isinstance(getattr(measure, "params", None), dict) else 1
+    rel = rel if isinstance(rel, int) else 1
+    relevant = qrels.loc[qrels["relevance"] >= rel, "query_id"].nunique()
+    why = (f"no query has a relevant document (grade >= {rel}) in the qrels, and {measure} is undefined "
+           "without one" if relevant == 0 else f"{measure} is undefined on these inputs")
+    _warn(f"{measure} is nan: {why}")
 
 
 def _writer(args: argparse.Namespace):

@@ -21,11 +21,22 @@ Functions:
   Diaz & Ferraro (2022) §5.4 to aggregate per-query orderings;
 * :func:`borda`, :func:`copeland`, :func:`mean_score` -- simpler aggregations;
 * :func:`order` -- sort with tolerance-aware, deterministic tie-breaking.
+
+Two tie rules (``ties``) are offered for :func:`mc4` and :func:`borda`:
+
+* ``"shared"`` (default) -- runs tied on a query do not vote on each other (MC4) and share the Borda points;
+  remaining ties in the aggregate are broken by the documented secondary keys, then by input order;
+* ``"pref_aggregate"`` -- the rule of the authors' ``pref_aggregate`` tool (Diaz & Ferraro (2022) §5.4,
+  Diaz & Mitra (2023) §6.2.1): each query's tie is broken by run name, descending (Python string order), so
+  every query gives a strict order and a tied run still votes and earns Borda points; ties in the
+  aggregate are broken by run name, descending, too (:func:`strict_by_name`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -38,6 +49,8 @@ KEY_DECIMALS = 9
 #: Names of the system rankings offered on top of these functions (``Comparison.ranking``, pipelines, CLI):
 #: :func:`mc4`, :func:`borda`, :func:`copeland`, win rate (:func:`win_rates` averaged) and a metric's mean.
 AGGREGATES = ("mc4", "borda", "copeland", "win_rate", "mean")
+#: Tie rules inside one query (see the module docstring).
+TIES = ("shared", "pref_aggregate")
 
 
 @dataclass(frozen=True)
@@ -46,10 +59,13 @@ class Aggregation:
 
     ``order``: indices of the systems, best first. ``score``: the aggregate score of each system, in input
     order (its meaning depends on the method: mean, Borda points, Copeland score or MC4 stationary mass).
+    ``level`` (MC4 only, else ``None``): the round of recursive MC4 in which each system was ranked (1 = it
+    holds stationary mass in the chain of all systems); MC4's ``score`` is the mass within that level.
     """
 
     order: np.ndarray
     score: np.ndarray
+    level: np.ndarray | None = None
 
     @property
     def rank(self) -> np.ndarray:
@@ -117,12 +133,17 @@ def mean_score(W: np.ndarray) -> np.ndarray:
     return _check_scores(W).mean(axis=0)
 
 
-def borda(W: np.ndarray, tol: float = TIE_TOL) -> np.ndarray:
+def borda(W: np.ndarray, tol: float = TIE_TOL, ties: str = "shared",
+          names: Sequence[str] | None = None) -> np.ndarray:
     """Borda count: the mean over queries of ``#systems ranked below + 1/2 #systems tied`` (excluding itself).
 
-    With strict per-query orders this is the classical Borda count ``S - position``; ties share the points.
+    With strict per-query orders this is the classical Borda count ``S - 1 - position`` (0-based position);
+    with ``ties="shared"`` tied systems share the points, with ``ties="pref_aggregate"`` each query's ties
+    are first broken by run name, descending (:func:`strict_by_name`; ``names`` required).
     """
     W = _check_scores(W)
+    if ties != "shared":
+        W = strict_by_name(W, _names(ties, names, W.shape[1]))
     diff = W[:, :, None] - W[:, None, :]
     below = (diff > tol).sum(axis=2)
     tied = (np.abs(diff) <= tol).sum(axis=2) - 1  # minus the system itself
@@ -139,6 +160,38 @@ def copeland(M: np.ndarray, tol: float = TIE_TOL) -> np.ndarray:
     if M.ndim != 2 or M.shape[0] != M.shape[1]:
         raise ValueError(f"a pairwise matrix must be square; got shape {M.shape}")
     return (M > tol).sum(axis=1).astype(np.float64) - (M < -tol).sum(axis=1)
+
+
+def _names(ties: str, names: Sequence[str] | None, S: int) -> list[str]:
+    if ties not in TIES:
+        raise ValueError(f"unknown tie rule {ties!r}; choose one of {', '.join(TIES)}")
+    if names is None or len(names) != S or len(set(names)) != S:
+        raise ValueError(f"ties={ties!r} breaks ties by run name: give {S} distinct names")
+    return [str(n) for n in names]
+
+
+def name_key(names: Sequence[str]) -> np.ndarray:
+    """A sort key that is larger for a larger name (Python string order), for "by name, descending"."""
+    key = np.empty(len(names), dtype=np.float64)
+    key[sorted(range(len(names)), key=lambda i: names[i])] = np.arange(len(names))
+    return key
+
+
+def strict_by_name(W: np.ndarray, names: Sequence[str]) -> np.ndarray:
+    """Per-query strict orders as scores: ``W'[q, s] = -(0-based position of s in query q)``.
+
+    Query ``q`` sorts the systems by ``W[q]`` (descending; scores equal after rounding to ``KEY_DECIMALS``
+    decimals are ties, as in :func:`order`) and breaks each tie by name, descending -- the per-query rule of
+    the authors' ``pref_aggregate`` tool, which sorts ``[win rate, run id]`` pairs in reverse.
+    """
+    W = _check_scores(W)
+    Q, S = W.shape
+    key = np.broadcast_to(name_key(names), (Q, S))
+    rounded = np.round(W, KEY_DECIMALS)
+    positions = np.lexsort((-key, -rounded), axis=-1)
+    out = np.empty_like(W)
+    np.put_along_axis(out, positions, np.broadcast_to(-np.arange(S, dtype=np.float64), (Q, S)), axis=-1)
+    return out
 
 
 def order(*keys: np.ndarray) -> np.ndarray:
@@ -192,52 +245,120 @@ def stationary(T: np.ndarray, start: np.ndarray | None = None, max_doublings: in
     return x @ A
 
 
-def mc4(W: np.ndarray, tol: float = TIE_TOL, iterations: int | None = None) -> Aggregation:
+def fixed_steps(M: np.ndarray, steps: int) -> np.ndarray:
+    """``1 T^steps / S``: the MC4 chain of majority matrix ``M`` run ``steps`` power-iteration steps from the
+    all-ones vector (the authors' fixed-step variant), normalised to sum to 1.
+
+    Computed exactly: ``S T`` has integer entries, so ``1 (S T)^steps`` is an integer vector (Python integers,
+    no overflow) and equal masses are exactly equal, whatever the summation order.
+    """
+    S = M.shape[0]
+    beats = (np.asarray(M).T > 0).astype(np.int64)  # beats[a, b]: b beats a by majority
+    ST = beats.astype(object)
+    for a in range(S):
+        ST[a, a] = S - int(beats[a].sum())
+    x = np.ones(S, dtype=object)
+    for _ in range(int(steps)):
+        x = x.dot(ST)
+    total = sum(x)
+    return np.array([float(Fraction(int(v), int(total))) for v in x])
+
+
+def fixed_steps_as_tool(M: np.ndarray, steps: int, state_order: Sequence[int]) -> np.ndarray:
+    """``1 T^steps`` (not normalised) in float64, computed in the authors' ``pref_aggregate`` order of operations.
+
+    The tool indexes the states in ``state_order`` (the ranking of its first query), builds ``T`` with entries
+    ``1/S`` and ``1 - k/S`` (subtracting ``1/S`` once per beating system, in that order) and sums
+    ``x'[i] = sum_j x[j] T[j, i]`` term by term in that order. Reproducing this float arithmetic is what makes
+    masses that are equal in exact arithmetic compare as they do in the tool.
+    """
+    S = M.shape[0]
+    idx = [int(i) for i in state_order]
+    T = [[0.0] * S for _ in range(S)]
+    for a, sa in enumerate(idx):
+        stay = 1.0
+        for b, sb in enumerate(idx):
+            if M[sa, sb] < 0:  # sb beats sa
+                T[a][b] = 1.0 / float(S)
+                stay = stay - 1.0 / float(S)
+        T[a][a] = stay
+    x = [1.0] * S
+    for _ in range(int(steps)):
+        new = [0.0] * S
+        for i in range(S):
+            total = 0.0
+            for j in range(S):
+                total = total + x[j] * T[j][i]
+            new[i] = total
+        x = new
+    out = np.empty(S)
+    out[idx] = x
+    return out
+
+
+def mc4(W: np.ndarray, tol: float = TIE_TOL, iterations: int | None = None, ties: str = "shared",
+        names: Sequence[str] | None = None, first_query: int = 0) -> Aggregation:
     """MC4 rank aggregation of per-query orderings (Dwork et al. 2001; Diaz & Mitra (2023) §6.2.1, Diaz & Ferraro (2022) §5.4).
 
     ``W``: ``(Q, S)`` per-query scores (per-query win rates for a preference); query ``q`` ranks ``a`` above
-    ``b`` when ``W[q, a] > W[q, b]`` (ties do not vote, see :func:`majority_matrix`).
+    ``b`` when ``W[q, a] > W[q, b]``. ``ties="shared"``: tied systems do not vote on each other (see
+    :func:`majority_matrix`); ``ties="pref_aggregate"``: each query's ties are broken by name, descending
+    (:func:`strict_by_name`; ``names`` required), as the authors' tool does.
 
-    ``score``: the stationary distribution of the MC4 chain (:func:`mc4_transition`) reached by power iteration
-    from the uniform distribution, run to convergence (:func:`stationary`; no damping); mass below 1e-9 is 0.
+    Converged (``iterations=None``, default): the exact stationary distribution of the MC4 chain
+    (:func:`mc4_transition`, no damping) puts all mass on the chain's closed classes (with a Condorcet winner,
+    all of it on the winner). To obtain a full ordering MC4 is applied recursively: the systems holding mass
+    (> 1e-9) form level 1 and are ranked first, then removed, and MC4 is recomputed on the rest (majorities
+    restricted to them) for level 2, and so on. ``level`` is that round; ``score`` is the stationary mass
+    within the level (the scores of each level sum to 1). Within a level, systems are sorted by mass, then by
+    Copeland score on the majority matrix, then by mean per-query score, then by input order
+    (``ties="shared"``) or by name, descending (``ties="pref_aggregate"``). When the majority relation is a
+    total order (e.g. a Condorcet order) the result is that order.
 
-    ``order`` (a decision: the papers leave it open): the exact stationary distribution puts all mass on the closed
-    classes of the chain (with a Condorcet winner: all of it on the winner), which leaves every other system
-    at 0. To obtain a full ordering, MC4 is applied recursively: the systems holding mass (mass > 1e-9) are
-    ranked first, then removed, and MC4 is recomputed on the remaining systems (majorities restricted to
-    them), until none remain. Within one round, systems are sorted by their stationary mass, then by Copeland
-    score on the majority matrix, then by mean per-query score (win rate), then by input order. (The authors'
-    tool instead stops after 10 power-iteration steps from the all-ones vector and breaks ties by run name,
-    descending.) When the majority relation is a total order (e.g. every query gives the same order, or a
-    Condorcet order exists) the result is that order.
-
-    ``iterations``: if given, reproduce the fixed-step variant instead: ``x = 1 T^iterations`` (all-ones
-    start, no recursion); systems are ordered by that mass with the same tie-breaks.
+    Fixed steps (``iterations=k``): the authors' variant ``1 T^k`` from the all-ones vector, no recursion;
+    every system is on level 1 and ``score`` is that vector divided by ``S`` (sums to 1; computed exactly,
+    :func:`fixed_steps`). With ``ties="shared"`` ties are broken by Copeland score, mean score, input order;
+    with ``ties="pref_aggregate"`` the vector is computed in the tool's float arithmetic
+    (:func:`fixed_steps_as_tool`, states in the order of query ``first_query``'s ranking, the tool's first
+    query) and sorted as the tool sorts it: by exact float value, then by name, descending --
+    ``iterations=10, ties="pref_aggregate"`` reproduces the authors' ``pref_aggregate`` MC4 order.
     """
     W = _check_scores(W)
     S = W.shape[1]
+    if ties == "shared":
+        last = np.zeros(S)
+    else:
+        names = _names(ties, names, S)
+        W = strict_by_name(W, names)
+        last = name_key(names)
     M = majority_matrix(W, tol)
     cope = copeland(M)
     mean = W.mean(axis=0)
     if iterations is not None:
         if iterations < 0:
             raise ValueError(f"iterations must be >= 0; got {iterations}")
-        x = np.ones(S) @ np.linalg.matrix_power(mc4_transition(M), int(iterations))
-        return Aggregation(order(x, cope, mean), x)
+        if ties == "shared":
+            x = fixed_steps(M, iterations)
+            return Aggregation(order(x, cope, mean, last), x, np.ones(S, dtype=np.int64))
+        if not 0 <= first_query < W.shape[0]:
+            raise ValueError(f"first_query must index one of the {W.shape[0]} queries; got {first_query}")
+        x = fixed_steps_as_tool(M, iterations, np.argsort(-W[first_query], kind="stable"))
+        ranked = sorted(range(S), key=lambda i: (x[i], names[i]), reverse=True)
+        return Aggregation(np.array(ranked, dtype=np.int64), x / x.sum(), np.ones(S, dtype=np.int64))
 
-    score = stationary(mc4_transition(M))
-    score[score <= MASS_TOL] = 0.0  # transient mass the exact limit does not have (float remnants such as 1e-42)
+    score = np.zeros(S)
+    level = np.zeros(S, dtype=np.int64)
     remaining = np.arange(S)
     ranked: list[np.ndarray] = []
-    mass = score
     while remaining.size:
+        mass = stationary(mc4_transition(M[np.ix_(remaining, remaining)]))
         top = mass > MASS_TOL
         members = remaining[top]
-        ranked.append(members[order(mass[top], cope[members], mean[members])])
+        within = mass[top] / mass[top].sum()
+        score[members], level[members] = within, len(ranked) + 1
+        ranked.append(members[order(within, cope[members], mean[members], last[members])])
         remaining = remaining[~top]
-        if remaining.size:
-            mass = stationary(mc4_transition(M[np.ix_(remaining, remaining)]))
-    return Aggregation(np.concatenate(ranked), score)
+    return Aggregation(np.concatenate(ranked), score, level)
 
 
 def orderings_to_scores(orderings: list[list[int]] | np.ndarray, n_systems: int) -> np.ndarray:

@@ -44,7 +44,7 @@ from prefeval.errors import PrefevalError
 Variant = Literal["paper", "evall"]
 VARIANTS: tuple[str, ...] = ("paper", "evall")
 
-__all__ = ["VARIANTS", "evall_scale", "rbu", "relevance_probabilities", "validate_params"]
+__all__ = ["VARIANTS", "evall_scale", "prepare_inputs", "rbu", "relevance_probabilities", "validate_params"]
 
 
 def relevance_probabilities(grades: ArrayLike, gmax: ArrayLike) -> np.ndarray:
@@ -119,6 +119,76 @@ def evall_scale(p: float) -> float:
     return (1.0 - float(p)) / float(p)
 
 
+def prepare_inputs(r: ArrayLike, weights: ArrayLike, length: ArrayLike | None = None, k: int | None = None,
+                   name: str = "RBU") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Validate the common inputs of the per-aspect ranking kernels (RBU and :mod:`prefeval.core.diversity`).
+
+    Args:
+        r: ``(..., n, T)`` satisfaction probabilities in [0, 1]; positions past a ranking's ``length`` are
+            padding and must be 0.
+        weights: aspect weights, broadcastable to ``r.shape[:-2] + (T,)``, finite and >= 0.
+        length: documents per ranking (scalar or broadcastable to ``r.shape[:-2]``); default n.
+        k: optional cutoff; positions after k are dropped and lengths capped at k.
+        name: measure named in error messages.
+
+    Returns:
+        ``(r, w, lengths)``: float64 ``r`` truncated to k, weights broadcast to ``r.shape[:-2] + (T,)``,
+        int64 lengths of shape ``r.shape[:-2]``.
+
+    Raises:
+        PrefevalError: a bad shape, value, length or cutoff (the message names ``name``).
+    """
+    r = np.asarray(r, dtype=np.float64)
+    if r.ndim < 2:
+        raise PrefevalError(f"{name}: r must have shape (..., n, T) (positions x aspects), got shape {r.shape}")
+    if not np.all((r >= 0.0) & (r <= 1.0)):  # NaN fails both comparisons
+        raise PrefevalError(
+            f"{name}: relevance probabilities r(d,t) must lie in [0, 1] (got a value outside, or NaN)"
+        )
+    n, n_aspects = r.shape[-2], r.shape[-1]
+    lead = r.shape[:-2]
+
+    w = np.asarray(weights, dtype=np.float64)
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise PrefevalError(f"{name}: aspect weights must be finite and >= 0")
+    try:
+        w = np.broadcast_to(w, lead + (n_aspects,))
+    except ValueError as exc:
+        raise PrefevalError(
+            f"{name}: weights of shape {np.shape(weights)} do not match {n_aspects} aspects (r has shape {r.shape})"
+        ) from exc
+
+    if length is None:
+        lengths = np.full(lead, n, dtype=np.int64)
+    else:
+        lf = np.asarray(length)
+        if lf.dtype.kind not in "iu" and not (
+            lf.dtype.kind == "f" and np.all(np.isfinite(lf)) and np.all(lf == np.round(lf))
+        ):
+            raise PrefevalError(f"{name}: length must be whole numbers of documents, got {length!r}")
+        if np.any(lf < 0) or np.any(lf > n):
+            raise PrefevalError(f"{name}: length must lie in [0, {n}] (the number of positions in r)")
+        try:
+            lengths = np.broadcast_to(lf.astype(np.int64), lead)
+        except ValueError as exc:
+            raise PrefevalError(
+                f"{name}: length of shape {lf.shape} does not match rankings of shape {lead}"
+            ) from exc
+        pos = np.arange(n)
+        padding = pos >= lengths[..., None]  # (..., n)
+        if np.any(r[padding] != 0.0):
+            raise PrefevalError(
+                f"{name}: positions beyond a ranking's length must have r = 0 (they hold no document)"
+            )
+
+    if k is not None:
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
+            raise PrefevalError(f"{name}: cutoff k must be a non-negative integer, got {k!r}")
+        r = r[..., :k, :]
+        lengths = np.minimum(lengths, k)
+    return r, w, lengths
+
+
 def rbu(
     r: ArrayLike,
     weights: ArrayLike,
@@ -152,56 +222,8 @@ def rbu(
         PrefevalError: invalid p, e, variant, k, length, weights, or r outside [0, 1].
     """
     pf, ef = validate_params(p, e, variant)
-    r = np.asarray(r, dtype=np.float64)
-    if r.ndim < 2:
-        raise PrefevalError(f"RBU: r must have shape (..., n, T) (positions x aspects), got shape {r.shape}")
-    if not np.all((r >= 0.0) & (r <= 1.0)):  # NaN fails both comparisons
-        raise PrefevalError(
-            "RBU: relevance probabilities r(d,t) must lie in [0, 1] (got a value outside, or NaN)"
-        )
-    n, n_aspects = r.shape[-2], r.shape[-1]
-    lead = r.shape[:-2]
-
-    w = np.asarray(weights, dtype=np.float64)
-    if not np.all(np.isfinite(w)) or np.any(w < 0):
-        raise PrefevalError("RBU: aspect weights must be finite and >= 0")
-    try:
-        w = np.broadcast_to(w, lead + (n_aspects,))
-    except ValueError as exc:
-        raise PrefevalError(
-            f"RBU: weights of shape {np.shape(weights)} do not match {n_aspects} aspects (r has shape {r.shape})"
-        ) from exc
-
-    if length is None:
-        lengths = np.full(lead, n, dtype=np.int64)
-    else:
-        lf = np.asarray(length)
-        if lf.dtype.kind not in "iu" and not (
-            lf.dtype.kind == "f" and np.all(np.isfinite(lf)) and np.all(lf == np.round(lf))
-        ):
-            raise PrefevalError(f"RBU: length must be whole numbers of documents, got {length!r}")
-        if np.any(lf < 0) or np.any(lf > n):
-            raise PrefevalError(f"RBU: length must lie in [0, {n}] (the number of positions in r)")
-        try:
-            lengths = np.broadcast_to(lf.astype(np.int64), lead)
-        except ValueError as exc:
-            raise PrefevalError(
-                f"RBU: length of shape {lf.shape} does not match rankings of shape {lead}"
-            ) from exc
-        pos = np.arange(n)
-        padding = pos >= lengths[..., None]  # (..., n)
-        if np.any(r[padding] != 0.0):
-            raise PrefevalError(
-                "RBU: positions beyond a ranking's length must have r = 0 (they hold no document)"
-            )
-
-    if k is not None:
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 0:
-            raise PrefevalError(f"RBU: cutoff k must be a non-negative integer, got {k!r}")
-        r = r[..., :k, :]
-        lengths = np.minimum(lengths, k)
-        n = r.shape[-2]
-
+    r, w, lengths = prepare_inputs(r, weights, length, k, "RBU")
+    lead, n, n_aspects = r.shape[:-2], r.shape[-2], r.shape[-1]
     if n == 0:
         return np.zeros(lead, dtype=np.float64)
 

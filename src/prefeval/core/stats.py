@@ -15,7 +15,8 @@ pair, positive = first system better -- per-query preferences, or per-query metr
 * :func:`randomized_tukey_hsd` -- Carterette (TOIS 2012) randomised Tukey HSD on per-query scores ``(Q, S)``.
 * :func:`paired_test` -- one of the paired tests above by name (:data:`PAIRED_TESTS`; :data:`TESTS` adds
   ``randomized_tukey_hsd``).
-* :func:`adjust` -- Holm, Bonferroni, Benjamini-Hochberg (``statsmodels.stats.multitest.multipletests``).
+* :func:`adjust` -- Holm, Bonferroni (``statsmodels.stats.multitest.multipletests``), Benjamini-Hochberg
+  (``scipy.stats.false_discovery_control``).
 
 All tests are two-sided. Randomised tests use ``numpy.random.default_rng(seed)`` and share the same random
 draws across all pairs (vectorised; there is no Python loop over pairs or permutations).
@@ -224,7 +225,8 @@ def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05) -> tu
     """Multiple-comparison correction over one family of p-values.
 
     ``method``: ``holm`` (Holm-Bonferroni, Diaz & Mitra (2023) §6.2.3), ``bonferroni`` (Diaz (2023) §4.2), ``fdr_bh``
-    (Benjamini-Hochberg) -- all via ``statsmodels.stats.multitest.multipletests`` -- or ``none``.
+    (Benjamini-Hochberg, ``scipy.stats.false_discovery_control``) or ``none``; Holm and Bonferroni via
+    ``statsmodels.stats.multitest.multipletests`` (scipy has no Holm or Bonferroni correction).
     Returns ``(adjusted p-values, reject at alpha)``.
     """
     p = np.asarray(pvalues, dtype=np.float64)
@@ -236,6 +238,12 @@ def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05) -> tu
         return p.copy(), np.zeros(0, dtype=bool)
     if method == "none":
         return p.copy(), p <= alpha
+    if method == "fdr_bh":
+        # deferred: scipy.stats is slow to import
+        from scipy.stats import false_discovery_control
+
+        adjusted = false_discovery_control(p, method="bh")
+        return adjusted, adjusted <= alpha
     # deferred: statsmodels is slow to import
     from statsmodels.stats.multitest import multipletests
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from prefeval.core import rbu
+from prefeval.core import diversity, rbu
 from prefeval.methods.registry import REL, Declaration, Param, register
 from prefeval.references import PAPERS
 
@@ -37,5 +37,7 @@ METHOD = register(Declaration(
     },
     values=values,
     aspects=True,
-    validate=lambda params: rbu.validate_params(params["p"], params["e"], params["variant"]) and None,
+    validate=lambda params, given: rbu.validate_params(params["p"], params["e"], params["variant"]) and None,
 ))
+
+diversity.KERNELS[METHOD.name] = diversity.rbu_kernel  # the per-aspect kernel, for prefeval.aspects and unanimity

@@ -78,7 +78,8 @@ class Declaration:
     each a name or ``(name, {param: value})`` for a spelling that fixes parameters (``rrLP`` is
     LexiPrecision with ``magnitude='rr'``); ``aspects``: a metric reads subtopic (aspect) qrels;
     ``subtopics(params)``: a preference reads subtopic membership with these parameters;
-    ``validate(params)``: checks across parameters (raise :class:`PrefevalError`).
+    ``validate(params, given)``: checks across parameters (raise :class:`PrefevalError`); ``params`` completed
+    with the defaults, ``given`` the parameters as written.
     """
 
     name: str
@@ -95,7 +96,7 @@ class Declaration:
     tie_probability: Callable[[int, int, bool], Any] | None = None
     aspects: bool = False
     subtopics: Callable[[Mapping[str, Any]], bool] | None = None
-    validate: Callable[[Mapping[str, Any]], None] | None = None
+    validate: Callable[[Mapping[str, Any], Mapping[str, Any]], None] | None = None
     doc: str = ""
 
     def __post_init__(self) -> None:
@@ -149,7 +150,7 @@ class Declaration:
         if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1):
             raise PrefevalError(f"{self.name}: the cutoff must be a positive integer, got @{cutoff}")
         if self.validate is not None:
-            self.validate(out)
+            self.validate(out, params)
         return out
 
     def complete(self, params: Mapping[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from prefeval.core import rpp
+from prefeval.errors import PrefevalError
 from prefeval.methods.registry import REL, Declaration, Param, register
 from prefeval.references import PAPERS
 
@@ -23,6 +24,14 @@ def populations(query, params: Mapping[str, Any]) -> np.ndarray:
     return np.ones((1, len(query.grades)), dtype=bool)
 
 
+def validate(params: Mapping[str, Any], given: Mapping[str, Any]) -> None:
+    """Subtopic RPP has one binary population per subtopic, so an explicit ``graded=True`` is rejected."""
+    if params["subtopics"] and given.get("graded"):
+        raise PrefevalError("RPP: subtopic RPP (subtopics=True, Diaz & Ferraro (2022) Eq. 6) has one binary "
+                            "population per subtopic (grade >= rel) plus the background population, so "
+                            "graded=True does not apply; drop graded= or give graded=False")
+
+
 METHOD = register(Declaration(
     name="RPP",
     kind="preference",
@@ -34,7 +43,7 @@ METHOD = register(Declaration(
     params={
         "weighting": Param(str, "uniform", "recall-level weights: 1/m, proportional to 1/i, or to 1/log2(i+1)",
                            choices=("uniform", "inverse", "dcg")),
-        "graded": Param(bool, True, "average over grade thresholds >= rel"),
+        "graded": Param(bool, True, "average over grade thresholds >= rel (does not apply with subtopics=True)"),
         "subtopics": Param(bool, False, "subtopic RPP (Eq. 6) with background population"),
         "rel": REL,
     },
@@ -44,4 +53,5 @@ METHOD = register(Declaration(
                                                 weighting=params["weighting"]),
     positions=lambda A, B, params: rpp.rpp(A, B, params["weighting"]),
     subtopics=lambda params: params["subtopics"],
+    validate=validate,
 ))

@@ -9,9 +9,11 @@
   :mod:`prefeval.core.stats`) and a correction over the S - 1 comparisons of that metric or method.
   ``randomized_tukey_hsd`` is already family-wise over all pairs, so it is not corrected again.
 * **Rankings**: metrics are ranked by their mean (ties broken by run name); preference methods by each
-  aggregation in ``rankings`` (:meth:`prefeval.compare.Comparison.ranking`).
-* **Kendall's tau-b** between every two rankings (rank positions), plus the true order when the data are
-  simulated.
+  aggregation in ``rankings`` (:meth:`prefeval.compare.Comparison.ranking`, with the tie rule ``ties`` and
+  MC4's ``iterations``).
+* **Kendall's tau-b** between every two rankings, on the values that rank the runs (tied values are ties:
+  a metric's mean, Borda points, ...; for MC4 the pair (level, mass within the level)), plus the true order
+  when the data are simulated (:func:`prefeval.analysis.agreement.kendall_tau_b`).
 * **All pairs**: :meth:`prefeval.compare.Comparison.significance` for each method (the preference summary).
 """
 
@@ -24,10 +26,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from prefeval.analysis.agreement import kendall_tau_b
+from prefeval.analysis.agreement import kendall_tau_b, ranking_values
 from prefeval.compare import correction_for, pair_significance
 from prefeval.core import stats
-from prefeval.core.aggregate import AGGREGATES
+from prefeval.core.aggregate import AGGREGATES, TIES
 from prefeval.core.stats import CORRECTIONS, TESTS
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
@@ -51,6 +53,11 @@ class Aggregate(Step):
     TABLE = Table(doc="rankings, significance tests and the baseline", keys={
         "rankings": Key("str|list[str]", ["mc4", "borda"], "rank aggregations for the preference methods "
                         "(metrics are always ranked by their mean)", choices=AGGREGATES),
+        "ties": Key("str", "shared", "tie rule inside one query: shared (tied runs do not vote and share Borda "
+                    "points) or pref_aggregate (ties broken by run name, descending, as the authors' tool)",
+                    choices=TIES),
+        "iterations": Key("int|null", None, "MC4 power-iteration steps from the all-ones vector (the authors' "
+                          "tool: 10); null = run to convergence", minimum=0),
         "test": Key("str", "sign", "significance test for preferences", choices=TESTS),
         "metric_test": Key("str", "t", "paired significance test for metrics", choices=TESTS),
         "correction": Key("str", "holm", "multiple-testing correction", choices=CORRECTIONS),
@@ -62,23 +69,27 @@ class Aggregate(Step):
 
     def __init__(self, rankings: Sequence[str] | str = ("mc4", "borda"), test: str = "sign", metric_test: str = "t",
                  correction: str = "holm", alpha: float = 0.05, baseline: str | None = None,
-                 origin: Origin | None = None) -> None:
+                 ties: str = "shared", iterations: int | None = None, origin: Origin | None = None) -> None:
         super().__init__(origin)
         self.rankings = [rankings] if isinstance(rankings, str) else list(rankings)
+        self.ties, self.iterations = ties, iterations
         self.test, self.metric_test, self.correction = test, metric_test, correction
         self.alpha, self.baseline = alpha, baseline
 
     def options(self) -> dict[str, Any]:
         return {"rankings": self.rankings, "test": self.test, "metric_test": self.metric_test,
-                "correction": self.correction, "alpha": self.alpha, "baseline": self.baseline}
+                "correction": self.correction, "alpha": self.alpha, "baseline": self.baseline,
+                "ties": self.ties, "iterations": self.iterations}
 
     def validate(self, plan: Plan) -> None:
         for i, name in enumerate(self.rankings):
             if name not in _choices("rankings"):
                 raise self.error(f"rankings[{i}]", f"{name!r} is not one of {list(_choices('rankings'))}")
-        for key in ("test", "metric_test", "correction"):
+        for key in ("test", "metric_test", "correction", "ties"):
             if getattr(self, key) not in _choices(key):
                 raise self.error(key, f"{getattr(self, key)!r} is not one of {list(_choices(key))}")
+        if self.iterations is not None and (not isinstance(self.iterations, int) or self.iterations < 0):
+            raise self.error("iterations", f"must be a non-negative integer or absent, got {self.iterations!r}")
         if not 0 < float(self.alpha) < 1:
             raise self.error("alpha", f"must be between 0 and 1, got {self.alpha!r}")
         if self.baseline is not None and self.baseline not in plan.run_names:
@@ -96,7 +107,7 @@ class Aggregate(Step):
             if context.comparison is not None and context.baseline is not None:
                 rows += _preferences_vs_baseline(context, self.test, self.correction, self.alpha)
             context.versus_baseline = pd.DataFrame(rows, columns=_VS_COLUMNS)
-            context.rankings = _rankings(context, self.rankings)
+            context.rankings = _rankings(context, self.rankings, self.ties, self.iterations)
             context.kendall_tau = kendall_tau_table(context.rankings, _truth(context))
             context.significance = {
                 method: context.comparison.significance(
@@ -178,7 +189,7 @@ def metric_table(per_query: pd.DataFrame, measure: str, runs: list[str]) -> pd.D
 
 def ranking_frame(obj: Any) -> pd.DataFrame:
     """Normalise a ranking (DataFrame with ``run``/``score`` columns or run index, or a Series run -> score)
-    to ``rank, run, score`` in ranked order."""
+    to ``rank, run, score`` in ranked order (plus MC4's ``level`` column when present)."""
     if isinstance(obj, pd.Series):
         frame = obj.rename("score").rename_axis("run").reset_index()
     else:
@@ -192,10 +203,11 @@ def ranking_frame(obj: Any) -> pd.DataFrame:
         frame = frame.sort_values("rank", kind="stable")
     frame = frame.reset_index(drop=True)
     frame["rank"] = np.arange(1, len(frame) + 1)
-    return frame[["rank", "run", "score"]]
+    return frame[["rank", "run", *(["level"] if "level" in frame.columns else []), "score"]]
 
 
-def _rankings(context: PipelineContext, aggregates: list[str]) -> dict[str, pd.DataFrame]:
+def _rankings(context: PipelineContext, aggregates: list[str], ties: str = "shared",
+              iterations: int | None = None) -> dict[str, pd.DataFrame]:
     out: dict[str, pd.DataFrame] = {}
     means = context.means_table()
     for measure in context.measures:
@@ -207,7 +219,9 @@ def _rankings(context: PipelineContext, aggregates: list[str]) -> dict[str, pd.D
     if context.comparison is not None:
         for method in context.methods:
             for aggregate in aggregates:
-                out[f"{method} ({aggregate})"] = ranking_frame(context.comparison.ranking(method, aggregate=aggregate))
+                options = {"iterations": iterations} if aggregate == "mc4" and iterations is not None else {}
+                out[f"{method} ({aggregate})"] = ranking_frame(
+                    context.comparison.ranking(method, aggregate=aggregate, ties=ties, **options))
     return out
 
 
@@ -220,7 +234,9 @@ def _truth(context: PipelineContext) -> pd.DataFrame | None:
 
 
 def kendall_tau_table(rankings: dict[str, pd.DataFrame], truth: pd.DataFrame | None = None) -> pd.DataFrame:
-    """Kendall's tau-b between every two rankings (on rank positions; the truth on its quality values)."""
+    """Kendall's tau-b between every two rankings, on the values that order the runs
+    (:func:`prefeval.analysis.agreement.ranking_values`), so tied values (e.g. re-rankers of one first stage
+    sharing R@1000) count as ties."""
 
     items = dict(rankings)
     if truth is not None:
@@ -229,10 +245,7 @@ def kendall_tau_table(rankings: dict[str, pd.DataFrame], truth: pd.DataFrame | N
     if not labels:
         return pd.DataFrame()
     runs = sorted(set(items[labels[0]]["run"]))
-    keys = {}
-    for label, frame in items.items():
-        by_run = frame.set_index("run")
-        keys[label] = (-by_run["score"] if label == TRUTH else by_run["rank"]).reindex(runs).to_numpy(dtype=float)
+    keys = {label: ranking_values(frame, runs).to_numpy(dtype=float) for label, frame in items.items()}
     table = pd.DataFrame(np.eye(len(labels)), index=labels, columns=labels)
     for i, a in enumerate(labels):
         for b in labels[i + 1:]:

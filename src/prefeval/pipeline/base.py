@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib
+import importlib.machinery
+import importlib.util
 import os
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -146,12 +151,44 @@ def order(steps: list[Step]) -> list[Step]:
                    lambda s: (kinds.index(s.kind) if s.kind in kinds else len(kinds), index[id(s)]))
 
 
+_DEFERRED = contextvars.ContextVar("prefeval_imports_deferred", default=False)
+
+
+@contextlib.contextmanager
+def imports_deferred() -> Iterator[None]:
+    """Within the block, :func:`import_callable` only checks (``prefeval run --check``): it validates the
+    ``"module:function"`` syntax and finds the top-level module with :func:`importlib.util.find_spec`,
+    without importing it, so none of the pipeline's own code runs."""
+    token = _DEFERRED.set(True)
+    try:
+        yield
+    finally:
+        _DEFERRED.reset(token)
+
+
+def _not_imported(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("this callable was only checked (imports_deferred), not imported")
+
+
 def import_callable(spec: str, origin: Origin, key: str, path: str | None = None) -> Any:
-    """Import ``"module:function"`` (``module.sub:obj.attr`` allowed); errors name the key and file."""
+    """Import ``"module:function"`` (``module.sub:obj.attr`` allowed); errors name the key and file.
+
+    Inside :func:`imports_deferred` nothing is imported: the syntax is checked, the top-level module found,
+    and a placeholder returned."""
 
     if not isinstance(spec, str) or ":" not in spec:
         raise origin.error(key, f"expected \"module:function\", got {spec!r}")
     module_name, _, attr = spec.partition(":")
+    names = module_name.split(".") + attr.split(".")
+    if not all(part.isidentifier() for part in names):
+        raise origin.error(key, f"expected \"module:function\" (Python names separated by dots), got {spec!r}")
+    if _DEFERRED.get():
+        top = module_name.split(".")[0]
+        found = top in sys.modules or importlib.machinery.PathFinder.find_spec(
+            top, ([path] if path else []) + sys.path) is not None or importlib.util.find_spec(top) is not None
+        if not found:
+            raise origin.error(key, f"cannot find module {top!r} of {spec!r} (not imported: --check runs no code)")
+        return _not_imported
     if path is not None and path not in sys.path:
         sys.path.insert(0, path)
     try:

@@ -3,6 +3,7 @@ Markdown (report.md) and LaTeX (report.tex) by :mod:`prefeval.pipeline.report`."
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,9 +60,16 @@ def simulated_notice(context: PipelineContext) -> str:
             "shown beside the results.")
 
 
+def _files_note(formats: Sequence[str], csv: str, text: str) -> str:
+    """``text`` naming the files (``csv`` and/or summary.json) that ``formats`` write; empty when none is."""
+    files = [name for name, fmt in ((csv, "csv"), ("summary.json", "json")) if fmt in formats]
+    return text.format(" and ".join(files)) if files else ""
+
+
 def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | None = None,
-          title: str | None = None) -> list[Block]:
-    """All report blocks. ``images``: ``{"means": file, "heatmap:<method>": file, ...}`` of written plots."""
+          title: str | None = None, formats: Sequence[str] = ("csv", "json")) -> list[Block]:
+    """All report blocks. ``images``: ``{"means": file, "heatmap:<method>": file, ...}`` of written plots;
+    ``formats``: the formats written beside the report (the text names only files that exist)."""
     images = images or {}
     blocks = [Block("heading", title or f"prefeval report: {context.name}", level=1)]
     if context.simulated:
@@ -70,8 +78,8 @@ def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | No
         blocks.append(Block("text", context.description))
     blocks += _overview(context)
     blocks += _effectiveness(context, digits, images)
-    blocks += _preferences(context, digits, images)
-    blocks += _rankings(context, digits)
+    blocks += _preferences(context, digits, images, formats)
+    blocks += _rankings(context, digits, formats)
     blocks += _analysis(context, digits, images)
     return blocks
 
@@ -167,7 +175,8 @@ def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str]
     return blocks
 
 
-def _preferences(context: PipelineContext, digits: int, images: dict[str, str]) -> list[Block]:
+def _preferences(context: PipelineContext, digits: int, images: dict[str, str],
+                 formats: Sequence[str]) -> list[Block]:
     if context.comparison is None or not context.methods:
         return []
     vs = _versus(context, "preference")
@@ -200,8 +209,8 @@ def _preferences(context: PipelineContext, digits: int, images: dict[str, str]) 
     blocks += [Block("heading", "All pairs", level=3),
                Block("text", f"Significant pairs: pairs of runs whose preference differs significantly from 0 "
                              f"({TEST_NAMES.get(agg.get('test'), '')}, {correction} over all {pairs} pairs, "
-                             f"α = {agg.get('alpha')}). Ties: share of (query, pair) comparisons that are tied. "
-                             "Per-pair figures are in preferences.csv and summary.json."),
+                             f"α = {agg.get('alpha')}). Ties: share of (query, pair) comparisons that are tied."
+                             + _files_note(formats, "preferences.csv", " Per-pair figures are in {}.")),
                Block("table", header=["method", "significant pairs", "ties", "max |mean preference|"],
                      rows=summary_rows, text="Preference summary over all pairs", label="tab:pref-summary")]
     for method in context.methods:
@@ -219,7 +228,14 @@ def _preferences(context: PipelineContext, digits: int, images: dict[str, str]) 
     return blocks
 
 
-def _rankings(context: PipelineContext, digits: int) -> list[Block]:
+#: How to read MC4 scores (in the report, rankings.csv and summary.json).
+MC4_NOTE = (" MC4 scores are a level and a mass: the level is the round of "
+            "recursive MC4 in which the run was ranked (1 = it holds stationary mass among all runs, 2 = among "
+            "the runs left, ...), the score its share of the stationary mass within that level (each level's "
+            "scores sum to 1; with a fixed number of iterations all runs are on level 1).")
+
+
+def _rankings(context: PipelineContext, digits: int, formats: Sequence[str]) -> list[Block]:
     if not context.rankings:
         return []
     labels = list(context.rankings)
@@ -240,7 +256,8 @@ def _rankings(context: PipelineContext, digits: int) -> list[Block]:
     blocks = [Block("heading", "System rankings"),
               Block("text", "Runs ordered by every method side by side: metrics by their mean, preference "
                             "methods by each rank aggregation (in parentheses)."
-                            + (" The last column is the true order of the simulation." if truth_order else "")),
+                            + (" The last column is the true order of the simulation." if truth_order else "")
+                            + (MC4_NOTE if any("level" in f.columns for f in context.rankings.values()) else "")),
               Block("table", header=header, rows=rows, text="System rankings", label="tab:rankings",
                     align="r" + "l" * (len(header) - 1))]
     tau = context.kendall_tau
@@ -250,7 +267,7 @@ def _rankings(context: PipelineContext, digits: int) -> list[Block]:
         if len(columns) > MAX_TAU_COLUMNS:
             columns = [c for c in tau.columns if c.endswith("(mean)") or c == TRUTH] or columns[:MAX_TAU_COLUMNS]
             note = " Columns: the metric rankings" + (" and the true order" if TRUTH in columns else "") + \
-                "; the full matrix is in kendall_tau.csv and summary.json."
+                _files_note(formats, "kendall_tau.csv", "; the full matrix is in {}") + "."
         tau_rows = [[a] + [fmt(tau.loc[a, b], 3) for b in columns] for a in tau.index]
         blocks += [Block("heading", "Kendall's τ between rankings", level=3),
                    Block("text", "Kendall's τ-b between the system orderings (1: identical, -1: reversed)." + note),

@@ -91,7 +91,8 @@ class Evaluate(Step):
         rel = self.rel if self.rel is not None else context.rel
         parsed = parse_measures(self.measures, rel)
         with progress.stage("evaluation"):  # one call: qrels processed once, free preferences see every run
-            table = evaluate(context.qrels, context.runs, parsed, per_query=True, progress=progress.enabled)
+            table = evaluate(context.qrels, context.runs, self.measures, per_query=True, rel=rel,
+                             progress=progress.enabled)  # the `given` column keeps the measures as written
         table["measure"] = table["measure"].astype(str)
         context.measures = [str(m) for m in parsed]
         context.per_query = table

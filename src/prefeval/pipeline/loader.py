@@ -141,6 +141,9 @@ def read(path: str | os.PathLike, overrides: Sequence[str] = (), cwd: str | None
             data = tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise PipelineDefinitionError(file, None, f"invalid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise PipelineDefinitionError(file, None, f"not UTF-8 text (TOML files are UTF-8): {exc.reason} at byte "
+                                                  f"{exc.start}") from None
     data = apply_overrides(data, overrides, cwd)
     spec = normalise(data, file, schema())
     meta = spec.pop("pipeline", {})

@@ -7,10 +7,13 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from prefeval._text import LATEX_SPECIAL
+from prefeval._text import LATEX_SPECIAL, md_escape
 from prefeval._text import latex_escape as _latex_escape
 
-__all__ = ["fmt", "md_table", "latex_table", "latex_escape", "slug"]
+__all__ = ["fmt", "md_inline", "md_table", "latex_table", "latex_escape", "slug", "path_slug"]
+
+#: The report's only inline markup: ``**bold**`` and ```code```; everything else in a block's text is literal.
+INLINE_MARKUP = re.compile(r"(\*\*[^*]+\*\*|`[^`]+`)")
 
 UP, DOWN = "▲", "▼"
 
@@ -36,16 +39,30 @@ def fmt_p(value: Any) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None) -> str:
-    """A GitHub-flavoured Markdown table; ``align`` is one character per column (l, r, c)."""
-    def cell(x: Any) -> str:
-        return str(x).replace("|", "\\|").replace("\n", " ")
+def md_inline(text: Any) -> str:
+    """Markdown of a report text: its ``**bold**`` and ```code``` spans kept, every other character escaped
+    (:func:`prefeval._text.md_escape`), so names, titles and descriptions are shown as written. A code span
+    whose content Markdown or HTML could read as markup is shown as escaped plain text instead."""
+    out = []
+    for token in INLINE_MARKUP.split(str(text)):
+        if token.startswith("**") and token.endswith("**") and len(token) > 4:
+            out.append(f"**{md_escape(token[2:-2])}**")
+        elif token.startswith("`") and token.endswith("`") and len(token) > 2:
+            inner = token[1:-1]
+            out.append(token if md_escape(inner) == inner else md_escape(inner))
+        else:
+            out.append(md_escape(token))
+    return "".join(out)
 
+
+def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None) -> str:
+    """A GitHub-flavoured Markdown table; ``align`` is one character per column (l, r, c); cells are
+    :func:`md_inline` text."""
     align = align or "l" + "r" * (len(header) - 1)
     rule = {"l": ":---", "r": "---:", "c": ":---:"}
-    lines = ["| " + " | ".join(cell(h) for h in header) + " |",
+    lines = ["| " + " | ".join(md_inline(h) for h in header) + " |",
              "| " + " | ".join(rule[a] for a in align) + " |"]
-    lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(md_inline(x) for x in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
@@ -77,3 +94,8 @@ def latex_table(header: Sequence[str], rows: Sequence[Sequence[Any]], caption: s
 def slug(text: str) -> str:
     """A file-name-safe version of a method or measure name (``RPP(weighting='dcg')`` -> ``RPP_weighting_dcg``)."""
     return re.sub(r"[^A-Za-z0-9@.+-]+", "_", text).strip("_").replace("@", "_at_") or "x"
+
+
+def path_slug(name: str) -> str:
+    """A pipeline name as one safe path component (no separators, no leading dot): ``../../x`` -> ``x``."""
+    return re.sub(r"[^A-Za-z0-9._+-]+", "_", str(name)).strip("._-") or "pipeline"

@@ -10,6 +10,7 @@ Files (``formats`` selects groups: md, tex, json, csv, png):
   ``preferences.csv`` (method, query_id, run_a, run_b, value), ``preference_summary.csv``,
   ``rankings.csv``, ``kendall_tau.csv``, ``analysis_<name>_<table>.csv``.
 * ``means.png`` (per-run means with 95% CIs), ``heatmap_<method>.png`` (mean-preference matrix per method).
+* ``manifest.json``, written last: every file with its size and SHA-256 (see :mod:`prefeval.pipeline.output`).
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ import pandas as pd
 from prefeval.pipeline import document, plots
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
+from prefeval.pipeline.output import MANIFEST, OutputFolder, checkpoint
 from prefeval.pipeline.progress import Progress
-from prefeval.pipeline.render import latex_escape, latex_table, md_table, slug
+from prefeval.pipeline.render import latex_escape, latex_table, md_inline, md_table, path_slug, slug
 from prefeval.pipeline.schema import Key, Table
 from prefeval.pipeline.summary import build_summary
 
@@ -36,27 +38,37 @@ __all__ = ["Report", "FORMATS", "render_markdown", "render_latex"]
 FORMATS: tuple[str, ...] = ("md", "csv", "json", "tex", "png")
 
 
+#: Largest ``digits`` accepted (a float has about 17 significant decimal digits).
+MAX_DIGITS = 15
+
+
 class Report(Step):
-    """Write the report files into ``out`` (default ``out/<pipeline name>``, relative to the current folder)."""
+    """Write the report files into ``out`` (default ``out/<pipeline name as a safe file name>``, relative to the
+    current folder).
+
+    The folder is written atomically and carries a ``manifest.json``; a folder holding files prefeval did not
+    write is refused unless ``force`` (see :mod:`prefeval.pipeline.output`).
+    """
 
     kind = "report"
     TABLE = Table(doc="output folder and formats", primary="out", keys={
         "out": Key("str", None, "output folder (relative to the current directory; default out/NAME)"),
         "formats": Key("str|list[str]", list(FORMATS), "any of md, csv, json, tex, png", choices=FORMATS),
         "title": Key("str", None, "report title (default: the pipeline name)"),
-        "digits": Key("int", 4, "decimals in tables", minimum=0),
+        "digits": Key("int", 4, f"decimals in tables (0 to {MAX_DIGITS})", minimum=0),
     })
     NEEDS = frozenset({"per_query", "comparison", "rankings", "significance", "analyses"})
     PROVIDES = frozenset()
 
     def __init__(self, out: str | Path | None = None, formats: Sequence[str] | str | None = None,
-                 title: str | None = None, digits: int = 4, origin: Origin | None = None) -> None:
+                 title: str | None = None, digits: int = 4, origin: Origin | None = None,
+                 force: bool = False) -> None:
         super().__init__(origin)
         self.out = out
         self.explicit_formats = formats is not None
         formats = FORMATS if formats is None else ([formats] if isinstance(formats, str) else list(formats))
         self.formats = list(formats)
-        self.title, self.digits = title, digits
+        self.title, self.digits, self.force = title, digits, force
 
     @classmethod
     def from_table(cls, values: dict[str, Any], origin: Origin) -> Report:
@@ -76,21 +88,31 @@ class Report(Step):
         if "png" in self.formats and self.explicit_formats and not plots.available():
             raise self.error("formats", "png plots need matplotlib: pip install 'prefeval[plot]' "
                                         "(or leave \"png\" out of report.formats)")
+        if isinstance(self.digits, bool) or not isinstance(self.digits, int) or not 0 <= self.digits <= MAX_DIGITS:
+            raise self.error("digits", f"expected an integer from 0 to {MAX_DIGITS}, got {self.digits!r}")
+        if self.out is not None and not str(self.out).strip():
+            raise self.error("out", "the output folder is an empty string; give a folder name")
         if self.out is not None and Path(self.out).exists() and not Path(self.out).is_dir():
             raise self.error("out", f"{str(self.out)!r} exists and is not a folder")
 
+    def folder(self, name: str, force: bool | None = None) -> OutputFolder:
+        """The output folder of a pipeline called ``name`` (default ``out/<name as a safe file name>``)."""
+        path = Path(self.out) if self.out is not None else Path("out") / path_slug(name)
+        return OutputFolder(path, self.force if force is None else force,
+                            where=f"{self.origin.file}: report.out" if self.origin.file else "report.out")
+
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        out = Path(self.out) if self.out is not None else Path("out") / context.name
-        out.mkdir(parents=True, exist_ok=True)
-        context.out_dir = out
+        """Write the files into ``context.out_dir`` (the runner's staging folder, moved into place at the end)."""
+        if context.out_dir is None:
+            raise RuntimeError("Report.run needs context.out_dir (Pipeline.run sets it)")
         with progress.stage("report"):
-            written = write_report(context, out, self.formats, self.digits, self.title)
-        context.files = written
+            context.files = write_report(context, context.out_dir, self.formats, self.digits, self.title)
 
 
 def write_report(context: PipelineContext, out: Path, formats: Sequence[str], digits: int = 4,
                  title: str | None = None) -> list[Path]:
-    """Write the selected formats into ``out``; returns the files written (summary.json last)."""
+    """Write the selected formats into ``out`` (the staging folder of an :class:`OutputFolder`, whose
+    ``manifest.json`` summary.json lists too); returns the files written (summary.json last)."""
     written: list[Path] = []
     images: dict[str, str] = {}
     if "png" in formats:
@@ -98,16 +120,18 @@ def write_report(context: PipelineContext, out: Path, formats: Sequence[str], di
             images = _write_plots(context, out, written)
         else:
             warnings.warn("matplotlib is not installed: no plots (pip install 'prefeval[plot]')", stacklevel=2)
-    blocks = document.build(context, digits=digits, images=images, title=title)
+    blocks = document.build(context, digits=digits, images=images, title=title, formats=formats)
+    checkpoint("report:text")
     if "md" in formats:
         written.append(_write(out / "report.md", render_markdown(blocks)))
     if "tex" in formats:
         written.append(_write(out / "report.tex", render_latex(blocks)))
     if "csv" in formats:
         _write_csvs(context, out, written)
+    checkpoint("report:json")
     if "json" in formats:
         path = out / "summary.json"
-        names = [p.name for p in written] + [path.name]
+        names = [p.name for p in written] + [path.name, MANIFEST]
         summary = build_summary(context, names)
         written.append(_write(path, json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n"))
     return written
@@ -169,7 +193,7 @@ def _write_csvs(context: PipelineContext, out: Path, written: list[Path]) -> Non
              out / "preferences.csv", written)
         _csv(preference_summary(context), out / "preference_summary.csv", written)
     if context.rankings:
-        _csv(pd.concat([f.assign(ranking=label)[["ranking", "rank", "run", "score"]]
+        _csv(pd.concat([f.assign(ranking=label).reindex(columns=["ranking", "rank", "run", "level", "score"])
                         for label, f in context.rankings.items()], ignore_index=True), out / "rankings.csv", written)
     if context.kendall_tau is not None and not context.kendall_tau.empty:
         context.kendall_tau.rename_axis("ranking").to_csv(out / "kendall_tau.csv")
@@ -198,19 +222,20 @@ def preference_summary(context: PipelineContext) -> pd.DataFrame:
 
 
 def render_markdown(blocks: list[document.Block]) -> str:
-    """Markdown text of the report blocks."""
+    """Markdown text of the report blocks; all text goes through :func:`~prefeval.pipeline.render.md_inline`,
+    so run names, titles and descriptions cannot inject HTML, links or table cells."""
     parts = []
     for block in blocks:
         if block.kind == "heading":
-            parts.append("#" * block.level + " " + block.text)
+            parts.append("#" * block.level + " " + md_inline(block.text))
         elif block.kind == "text":
-            parts.append(block.text)
+            parts.append(md_inline(block.text))
         elif block.kind == "table":
             parts.append(md_table(block.header, block.rows, block.align))
         elif block.kind == "image":
-            parts.append(f"![{block.text}]({block.label})")
+            parts.append(f"![{md_inline(block.text)}](<{block.label}>)")
         elif block.kind == "items":
-            parts.append("\n".join(f"- {item}" for item in block.items))
+            parts.append("\n".join(f"- {md_inline(item)}" for item in block.items))
     return "\n\n".join(parts) + "\n"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import time
 from collections.abc import Iterable
@@ -14,6 +15,7 @@ from prefeval.pipeline import loader
 from prefeval.pipeline.aggregation import TRUTH, Aggregate
 from prefeval.pipeline.base import Plan, Step, order
 from prefeval.pipeline.context import PipelineContext
+from prefeval.pipeline.output import checkpoint
 from prefeval.pipeline.progress import Progress
 from prefeval.pipeline.report import Report
 
@@ -74,10 +76,12 @@ class Pipeline:
                                 "(or --set runs=FOLDER)")
         return plan
 
-    def run(self, progress: bool = True, out: str | Path | None = None) -> PipelineContext:
+    def run(self, progress: bool = True, out: str | Path | None = None, force: bool | None = None) -> PipelineContext:
         """Validate, then run every step; returns the :class:`PipelineContext` with all results.
 
-        ``out`` sets (or adds) the report folder. ``progress``: show tqdm bars on stderr.
+        ``out`` sets (or adds) the report folder; ``force`` lets it hold files prefeval did not write (see
+        :mod:`prefeval.pipeline.output`). ``progress``: show tqdm bars on stderr. The report folder is checked
+        and locked before any work and receives its files all at once at the end.
         """
         steps = self._ordered()
         if out is not None:
@@ -90,20 +94,27 @@ class Pipeline:
         if work and not any(isinstance(s, Aggregate) for s in steps):
             steps = order([*steps, Aggregate()])
         pipeline = Pipeline(steps, self.name, self.description, self.source)
+        checkpoint("validate")
         pipeline.validate()
-        context = PipelineContext(name=self.name, description=self.description, source=self.source)
-        context.settings = {s.kind: s.options() for s in steps if s.kind != "retrieve"}
-        retrieves = [s.options() for s in steps if s.kind == "retrieve"]
-        if retrieves:
-            context.settings["retrieve"] = retrieves
-        tracker = Progress(enabled=progress)
-        start = time.perf_counter()
-        for step in steps:
-            step.run(context, tracker)
-        context.timings = {**tracker.timings, "total": time.perf_counter() - start}
         report = next((s for s in steps if isinstance(s, Report)), None)
-        if report is not None and context.files:  # summary.json was written before the total was known
-            _refresh_timings(context)
+        folder = report.folder(self.name, force) if report is not None else None
+        with folder if folder is not None else contextlib.nullcontext():
+            context = PipelineContext(name=self.name, description=self.description, source=self.source)
+            context.settings = {s.kind: s.options() for s in steps if s.kind != "retrieve"}
+            retrieves = [s.options() for s in steps if s.kind == "retrieve"]
+            if retrieves:
+                context.settings["retrieve"] = retrieves
+            context.out_dir = folder.staging if folder is not None else None
+            tracker = Progress(enabled=progress)
+            start = time.perf_counter()
+            for step in steps:
+                checkpoint(f"step:{step.kind}")
+                step.run(context, tracker)
+            context.timings = {**tracker.timings, "total": time.perf_counter() - start}
+            if folder is not None:
+                _refresh_timings(context)  # summary.json was written before the total was known
+                context.files = folder.commit(self.name, context.files)
+                context.out_dir = folder.path
         return context
 
     def __repr__(self) -> str:

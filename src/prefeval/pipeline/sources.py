@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import glob
+import gzip
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -14,6 +15,7 @@ import pandas as pd
 from prefeval.datasets import load
 from prefeval.errors import PrefevalError
 from prefeval.inputs import RUN_FILE_SUFFIXES, qrels_frame, run_frame, run_name
+from prefeval.io import _check_run_line
 from prefeval.pipeline.base import Origin, Plan, Step, import_callable
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
@@ -241,6 +243,24 @@ def _run_files_in(folder: str) -> list[str]:
             and n.removesuffix(".gz").lower().endswith(RUN_FILE_SUFFIXES)]
 
 
+def _not_a_run(file: str) -> str | None:
+    """Why ``file`` is not a TREC run, judged by its first line (None when the line looks right)."""
+    try:
+        with open(file, "rb") as handle:
+            gzipped = handle.read(2) == b"\x1f\x8b"
+        with (gzip.open(file, "rb") if gzipped else open(file, "rb")) as handle:
+            for raw in handle:
+                line = raw.decode("utf-8", errors="replace").strip()
+                if line and not line.startswith("#"):
+                    problem = _check_run_line(line.split())
+                    return problem and f"{problem}: {line[:60]!r}"
+                if handle.tell() > 1 << 16:
+                    break
+    except (OSError, EOFError) as exc:
+        return f"cannot read it: {getattr(exc, 'strerror', None) or exc}"
+    return None
+
+
 class Runs(Step):
     """Run files: paths, folders (their ``*.run``/``*.trec``/``*.res``/``*.txt`` files, ``.gz`` too) or globs,
     relative to the definition file; or, in Python, a dict ``{name: run}`` of DataFrames/paths.
@@ -294,6 +314,10 @@ class Runs(Step):
             files = [f for f in files if not any(fnmatch.fnmatch(os.path.basename(f), pat) for pat in self.exclude)]
             files.sort(key=lambda f: (run_name(f), f))
             for file in files:
+                problem = _not_a_run(file)
+                if problem:
+                    raise self.error(key, f"{file} is not a TREC run file ({problem}); remove it, or skip it with "
+                                          "runs.exclude")
                 name = run_name(file)
                 if name in found and found[name] != file:
                     raise self.error(key, f"two run files get the name {name!r}: {found[name]} and {file}")

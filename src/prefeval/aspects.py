@@ -1,0 +1,155 @@
+"""Per-aspect relevance arrays from qrels and a run: the inputs of :mod:`prefeval.core.diversity` and RBU.
+
+For every query with a document of grade >= ``rel`` (the queries prefeval evaluates), the aspects are its
+subtopics (the qrels ``iteration`` column; one aspect for qrels without subtopics) that have a document of grade
+>= ``rel``, each of weight 1/#aspects. Grades below ``rel`` count as 0 (negative "junk" grades too).
+
+``mapping`` turns grades into r(d, t):
+
+- ``"err"`` (default): ``(2^g - 1) / 2^gmax_t`` (:func:`prefeval.core.rbu.relevance_probabilities`, the mapping
+  of RBU and of its authors' tool), gmax_t the highest grade judged for aspect t;
+- ``"binary"``: ``r = 1`` for grade >= ``rel``, else 0 (Clarke et al.'s J(d,t), as ndeval's alpha-nDCG and NRBP).
+
+The run is ranked as everywhere in prefeval (score descending, ties by doc id descending). The pool holds every
+document relevant to some aspect, ordered by doc id descending (so the greedy ideal ranking breaks ties as
+ndeval does). Rankings are padded into ``(queries, depth, aspects)`` arrays, in buckets of similar depth so that
+one very long ranking does not blow up the padding of all others.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from prefeval.core import diversity, rbu
+from prefeval.errors import PrefevalError
+from prefeval.inputs import qrels_frame, run_frame
+from prefeval.ranking import NO_SUBTOPIC, qrels_queries, rank_run
+
+__all__ = ["AspectArrays", "aspect_arrays", "evaluate_kernel", "kernel_measure", "single_aspect"]
+
+Mapping = Literal["err", "binary"]
+
+
+@dataclass(frozen=True)
+class AspectArrays:
+    """Padded kernel inputs of a set of queries (see :mod:`prefeval.core.diversity`)."""
+
+    query_ids: list[str]
+    r: np.ndarray  # (Q, n, T)
+    weights: np.ndarray  # (Q, T)
+    length: np.ndarray  # (Q,)
+    pool: np.ndarray  # (Q, m, T)
+
+
+def _judged(qrels: pd.DataFrame, rel: int) -> pd.DataFrame:
+    """Qrels rows of the evaluated queries with ``aspect`` and ``grade`` (0 below rel)."""
+    judged = qrels.assign(
+        aspect=qrels["iteration"].where(~qrels["iteration"].isin(NO_SUBTOPIC), "0"),
+        grade=np.where(qrels["relevance"] >= rel, qrels["relevance"], 0).astype(np.int64),
+    )
+    return judged[judged.groupby("query_id")["grade"].transform("max") > 0]
+
+
+def _bucket_arrays(judged: pd.DataFrame, ranked: pd.DataFrame, queries: list[str], mapping: Mapping) -> AspectArrays:
+    """Arrays of ``queries`` (all present in ``judged``) from their judged rows and ranked rows."""
+    index = {q: i for i, q in enumerate(queries)}
+    judged = judged[judged["query_id"].isin(queries)].assign(q=lambda f: f["query_id"].map(index))
+    aspects = judged.groupby(["q", "aspect"], as_index=False)["grade"].max()
+    aspects = aspects[aspects["grade"] > 0].rename(columns={"grade": "gmax"})
+    aspects["a"] = aspects.groupby("q").cumcount()
+    n_aspects = np.bincount(aspects["q"], minlength=len(queries))
+    relevant = judged[judged["grade"] > 0].merge(aspects[["q", "aspect", "a"]], on=["q", "aspect"])
+    width = max(int(n_aspects.max(initial=0)), 1)
+
+    ranked = ranked[ranked["query_id"].isin(queries)]
+    run_q = ranked["query_id"].map(index).to_numpy(dtype=np.int64)
+    length = np.bincount(run_q, minlength=len(queries))
+    hits = ranked.merge(relevant[["query_id", "doc_id", "q", "a", "grade"]], on=["query_id", "doc_id"])
+    grades = np.zeros((len(queries), max(int(length.max(initial=0)), 1), width))
+    grades[hits["q"], hits["rank"] - 1, hits["a"]] = hits["grade"]
+
+    docs = relevant[["q", "doc_id"]].drop_duplicates().sort_values(["q", "doc_id"], ascending=[True, False])
+    docs["m"] = docs.groupby("q").cumcount()
+    pooled = relevant.merge(docs, on=["q", "doc_id"])
+    pool = np.zeros((len(queries), max(int(docs.groupby("q").size().max()) if len(docs) else 0, 1), width))
+    pool[pooled["q"], pooled["m"], pooled["a"]] = pooled["grade"]
+
+    gmax = np.zeros((len(queries), width))
+    gmax[aspects["q"], aspects["a"]] = aspects["gmax"]
+    weights = np.where(np.arange(width) < n_aspects[:, None], 1.0 / np.maximum(n_aspects, 1)[:, None], 0.0)
+    if mapping == "err":
+        r = rbu.relevance_probabilities(grades, gmax[:, None, :])
+        pool_r = rbu.relevance_probabilities(pool, gmax[:, None, :])
+    else:
+        r, pool_r = (grades > 0).astype(np.float64), (pool > 0).astype(np.float64)
+    return AspectArrays(list(queries), r, weights, length, pool_r)
+
+
+def single_aspect(arrays: AspectArrays) -> AspectArrays:
+    """The same rankings on one aspect with r(d) = max_t r(d,t): the RBU paper's reduction for single-aspect
+    metrics (Amigó et al. (2018) §6.2)."""
+    return AspectArrays(arrays.query_ids, arrays.r.max(axis=-1, keepdims=True), np.ones((len(arrays.query_ids), 1)),
+                        arrays.length, arrays.pool.max(axis=-1, keepdims=True))
+
+
+def aspect_arrays(qrels: Any, run: Any, rel: int = 1, depth: int | None = None, mapping: Mapping = "err",
+                  bucket: bool = True) -> Iterator[AspectArrays]:
+    """Kernel inputs of every evaluated query, in buckets of similar ranking depth (one bucket if not ``bucket``).
+
+    ``qrels`` and ``run``: anything :func:`prefeval.inputs.qrels_frame` / :func:`~prefeval.inputs.run_frame`
+    accept. ``depth``: keep ranks <= depth (a cutoff applied before padding). A query the run lacks is an empty
+    ranking; queries only in the run are ignored.
+    """
+    if mapping not in ("err", "binary"):
+        raise PrefevalError(f"unknown relevance mapping {mapping!r}; expected 'err' or 'binary'")
+    qrels = qrels_frame(qrels)
+    judged = _judged(qrels, rel)
+    evaluated = set(judged["query_id"].unique())
+    queries = [q for q in qrels_queries(qrels) if q in evaluated]
+    ranked = rank_run(run_frame(run), pd.Index(queries)).rows(depth)
+    if not queries:
+        return
+    length = ranked.groupby("query_id").size().reindex(queries, fill_value=0).to_numpy()
+    keys = np.ceil(np.log2(np.maximum(length, 1))).astype(int) if bucket else np.zeros(len(queries), int)
+    for key in np.unique(keys):
+        members = [q for q, kk in zip(queries, keys) if kk == key]
+        yield _bucket_arrays(judged, ranked, members, mapping)
+
+
+def evaluate_kernel(name: str, qrels: Any, run: Any, rel: int = 1, k: int | None = None, mapping: Mapping = "err",
+                    single: bool = False, **params: Any) -> pd.Series:
+    """Per-query values of the diversity metric ``name`` (:data:`prefeval.core.diversity.KERNELS`), indexed by
+    query id, in qrels order. ``k`` is the cutoff; ``single``: on r(d) = max_t r(d,t) (:func:`single_aspect`);
+    ``params`` go to the kernel."""
+    qrels = qrels_frame(qrels)
+    values: dict[str, float] = {}
+    for arrays in aspect_arrays(qrels, run, rel, k, mapping):
+        arrays = single_aspect(arrays) if single else arrays
+        out = diversity.evaluate(name, arrays.r, arrays.weights, length=arrays.length, k=k, pool=arrays.pool,
+                                 **params)
+        values.update(zip(arrays.query_ids, np.asarray(out, dtype=np.float64).tolist()))
+    qrels_order = [q for q in qrels_queries(qrels) if q in values]
+    return pd.Series([values[q] for q in qrels_order], index=pd.Index(qrels_order, name="query_id"),
+                     name=name, dtype=np.float64)
+
+
+def kernel_measure(name: str, k: int | None = None, rel: int = 1, mapping: Mapping = "err",
+                   single_aspect: bool = False, **params: Any):
+    """The diversity metric ``name`` as a function ``f(qrels, run) -> {query_id: value}`` (canonical frames), the
+    form :func:`prefeval.axioms.check` accepts. ``single_aspect``: score r(d) = max_t r(d,t) on one aspect (the
+    RBU paper's reduction for single-aspect metrics, Amigó et al. (2018) §6.2), e.g. graded RBP from ``"RBP_IA"``.
+    """
+    if name not in diversity.KERNELS:
+        raise PrefevalError(f"unknown diversity metric {name!r}; known: {', '.join(diversity.KERNELS)}")
+
+    def measure(qrels: pd.DataFrame, run: pd.DataFrame) -> dict[str, float]:
+        return evaluate_kernel(name, qrels, run, rel=rel, k=k, mapping=mapping, single=single_aspect,
+                               **params).to_dict()
+
+    measure.__name__ = name
+    return measure
