@@ -6,7 +6,7 @@ document missing from one run takes rank 1001 there), with ``w`` and the noise l
 top 1,000. They are written as TREC files and read back with ``prefeval.io.read_run`` (untimed), as users load runs.
 
 Timed: ``prefeval.compare(qrels, runs, ["LexiRecall", "LexiPrecision", "RPP"])`` on the loaded DataFrames (file
-parsing excluded), best of ``--repeat``. Against it, two pure-Python implementations of the DESIGN.md definitions,
+parsing excluded), best of ``--repeat``. Against it, two pure-Python implementations of the papers' definitions,
 both starting from the same DataFrames and ranking every run once (score desc, doc id desc):
 
 * *per pair* (the straightforward one, the speed-up target): for every pair and query the two position vectors
@@ -71,7 +71,7 @@ def derive_runs(base: list[pd.DataFrame], n_runs: int, depth: int, seed: int = 0
 
 
 # ----------------------------------------------------------------------------------------------
-# straightforward per-pair implementation (DESIGN.md definitions, pure Python; LexiRecall, LexiPrecision and
+# straightforward per-pair implementation (the papers' definitions, pure Python; LexiRecall, LexiPrecision and
 # position vectors from tests/reference.py)
 
 
@@ -103,7 +103,7 @@ def naive_rpp(vectors_a: list[list[float]], vectors_b: list[list[float]]) -> flo
 
 
 class Naive:
-    """The three preferences from DESIGN.md in plain Python (dicts, lists, loops)."""
+    """The three preferences from their papers' definitions in plain Python (dicts, lists, loops)."""
 
     def __init__(self, qrels: pd.DataFrame, rel: int = 1) -> None:
         grades: dict[str, dict[str, int]] = defaultdict(dict)

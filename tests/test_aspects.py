@@ -39,6 +39,7 @@ def test_rbu_through_the_arrays_equals_the_provider(k) -> None:
     provider = {m.query_id: m.value for m in ir_measures.iter_calc([measure], qrels, run)}
     ours = evaluate_kernel("RBU", qrels, run, k=k, p=0.9, e=0.05)
     assert "9" not in ours.index and ours["6"] == 0.0
+    assert provider.pop("9") == 0.0  # judged without a relevant document: 0 for every measure (Input semantics)
     assert ours.to_dict() == pytest.approx(provider, abs=1e-12)
 
 

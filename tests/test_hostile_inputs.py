@@ -77,7 +77,7 @@ def test_an_os_error_anywhere_is_one_line(files, capsys, monkeypatch):
 
     secret = files / "secret.toml"
     secret.write_text("")
-    monkeypatch.setattr("prefeval.pipeline.loader.load", refuse)
+    monkeypatch.setattr("prefeval.pipeline.runner.load", refuse)
     err = fails(capsys, "run", str(secret))
     assert err == "prefeval run: error: secret.toml: Permission denied\n"
 
@@ -126,7 +126,7 @@ def test_an_unexpected_exception_is_one_line_unless_asked(files, capsys, monkeyp
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("prefeval.inputs.qrels_frame", broken)
+    monkeypatch.setattr("prefeval.evaluate.qrels_frame", broken)
     err = fails(capsys, "eval", str(files / "qrels.txt"), str(files / "a.run"), "nDCG@10")
     assert "unexpected RuntimeError: boom" in err and "PREFEVAL_TRACEBACK=1" in err
     monkeypatch.setenv("PREFEVAL_TRACEBACK", "1")

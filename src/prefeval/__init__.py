@@ -15,6 +15,8 @@ from typing import Any
 
 # compare and evaluate are bound eagerly: their submodules share the names, and importing a submodule
 # binds the module object to the package attribute, which would shadow a lazily bound function.
+from prefeval import datasets as _datasets  # noqa: F401  (lets qrels_frame read ir_datasets ids)
+from prefeval._version import __version__ as __version__
 from prefeval.compare import Comparison, compare
 from prefeval.errors import DatasetUnavailable, PrefevalError
 from prefeval.evaluate import evaluate
@@ -22,8 +24,6 @@ from prefeval.extras import name_extras_in_ir_measures as _name_extras_in_ir_mea
 from prefeval.measures import RBU, RPP, TSE, LexiPrecision, LexiRecall
 from prefeval.provider import install as _install_provider
 from prefeval.runs import register_run
-
-__version__ = "0.1.0"
 
 _install_provider()
 _name_extras_in_ir_measures()

@@ -9,6 +9,7 @@ import os
 import sys
 import warnings
 
+from prefeval._version import __version__
 from prefeval.errors import PrefevalError
 
 COMMANDS = {
@@ -23,8 +24,6 @@ COMMANDS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from prefeval import __version__
-
     parser = argparse.ArgumentParser(prog="prefeval", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"prefeval {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

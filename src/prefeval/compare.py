@@ -25,15 +25,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import ir_measures
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 
 from prefeval._text import latex_escape, md_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import stats
 from prefeval.errors import PrefevalError
+from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.measure_syntax import reject_negative_literals
-from prefeval.provider import preference_matrix
+from prefeval.methods import metric_difference
+from prefeval.methods.checks import did_you_mean, validate
+from prefeval.methods.registry import canonical_text, declaration_of, declarations, parameters
 from prefeval.ranking import (
     PositionTable,
     RankedRun,
@@ -47,7 +52,6 @@ from prefeval.ranking import (
 
 AGGREGATES = agg.AGGREGATES
 TESTS = stats.TESTS
-_PREFERENCE_ALIASES = {"lexirecall": "LexiRecall", "lexiprecision": "LexiPrecision", "rpp": "RPP"}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -70,21 +74,13 @@ class Method:
 
 
 def _parse_text(text: str) -> Any:
-    import ir_measures
-
-    import prefeval  # noqa: F401  (registers prefeval's measures with ir-measures)
-
-    text = text.strip()
-    head = text.split("(", 1)[0].split("@", 1)[0].strip()
-    if head.lower() in _PREFERENCE_ALIASES and head not in ir_measures.measures.registry:
-        text = _PREFERENCE_ALIASES[head.lower()] + text[len(head):]
+    text = canonical_text(text.strip())
     reject_negative_literals(text)
     try:
         return ir_measures.parse_measure(text)
     except NameError:
-        from prefeval.measures import did_you_mean
-
-        raise PrefevalError(f"unknown method {text!r}: not a prefeval preference (LexiRecall, LexiPrecision, RPP) "
+        names = ", ".join(d.name for d in declarations("preference"))
+        raise PrefevalError(f"unknown method {text!r}: not a prefeval preference ({names}) "
                             f"nor an ir-measures measure{did_you_mean(text)}") from None
     except PrefevalError as exc:
         raise PrefevalError(f"method {text!r}: {exc}") from None
@@ -98,8 +94,6 @@ def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
     The method's own ``rel=`` overrides ``rel``; a preference's ``@k`` truncates the runs to
     ``min(k, depth)``. A metric that has a ``rel`` parameter receives ``rel`` unless it sets its own.
     """
-    from prefeval.measures import PREFERENCES, is_prefeval_measure, validate
-
     if isinstance(method, str):
         label, measure = method.strip(), _parse_text(method)
     elif hasattr(method, "NAME") and hasattr(method, "params"):
@@ -107,7 +101,8 @@ def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
     else:
         raise PrefevalError(f"cannot use {method!r} as a method: give a name such as 'LexiRecall' or 'nDCG@10', "
                             "or an ir-measures measure")
-    if is_prefeval_measure(measure) and measure.NAME in PREFERENCES:
+    declaration = declaration_of(measure)
+    if declaration is not None and declaration.kind == "preference":
         if "baseline" in measure.params:
             raise PrefevalError(f"method {label!r}: compare() pairs every run with every other run; "
                                 "drop the baseline parameter")
@@ -123,6 +118,57 @@ def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
     validate(measure)
     eff_rel = int(measure.params.get("rel", rel)) if "rel" in supported else rel
     return Method(label, measure, "metric", eff_rel, depth)
+
+
+# ----------------------------------------------------------------------------------------------
+# significance: the only place that knows which tests are family-wise
+
+#: tests that already control the family-wise error over all pairs of systems, so no correction applies
+FAMILY_WISE_TESTS = frozenset({"randomized_tukey_hsd"})
+
+
+def correction_for(test: str, correction: str | None) -> str:
+    """The correction a family of pairs gets under ``test``: ``none`` for a family-wise test, else
+    ``correction`` (default ``holm``)."""
+    if test in FAMILY_WISE_TESTS:
+        return "none"
+    return "holm" if correction is None else correction
+
+
+@dataclass(frozen=True)
+class PairTests:
+    """Per pair: ``statistic``, ``pvalue``, ``adjusted`` p-value and ``significant`` (``adjusted <= alpha``)."""
+
+    statistic: np.ndarray
+    pvalue: np.ndarray
+    adjusted: np.ndarray
+    significant: np.ndarray
+
+
+def pair_significance(test: str, X: np.ndarray, scores: np.ndarray, pairs: tuple[np.ndarray, np.ndarray],
+                      correction: str, alpha: float, n_resamples: int = 10_000, seed: int | None = 0,
+                      family_statistic: np.ndarray | None = None) -> PairTests:
+    """Significance of a family of pairs of systems.
+
+    ``X`` (pairs, Q): per-query values of each pair (a preference, or a metric difference); ``scores``
+    (Q, S): every system's per-query scores, which a family-wise test (randomized Tukey HSD, Carterette
+    (2012)) resamples; ``pairs``: the (a, b) system indices of the rows of ``X``. A paired test runs on ``X``
+    and its p-values are corrected over the family; a family-wise test is not corrected again and reports
+    ``family_statistic`` (default: the difference of the two systems' mean scores).
+    """
+    if test in FAMILY_WISE_TESTS:
+        if correction != "none":
+            raise PrefevalError(f"{test} already controls the family-wise error over all pairs; "
+                                f"use correction='none' (got {correction!r})")
+        diff, pmat = stats.randomized_tukey_hsd(scores, n_resamples=n_resamples, seed=seed)
+        i, j = pairs
+        statistic = diff[i, j] if family_statistic is None else family_statistic
+        pvalue = pmat[i, j]
+    else:
+        result = stats.paired_test(test, X, n_resamples=n_resamples, seed=seed)
+        statistic, pvalue = result.statistic, result.pvalue
+    adjusted, significant = stats.adjust(pvalue, correction, alpha)
+    return PairTests(statistic, pvalue, adjusted, significant)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -336,30 +382,20 @@ class Comparison:
             test = "t" if r.method.kind == "metric" else "sign"
         if test not in TESTS:
             raise PrefevalError(f"unknown test {test!r}; choose one of {', '.join(TESTS)}")
-        hsd = test == "randomized_tukey_hsd"
         if correction is None:
-            correction = "none" if hsd else "holm"
+            correction = correction_for(test, None)
         if correction not in stats.CORRECTIONS:
             raise PrefevalError(f"unknown correction {correction!r}; choose one of {', '.join(stats.CORRECTIONS)}")
-        if hsd and correction != "none":
-            raise PrefevalError("randomized_tukey_hsd already controls the family-wise error over all pairs; "
-                                f"use correction='none' (got {correction!r})")
         if not 0 < alpha < 1:
             raise PrefevalError(f"alpha must be between 0 and 1; got {alpha}")
         X = self._pair_values(r)
-        i, j = self._pairs
-        if hsd:
-            diff, pmat = stats.randomized_tukey_hsd(r.scores(), n_resamples=n_resamples, seed=seed)
-            res = stats.TestResult(diff[i, j], pmat[i, j])
-        else:
-            res = stats.paired_test(test, X, n_resamples=n_resamples, seed=seed)
-        adjusted, reject = stats.adjust(res.pvalue, correction, alpha)
+        res = pair_significance(test, X, r.scores(), self._pairs, correction, alpha, n_resamples, seed)
         frame = self._pair_frame(r.method.label)
         frame["mean"] = X.mean(axis=1)
         frame["statistic"] = res.statistic
         frame["p_value"] = res.pvalue
-        frame["p_adjusted"] = adjusted
-        frame["significant"] = reject
+        frame["p_adjusted"] = res.adjusted
+        frame["significant"] = res.significant
         frame.attrs.update(method=r.method.label, test=test, correction=correction, alpha=alpha)
         return frame
 
@@ -433,7 +469,6 @@ class Comparison:
 def _progress(iterable: Iterable, enabled: bool, desc: str, total: int | None = None) -> Iterable:
     if not enabled:
         return iterable
-    from tqdm.auto import tqdm
 
     return tqdm(iterable, desc=desc, total=total, leave=False)
 
@@ -442,8 +477,6 @@ class _MetricTable:
     """Per-query values of the metric methods sharing one run depth, one ``iter_calc`` pass per run."""
 
     def __init__(self, methods: list[Method], qrels: pd.DataFrame, depth: int | None, n_runs: int) -> None:
-        import ir_measures
-
         self.methods, self.depth, self.n_runs = methods, depth, n_runs
         self.measures = list(dict.fromkeys(m.measure for m in methods))
         try:
@@ -470,7 +503,7 @@ class _MetricTable:
             V = np.vstack([per_query.get(q, np.full(self.n_runs, np.nan)) for q in qids])
             # ir-measures gives measure.DEFAULT to qrels queries absent from a run; fill the same way.
             V[np.isnan(V)] = m.measure.DEFAULT
-            out.append(MethodResult(m, qids, V[:, :, None] - V[:, None, :], V))
+            out.append(MethodResult(m, qids, metric_difference.matrix(V), V))
         return out
 
 
@@ -511,12 +544,13 @@ def _evaluate(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels:
             mt.fill(s, run)
     results = []
     for (rel, depth), group in pref_groups.items():
-        subtopics = any(m.measure.NAME == "RPP" and m.measure["subtopics"] for m in group)
+        kernels = [(m, declaration_of(m.measure), parameters(m.measure)) for m in group]
+        subtopics = any(decl.reads_subtopics(params) for _, decl, params in kernels)
         positions = tables[rel].positions(doc_pos[rel, depth], subtopics=subtopics)
         tensors = {m.label: np.empty((len(positions), S, S)) for m in group}
         for q, query in enumerate(_progress(positions, progress, f"preferences (rel={rel})")):
-            for m in group:
-                tensors[m.label][q] = preference_matrix(m.measure, query)
+            for m, decl, params in kernels:
+                tensors[m.label][q] = decl.matrix(query, params)
         qids = judged_queries(qrels)  # judged queries without a relevant document at rel: ties (0)
         rows = np.searchsorted(qids, np.array([p.query_id for p in positions], dtype=object))
         for m in group:
@@ -538,7 +572,6 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     ``rel``: minimum grade of a relevant document (a method's own ``rel=`` wins). ``depth``: truncate every
     run to its top ``depth`` documents first. ``progress``: show a progress bar.
     """
-    from prefeval.inputs import qrels_frame, runs_dict
 
     if isinstance(methods, str) or hasattr(methods, "NAME"):
         methods = [methods]

@@ -26,6 +26,8 @@ import difflib
 import functools
 import gzip
 import hashlib
+import importlib
+import inspect
 import os
 import shutil
 import socket
@@ -43,6 +45,7 @@ from urllib.parse import urlparse
 import pandas as pd
 
 from prefeval.errors import DatasetUnavailable, PrefevalError
+from prefeval.inputs import canonical_qrels, register_dataset_qrels
 
 ENTITIES = ("qrels", "queries", "docs", "scoreddocs", "docpairs", "qlogs")
 _PREFIX = "irds:"
@@ -156,9 +159,54 @@ def load(dataset_id: str) -> BenchmarkDataset:
 # ir_datasets access
 
 
-def _ir_datasets() -> Any:
+#: ir_datasets versions (major.minor) whose private classes prefeval reads -- to list the files a dataset needs
+#: (:func:`needed_files`) and to fail fast offline (:func:`_install_download_guard`); a test pins them.
+TESTED_IR_DATASETS = ("0.6",)
+#: the private attributes read, by ``module:class``
+PRIVATE_API = {
+    "ir_datasets.datasets.base:Dataset": ("_constituents",),
+    "ir_datasets.util:Migrator": ("_wrapped", "_version_file", "_version"),
+    "ir_datasets.util:Cache": ("_path",),
+    "ir_datasets.util:Download": ("_cache_path", "_path", "_stream", "expected_md5", "mirrors"),
+    "ir_datasets.util:LocalDownload": ("_path",),
+}
+
+
+@functools.lru_cache(maxsize=1)
+def private_api_problem() -> str | None:
+    """Why the installed ir_datasets lacks the private attributes prefeval relies on, or ``None``."""
+    missing = []
+    for where, attributes in PRIVATE_API.items():
+        module, name = where.split(":")
+        try:
+            source = inspect.getsource(getattr(importlib.import_module(module), name).__init__)
+        except (ImportError, AttributeError, OSError, TypeError):
+            missing.append(where)
+            continue
+        missing += [f"{name}.{a}" for a in attributes if f"self.{a} " not in source and f"self.{a}=" not in source]
+    if not missing:
+        return None
+    version = getattr(_ir_datasets_module(), "__version__", "?")
+    return (f"ir_datasets {version} lacks {', '.join(missing)}, which prefeval reads to list and guard dataset files "
+            f"(tested with ir_datasets {', '.join(v + '.x' for v in TESTED_IR_DATASETS)}); install one of those "
+            "versions")
+
+
+def _ir_datasets_module() -> Any:
+    # deferred: ir_datasets is slow to import and only needed for dataset ids
     import ir_datasets
 
+    return ir_datasets
+
+
+def _require_private_api() -> None:
+    problem = private_api_problem()
+    if problem is not None:
+        raise PrefevalError(problem)
+
+
+def _ir_datasets() -> Any:
+    ir_datasets = _ir_datasets_module()
     _install_download_guard()
     return ir_datasets
 
@@ -199,8 +247,6 @@ def _records(dataset_id: str, entity: str) -> pd.DataFrame:
 
 
 def _load_qrels(dataset_id: str) -> pd.DataFrame:
-    from prefeval.inputs import canonical_qrels
-
     frame = _records(dataset_id, "qrels")
     if "subtopic_id" in frame.columns:  # diversity qrels: the subtopic goes to ``iteration`` (module doc)
         frame = frame.drop(columns="iteration", errors="ignore")
@@ -266,6 +312,7 @@ def needed_files(dataset_id: str, entities: tuple[str, ...] = ENTITIES) -> list[
     are listed too, but are only needed while the cache is absent.
     """
     ds = _irds_dataset(normalise_id(dataset_id))
+    _require_private_api()
     out: list[NeededFile] = []
     for entity in entities:
         if ds.has(entity):
@@ -275,6 +322,7 @@ def needed_files(dataset_id: str, entities: tuple[str, ...] = ENTITIES) -> list[
 
 def _collect(obj: Any, entity: str, marker: tuple[Path, str] | None, out: list[NeededFile],
              seen: set[int], depth: int) -> None:
+    # deferred: ir_datasets is slow to import and only needed for dataset ids
     from ir_datasets.datasets.base import Dataset
     from ir_datasets.util import Cache, Download, Lazy, Migrator
 
@@ -386,6 +434,7 @@ def unavailable_message(dataset_id: str, needed: NeededFile, reason: str) -> str
 
 def _download_info(download: Any, entity: str, marker: tuple[Path, str] | None = None) -> NeededFile:
     """The file an ir_datasets ``Download`` reads (cache path, md5, mirrors)."""
+    # deferred: ir_datasets is slow to import and only needed for dataset ids
     from ir_datasets.util import LocalDownload
 
     state = vars(download)
@@ -423,6 +472,12 @@ def _install_download_guard() -> None:
     with _INSTALL_LOCK:
         if _INSTALLED:
             return
+        problem = private_api_problem()
+        if problem is not None:  # load without the fail-fast guard rather than not at all
+            warnings.warn(f"{problem}; downloads are not checked before ir_datasets tries them", stacklevel=3)
+            _INSTALLED = True
+            return
+        # deferred: ir_datasets is slow to import and only needed for dataset ids
         from ir_datasets.util.download import Download
 
         original_path, original_stream = Download.path, Download.stream
@@ -633,6 +688,8 @@ def _qrels_scale(ds: Any) -> tuple[dict[int, str], bool]:
 
 def _unwrapped_handler(ds: Any, entity: str) -> Any:
     """The object serving ``entity`` with Migrators peeled off (so inspecting it migrates nothing)."""
+    _require_private_api()
+    # deferred: ir_datasets is slow to import and only needed for dataset ids
     from ir_datasets.datasets.base import Dataset
     from ir_datasets.util import Migrator
 
@@ -645,3 +702,6 @@ def _unwrapped_handler(ds: Any, entity: str) -> Any:
         else:
             return obj
     return obj
+
+
+register_dataset_qrels(lambda dataset_id: load(dataset_id).qrels)

@@ -1,7 +1,6 @@
 """One-call evaluation of several runs with ir-measures and prefeval measures.
 
 ``evaluate(qrels, runs, measures)`` evaluates every run with every measure and returns a tidy frame::
-
     prefeval.evaluate("msmarco-passage/trec-dl-2019/judged", {"bm25": "bm25.run", "mine": df},
                       ["nDCG@10", "AP", "RBU@20", "TSE", "RPP(baseline='bm25')", "LexiPrecision"], rel=2)
 
@@ -37,9 +36,15 @@ from typing import Any
 import ir_measures
 import numpy as np
 import pandas as pd
+from tqdm.auto import tqdm
 
+from prefeval.compare import compare
 from prefeval.errors import PrefevalError
+from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.measure_syntax import reject_negative_literals
+from prefeval.methods.checks import did_you_mean, validate
+from prefeval.methods.registry import canonical_text, declaration_of
+from prefeval.ranking import canonical_run, coverage_notes
 from prefeval.runs import registered
 
 
@@ -48,8 +53,6 @@ def parse_measures(measures: Any, rel: int | None = None) -> list[Any]:
     with ``rel`` applied where the measure takes it and does not set it."""
     if isinstance(measures, str) or hasattr(measures, "NAME"):
         measures = [measures]
-    from prefeval.measures import validate
-
     if rel is not None and (isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1):
         raise PrefevalError(f"rel must be an integer >= 1 (a grade >= rel is relevant); got {rel!r}")
     parsed: list[Any] = []
@@ -70,7 +73,7 @@ def _parse_one(item: Any) -> list[Any]:
         return [item]
     if not isinstance(item, str):
         raise PrefevalError(f"cannot use {item!r} as a measure: give a name such as 'nDCG@10' or a measure object")
-    text = item.strip()
+    text = canonical_text(item)
     reject_negative_literals(text)
     try:
         return [ir_measures.parse_measure(text)]
@@ -84,22 +87,19 @@ def _parse_one(item: Any) -> list[Any]:
         found = list(ir_measures.parse_trec_measure(text))
         if found:
             return found
-    from prefeval.measures import did_you_mean
-
     raise PrefevalError(f"unknown measure {text!r}: neither an ir-measures/prefeval measure nor a trec_eval name"
                         f"{did_you_mean(text)}")
 
 
 def _is_free_preference(measure: Any) -> bool:
-    from prefeval.measures import PREFERENCES, is_prefeval_measure
-
-    return is_prefeval_measure(measure) and measure.NAME in PREFERENCES and "baseline" not in measure.params
+    """A prefeval preference without ``baseline``: each run's mean preference over the other runs."""
+    declaration = declaration_of(measure)
+    return declaration is not None and declaration.kind == "preference" and "baseline" not in measure.params
 
 
 def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measures: list[Any],
                  progress: bool = False) -> pd.DataFrame:
     """Per-query values of measures through one ir-measures evaluator (qrels processed once), run by run."""
-    from tqdm.auto import tqdm
 
     names = {m.params.get("baseline") for m in measures} & set(run_frames)
     with registered({name: run_frames[name] for name in names}):
@@ -123,7 +123,6 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], me
 def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measure: Any,
                           rel: int | None, progress: bool = False) -> pd.DataFrame:
     """Per query: each run's mean preference over the other runs (``prefs[q, s, :]`` averaged over b != s)."""
-    from prefeval.compare import compare
 
     if len(run_frames) < 2:
         raise PrefevalError(f"{measure} without a baseline is each run's mean preference over the other runs, "
@@ -174,9 +173,6 @@ def canonical_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.
     """The canonical input every measure of one call reads: the qrels with conflicting lines resolved, and each
     run ranked once by :func:`prefeval.ranking.canonical_run` (named as given); warns about runs that share no
     query with the qrels or cover only some of the judged queries."""
-    from prefeval.inputs import qrels_frame, runs_dict
-    from prefeval.ranking import canonical_run, coverage_notes
-
     qrels_df = qrels_frame(qrels)
     run_frames = {name: canonical_run(frame, name) for name, frame in runs_dict(runs).items()}
     disjoint = _warn_disjoint(qrels_df, run_frames)
@@ -196,6 +192,7 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     ``"ndcg_cut_10"``; ``str()`` of a measure object), so results can be looked up by either.
     ``progress`` shows a progress bar over the runs.
     """
+
     parsed = parse_measures(measures, rel)
     given = _given_names(measures, rel)
     qrels_df, run_frames = canonical_inputs(qrels, runs)

@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import ir_measures
+from ir_measures import providers
+
 from prefeval.errors import PrefevalError
 
 #: ir-measures provider (or Python module) -> the prefeval extra that installs it.
@@ -23,8 +26,6 @@ def install_hint(package: str) -> str:
 
 def name_extras_in_ir_measures() -> None:
     """Make ir-measures' "unsupported measure" errors name prefeval's extra instead of ir-measures' own."""
-    from ir_measures import providers
-
     for name in ("pyndeval", "cwl_eval"):
         provider = providers.registry.get(name)
         if provider is not None:
@@ -34,8 +35,6 @@ def name_extras_in_ir_measures() -> None:
 def check_measures(measures: Iterable[Any], feature: str) -> None:
     """Raise :class:`PrefevalError` naming the extra to install if a measure has no available ir-measures
     provider but an optional one would support it."""
-    import ir_measures
-
     missing: dict[str, list[str]] = {}
     for measure in measures:
         try:

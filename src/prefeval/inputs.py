@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import PrefevalError
+from prefeval.io import read_qrels, read_run
 
 QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
 RUN_COLUMNS = ["query_id", "doc_id", "score"]
@@ -38,6 +39,16 @@ RUN_FILE_SUFFIXES = (".run", ".runs", ".trec", ".res", ".txt")
 #: Suffixes stripped from a run file's name to name the run (:func:`run_name`): the above and ``.tsv``.
 _RUN_NAME_SUFFIXES = re.compile("(" + "|".join(re.escape(s) for s in (*RUN_FILE_SUFFIXES, ".tsv")) + ")+$",
                                 re.IGNORECASE)
+
+
+_DATASET_QRELS: Callable[[str], pd.DataFrame] | None = None
+
+
+def register_dataset_qrels(loader: Callable[[str], pd.DataFrame]) -> None:
+    """Set how :func:`qrels_frame` reads an ir_datasets id: :mod:`prefeval.datasets` registers its loader when
+    imported, so that this module (data) does not depend on the ir_datasets facade above it."""
+    global _DATASET_QRELS
+    _DATASET_QRELS = loader
 
 
 def _is_pathlike(obj: Any) -> bool:
@@ -55,12 +66,10 @@ def _qrels_frame(qrels: Any) -> pd.DataFrame:
     if _is_pathlike(qrels):
         text = str(qrels)
         if os.path.exists(text) and not text.startswith("irds:"):
-            from prefeval.io import read_qrels
-
             return read_qrels(text)
-        from prefeval.datasets import load
-
-        return load(text).qrels
+        if _DATASET_QRELS is None:  # pragma: no cover  (prefeval/__init__ imports prefeval.datasets)
+            raise PrefevalError(f"cannot read {text!r}: no such file, and ir_datasets ids need prefeval.datasets")
+        return _DATASET_QRELS(text)
     if _is_ranx(qrels):
         qrels = qrels.to_dict()
     if isinstance(qrels, Mapping):
@@ -107,8 +116,6 @@ def run_frame(run: Any, name: str | None = None) -> pd.DataFrame:
             return run if list(run.columns) == RUN_COLUMNS else run[RUN_COLUMNS]
         return _canonical_run(run, f"{label} (DataFrame)")
     if _is_pathlike(run):
-        from prefeval.io import read_run
-
         return read_run(run)
     if _is_ranx(run):
         run = run.to_dict()

@@ -26,6 +26,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from prefeval.core.stats import sign_test as paired_sign_test
+from prefeval.evaluate import parse_measures
+from prefeval.inputs import qrels_frame, run_frame
+from prefeval.methods.registry import declaration_of
+from prefeval.ranking import rank_run
+
 __all__ = ["sign_test", "experiment", "to_ranx_qrels", "to_ranx_run"]
 
 
@@ -33,8 +39,6 @@ def sign_test(values: Sequence[float], baseline_values: Sequence[float]) -> tupl
     """Two-sided exact sign test of per-query ``values`` against ``baseline_values`` (the signature of
     ``pt.Experiment(test=...)``): wins minus losses and the binomial p-value, ties dropped; the test
     :meth:`prefeval.Comparison.significance` uses for preferences (``test="sign"``)."""
-    from prefeval.core.stats import sign_test as paired_sign_test
-
     diff = np.asarray(values, dtype=np.float64) - np.asarray(baseline_values, dtype=np.float64)
     result = paired_sign_test(diff[None, :])
     return float(np.asarray(result.statistic).reshape(-1)[0]), float(np.asarray(result.pvalue).reshape(-1)[0])
@@ -52,18 +56,15 @@ def experiment(retr_systems: Any, topics: pd.DataFrame, qrels: Any, eval_metrics
     with the mean columns in the order of ``eval_metrics`` and a warning for each preference measure whose
     ``baseline`` names another run than the Experiment's ``baseline=`` (matched with ``names``).
     ``qrels`` may be any qrels prefeval accepts; PyTerrier receives them as ``qid, docno, label``."""
-    import pyterrier as pt
+    import pyterrier as pt  # deferred: optional (python-terrier)
 
-    from prefeval.evaluate import parse_measures
-    from prefeval.inputs import qrels_frame
-    from prefeval.measures import PREFERENCES, is_prefeval_measure
 
     measures = parse_measures(list(eval_metrics))
     labels = _names(retr_systems, names)
     if baseline is not None:
         base = labels[baseline] if isinstance(baseline, int) else str(baseline)
         for m in measures:
-            if is_prefeval_measure(m) and m.NAME in PREFERENCES and m.params.get("baseline") not in (None, base):
+            if (declaration_of(m) is not None and declaration_of(m).kind == "preference") and m.params.get("baseline") not in (None, base):
                 warnings.warn(f"{m} prefers each run over {m['baseline']!r}, but the Experiment's baseline is "
                               f"{base!r}: its p-values compare preferences over {m['baseline']!r}, not the runs "
                               f"with {base!r}; set baseline={m['baseline']!r} in the measure or the Experiment",
@@ -83,9 +84,8 @@ def experiment(retr_systems: Any, topics: pd.DataFrame, qrels: Any, eval_metrics
 def to_ranx_qrels(qrels: Any) -> Any:
     """``qrels`` (anything prefeval accepts) as a ranx ``Qrels``, conflicting lines resolved as for every prefeval
     measure; one grade per (query, document): the highest over subtopics."""
-    from ranx import Qrels
+    from ranx import Qrels  # deferred: optional (ranx)
 
-    from prefeval.inputs import qrels_frame
 
     grades = qrels_frame(qrels).groupby(["query_id", "doc_id"], sort=False)["relevance"].max()
     nested: dict[str, dict[str, int]] = {}
@@ -98,9 +98,7 @@ def to_ranx_run(run: Any, name: str = "run") -> Any:
     """``run`` (anything prefeval accepts) as a ranx ``Run`` named ``name``, ranked as every prefeval measure ranks
     it (:func:`prefeval.ranking.canonical_run`: ties by doc id descending, a repeated document at its first
     position, score = -rank), so ranx's metrics see prefeval's order."""
-    from ranx import Run
+    from ranx import Run  # deferred: optional (ranx)
 
-    from prefeval.inputs import run_frame
-    from prefeval.ranking import rank_run
 
     return Run(rank_run(run_frame(run, name), name=name).to_dict(), name=name)

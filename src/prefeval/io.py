@@ -27,6 +27,7 @@ import gzip
 import io
 import os
 import re
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
@@ -56,8 +57,6 @@ _WS = re.compile(r"\s")
 def read_file_bytes(path: Path, kind: str) -> bytes:
     """The bytes of the regular file ``path``; every failure is a one-line error naming the file: missing,
     a folder, not a regular file (a FIFO or device would block or never end), unreadable."""
-    import stat
-
     name = str(path)
     try:
         mode = path.stat().st_mode

@@ -25,10 +25,12 @@ import numpy as np
 import pandas as pd
 from ir_measures import Metric
 
-from prefeval.core import lexicographic, metrics, rbu, rpp
+from prefeval import methods
+from prefeval.core.graded import GradedRankings
 from prefeval.core.positions import position_vectors
 from prefeval.inputs import qrels_frame, run_frame
-from prefeval.measures import MEASURES, PREFERENCES, is_prefeval_measure, register
+from prefeval.measures import MEASURES, is_prefeval_measure, register
+from prefeval.methods.registry import parameters
 from prefeval.ranking import (
     NO_SUBTOPIC,
     PositionTable,
@@ -43,7 +45,8 @@ from prefeval.runs import resolve_run
 
 
 class PrefevalProvider(ir_measures.providers.Provider):
-    """Evaluates RBU, TSE, LexiRecall, LexiPrecision and RPP (see :mod:`prefeval.measures`)."""
+    """Evaluates prefeval's methods (RBU, TSE, LexiRecall, LexiPrecision, RPP, and any method registered
+    later; see :mod:`prefeval.measures`) with the kernels their declarations name."""
 
     NAME = "prefeval"
     SUPPORTED_MEASURES = list(MEASURES.values())
@@ -67,9 +70,10 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         # measures sharing (rel, cutoff) share one position table and depth; sorted: the order of yielded values
         # (and of PyTerrier's columns) must not depend on the hash order of the set ir-measures passes
         self.groups: dict[tuple[int, int | None], list] = defaultdict(list)
+        self.params = {measure: parameters(measure) for measure in measures}
         for measure in sorted(measures, key=str):
-            self.groups[(measure["rel"], measure.params.get("cutoff"))].append(measure)
-        self.baselines = {m["baseline"]: resolve_run(m["baseline"]) for m in measures if m.NAME in PREFERENCES}
+            self.groups[(self.params[measure]["rel"], measure.params.get("cutoff"))].append(measure)
+        self.baselines = {m["baseline"]: resolve_run(m["baseline"]) for m in measures if _is_preference(m)}
         self.queries = qrels_queries(qrels)
         self.candidates = candidate_documents(qrels, min((rel for rel, _ in self.groups), default=1))
         self.tables = {rel: PositionTable(qrels, rel, self.queries) for rel, _ in self.groups}
@@ -91,64 +95,40 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
                           "their own rule (pytrec_eval: the last occurrence) -- prefeval.evaluate gives every "
                           "measure the same ranking", warning.category, stacklevel=2)
         for (rel, cutoff), group in self.groups.items():
-            baselines = sorted({m["baseline"] for m in group if m.NAME in PREFERENCES})
+            baselines = sorted({m["baseline"] for m in group if _is_preference(m)})
             table = self.tables[rel]
             doc_pos = np.vstack([table.locate(r, cutoff) for r in (ranked, *map(self._baseline, baselines))])
             positions = table.positions(doc_pos)
+            rankings = None
             for measure in group:
-                if measure.NAME == "RBU":
-                    values = _rbu_values(measure, ranked.rows(cutoff), self.qrels, positions)
-                elif measure.NAME == "TSE":
-                    values = (metrics.tse(position_vectors(q.doc_pos[0])) for q in positions)
+                declaration, params = methods.declaration_of(measure), self.params[measure]
+                if declaration.kind == "metric" and declaration.position_based:  # binary relevance: positions suffice
+                    values = (declaration.positions(position_vectors(q.doc_pos[0]), params) for q in positions)
+                elif declaration.kind == "metric":
+                    if rankings is None:
+                        rankings = graded_rankings(ranked.rows(cutoff), self.qrels, positions, rel)
+                    values = declaration.values(rankings, params)
                 else:
                     row = 1 + baselines.index(measure["baseline"])
-                    values = (_preference(measure, q, 0, row) for q in positions)
+                    values = (declaration.pairwise(q, 0, row, params) for q in positions)
                 found = {query.query_id: float(value) for query, value in zip(positions, values)}
                 for query_id in self.judged:  # judged queries without a relevant document at rel: 0
                     yield Metric(query_id, measure, found.get(query_id, 0.0))
 
 
-def _preference(measure, query: QueryPositions, a: int, b: int) -> float:
-    """Preference of run ``a`` over run ``b`` on one query under a LexiRecall/LexiPrecision/RPP measure."""
-    if measure.NAME == "LexiRecall":
-        return lexicographic.lexirecall(position_vectors(query.doc_pos[a]), position_vectors(query.doc_pos[b]))
-    if measure.NAME == "LexiPrecision":
-        return lexicographic.lexiprecision(position_vectors(query.doc_pos[a]), position_vectors(query.doc_pos[b]),
-                                           magnitude=measure["magnitude"])
-    return rpp.population_rpp(query.doc_pos[a], query.doc_pos[b], rpp_populations(measure, query),
-                              weighting=measure["weighting"])
+def _is_preference(measure) -> bool:
+    return methods.declaration_of(measure).kind == "preference"
 
 
-def preference_matrix(measure, query: QueryPositions) -> np.ndarray:
-    """(S, S) matrix of the preferences of every run over every other on one query under a LexiRecall /
-    LexiPrecision / RPP measure (Diaz & Mitra (2023) §5.2, Diaz (2023) §3, Diaz & Ferraro (2022) Eq. 3-6); the all-pairs form of
-    :func:`_preference`."""
-    if measure.NAME == "LexiRecall":
-        return lexicographic.lexirecall_matrix(position_vectors(query.doc_pos)).astype(np.float64)
-    if measure.NAME == "LexiPrecision":
-        return lexicographic.lexiprecision_matrix(position_vectors(query.doc_pos), magnitude=measure["magnitude"])
-    return rpp.rpp_matrix(query.doc_pos, populations=rpp_populations(measure, query), weighting=measure["weighting"])
-
-
-def rpp_populations(measure, query: QueryPositions) -> np.ndarray:
-    """The pseudo-populations of an RPP measure on one query: grade thresholds, subtopics or all relevant."""
-    if measure["subtopics"]:  # a query without subtopics keeps only the background population
-        membership = query.subtopics if query.subtopics is not None else np.zeros((0, len(query.doc_ids)), bool)
-        return rpp.subtopic_populations(membership, background=True)
-    if measure["graded"]:
-        return rpp.graded_populations(query.grades, measure["rel"])
-    return np.ones((1, len(query.doc_ids)), dtype=bool)
-
-
-def _rbu_values(measure, ranked: pd.DataFrame, qrels: pd.DataFrame,
-                positions: list[QueryPositions]) -> np.ndarray:
-    """RBU of every evaluated query in one kernel call on a padded (queries x depth x aspects) array;
-    ``ranked`` holds the run's ranked rows ``query_id, doc_id, rank`` (:meth:`prefeval.ranking.RankedRun.rows`).
+def graded_rankings(ranked: pd.DataFrame, qrels: pd.DataFrame, positions: list[QueryPositions],
+                    rel: int) -> GradedRankings:
+    """The evaluated queries' rankings as :class:`~prefeval.core.graded.GradedRankings` (the input of metric
+    kernels), built for all queries at once; ``ranked`` holds the run's ranked rows ``query_id, doc_id, rank``
+    (:meth:`prefeval.ranking.RankedRun.rows`, truncated at the cutoff) and ``positions`` the evaluated queries.
 
     Aspects of a query are its subtopics (one aspect for qrels without subtopics) that have a document
-    with grade >= ``rel``; each gets weight 1/#aspects. Grades below ``rel`` count as 0.
+    with grade >= ``rel``, in the order of their ids. Grades below ``rel`` count as 0.
     """
-    rel = measure["rel"]
     query_index = {q.query_id: i for i, q in enumerate(positions)}
     judged = qrels.assign(
         q=qrels["query_id"].map(query_index),
@@ -167,9 +147,8 @@ def _rbu_values(measure, ranked: pd.DataFrame, qrels: pd.DataFrame,
     grades[gains["q"].astype(int), gains["rank"] - 1, gains["a"]] = gains["grade"]
     gmax = np.zeros((len(positions), grades.shape[2]))
     gmax[aspects["q"].astype(int), aspects["a"]] = aspects["gmax"]
-    weights = np.where(np.arange(grades.shape[2]) < n_aspects[:, None], 1.0 / np.maximum(n_aspects, 1)[:, None], 0.0)
-    r = rbu.relevance_probabilities(grades, gmax[:, None, :])
-    return rbu.rbu(r, weights, measure["p"], measure["e"], length=length, variant=measure["variant"])
+    n_relevant = np.array([len(q.doc_ids) for q in positions], dtype=np.int64)
+    return GradedRankings(grades, length, gmax, n_aspects, n_relevant)
 
 
 _PROVIDER = PrefevalProvider()

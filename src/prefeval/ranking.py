@@ -1,4 +1,4 @@
-"""From canonical run and qrels frames to ranked runs and per-query position arrays (DESIGN.md semantics).
+"""From canonical run and qrels frames to ranked runs and per-query position arrays.
 
 Ordering follows trec_eval: score descending, ties broken by ``doc_id`` descending in string order; the rank
 column of a TREC file is ignored. A document repeated within one query of a run keeps its first (best)
@@ -164,7 +164,7 @@ def _query_codes(q: np.ndarray, queries: pd.Index | None, name: str) -> tuple[np
 
 def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: np.ndarray | None = None,
              name: str = "run") -> RankedRun:
-    """Rank one canonical run (DESIGN.md): score descending, ties by doc_id descending, a repeated document keeps
+    """Rank one canonical run as trec_eval does: score descending, ties by doc_id descending, a repeated document keeps
     its first (best) position (one warning per run).
 
     ``queries``: the queries to keep (others are dropped; default: all, in order of appearance). ``candidates``:

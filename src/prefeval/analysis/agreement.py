@@ -32,6 +32,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from prefeval.analysis._frames import TIE_TOL, per_query_frame, select_methods
+from prefeval.core.aggregate import KEY_DECIMALS
 from prefeval.errors import PrefevalError
 
 __all__ = ["sign_agreement", "sign_counts", "system_agreement", "kendall_tau", "kendall_tau_a", "kendall_tau_b",
@@ -161,8 +162,6 @@ def ranking_values(frame: pd.DataFrame, runs: Sequence[str] | None = None) -> pd
     [0, 1], so a lower level always ranks higher). Values are rounded to
     :data:`prefeval.core.aggregate.KEY_DECIMALS` decimals, so floating-point noise does not break a tie.
     """
-    from prefeval.core.aggregate import KEY_DECIMALS
-
     by_run = frame.set_index("run")
     value = by_run["score"].astype(np.float64)
     if "level" in by_run.columns:

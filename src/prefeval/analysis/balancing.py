@@ -2,20 +2,19 @@
 
 For runs of length ``n`` over relevance grades with smallest positive grade ``q_min`` and largest
 ``q_max``, let ``ref = (q_max, 0, ..., 0)`` and ``s_b = (0 x (b-1), q_min x (n-b+1))``::
-
     B(n) = max { b in 1..n : M(ref) <= M(s_b) }          (max of the empty set: None)
 
 the deepest start of a tail of minimally relevant documents that still balances one maximally
 relevant document at rank 1. ``B(n)`` near ``n``: the measure behaves like a set-based one; ``B = 1``:
 very top-heavy. Implemented from the definition (every ``b`` is scored), not with the paper's
-Algorithm 1, which has no termination guard (spec §B6 erratum); ties ``M(ref) = M(s_b)`` count as
+Algorithm 1, which has no termination guard (it loops forever when no b balances); ties ``M(ref) = M(s_b)`` count as
 balanced.
 
 Floating-point ties decide ``B`` at the boundary (e.g. RBP p=0.5: ``M(s_2) = 1/2 - 2^-n``). The
 built-in measures therefore score all ``b`` in float64 and re-check exactly, with
 :class:`fractions.Fraction`, every ``b`` whose float difference is within ``1e-9`` of zero.
 
-Built-in measures (``measure=`` name; gains follow spec §B6, which reproduces the paper's claims):
+Built-in measures (``measure=`` name; gains chosen so that the paper's claims of Ferrante et al. (2015) §6 are reproduced):
 
 - ``"AP"``: ``sum_{i: g_i > 0} P@i`` (the recall base is a topic constant, which cancels);
 - ``"RBP(p=0.8)"``: ``(1-p) sum_i p^(i-1) g_i / q_max`` (corrected closed form ``b <= log_p(1-p+p^n)+1``);
@@ -40,9 +39,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+import ir_measures
 import numpy as np
 import pandas as pd
+from ir_measures.measures import Measure
 
+from prefeval.axioms.balance import balancing_scores
+from prefeval.core import metrics
 from prefeval.errors import PrefevalError
 
 __all__ = ["balancing_index", "balancing_curve", "balancing_runs"]
@@ -73,19 +76,19 @@ def balancing_runs(n: int, q_min: int = 1, q_max: int = 1) -> tuple[np.ndarray, 
 # --- built-in measures -------------------------------------------------------------------------
 
 
+def _relevant_positions(G: np.ndarray) -> np.ndarray:
+    """Position vectors (ascending, ``+inf`` padding) of the documents with a positive grade in each row."""
+    ranks = np.where(G > 0, np.arange(1, G.shape[1] + 1, dtype=np.float64), np.inf)
+    return np.sort(ranks, axis=1)
+
+
 def _ap(G: np.ndarray) -> np.ndarray:
-    rel = G > 0
-    ranks = np.arange(1, G.shape[1] + 1)
-    return (np.where(rel, np.cumsum(rel, axis=1) / ranks, 0.0)).sum(axis=1)
+    # AP times the padded length n: sum_i i / p_i (unretrieved padding adds 0)
+    return metrics.ap(_relevant_positions(G)) * G.shape[1]
 
 
 def _ap_exact(g: np.ndarray) -> Fraction:
-    total, hits = Fraction(0), 0
-    for i, grade in enumerate(g, start=1):
-        if grade > 0:
-            hits += 1
-            total += Fraction(hits, i)
-    return total
+    return metrics.ap_times_m([i for i, grade in enumerate(g, start=1) if grade > 0])
 
 
 def _rbp(p: Fraction, q_max: int) -> _Builtin:
@@ -177,13 +180,8 @@ def _ir_measures_scores(measure: Any, n: int, q_min: int, q_max: int) -> np.ndar
     """``M(ref)`` followed by ``M(s_b)``, b = 1..n, of an ir-measures measure, scored on synthetic queries by
     :func:`prefeval.axioms.balance.balancing_scores` (one shared set of judged documents, so normalisations
     like the ideal DCG or AP's recall base are the same for every run)."""
-    import ir_measures
-
-    from prefeval.axioms.balance import balancing_scores
 
     if isinstance(measure, str):
-        import prefeval  # noqa: F401  (registers prefeval's measures with ir-measures)
-
         try:
             measure = ir_measures.parse_measure(measure)
         except Exception as exc:  # ir-measures raises several types for unknown names
@@ -193,8 +191,6 @@ def _ir_measures_scores(measure: Any, n: int, q_min: int, q_max: int) -> np.ndar
 
 
 def _is_ir_measure(obj: Any) -> bool:
-    from ir_measures.measures import Measure
-
     return isinstance(obj, Measure)
 
 

@@ -28,7 +28,7 @@ is a function ``f(p)``, ``Pr(tie) = sum_v Pr(f(p) = v)^2``.  Closed forms:
 
 - AP has no closed form; for small corpora it is computed exactly by enumerating all
   ``C(n, m)`` position vectors with rational arithmetic (AP can tie on distinct ``p``,
-  e.g. n=6, m=2 gives 17/225 > 1/15, spec lexirecall.md §1.13).
+  e.g. n=6, m=2 gives 17/225 > 1/15).
 
 ``exact=True`` returns a :class:`fractions.Fraction` computed with Python integers (exact for
 any n, but the TSE and RR sums take O(n) big-integer steps: about a second at n = 10^6).
@@ -44,30 +44,40 @@ import re
 from fractions import Fraction
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
 
+from prefeval.core import metrics, ties
 from prefeval.errors import PrefevalError
+from prefeval.methods.registry import declarations, parse
 
-__all__ = ["tie_probability", "rr_tie_probability_given_p1", "MEASURES"]
+__all__ = ["tie_probability", "rr_tie_probability_given_p1", "known_measures"]
 
-#: canonical measure name -> accepted spellings (case-insensitive)
-MEASURES: dict[str, tuple[str, ...]] = {
-    "LexiRecall": ("lexirecall", "lr"),
-    "LexiPrecision": ("lexiprecision", "lp", "sgnlp", "rrlp", "lexiprecision(magnitude='rr')"),
-    "TSE": ("tse",),
+#: ir-measures metrics with a closed form here -> accepted spellings (case-insensitive); the methods of the
+#: registry (:mod:`prefeval.methods`) that declare a tie probability are accepted by name and alias too
+METRICS: dict[str, tuple[str, ...]] = {
     "R@k": ("r@k", "r", "recall"),
     "Rprec": ("rprec", "rp", "r-precision", "rprecision"),
     "RR": ("rr", "rl1", "mrr", "rr_1"),
     "AP": ("ap", "map"),
 }
-_ALIASES = {alias: name for name, aliases in MEASURES.items() for alias in aliases}
+_ALIASES = {alias: name for name, aliases in METRICS.items() for alias in aliases}
 _RK = re.compile(r"^(?:r|recall)@(\d+)$")
 
 #: largest C(n, m) the AP enumeration accepts
 AP_ENUMERATION_LIMIT = 200_000
 
 
-def _parse(measure: object, k: int | None) -> tuple[str, int | None]:
+def _closed_form_methods() -> dict[str, tuple[str, ...]]:
+    return {d.name: tuple(spelling for spelling, _ in d.spellings()) for d in declarations()
+            if d.tie_probability is not None}
+
+
+def known_measures() -> dict[str, tuple[str, ...]]:
+    """Canonical name -> accepted spellings of every measure :func:`tie_probability` knows."""
+    return {**_closed_form_methods(), **METRICS}
+
+
+def _parse(measure: object, k: int | None):
+    """``(closed form, k)``: a registered method's ``tie_probability`` or the name of a metric of ``METRICS``."""
     text = str(measure).strip()
     low = text.lower().replace(" ", "")
     match = _RK.match(low)
@@ -81,7 +91,13 @@ def _parse(measure: object, k: int | None) -> tuple[str, int | None]:
         if name == "R@k" and k is None:
             raise PrefevalError(f"tie_probability: measure {text!r} needs a cutoff: pass k= or write 'R@1000'")
         return name, k
-    known = ", ".join(["LexiRecall", "LexiPrecision", "TSE", "R@k (e.g. 'R@1000' or k=)", "Rprec", "RR", "AP"])
+    try:
+        found = parse(text)
+    except PrefevalError:
+        found = None
+    if found is not None and found[0].tie_probability is not None and "cutoff" not in found[1]:
+        return found[0].tie_probability, k
+    known = ", ".join([*_closed_form_methods(), "R@k (e.g. 'R@1000' or k=)", "Rprec", "RR", "AP"])
     raise PrefevalError(f"tie_probability: unknown measure {text!r}; known: {known}")
 
 
@@ -95,38 +111,6 @@ def _check(n: int, m: int, k: int | None) -> None:
         raise PrefevalError(f"tie_probability: k must be >= 0, got k={k}")
 
 
-# ---------------------------------------------------------------------------------------------
-# exact (Python integers)
-
-
-def _exact_lr(n: int, m: int) -> Fraction:
-    return Fraction(1, math.comb(n, m))
-
-
-def _exact_counts_squared(weights) -> int:
-    return sum(w * w for w in weights)
-
-
-def _exact_tse(n: int, m: int) -> Fraction:
-    # c_i = C(i-1, m-1) for i = m..n, updated incrementally: C(i, m-1) = C(i-1, m-1) * i / (i-m+1)
-    total, c = 0, 1
-    for i in range(m, n + 1):
-        total += c * c
-        c = c * i // (i - m + 1)
-    return Fraction(total, math.comb(n, m) ** 2)
-
-
-def _exact_rk(n: int, m: int, k: int) -> Fraction:
-    k = min(k, n)
-    total = _exact_counts_squared(math.comb(k, i) * math.comb(n - k, m - i) for i in range(0, m + 1))
-    return Fraction(total, math.comb(n, m) ** 2)
-
-
-def _ap_value(positions: tuple[int, ...]) -> Fraction:
-    # trec_eval AP times m (m is a constant for a fixed query, so ties are unaffected)
-    return sum((Fraction(i, p) for i, p in enumerate(positions, start=1)), Fraction(0))
-
-
 def _exact_ap(n: int, m: int) -> Fraction:
     total = math.comb(n, m)
     if total > AP_ENUMERATION_LIMIT:
@@ -137,42 +121,9 @@ def _exact_ap(n: int, m: int) -> Fraction:
         )
     counts: dict[Fraction, int] = {}
     for positions in itertools.combinations(range(1, n + 1), m):
-        value = _ap_value(positions)
+        value = metrics.ap_times_m(positions)  # AP times m: m is fixed, ties are AP's ties
         counts[value] = counts.get(value, 0) + 1
-    return Fraction(_exact_counts_squared(counts.values()), total * total)
-
-
-# ---------------------------------------------------------------------------------------------
-# floating point (log space)
-
-
-def _log_comb(a, b):
-    a = np.asarray(a, dtype=np.float64)
-    b = np.asarray(b, dtype=np.float64)
-    valid = (b >= 0) & (b <= a)
-    with np.errstate(invalid="ignore"):
-        out = gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
-    return np.where(valid, out, -np.inf)
-
-
-def _float_from_log_weights(log_w: np.ndarray, n: int, m: int) -> float:
-    log_total = float(_log_comb(n, m))
-    return float(np.exp(logsumexp(2.0 * log_w) - 2.0 * log_total))
-
-
-def _float_tse(n: int, m: int) -> float:
-    i = np.arange(m, n + 1, dtype=np.float64)
-    return _float_from_log_weights(_log_comb(i - 1, m - 1), n, m)
-
-
-def _float_rk(n: int, m: int, k: int) -> float:
-    k = min(k, n)
-    i = np.arange(0, m + 1, dtype=np.float64)
-    return _float_from_log_weights(_log_comb(k, i) + _log_comb(n - k, m - i), n, m)
-
-
-def _float_lr(n: int, m: int) -> float:
-    return float(np.exp(-_log_comb(n, m)))
+    return Fraction(sum(c * c for c in counts.values()), total * total)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -193,22 +144,22 @@ def tie_probability(measure: object, n: int, m: int, k: int | None = None, *,
     >>> round(tie_probability("R@1000", 10**4, 10), 5)
     0.31267
     """
-    name, k = _parse(measure, k)
+    form, k = _parse(measure, k)
     _check(n, m, k)
-    if name in ("LexiRecall", "LexiPrecision"):
-        return _exact_lr(n, m) if exact else _float_lr(n, m)
-    if name in ("TSE", "RR"):
-        # RR: Pr(p_1 = j) C(n, m) = C(n-j, m-1); as j runs 1..n-m+1, n-j runs n-1 down to m-1: the same
-        # multiset {C(t, m-1) : t = m-1..n-1} as the TSE sum.
-        return _exact_tse(n, m) if exact else _float_tse(n, m)
-    if name == "R@k":
-        return _exact_rk(n, m, k) if exact else _float_rk(n, m, k)
-    if name == "Rprec":
-        return _exact_rk(n, m, m) if exact else _float_rk(n, m, m)
-    if name == "AP":
+    if callable(form):
+        return form(n, m, exact)
+    if form == "RR":
+        # Pr(p_1 = j) C(n, m) = C(n-j, m-1): as j runs 1..n-m+1, n-j runs n-1 down to m-1, the same multiset
+        # {C(t, m-1) : t = m-1..n-1} as the sum for ties on the last position
+        return ties.last_position(n, m, exact)
+    if form == "R@k":
+        return ties.relevant_in_top_k(n, m, k, exact)
+    if form == "Rprec":
+        return ties.relevant_in_top_k(n, m, m, exact)
+    if form == "AP":
         value = _exact_ap(n, m)
         return value if exact else float(value)
-    raise AssertionError(name)  # pragma: no cover
+    raise AssertionError(form)  # pragma: no cover
 
 
 def rr_tie_probability_given_p1(n: int, m: int, p1: int, *, exact: bool = False) -> float | Fraction:
@@ -222,6 +173,4 @@ def rr_tie_probability_given_p1(n: int, m: int, p1: int, *, exact: bool = False)
     _check(n, m, None)
     if isinstance(p1, bool) or not isinstance(p1, (int, np.integer)) or not 1 <= p1 <= n - m + 1:
         raise PrefevalError(f"rr_tie_probability_given_p1: p1 must be an integer in [1, n-m+1], got {p1!r}")
-    if exact:
-        return Fraction(math.comb(n - p1, m - 1), math.comb(n, m))
-    return float(np.exp(_log_comb(n - p1, m - 1) - _log_comb(n, m)))
+    return ties.first_position_given(n, m, p1, exact)

@@ -18,7 +18,7 @@ Per degraded sample and method, the result reports the ties among ranking pairs 
 labels (Fig. 12), the **agreement with the full-label preferences** (Fig. 13) — among ranking pairs
 (query, run pair) that the method separates under the full labels, the fraction whose degraded-label
 preference has the same sign; a degraded tie counts as a disagreement (the paper leaves the denominator
-open, spec lexirecall.md §2.7) — and Kendall's tau-b between the system orderings under degraded and
+open) — and Kendall's tau-b between the system orderings under degraded and
 full labels (Diaz & Ferraro (2022) Fig. 7; MC4 for preferences, mean for metrics).
 
 **Query subsampling** (Diaz & Ferraro (2022) Fig. 6; Diaz (2023) Fig. 8): keep ``max(floor(|Q| (1 - f)), 1)`` random

@@ -3,7 +3,7 @@
 Diaz & Mitra (2023) §6.2.3 (Fig. 11), Diaz (2023) §4.2 (Table 4), Diaz & Ferraro (2022) §6.3. For each method, every unordered
 pair of the S systems is tested over the evaluated queries; the result is
 ``#significant pairs / C(S, 2)`` at level ``alpha`` (the published percentages are multiples of
-``1 / C(S, 2)``, spec lexiprecision-and-rpp.md §B2).
+``1 / C(S, 2)``).
 
 Tests (delegated to :meth:`prefeval.compare.Comparison.significance`, i.e. ``prefeval.core.stats``):
 
@@ -25,6 +25,7 @@ from typing import Any
 import pandas as pd
 
 from prefeval.analysis._frames import per_query_frame, select_methods
+from prefeval.compare import correction_for
 from prefeval.errors import PrefevalError
 
 __all__ = ["discriminative_power"]
@@ -37,9 +38,7 @@ def _resolve(test: str, correction: str) -> tuple[str | None, str]:
     test = _ALIASES.get(test, test)
     if test == "paired":
         return None, correction  # Comparison's default: sign for preferences, t for metrics
-    if test == "randomized_tukey_hsd":
-        return test, "none"
-    return test, correction
+    return test, correction_for(test, correction)
 
 
 def discriminative_power(comparison: Any, methods: str | Sequence[str] | None = None, *,
@@ -62,9 +61,8 @@ def discriminative_power(comparison: Any, methods: str | Sequence[str] | None = 
         kind = comparison.result(method).method.kind
         for requested in tests:
             test, corr = _resolve(requested, correction)
-            options = {"n_resamples": n_resamples, "seed": seed} if test in ("randomized_tukey_hsd",
-                                                                             "permutation") else {}
-            sig = comparison.significance(method, test=test, correction=corr, alpha=alpha, **options)
+            sig = comparison.significance(method, test=test, correction=corr, alpha=alpha, n_resamples=n_resamples,
+                                          seed=seed)  # the randomised tests use n_resamples and seed
             pairs = len(sig)
             significant = int(sig["significant"].sum())
             rows.append({"method": method, "kind": kind, "test": sig.attrs.get("test", test),

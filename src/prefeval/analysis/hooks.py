@@ -35,6 +35,7 @@ from prefeval.analysis.closed_forms import tie_probability
 from prefeval.analysis.simulation import worst_case_agreement
 from prefeval.analysis.suite import evaluate
 from prefeval.analysis.unanimity import metric_unanimity
+from prefeval.compare import FAMILY_WISE_TESTS, parse_method
 from prefeval.errors import PrefevalError
 
 __all__ = ["PIPELINE_ANALYSES"]
@@ -43,8 +44,6 @@ _CACHE: dict[str, Any] = {}
 
 
 def _roles(context: Any, methods: Sequence[str] | None, metrics: Sequence[str] | None) -> tuple[list, list]:
-    from prefeval.compare import parse_method
-
     kinds = {m: parse_method(m).kind for m in context.methods}
     prefs = list(methods) if methods is not None else [m for m in context.methods if kinds[m] == "preference"]
     if metrics is None:
@@ -73,9 +72,11 @@ def _figure(width: float = 6.0, height: float = 3.5, panels: int | None = None):
     """``(figure, axes)`` with the Agg backend, or ``(None, None)`` without matplotlib. ``panels``: a row
     of that many axes sharing the y axis (``axes`` is then a list), else one axis."""
     try:
+        # deferred: matplotlib is optional (the plot extra)
         import matplotlib
 
         matplotlib.use("Agg", force=False)
+        # deferred: matplotlib is optional (the plot extra)
         import matplotlib.pyplot as plt
     except ImportError:
         return None, None
@@ -140,7 +141,7 @@ def run_power(context: Any, methods: Sequence[str] | None = None, metrics: Seque
     out: dict[str, Any] = {"discriminative_power": table}
     fig, ax = _figure()
     if fig is not None:
-        table = table.assign(family=np.where(table["test"] == "randomized_tukey_hsd", "Tukey HSD",
+        table = table.assign(family=np.where(table["test"].isin(FAMILY_WISE_TESTS), "Tukey HSD",
                                              "paired (" + table["correction"] + ")"))
         grid = table.pivot(index="method", columns="family", values="fraction").reindex(comparison.methods)
         grid.plot.bar(ax=ax, rot=30)

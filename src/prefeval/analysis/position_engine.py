@@ -31,12 +31,14 @@ from prefeval.compare import Comparison, Method, MethodResult, parse_method
 from prefeval.core import metrics
 from prefeval.core.positions import position_vectors
 from prefeval.errors import PrefevalError
-from prefeval.provider import preference_matrix
-from prefeval.ranking import QueryPositions
+from prefeval.inputs import qrels_frame, runs_dict
+from prefeval.methods import metric_difference
+from prefeval.methods.registry import declaration_of, declarations, parameters
+from prefeval.ranking import QueryPositions, query_positions
 
 __all__ = ["PositionData", "load_positions", "supported", "evaluate_positions", "frequencies", "query_table"]
 
-_METRICS = ("AP", "RR", "R", "P", "Rprec", "TSE", "nDCG")
+_METRICS = ("AP", "RR", "R", "P", "Rprec", "nDCG")  # ir-measures metrics computed from positions here
 
 
 @dataclass(frozen=True)
@@ -53,8 +55,6 @@ class PositionData:
 def load_positions(qrels: Any, runs: Any, depth: int | None = None) -> PositionData:
     """Rank ``runs`` (anything :func:`prefeval.compare.compare` accepts) once and locate every document with
     a positive grade. ``depth`` truncates the runs first."""
-    from prefeval.inputs import qrels_frame, runs_dict
-    from prefeval.ranking import query_positions
 
     qrels_df = qrels_frame(qrels)
     run_frames = runs_dict(runs)
@@ -78,9 +78,12 @@ def supported(method: Method, data: PositionData | None = None) -> bool:
         return False
     if method.kind == "metric" and data is not None and any(q.subtopics is not None for q in data.queries):
         return False
+    declaration = declaration_of(measure)
     if method.kind == "preference":
         # subtopic membership is located at grade >= 1; a higher threshold would need it re-located
-        return not (measure.params.get("subtopics", False) and method.rel > 1)
+        return not (declaration.reads_subtopics(parameters(measure)) and method.rel > 1)
+    if declaration is not None:  # a prefeval metric: from positions when it is position-based
+        return declaration.position_based
     name = getattr(measure, "NAME", None)
     if name not in _METRICS:
         return False
@@ -100,15 +103,12 @@ def _restrict(query: QueryPositions, keep: np.ndarray) -> QueryPositions:
 
 def _metric(measure: Any, query: QueryPositions, rel: int, cutoff: int | None) -> np.ndarray:
     """(S,) values of a position metric on one query (``query`` holds grade >= 1 documents, truncated)."""
+    declaration = declaration_of(measure)
+    if declaration is not None:
+        return declaration.positions(position_vectors(query.doc_pos[:, query.grades >= rel]), parameters(measure))
     name = measure.NAME
     if name == "nDCG":
-        grades = query.grades.astype(np.float64)
-        gains = np.where(np.isfinite(query.doc_pos), grades[None, :] / np.log2(query.doc_pos + 1.0), 0.0)
-        ideal_grades = np.sort(grades)[::-1]
-        if cutoff is not None:
-            ideal_grades = ideal_grades[:cutoff]
-        ideal = (ideal_grades / np.log2(np.arange(2, len(ideal_grades) + 2))).sum()
-        return gains.sum(axis=1) / ideal if ideal > 0 else np.zeros(len(query.doc_pos))
+        return metrics.graded_ndcg(query.doc_pos, query.grades, cutoff)
     P = position_vectors(query.doc_pos[:, query.grades >= rel])
     if name == "AP":
         return metrics.ap(P)
@@ -120,8 +120,6 @@ def _metric(measure: Any, query: QueryPositions, rel: int, cutoff: int | None) -
         return metrics.precision_at_k(P, cutoff)
     if name == "Rprec":
         return metrics.rprec(P)
-    if name == "TSE":
-        return metrics.tse(P)
     raise AssertionError(name)  # pragma: no cover
 
 
@@ -138,9 +136,9 @@ def evaluate_positions(data: PositionData, methods: Sequence[Any], *, rel: int =
     parsed = [parse_method(m, rel) for m in methods]
     bad = [m.label for m in parsed if not supported(m, data)]
     if bad:
-        raise PrefevalError(f"the position engine cannot evaluate {bad}; supported: LexiRecall, LexiPrecision, "
-                            "RPP, AP, RR, R@k, P@k, Rprec, TSE, nDCG(@k) with rel >= 1 (metrics only on qrels "
-                            "without subtopics)")
+        own = ", ".join(d.name for d in declarations() if d.kind == "preference" or d.position_based)
+        raise PrefevalError(f"the position engine cannot evaluate {bad}; supported: {own}, AP, RR, R@k, P@k, "
+                            "Rprec, nDCG(@k) with rel >= 1 (metrics only on qrels without subtopics)")
     wanted = None if query_ids is None else set(map(str, query_ids))
     queries = [q for q in data.queries if wanted is None or q.query_id in wanted]
     if keep is not None:
@@ -168,11 +166,12 @@ def evaluate_positions(data: PositionData, methods: Sequence[Any], *, rel: int =
             view = q if depth is None else replace(q, doc_pos=np.where(q.doc_pos <= depth, q.doc_pos, np.inf))
             qids.append(q.query_id)
             if m.kind == "preference":
-                tensors.append(preference_matrix(m.measure, _restrict(view, view.grades >= m.rel)))
+                declaration = declaration_of(m.measure)
+                tensors.append(declaration.matrix(_restrict(view, view.grades >= m.rel), parameters(m.measure)))
             else:
                 v = _metric(m.measure, view, m.rel, cutoff)
                 values.append(v)
-                tensors.append(v[:, None] - v[None, :])
+                tensors.append(metric_difference.matrix(v))
         if not any((q.grades >= m.rel).any() for q in queries):
             raise PrefevalError(f"no query keeps a document with grade >= {m.rel}; nothing to evaluate for {m.label}")
         prefs = np.stack(tensors) if tensors else np.zeros((0, S, S))

@@ -8,8 +8,9 @@ papers compare is a function of it:
   the values are equal (Diaz & Mitra (2023) §5.1, "metric ties use exact equality");
 - a **preference** maps two position vectors to a signed value; a tie is the value 0.
 
-Names understood by :func:`resolve` (case-insensitive): ``LexiRecall``, ``LexiPrecision``,
-``LexiPrecision(magnitude='rr')``, ``RPP`` (and ``RPP(weighting='inverse'|'dcg')``), ``TSE``,
+Names understood by :func:`resolve` (case-insensitive): every position-based method of the registry
+(:mod:`prefeval.methods`: ``LexiRecall``, ``LexiPrecision``, ``LexiPrecision(magnitude='rr')``, ``RPP``,
+``RPP(weighting='inverse'|'dcg')``, ``TSE``, with their aliases and parameters),
 ``AP``, ``nDCG`` / ``nDCG@k``, ``RR``, ``R@k``, ``P@k``, ``Rprec``, and ``random`` (a uniform
 random score per ranking: the baseline column of Diaz & Mitra (2023) Table 2). Anything else may be given
 as a :class:`Method` built with :func:`metric` or :func:`preference`; a bare callable is taken as
@@ -25,8 +26,10 @@ from typing import Literal
 
 import numpy as np
 
-from prefeval.core import lexicographic, metrics, rpp
+from prefeval.core import metrics
 from prefeval.errors import PrefevalError
+from prefeval.methods import metric_difference
+from prefeval.methods.registry import Declaration, declarations, parse
 
 __all__ = ["Method", "metric", "preference", "resolve", "ties"]
 
@@ -71,7 +74,14 @@ def _random(P: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 _CUTOFF = re.compile(r"^(?P<base>[a-z]+)@(?P<k>\d+)$")
-_PARAM = re.compile(r"^(?P<base>[a-z]+)\((?P<key>[a-z]+)=['\"]?(?P<value>[a-z]+)['\"]?\)$")
+
+
+def _declared(declaration: Declaration, params: dict, text: str) -> Method:
+    """A registered position-based method with its parameters (named as declared, or as written)."""
+    name = declaration.name if params == declaration.defaults() else text
+    if declaration.kind == "preference":
+        return preference(lambda A, B: declaration.positions(A, B, params), name)
+    return metric(lambda P: declaration.positions(P, params), name)
 
 
 def resolve(method: str | Method | Callable) -> Method:
@@ -82,11 +92,10 @@ def resolve(method: str | Method | Callable) -> Method:
         return metric(method)
     text = str(method).strip()
     low = text.lower().replace(" ", "")
+    found = parse(text)
+    if found is not None and found[0].position_based and "cutoff" not in found[1]:
+        return _declared(found[0], found[1], text)
     simple: dict[str, Method] = {
-        "lexirecall": preference(lexicographic.lexirecall, "LexiRecall"),
-        "lexiprecision": preference(lexicographic.lexiprecision, "LexiPrecision"),
-        "rpp": preference(rpp.rpp, "RPP"),
-        "tse": metric(metrics.tse, "TSE"),
         "ap": metric(metrics.ap, "AP"),
         "ndcg": metric(metrics.ndcg, "nDCG"),
         "rr": metric(metrics.rr, "RR"),
@@ -104,17 +113,10 @@ def resolve(method: str | Method | Callable) -> Method:
             return metric(lambda P: metrics.precision_at_k(P, k), f"P@{k}")
         if base == "ndcg":
             return metric(lambda P: metrics.ndcg(P, k), f"nDCG@{k}")
-    match = _PARAM.match(low)
-    if match:
-        base, key, value = match.group("base", "key", "value")
-        if base == "lexiprecision" and key == "magnitude" and value in ("sgn", "rr"):
-            return preference(lambda A, B: lexicographic.lexiprecision(A, B, value), text)
-        if base == "rpp" and key == "weighting" and value in rpp.WEIGHTINGS:
-            return preference(lambda A, B: rpp.rpp(A, B, value), text)
+    own = ", ".join(d.name for d in declarations() if d.position_based)
     raise PrefevalError(
-        f"unknown method {text!r} for position-vector simulation; known: LexiRecall, LexiPrecision, "
-        "LexiPrecision(magnitude='rr'), RPP, RPP(weighting='inverse'|'dcg'), TSE, AP, nDCG, nDCG@k, RR, "
-        "R@k, P@k, Rprec, random (or pass prefeval.analysis.metric(fn) / preference(fn))"
+        f"unknown method {text!r} for position-vector simulation; known: {own} (with their parameters), AP, "
+        "nDCG, nDCG@k, RR, R@k, P@k, Rprec, random (or pass prefeval.analysis.metric(fn) / preference(fn))"
     )
 
 
@@ -125,5 +127,4 @@ def ties(method: Method, A: np.ndarray, B: np.ndarray, rng: np.random.Generator)
     """
     if method.kind == "preference":
         return np.asarray(method.fn(A, B)) == 0
-    a, b = method.values(A, rng), method.values(B, rng)
-    return (a == b) | (np.isnan(a) & np.isnan(b))
+    return metric_difference.ties(method.values(A, rng), method.values(B, rng))

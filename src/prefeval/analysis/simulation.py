@@ -141,7 +141,7 @@ def worst_case_agreement(ns: Sequence[int] = (10**3, 10**4, 10**5, 10**6),
     - ``tied``: fraction of pairs with ``WC(π) = WC(π')``;
     - one column per metric: among pairs with ``WC(π) != WC(π')``, the fraction where the metric orders
       the pair strictly in the same direction (a metric tie counts as disagreement). This reading of the
-      paper's unstated statistic reproduces its Table 2 (spec lexirecall.md §2.1); ``random`` scores each
+      paper's unstated statistic reproduces its Table 2; ``random`` scores each
       ranking uniformly at random.
     """
     resolved = _methods(metrics)

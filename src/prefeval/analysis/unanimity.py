@@ -12,7 +12,7 @@ Base-2 logarithm, as it reproduces the paper's worked value ``log2(4/3) = 0.415`
 ``m`` agrees with every unanimous pair, 0 for a constant or random metric, ``-inf`` when it agrees
 with none; NaN when no pair is unanimous (``P(Δℳ) = 0``).
 
-Which outputs are paired is not stated in the paper; the natural reading (spec §A7), used here
+Which outputs are paired is not stated in the paper; the natural reading, used here
 when ``by`` is given (e.g. ``by="query_id"``), pairs the outputs of different systems **for the same
 topic** and pools the pairs over topics. Metrics must be oriented "higher is better".
 """
@@ -24,7 +24,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from prefeval.aspects import aspect_arrays, single_aspect
+from prefeval.core import diversity
 from prefeval.errors import PrefevalError
+from prefeval.inputs import qrels_frame, runs_dict
 
 __all__ = ["PAPER_GRID", "diversity_scores", "metric_unanimity", "mu_table", "unanimity_counts"]
 
@@ -183,10 +186,6 @@ def diversity_scores(qrels, runs, grid: Sequence[tuple[str, str, str, bool, dict
     (:mod:`prefeval.aspects`). Returns a tidy frame ``run, query_id, measure, family, value``, ready for
     :func:`metric_unanimity` (``by="query_id"``).
     """
-    from prefeval.aspects import aspect_arrays, single_aspect
-    from prefeval.core import diversity
-    from prefeval.inputs import qrels_frame, runs_dict
-
     grid = PAPER_GRID if grid is None else list(grid)
     qrels = qrels_frame(qrels)
     frames = []

@@ -1,7 +1,7 @@
 """Formal constraints as executable checks for any measure (Amigó et al. (2018) §3; Ferrante et al. (2015) §5; Diaz & Mitra (2023) Table 6).
 
     >>> import prefeval.axioms as axioms
-    >>> axioms.check("nDCG@10", constraints="seed002")          # DataFrame: constraint, verdict, reason, ...
+    >>> axioms.check("nDCG@10", constraints="amigo2018")          # DataFrame: constraint, verdict, reason, ...
     >>> axioms.matrix(["P@10", "RBU(p=0.8,e=0.03)@10"])          # measures x constraints, ● / ○ / –
 
 Measures are evaluated through ir-measures on generated qrels and runs (see

@@ -1,4 +1,4 @@
-"""The balancing index B(n) of Ferrante, Ferro & Maistro (Ferrante et al. (2015) §6, spec §B6).
+"""The balancing index B(n) of Ferrante, Ferro & Maistro (Ferrante et al. (2015) §6).
 
 For runs of length n, with ``ref = (q_max, 0, …, 0)`` and ``s_b = (0 × (b-1), q_min × (n-b+1))``::
 
@@ -6,12 +6,12 @@ For runs of length n, with ``ref = (q_max, 0, …, 0)`` and ``s_b = (0 × (b-1),
 
 B(n) near n: the measure behaves like a set-based one (a tail of minimally relevant documents balances
 one maximally relevant document at rank 1); B(n) = 1: it is very top-heavy. Computed from the
-definition (all b at once), not with the paper's Algorithm 1, which has no termination guard (spec
-§B6 erratum). ``ref`` and every ``s_b`` share one set of qrels (one document of grade q_max, n of grade
+definition (all b at once), not with the paper's Algorithm 1, which has no termination guard
+(it loops forever when no b balances). ``ref`` and every ``s_b`` share one set of qrels (one document of grade q_max, n of grade
 q_min, n non-relevant), so recall-base and ideal-ranking normalisations cancel as the paper assumes.
 Ties count as balanced, up to the tolerance of :func:`prefeval.axioms.check` (relative 1e-10): a
 difference below it is a tie, so e.g. RBP with p = 0.5 at n = 50 gives 2 where exact arithmetic gives 1
-(the gap is 0.5^50; spec §B6/§B8.7 discuss the same float effect).
+(the gap is 0.5^50, below float64 resolution relative to 1).
 """
 
 from __future__ import annotations

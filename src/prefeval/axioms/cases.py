@@ -1,4 +1,5 @@
-"""Generators of test cases for each formal constraint (preconditions exactly as spec §A4, §B4, §1.16).
+"""Generators of test cases for each formal constraint (preconditions exactly as Amigó et al. (2018) §3,
+Ferrante et al. (2015) §4 and Diaz & Mitra (2023) Table 6 state them).
 
 Every generator takes a ``numpy.random.Generator`` and :class:`Settings` and returns a list of
 :class:`~prefeval.axioms.model.Case`. Conventions shared by all generators:
@@ -9,8 +10,8 @@ Every generator takes a ``numpy.random.Generator`` and :class:`Settings` and ret
   (r = 1/128, 3/128, 7/128 under the ERR mapping; see :mod:`prefeval.axioms.model`).
 * "binary relevance" = every ranked document has grade 0 or the same grade ``r_c``.
 * Rankings before an append have at most ``Settings.max_length`` documents, so that with the default 8
-  even an appended document stays inside a cutoff of 10 (spec §A9.12: constraints about a position
-  beyond a measure's cutoff test the cutoff, not the measure).
+  even an appended document stays inside a cutoff of 10 (a decision: constraints about a position
+  beyond a measure's cutoff would test the cutoff, not the measure).
 """
 
 from __future__ import annotations
@@ -172,7 +173,7 @@ def deepness(rng: np.random.Generator, settings: Settings) -> list[Case]:
 
 
 def _threshold_comparison(n: int, rc: int, settings: Settings, deep: bool) -> Comparison:
-    """L = (d^rel, d^¬rel × (2n-1)) against R_n = (d^¬rel × n, d^rel × n): same length 2n (spec §A4)."""
+    """L = (d^rel, d^¬rel × (2n-1)) against R_n = (d^¬rel × n, d^rel × n): same length 2n (Amigó et al. (2018) §3)."""
     grades = [rc] * n + [0] * (2 * n - 1)
     one = (0,) + tuple(range(n, 3 * n - 1))
     many = tuple(range(n, 2 * n)) + tuple(range(n))
@@ -314,7 +315,7 @@ def aspect_relevance(rng: np.random.Generator, settings: Settings) -> list[Case]
     """AspRel: no aspect overlap; d_i relevant to t only, d'_i to t' only, r(d_i,t) = r(d'_i,t') > 0, no
     earlier document relevant to t or t'; w(t) < w(t') ⟹ Q(d_{d_i↔d'_i}) > Q(d).
 
-    The replaced document is the last one (spec §A4 practical note: a later document on t or t' can
+    The replaced document is the last one (a decision where the paper is silent: a later document on t or t' can
     legitimately reverse the effect in exact RBU). Weights are encoded by replicating subtopics.
     """
     cases = []

@@ -47,7 +47,7 @@ def check(measure: Any, constraints: str | Iterable[str] | None = None, cases: i
         measure: an ir-measures measure object or string (``"nDCG@10"``, ``"RBU(p=0.8,e=0.03)@10"``),
             a preference method (``"LexiRecall"``, ``"LexiPrecision(magnitude='rr')"``, ``"RPP"``), or a
             callable ``f(qrels, run) -> {query_id: value}`` taking canonical frames.
-        constraints: keys or groups (``"seed002"``, ``"seed004"``, ``"table6"``, ``"all"``); default all.
+        constraints: keys or groups (``"amigo2018"``, ``"ferrante2015"``, ``"table6"``, ``"all"``); default all.
         cases: random cases per universally quantified constraint (default 100).
         seed: seed of the case generators (each constraint draws from its own stream).
         bound: largest n (m) searched by the Deepness/Closeness Thresholds (default 512).

@@ -106,14 +106,25 @@ CONSTRAINTS: dict[str, Constraint] = {c.key: c for c in _LIST}
 _RELEVANCE = ("Pri", "Deep", "DeepTh", "CloseTh", "Conf")
 _DIVERSITY = ("AspDiv", "Red", "MRed", "Sat", "AspRel")
 
-GROUPS: dict[str, tuple[str, ...]] = {
-    "seed002": _RELEVANCE + _DIVERSITY,
+class _Groups(dict):
+    """Group name -> constraint keys; the names of version 0.1 still resolve."""
+
+    FORMER = {"seed002": "amigo2018", "seed004": "ferrante2015"}
+
+    def __missing__(self, key: str) -> tuple[str, ...]:
+        if key in self.FORMER:
+            return self[self.FORMER[key]]
+        raise KeyError(key)
+
+
+GROUPS: dict[str, tuple[str, ...]] = _Groups({
+    "amigo2018": _RELEVANCE + _DIVERSITY,
     "relevance": _RELEVANCE,
     "diversity": _DIVERSITY,
-    "seed004": ("Replacement", "Swap", "Monotonicity"),
+    "ferrante2015": ("Replacement", "Swap", "Monotonicity"),
     "table6": ("RetSize", "NonRel", "Rel", "StrictRel", "SwapUp", "StrictSwapUp"),
     "all": tuple(CONSTRAINTS),
-}
+})
 """Named groups accepted wherever constraint keys are."""
 
 
@@ -128,6 +139,7 @@ def select(names: str | Iterable[str] | None) -> list[Constraint]:
         names = [n for n in names.replace(" ", ",").split(",") if n]
     lower = {k.lower(): k for k in CONSTRAINTS}
     groups = {g.lower(): keys for g, keys in GROUPS.items()}
+    groups.update({former: GROUPS[former] for former in _Groups.FORMER})
     keys: list[str] = []
     for name in names:
         found = groups.get(name.lower()) or ((lower[name.lower()],) if name.lower() in lower else None)

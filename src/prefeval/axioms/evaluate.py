@@ -31,14 +31,16 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
+from prefeval import methods
 from prefeval.axioms.model import Comparison, Judgments
+from prefeval.core.graded import GradedRankings
 from prefeval.errors import PrefevalError
+from prefeval.methods.registry import canonical_text, declaration_of
+from prefeval.ranking import QueryPositions
 
 __all__ = ["KernelScorer", "MetricScorer", "PreferenceScorer", "Scorer", "build_frames", "build_records", "resolve"]
 
 ASPECT_PROVIDERS = frozenset({"pyndeval"})
-ASPECT_MEASURES = frozenset({"RBU"})
-PREFERENCE_NAMES = ("LexiRecall", "LexiPrecision", "RPP")
 GRADE_LIMITS = {"gdeval": 4}
 """Highest grade a provider accepts (gdeval.pl rejects judgments above 4)."""
 
@@ -96,114 +98,68 @@ def _iter_calc(measure: Any, qrels: list, run: list, quiet_ndeval: bool) -> dict
 
 @dataclass
 class PreferenceScorer(Scorer):
-    """LexiRecall / LexiPrecision / RPP on position vectors (kernels of :mod:`prefeval.core`)."""
+    """A preference method of the registry (LexiRecall, LexiPrecision, RPP, ...) on the two rankings, with the
+    kernel its declaration names (:mod:`prefeval.methods`)."""
 
-    name: str = "LexiRecall"
+    name: str = ""
     params: dict = field(default_factory=dict)
 
     def values(self, comparisons: Sequence[Comparison]) -> tuple[np.ndarray, np.ndarray]:
-        from prefeval.core import lexicographic, rpp
-        from prefeval.core.positions import position_vectors
-
-        rel = int(self.params.get("rel", 1))
+        declaration = methods.get(self.name)
+        params = declaration.complete({k: v for k, v in self.params.items() if k != "baseline"})
+        rel = int(params["rel"])
         out = np.zeros(len(comparisons), dtype=np.float64)
-        groups: dict[int, list[int]] = {}
-        positions: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []
         for idx, comp in enumerate(comparisons):
             grades = _judged_grades(comp.judgments)  # (D + anchors, subtopics)
             best = grades.max(axis=1)
             relevant = np.flatnonzero(best >= rel)
-            pos_left = _doc_positions(comp.left, relevant, self.cutoff)
-            pos_right = _doc_positions(comp.right, relevant, self.cutoff)
-            positions.append((pos_left, pos_right, best[relevant], grades[relevant].T >= rel))
-            groups.setdefault(len(relevant), []).append(idx)
-        missing = groups.pop(0, [])  # no relevant document: not applicable (the provider gives 0)
-        if self.name in ("LexiRecall", "LexiPrecision"):
-            for idx in groups.values():  # vectorised per number of relevant documents
-                a = position_vectors(np.stack([positions[i][0] for i in idx]))
-                b = position_vectors(np.stack([positions[i][1] for i in idx]))
-                if self.name == "LexiRecall":
-                    out[idx] = lexicographic.lexirecall(a, b)
-                else:
-                    out[idx] = lexicographic.lexiprecision(a, b, magnitude=self.params.get("magnitude", "sgn"))
-            out[missing] = np.nan
-            return out, np.zeros_like(out)
-        weighting = self.params.get("weighting", "uniform")
-        for i, (pos_left, pos_right, best, membership) in enumerate(positions):
-            if self.params.get("subtopics", False):
-                populations = rpp.subtopic_populations(membership, background=True)
-            elif self.params.get("graded", True):
-                populations = rpp.graded_populations(best, rel)
-            else:
-                populations = None
-            out[i] = rpp.population_rpp(pos_left, pos_right, populations, weighting=weighting)
-        out[missing] = np.nan
+            if not len(relevant):  # no relevant document: not applicable (the provider gives 0)
+                out[idx] = np.nan
+                continue
+            query = QueryPositions(
+                query_id=str(idx), doc_ids=relevant, grades=best[relevant],
+                doc_pos=np.stack([_doc_positions(comp.left, relevant, self.cutoff),
+                                  _doc_positions(comp.right, relevant, self.cutoff)]),
+                subtopics=grades[relevant].T >= rel)
+            out[idx] = declaration.pairwise(query, 0, 1, params)
         return out, np.zeros_like(out)
 
 
 @dataclass
 class KernelScorer(Scorer):
-    """prefeval's RBU or TSE computed with its kernels (:mod:`prefeval.core.rbu`, :mod:`prefeval.core.metrics`).
+    """A metric of the registry (RBU, TSE, ...) computed with the kernel its declaration names.
 
-    Same definition as the ir-measures provider (:mod:`prefeval.provider`): RBU with
-    ``r = (2^g - 1) / 2^gmax_t`` per subtopic (grades below ``rel`` count as 0), weights uniform over the
-    subtopics with a relevant document, effort for the positions that hold a document, ``@k``; TSE
-    ``1/p_m`` on the relevant documents (grade >= rel). It skips the provider's per-query pandas work;
-    the tests assert that both give the same values.
+    Same definition as the ir-measures provider (:mod:`prefeval.provider`): the rankings as
+    :class:`~prefeval.core.graded.GradedRankings`, grades below ``rel`` counted as 0, aspects = the subtopics
+    with a relevant document, ``@k``. It skips the provider's per-query pandas work; the tests assert that
+    both give the same values.
     """
 
-    name: str = "RBU"
+    name: str = ""
     params: dict = field(default_factory=dict)
 
     def values(self, comparisons: Sequence[Comparison]) -> tuple[np.ndarray, np.ndarray]:
+        declaration = methods.get(self.name)
+        params = declaration.complete(self.params)
+        rel = int(params["rel"])
         queries, sides = _queries(comparisons)
-        values = self._rbu(queries) if self.name == "RBU" else self._tse(queries)
-        return values[sides[:, 0]], values[sides[:, 1]]
-
-    def _rbu(self, queries: list[tuple[Judgments, tuple[int, ...]]]) -> np.ndarray:
-        from prefeval.core import rbu
-
-        rel, p, e = int(self.params.get("rel", 1)), self.params.get("p", 0.8), self.params.get("e", 0.03)
-        variant = self.params.get("variant", "paper")
-        out = np.zeros(len(queries), dtype=np.float64)
-        groups: dict[tuple[int, int], list[tuple[int, np.ndarray, np.ndarray]]] = {}
+        out = np.full(len(queries), np.nan)
+        groups: dict[tuple[int, int], list[tuple[int, np.ndarray, np.ndarray, int]]] = {}
         for q, (judgments, ranking) in enumerate(queries):
             grades = _judged_grades(judgments)
             grades = np.where(grades >= rel, grades, 0)
             gmax = grades.max(axis=0)
             kept = gmax > 0
-            ranked = grades[list(ranking)][:, kept] if ranking else np.zeros((0, int(kept.sum())), np.int64)
-            groups.setdefault(ranked.shape, []).append((q, ranked, gmax[kept]))
-        for (_, n_aspects), members in groups.items():  # one kernel call per ranking shape
-            index = [q for q, _, _ in members]
-            if n_aspects == 0:  # no relevant document: not applicable (the provider gives 0)
-                out[index] = np.nan
-                continue
-            r = rbu.relevance_probabilities(np.stack([g for _, g, _ in members]),
-                                            np.stack([m for _, _, m in members])[:, None, :])
-            weights = np.full(n_aspects, 1.0 / max(n_aspects, 1))
-            out[index] = rbu.rbu(r, weights, p, e, variant=variant, k=self.cutoff)
-        return out
-
-    def _tse(self, queries: list[tuple[Judgments, tuple[int, ...]]]) -> np.ndarray:
-        from prefeval.core import metrics
-
-        rel = int(self.params.get("rel", 1))
-        out = np.zeros(len(queries), dtype=np.float64)
-        for q, (judgments, ranking) in enumerate(queries):
-            relevant = np.flatnonzero(_judged_grades(judgments).max(axis=1) >= rel)
-            out[q] = metrics.tse(np.sort(_doc_positions(ranking, relevant, self.cutoff)))
-        return out
-
-
-def _defaults(measure: Any) -> dict:
-    """A measure's default parameter values (ir-measures ``ParamInfo.default``)."""
-    out = {}
-    for key, info in getattr(measure, "SUPPORTED_PARAMS", {}).items():
-        default = getattr(info, "default", None)
-        if isinstance(default, (bool, int, float, str)):
-            out[key] = default
-    return out
+            ranked = list(ranking)[:self.cutoff] if self.cutoff else list(ranking)
+            ranked = grades[ranked][:, kept] if ranked else np.zeros((0, int(kept.sum())), np.int64)
+            if kept.any():  # else no relevant document: not applicable (the provider gives 0)
+                n_relevant = int((grades.max(axis=1) > 0).sum())
+                groups.setdefault(ranked.shape, []).append((q, ranked, gmax[kept], n_relevant))
+        for members in groups.values():  # one kernel call per ranking shape
+            rankings = GradedRankings.stack([g for _, g, _, _ in members], [m for _, _, m, _ in members],
+                                            [n for _, _, _, n in members])
+            out[[q for q, _, _, _ in members]] = declaration.values(rankings, params)
+        return out[sides[:, 0]], out[sides[:, 1]]
 
 
 def _doc_positions(ranking: Sequence[int], relevant: np.ndarray, cutoff: int | None) -> np.ndarray:
@@ -321,7 +277,6 @@ def resolve(measure: Any, label: str | None = None, direct: bool = True) -> Scor
     their kernels (:class:`KernelScorer`, same values) instead of through ir-measures and the prefeval
     provider. Raises :class:`PrefevalError` for an unparsable string.
     """
-    import prefeval  # noqa: F401  (registers prefeval's measures with ir-measures)
 
     if callable(measure) and not hasattr(measure, "NAME"):
         name = label or getattr(measure, "__name__", repr(measure))
@@ -329,7 +284,7 @@ def resolve(measure: Any, label: str | None = None, direct: bool = True) -> Scor
     if isinstance(measure, str):
         text = measure
         try:
-            measure = ir_measures.parse_measure(measure)
+            measure = ir_measures.parse_measure(canonical_text(measure))
         except Exception as exc:  # ir-measures raises several types for unknown names and bad params
             raise PrefevalError(f"cannot parse measure {text!r}: {exc}") from exc
         label = label or text
@@ -337,14 +292,16 @@ def resolve(measure: Any, label: str | None = None, direct: bool = True) -> Scor
     params = dict(getattr(measure, "params", {}))
     cutoff = params.get("cutoff")
     cutoff = cutoff if isinstance(cutoff, int) else None
-    if getattr(measure, "NAME", None) in PREFERENCE_NAMES:
+    declaration = declaration_of(measure)
+    if declaration is not None and declaration.kind == "preference":
         return PreferenceScorer(label=label, kind="preference", cutoff=cutoff,
-                                aspects=bool(params.get("subtopics", False)), name=measure.NAME, params=params)
+                                aspects=declaration.reads_subtopics(declaration.complete(params)),
+                                name=declaration.name, params=params)
     provider, reason = _provider_of(measure)
     name = getattr(provider, "NAME", None)
-    if direct and name == "prefeval" and measure.NAME in ("RBU", "TSE"):
-        return KernelScorer(label=label, cutoff=cutoff, aspects=measure.NAME == "RBU", provider=name,
-                            name=measure.NAME, params={**_defaults(measure), **params})
-    aspects = name in ASPECT_PROVIDERS or (name == "prefeval" and measure.NAME in ASPECT_MEASURES)
+    if direct and declaration is not None and name == "prefeval":
+        return KernelScorer(label=label, cutoff=cutoff, aspects=declaration.aspects, provider=name,
+                            name=declaration.name, params=params)
+    aspects = name in ASPECT_PROVIDERS or (declaration is not None and declaration.aspects)
     return MetricScorer(label=label, cutoff=cutoff, aspects=aspects, grade_cap=GRADE_LIMITS.get(name),
                         unavailable=reason, provider=name, measure=measure)

@@ -10,13 +10,13 @@ Relevance values and grades. The constraints are stated on satisfaction probabil
 
     r(d, t) = (2^g - 1) / 2^gmax
 
-(the ERR mapping that RBU's authors use, spec §A9.5/§A10) where ``gmax`` is the top of the case's grade
+(the ERR mapping of the RBU authors' released tool, Amigó et al. (2018)) where ``gmax`` is the top of the case's grade
 scale. The mapping is strictly increasing with r(0) = 0, so every precondition on r (equal, greater,
 zero, binary) is the same precondition on grades. To fix ``gmax`` without putting a highly relevant
 document into a ranking, the qrels get one *anchor*: an unretrieved document judged ``gmax`` for each
 aspect whose highest judged grade is below ``gmax``. With ``gmax = 7`` the grades 1, 2, 3 used by the
-"relevance contribution" constraints stand for r = 1/128, 3/128, 7/128 <= 0.055 (the digest asks for
-r <= 0.05–0.06). Anchors are never retrieved and are identical on both sides of a comparison.
+"relevance contribution" constraints stand for r = 1/128, 3/128, 7/128 <= 0.055 (the constraints
+need r ≪ 1, Amigó et al. (2018) §3.1). Anchors are never retrieved and are identical on both sides of a comparison.
 
 Aspect weights. ir-measures qrels carry no aspect weights (intent-aware measures weight subtopics
 uniformly), so an aspect of weight ``c_t / sum(c)`` is written as ``c_t`` identical subtopics

@@ -2,7 +2,7 @@
 
 A judged run is the tuple of relevance grades of its documents, ``r̂ = (r̂[1], ..., r̂[n])``. For two
 runs of the same length n (Ferrante et al. (2015) §4, rank-based order, with the printed ŝ_t[k] read as ŝ_t[j],
-spec §B3 erratum)::
+an erratum: with k the definition does not depend on j)::
 
     r ≼ s  ⟺  for every grade λ and every depth k <= n:  |{j <= k : r̂[j] >= λ}| <= |{j <= k : ŝ[j] >= λ}|
 
@@ -29,7 +29,7 @@ def precedes(r: Sequence[int], s: Sequence[int]) -> bool:
     """Whether ``r ≼ s`` (Ferrante et al. (2015) §4): s has at least as many documents of grade >= λ in every prefix.
 
     Only same-length runs are comparable; a length mismatch raises ``ValueError``. Grades are only
-    compared by order, so the thresholds are the distinct positive grades present (spec §B8.4).
+    compared by order, so the thresholds are the distinct positive grades present (Ferrante et al. (2015) §4).
     """
     a = np.asarray(r)
     b = np.asarray(s)

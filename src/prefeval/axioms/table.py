@@ -1,7 +1,7 @@
 """The constraint × measure matrix and its cell-by-cell comparison with Table 1 of Amigó et al. (2018).
 
 Table 1 of the RBU paper (Amigó, Spina & Carrillo-de-Albornoz, SIGIR 2018) lost its ●/○ glyphs in the
-text we have; :data:`PAPER_TABLE1` is the digest's reconstruction from the paper's prose (spec §A5),
+text we have; :data:`PAPER_TABLE1` is our reconstruction from the paper's prose (§4 and §5),
 where ``?`` marks a cell inferred rather than stated. :data:`EXPLANATIONS` gives, for every cell where
 the checker's verdict for an ir-measures/prefeval implementation differs from the paper, the reason
 (a cutoff, a parameter, how the implementation handles grades or aspects, or an erratum of the paper).
@@ -12,10 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import ir_measures
 import pandas as pd
 
+from prefeval.aspects import kernel_measure as build_kernel_measure
 from prefeval.axioms.check import check
 from prefeval.axioms.constraints import GROUPS, select
+from prefeval.extras import check_measures
+from prefeval.methods import rbu
 
 __all__ = ["EXPLANATIONS", "KERNEL_MEASURES", "PAPER_ROWS", "PAPER_TABLE1", "README_MEASURES", "SYMBOLS", "compare_with_paper",
            "kernel_measure", "markdown", "matrix", "measure_name", "paper_row"]
@@ -47,7 +51,7 @@ README_MEASURES = (
 )
 """The measures of the README table: every row of Table 1, in its order (RBP needs ``rel=`` in ir-measures)."""
 
-_KEYS = GROUPS["seed002"]
+_KEYS = GROUPS["amigo2018"]
 
 
 def _row(cells: str) -> dict[str, str]:
@@ -55,7 +59,7 @@ def _row(cells: str) -> dict[str, str]:
 
 
 PAPER_TABLE1: dict[str, dict[str, str]] = {
-    # Pri Deep DeepTh CloseTh Conf | AspDiv Red MRed Sat AspRel  (spec §A5; "?" = inferred)
+    # Pri Deep DeepTh CloseTh Conf | AspDiv Red MRed Sat AspRel  ("?" = inferred from the prose)
     "P@k": _row("○ ○ ● ○ ○ ○ ○ ○ ○ ○"),
     "RR": _row("○ ○ ● ○ ○ ○ ○ ○ ○ ○"),
     "AP": _row("○ ○ ○ ● ○ ○ ○ ○ ○ ○"),
@@ -77,13 +81,13 @@ PAPER_TABLE1: dict[str, dict[str, str]] = {
     "CT@k": _row("●? ●? ●? ○ ○ ●? ●? ○? ● ●?"),
     "RBU@k": _row("● ● ● ● ● ● ● ● ● ●"),
 }
-"""Table 1 of Amigó et al. (2018) as reconstructed in spec §A5 (Pri, Deep, DeepTh, CloseTh, Conf, AspDiv, Red, MRed,
+"""Table 1 of Amigó et al. (2018) as reconstructed from its prose (Pri, Deep, DeepTh, CloseTh, Conf, AspDiv, Red, MRed,
 Sat, AspRel); P@k, RR and AP are "undefined" (○) for the graded Pri/Deep."""
 
 PAPER_ROWS = {
     "P": "P@k", "RR": "RR", "AP": "AP", "nDCG": "nDCG@k", "ERR": "ERR@k", "RBP": "RBP", "P_IA": "P-IA@k",
     "AP_IA": "AP-IA", "ERR_IA": "ERR-IA@k", "nERR_IA": "ERR-IA@k", "alpha_nDCG": "α-nDCG@k",
-    "alpha_DCG": "α-nDCG@k", "StRecall": "S-Recall@k", "NRBP": "NRBP", "nNRBP": "NRBP", "RBU": "RBU@k",
+    "alpha_DCG": "α-nDCG@k", "StRecall": "S-Recall@k", "NRBP": "NRBP", "nNRBP": "NRBP", rbu.METHOD.name: "RBU@k",
 }
 """ir-measures / prefeval measure name -> row of Table 1."""
 
@@ -96,9 +100,9 @@ _MAX_REDUCTION = ("a single-aspect measure is evaluated on r(d) = max_t r(d,t) (
                   "§6.2); a document more relevant to every aspect then has a higher grade, which a graded "
                   "measure rewards. The paper marks standard metrics ○ because they ignore aspects.")
 _CUTOFF_DEEPTH = ("cutoff: for n >= k the second ranking has no relevant document in the top k, so every @k "
-                  "measure satisfies DeepTh; the paper reasons without a cutoff (spec §A4, §A9.12).")
+                  "measure satisfies DeepTh; the paper reasons without a cutoff.")
 _P_CLOSE = ("with k >= 4, two relevant documents at ranks 3–4 beat one at rank 1 (m = 2), so P@k satisfies "
-            "CloseTh as defined; the paper's ○ contradicts its definition (spec §A4).")
+            "CloseTh as defined; the paper's ○ contradicts its definition (Amigó et al. (2018) §3).")
 _WEIGHTS = ("qrels cannot carry aspect weights, so the checker encodes w(t) by replicating subtopics; a "
             "measure that sums over subtopics then weights aspects and AspRel holds. The paper's ○ refers to "
             "the formula, which has no w(t); with uniform weights (ir-measures' only option) AspRel is untestable.")
@@ -142,7 +146,7 @@ EXPLANATIONS: dict[tuple[str, str], str] = {
     ("alpha_nDCG", "Deep"): _BINARY_NDEVAL,
     ("alpha_nDCG", "AspDiv"): _BINARY_NDEVAL,
     ("alpha_nDCG", "CloseTh"): ("parameter: with ir-measures' default alpha = 0.5, "
-                                "sum_j (1-alpha)^j / log2(m+j+2) < 1 for every m (spec §A4: CloseTh fails "
+                                "sum_j (1-alpha)^j / log2(m+j+2) < 1 for every m (Amigó et al. (2018): CloseTh fails "
                                 "for large alpha); alpha_nDCG(alpha=0.1)@10 satisfies it."),
     ("alpha_nDCG", "AspRel"): _WEIGHTS,
     ("StRecall", "AspRel"): _WEIGHTS,
@@ -150,7 +154,7 @@ EXPLANATIONS: dict[tuple[str, str], str] = {
     ("NRBP", "Deep"): _BINARY_NDEVAL,
     ("NRBP", "AspDiv"): _BINARY_NDEVAL,
     ("NRBP", "CloseTh"): ("parameters: ir-measures' NRBP has patience beta = 0.5, below the p ≈ 0.755 that "
-                          "RBP-like measures need for CloseTh (spec §A4), and novelty alpha = 0.5, which "
+                          "RBP-like measures need for CloseTh (Amigó et al. (2018)), and novelty alpha = 0.5, which "
                           "discounts the later relevant documents further; NRBP(beta=0.9) satisfies it "
                           "(NRBP(beta=0.8) does not, unlike RBP with p = 0.8)."),
     ("NRBP", "AspRel"): _WEIGHTS,
@@ -161,7 +165,7 @@ EXPLANATIONS: dict[tuple[str, str], str] = {
     ("ERR-IA@10 graded", "Sat"): _ERR_SAT,
     ("NRBP graded", "Pri"): _COUNT_NOVELTY,
     ("NRBP graded", "CloseTh"): ("parameter: NRBP's default patience p = 0.5 (ndeval's beta) is below the "
-                                 "p ≈ 0.755 RBP-like measures need for CloseTh (spec §A4); p = 0.9 satisfies it."),
+                                 "p ≈ 0.755 RBP-like measures need for CloseTh (Amigó et al. (2018)); p = 0.9 satisfies it."),
     ("NRBP graded", "AspRel"): _WEIGHTS,
     ("α-nDCG@10 graded", "Pri"): _COUNT_NOVELTY,
     ("α-nDCG@10 graded", "AspDiv"): _COUNT_NOVELTY,
@@ -192,10 +196,8 @@ def paper_row(measure: Any) -> str | None:
 
 def kernel_measure(label: str):
     """The Python-function measure of a :data:`KERNEL_MEASURES` label (for :func:`~prefeval.axioms.check`)."""
-    from prefeval.aspects import kernel_measure as build
-
     name, params, _ = KERNEL_MEASURES[label]
-    return build(name, **params)
+    return build_kernel_measure(name, **params)
 
 
 def measure_name(measure: Any) -> str | None:
@@ -204,10 +206,6 @@ def measure_name(measure: Any) -> str | None:
     if isinstance(measure, str) and measure in KERNEL_MEASURES:
         return measure
     if isinstance(measure, str):
-        import ir_measures
-
-        import prefeval  # noqa: F401
-
         try:
             measure = ir_measures.parse_measure(measure)
         except Exception:
@@ -215,14 +213,12 @@ def measure_name(measure: Any) -> str | None:
     return getattr(measure, "NAME", None)
 
 
-def matrix(measures: Sequence[Any] = README_MEASURES, constraints: str | Iterable[str] | None = "seed002",
+def matrix(measures: Sequence[Any] = README_MEASURES, constraints: str | Iterable[str] | None = "amigo2018",
            cases: int | None = None, seed: int = 0, **options: Any) -> pd.DataFrame:
     """Verdict symbols (● satisfied, ○ violated, – not applicable), one row per measure, one column per constraint.
 
     The full :func:`~prefeval.axioms.check` results are in ``result.attrs["checks"]`` (long format).
     """
-    from prefeval.extras import check_measures
-
     check_measures(measures, "the axioms table")
     keys = [c.key for c in select(constraints)]
     checks = [check(kernel_measure(m), keys, cases=cases, seed=seed, label=m, **options)

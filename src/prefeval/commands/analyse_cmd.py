@@ -3,7 +3,6 @@
 Ties, agreement with metrics (ranking pairs, system pairs, Kendall's tau), discriminative power (paired
 test with Holm correction, randomised Tukey HSD) and robustness to missing labels and queries, as in the
 seed papers (see :mod:`prefeval.analysis`). Example::
-
     prefeval analyse dl_hard-doc.qrels runs/*.run.gz -m LexiRecall LexiPrecision RPP \\
         --metrics AP nDCG RR R@1000 Rprec --analyses ties,agreement,power
 """
@@ -54,6 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _markdown(frame) -> str:
+    # deferred: keeps `prefeval --help` fast
     from prefeval._text import md_escape
 
     header = [str(c) for c in frame.columns]
@@ -65,6 +65,7 @@ def _markdown(frame) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval.analysis.suite import analyse
     from prefeval.errors import PrefevalError
 

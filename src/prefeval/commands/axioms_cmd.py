@@ -20,8 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--paper", action="store_true",
                         help="with --table: compare each cell with Table 1 of Amigó et al. (2018) and explain differences")
     parser.add_argument("--constraints", "-c", default=None,
-                        help="comma-separated keys or groups: seed002, relevance, diversity, seed004, table6, "
-                             "all (default: all; with --table: seed002)")
+                        help="comma-separated keys or groups: amigo2018, relevance, diversity, ferrante2015, table6, "
+                             "all (default: all; with --table: amigo2018)")
     parser.add_argument("--cases", type=int, default=None, help="random cases per constraint (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the case generators (default 0)")
     parser.add_argument("--bound", type=int, default=None,
@@ -33,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval.axioms import check, compare_with_paper, markdown, matrix
     from prefeval.axioms.table import README_MEASURES
     from prefeval.errors import PrefevalError
@@ -44,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         return _print_balance(args.measures, args.balance)
     if args.table:
         measures = args.measures or list(README_MEASURES)
-        wide = matrix(measures, constraints=args.constraints or "seed002", cases=args.cases, seed=args.seed,
+        wide = matrix(measures, constraints=args.constraints or "amigo2018", cases=args.cases, seed=args.seed,
                       **options)
         if args.format == "csv":
             print(wide.to_csv(), end="")
@@ -59,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         raise PrefevalError("name at least one measure (or use --table)")
     results = [check(m, args.constraints, cases=args.cases, seed=args.seed, **options) for m in args.measures]
     if args.format == "csv":
+        # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
         import pandas as pd
 
         print(pd.concat(results).drop(columns="counterexample").to_csv(index=False), end="")
@@ -69,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_balance(measures: list[str], up_to: int) -> int:
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval.axioms import balancing_index
     from prefeval.errors import PrefevalError
 

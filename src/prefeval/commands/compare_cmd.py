@@ -53,6 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     import pandas as pd
 
     from prefeval.compare import compare
@@ -73,9 +74,9 @@ def run(args: argparse.Namespace) -> int:
             raise PrefevalError(f"two runs are named {name!r} (from their file names); rename one of them")
         runs[name] = run_frame(path, name)
     result = compare(qrels, runs, methods, rel=args.rel, depth=args.depth, progress=progress)
-    options = {"test": args.test, "correction": args.correction, "alpha": args.alpha}
-    if args.test in ("permutation", "randomized_tukey_hsd"):
-        options.update(n_resamples=args.resamples, seed=args.seed)
+    # n_resamples and seed drive the randomised tests (permutation, randomized Tukey HSD)
+    options = {"test": args.test, "correction": args.correction, "alpha": args.alpha,
+               "n_resamples": args.resamples, "seed": args.seed}
     rankings = None
     if args.aggregate:
         if args.iterations is not None and args.aggregate != "mc4":
@@ -107,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
 def _progress(items: list, enabled: bool, desc: str):
     if not enabled:
         return items
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from tqdm.auto import tqdm
 
     return tqdm(items, desc=desc, leave=False)
@@ -128,6 +130,7 @@ def _cells(frame) -> list[list[str]]:
 
 
 def _latex(frame) -> str:
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval._text import latex_escape
 
     lines = ["\\begin{tabular}{" + "l" * len(frame.columns) + "}", "\\toprule",
@@ -137,6 +140,7 @@ def _latex(frame) -> str:
 
 
 def _markdown(frame) -> str:
+    # deferred: keeps `prefeval --help` fast
     from prefeval._text import md_escape
 
     header = [str(c) for c in frame.columns]

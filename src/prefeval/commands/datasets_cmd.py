@@ -33,6 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval import datasets
 
     if args.action == "seed":

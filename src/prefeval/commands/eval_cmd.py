@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 PLACES = 4
 SUMMARY_QID = "all"
@@ -32,7 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def parse_measures(texts: list[str]) -> list:
     """Parse measure names (several may share one argument, separated by spaces) as :func:`prefeval.evaluate`
     does (ir-measures syntax or trec_eval names, parameters checked, "did you mean" hints); report every bad one."""
-    import prefeval  # noqa: F401  (registers prefeval's measures)
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
+    import prefeval.provider  # noqa: F401  (registers prefeval's measures and provider)
     from prefeval.errors import PrefevalError
     from prefeval.evaluate import parse_measures as parse
 
@@ -57,6 +59,7 @@ def parse_measures(texts: list[str]) -> list:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     import ir_measures
     from ir_measures import Metric
 
@@ -97,8 +100,6 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _warn(message: str) -> None:
-    import sys
-
     print(f"prefeval eval: warning: {message}", file=sys.stderr)
 
 

@@ -10,6 +10,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: keeps `prefeval --help` fast
     from prefeval.commands.run_cmd import builtin_pipelines
     from prefeval.pipeline.loader import tomllib
 

@@ -31,6 +31,7 @@ def builtin_pipelines() -> dict[str, Path]:
 def resolve_pipeline(arg: str) -> str:
     """``arg`` if it is an existing file, else the built-in definition it names (``NAME``, ``NAME.toml`` or
     ``pipelines/NAME.toml``); an unknown name fails with the list of built-ins."""
+    # deferred: keeps `prefeval --help` fast
     from prefeval.errors import PrefevalError
 
     if os.path.exists(arg):
@@ -66,10 +67,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # deferred: the pipeline modules load pandas and ir-measures; `prefeval --help` stays fast
     from prefeval.pipeline.base import imports_deferred
-    from prefeval.pipeline.loader import load
     from prefeval.pipeline.report import Report
-    from prefeval.pipeline.runner import describe_plan, terminal_summary
+    from prefeval.pipeline.runner import describe_plan, load, terminal_summary
 
     pipeline = load(resolve_pipeline(args.pipeline), args.overrides)
     report = next((s for s in pipeline.steps if isinstance(s, Report)), None)

@@ -88,9 +88,9 @@ def _check_scores(W: np.ndarray) -> np.ndarray:
 
 
 def win_rates(P: np.ndarray) -> np.ndarray:
-    """Per-query win rates ``W[..., a] = sum_b P[..., a, b]`` (Diaz & Mitra (2023) §1.15; Diaz & Ferraro (2022) §5.4).
+    """Per-query win rates ``W[..., a] = sum_b P[..., a, b]`` (Diaz & Ferraro (2022) §5.4).
 
-    The sum (not the mean) over the other systems, as in the worked example of Diaz & Ferraro (2022) (digest C4.6: RPP win
+    The sum (not the mean) over the other systems, as in the worked example of Diaz & Ferraro (2022) (RPP win
     rates A -1/3, B 0, C +1/3). For a transitive preference (LexiRecall, LexiPrecision) sorting by win rate
     reproduces the per-query order; for RPP, which can cycle, it is the Copeland-like summary the paper uses.
     """
@@ -101,7 +101,7 @@ def win_rates(P: np.ndarray) -> np.ndarray:
 
 
 def mean_preference(P: np.ndarray) -> np.ndarray:
-    """System-level preference matrix: the mean over queries of ``P[q]`` (Diaz & Mitra (2023) §1.15, Diaz (2023) §4.2).
+    """System-level preference matrix: the mean over queries of ``P[q]`` (Diaz (2023) §4.2).
 
     ``P``: ``(Q, S, S)``. Returns ``(S, S)``, antisymmetric when every ``P[q]`` is.
     """

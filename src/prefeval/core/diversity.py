@@ -37,7 +37,7 @@ from prefeval.errors import PrefevalError
 
 __all__ = [
     "KERNELS", "act", "alpha_ndcg", "ap_ia", "ct", "d_sharp_ndcg", "err_ia", "eu", "evaluate", "greedy_ideal_gains",
-    "ndcg_ia", "nrbp", "precision_ia", "rbp_ia", "rr_ia", "s_recall", "s_rr",
+    "ndcg_ia", "nrbp", "precision_ia", "rbp_ia", "rbu_kernel", "rr_ia", "s_recall", "s_rr",
 ]
 
 # ----------------------------------------------------------------------------------------------------- helpers
@@ -431,9 +431,10 @@ def act(r: ArrayLike, weights: ArrayLike, length: ArrayLike | None = None, k: in
     return np.divide(total, lengths, out=np.zeros_like(total), where=lengths > 0)
 
 
-def _rbu(r: ArrayLike, weights: ArrayLike, length: ArrayLike | None = None, k: int | None = None,
+def rbu_kernel(r: ArrayLike, weights: ArrayLike, length: ArrayLike | None = None, k: int | None = None,
          pool: ArrayLike | None = None, p: float = 0.8, e: float = 0.03, variant: str = "paper") -> np.ndarray:
-    """RBU (Amigó et al. (2018) Eq. 11) with the common signature: :func:`prefeval.core.rbu.rbu`."""
+    """RBU (Amigó et al. (2018) Eq. 11) with the common signature: :func:`prefeval.core.rbu.rbu`. Listed in
+    :data:`KERNELS` under the method's name by its declaration (:mod:`prefeval.methods.rbu`)."""
     return rbu(r, weights, p, e, length=length, variant=variant, k=k)
 
 
@@ -444,9 +445,10 @@ Kernel = Callable[..., np.ndarray]
 KERNELS: dict[str, Kernel] = {
     "P_IA": precision_ia, "AP_IA": ap_ia, "RR_IA": rr_ia, "nDCG_IA": ndcg_ia, "ERR_IA": err_ia, "RBP_IA": rbp_ia,
     "S_Recall": s_recall, "S_RR": s_rr, "alpha_nDCG": alpha_ndcg, "NRBP": nrbp, "D_sharp_nDCG": d_sharp_ndcg,
-    "EU": eu, "CT": ct, "ACT": act, "RBU": _rbu,
+    "EU": eu, "CT": ct, "ACT": act,
 }
-"""Kernel of each metric name (ir-measures-style names of the planned measures)."""
+"""Kernel of each metric name (ir-measures-style names of the planned measures); prefeval's own methods
+add theirs from their declarations (:mod:`prefeval.methods`)."""
 
 
 def evaluate(name: str, r: ArrayLike, weights: ArrayLike, length: ArrayLike | None = None, k: int | None = None,

@@ -111,7 +111,7 @@ def lexirecall_keys(P: np.ndarray) -> np.ndarray:
     """(S, m+1) sort keys for LexiRecall, best run first in ascending top-down order.
 
     Row ``s`` is ``(-m̃_s, p_m, p_{m-1}, ..., p_1)`` (m̃ = number retrieved), the exact
-    tuple key of Diaz & Mitra (2023) §5.2 (spec lexirecall.md §1.9); ``+inf`` entries coincide
+    tuple key of Diaz & Mitra (2023) §5.2 ``+inf`` entries coincide
     for runs with equal m̃, so they compare equal.
     """
     P = _matrix_input(P)

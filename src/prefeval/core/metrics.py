@@ -15,6 +15,9 @@ analyses (agreement, tie rates) and as brute-force cross-checks.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from fractions import Fraction
+
 import numpy as np
 
 from prefeval.errors import PrefevalError
@@ -24,10 +27,12 @@ __all__ = [
     "tse",
     "rr",
     "ap",
+    "ap_times_m",
     "recall_at_k",
     "precision_at_k",
     "rprec",
     "ndcg",
+    "graded_ndcg",
 ]
 
 
@@ -66,6 +71,13 @@ def rr(P: np.ndarray) -> np.ndarray:
     if P.shape[-1] == 0:
         return _nan(P)
     return 1.0 / P[..., 0]
+
+
+def ap_times_m(positions: Sequence[int]) -> Fraction:
+    """``sum_i i / p_i`` over the ascending positions of the retrieved relevant documents, exactly: average
+    precision times the number ``m`` of relevant documents (constant for a query, so it orders and ties
+    rankings as AP does). For exact tie counts (Diaz & Mitra (2023) App. D) and balancing indices."""
+    return sum((Fraction(i, int(p)) for i, p in enumerate(positions, start=1)), Fraction(0))
 
 
 def ap(P: np.ndarray) -> np.ndarray:
@@ -115,3 +127,18 @@ def ndcg(P: np.ndarray, k: int | None = None) -> np.ndarray:
     ideal_levels = m if k is None else min(m, int(k))
     ideal = np.sum(1.0 / np.log2(np.arange(1, ideal_levels + 1) + 1.0))
     return gains.sum(axis=-1) / ideal
+
+
+def graded_ndcg(doc_pos: np.ndarray, grades: np.ndarray, k: int | None = None) -> np.ndarray:
+    """Graded nDCG (optionally @k) with the grade as gain and the ``log2(rank + 1)`` discount, as trec_eval:
+    ``sum_j g_j / log2(p_j + 1)`` over the retrieved judged documents (``doc_pos (..., m)``: 1-based ranks,
+    ``+inf`` when not retrieved, already cut at ``k``), divided by the DCG of the ideal ranking of the ``m``
+    grades (its top ``k``); 0 when no grade is positive."""
+    doc_pos = np.asarray(doc_pos, dtype=np.float64)
+    grades = np.asarray(grades, dtype=np.float64)
+    gains = np.where(np.isfinite(doc_pos), grades / np.log2(doc_pos + 1.0), 0.0)
+    ideal_grades = np.sort(grades)[::-1]
+    if k is not None:
+        ideal_grades = ideal_grades[:k]
+    ideal = (ideal_grades / np.log2(np.arange(2, len(ideal_grades) + 2))).sum()
+    return gains.sum(axis=-1) / ideal if ideal > 0 else np.zeros(doc_pos.shape[:-1])

@@ -1,6 +1,6 @@
 """Rankings and relevant documents -> position vectors (numpy only).
 
-Conventions (DESIGN.md "Semantics that must be exact"; Diaz & Mitra (2023) §2.1-2.2; Diaz & Ferraro (2022) §3):
+Conventions (Diaz & Mitra (2023) §2.1-2.2; Diaz & Ferraro (2022) §3; trec_eval's ordering):
 
 * a run is ordered by score descending, ties broken by doc_id descending in string
   (code point) order, as trec_eval does; the rank column of a TREC file is ignored;
@@ -53,7 +53,7 @@ def rank_order_codes(scores: np.ndarray, codes: np.ndarray) -> np.ndarray:
     ``codes`` are integer document codes whose numeric order is the doc_id string
     order (see :func:`string_codes`); use this when codes are already at hand (e.g.
     one code table shared by all runs of a collection). NaN scores sort last; callers
-    are expected to reject them before ranking (DESIGN.md: never silently).
+    are expected to reject them before ranking (never silently).
     """
     s = np.asarray(scores, dtype=np.float64)
     c = np.asarray(codes)
@@ -67,7 +67,7 @@ def rank_order_codes(scores: np.ndarray, codes: np.ndarray) -> np.ndarray:
 def rank_order(scores: np.ndarray, doc_ids: np.ndarray) -> np.ndarray:
     """Argsort of one query's documents: score descending, ties by doc_id descending.
 
-    This is trec_eval's order (DESIGN.md): ``doc_ids[rank_order(scores, doc_ids)]``
+    This is trec_eval's order: ``doc_ids[rank_order(scores, doc_ids)]``
     lists the documents from rank 1 down. ``doc_ids`` may be a numpy ``str`` or
     ``object`` array (or integer codes). Identical (score, doc_id) rows keep no
     particular relative order; duplicates are the caller's business (keep the first

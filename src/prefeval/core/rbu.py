@@ -8,26 +8,26 @@ For a ranking d_1..d_n over aspects t with weights w(t)::
   no ``(1-p)`` factor, no normalisation);
 - ``e >= 0`` is the effort of inspecting one document, charged **only for positions that hold a
   document** (i <= min(k, |ranking|)), so that appending a document always costs effort and the
-  Confidence constraint holds (spec A2, A9.3). An empty ranking scores 0. RBU can be negative.
+  Confidence constraint holds (Amigó et al. (2018) §5). An empty ranking scores 0. RBU can be negative.
 - ``r(d,t)`` in [0, 1] is the probability that document d satisfies aspect t. From integer qrels
-  grades it is the ERR mapping of the authors' released tool (spec A10):
+  grades it is the ERR mapping of the authors' released tool:
   ``r = (2^max(g,0) - 1) / 2^gmax_t`` (see :func:`relevance_probabilities`).
 
 Variants (``variant=``):
 
 - ``"paper"`` (default): Eq. 11 as printed.
 - ``"evall"``: the scaling of the authors' Java tool / EvALL, which uses RBP's ``(1-p) p^(i-1)``
-  discount: ``((1-p)/p) * paper`` (spec A9.1, A10). Same system ordering for a fixed p; at p = 1 it
+  discount: ``((1-p)/p) * paper``. Same system ordering for a fixed p; at p = 1 it
   is identically 0.
 
-Decisions where the paper is silent (documented per the digest's [UNSURE] marks):
+Decisions where the paper is silent:
 
 - p = 1 is accepted with a :class:`RuntimeWarning` (the measure is then order-insensitive within
-  the top k, spec A9.2).
+  the top k).
 - Aspect weights are used as given (no renormalisation, as the authors' tool); the caller chooses
   them (prefeval: uniform over the aspects with at least one relevant document).
-- Aspects whose highest judged grade is <= 0 get r = 0 everywhere instead of the Java tool's 0/0 = NaN
-  (spec A9.9); callers leave such aspects out of the weights.
+- Aspects whose highest judged grade is <= 0 get r = 0 everywhere instead of the Java tool's 0/0 = NaN;
+  callers leave such aspects out of the weights.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ __all__ = ["VARIANTS", "evall_scale", "prepare_inputs", "rbu", "relevance_probab
 
 
 def relevance_probabilities(grades: ArrayLike, gmax: ArrayLike) -> np.ndarray:
-    """ERR mapping of qrels grades to satisfaction probabilities (spec A9.5, A10).
+    """ERR mapping of qrels grades to satisfaction probabilities (the authors' released tool).
 
     ``r(d,t) = (2^max(g,0) - 1) / 2^max(gmax_t, 0)``, with ``gmax_t`` the highest grade judged for
     aspect t. Negative grades (e.g. -2 spam) count as 0; unjudged documents should be passed as
@@ -114,7 +114,7 @@ def validate_params(p: float, e: float, variant: str = "paper") -> tuple[float, 
 def evall_scale(p: float) -> float:
     """Factor turning a paper-convention RBU value into the authors' Java/EvALL value: ``(1-p)/p``.
 
-    The Java tool discounts with ``(1-p) p^(i-1)`` instead of Eq. 11's ``p^i`` (spec A10).
+    The Java tool discounts with ``(1-p) p^(i-1)`` instead of Eq. 11's ``p^i``.
     """
     return (1.0 - float(p)) / float(p)
 

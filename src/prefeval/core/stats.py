@@ -77,6 +77,7 @@ def sign_test(X: np.ndarray) -> TestResult:
     ``statistic`` = wins - losses. With no wins and no losses (all ties) the p-value is 1. The p-values are
     those of ``scipy.stats.binomtest``, computed once per distinct (wins, wins + losses).
     """
+    # deferred: scipy.stats is slow to import
     from scipy.stats import binomtest
 
     wins, losses, _ = wins_losses_ties(X)
@@ -92,6 +93,7 @@ def t_test(X: np.ndarray) -> TestResult:
     On metric differences this equals the paired t-test (``ttest_rel``). All values 0: statistic 0, p = 1.
     Identical non-zero values (zero variance): scipy's limit, |t| = inf and p = 0.
     """
+    # deferred: scipy.stats is slow to import
     from scipy.stats import ttest_1samp
 
     X = _pairs(X)
@@ -111,6 +113,7 @@ def wilcoxon_test(X: np.ndarray) -> TestResult:
     scipy chooses the exact distribution for small samples without ties, else the normal approximation.
     All values 0: statistic 0, p = 1.
     """
+    # deferred: scipy.stats is slow to import
     from scipy.stats import wilcoxon
 
     X = _pairs(X)
@@ -236,10 +239,12 @@ def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05) -> tu
     if method == "none":
         return p.copy(), p <= alpha
     if method == "fdr_bh":
+        # deferred: scipy.stats is slow to import
         from scipy.stats import false_discovery_control
 
         adjusted = false_discovery_control(p, method="bh")
         return adjusted, adjusted <= alpha
+    # deferred: statsmodels is slow to import
     from statsmodels.stats.multitest import multipletests
 
     reject, adjusted, _, _ = multipletests(p, alpha=alpha, method=method)

@@ -1,7 +1,6 @@
 """Declarative evaluation pipelines: sources -> retrieval -> evaluation -> comparison -> aggregation -> report.
 
 Steps are Python objects that compose in code::
-
     import prefeval
     from prefeval.pipeline import Simulate, Evaluate, Compare, Aggregate, Report
     result = prefeval.Pipeline([Simulate(n_queries=100), Evaluate(["nDCG@10", "AP"]),
@@ -14,17 +13,19 @@ and a TOML file (``pipelines/*.toml``, schema in docs/pipelines.md) is one way t
 
 from prefeval.pipeline.aggregation import Aggregate
 from prefeval.pipeline.analyse import Analyse
-from prefeval.pipeline.base import Origin, Plan, Step
+from prefeval.pipeline.base import STEPS, Origin, Plan, Step, schema
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.evaluation import Compare, Evaluate
-from prefeval.pipeline.loader import load
 from prefeval.pipeline.report import Report
-from prefeval.pipeline.runner import Pipeline, terminal_summary
-from prefeval.pipeline.schema import SCHEMA, PipelineDefinitionError
+from prefeval.pipeline.runner import Pipeline, load, terminal_summary
+from prefeval.pipeline.schema import PipelineDefinitionError
 from prefeval.pipeline.sources import Qrels, Retrieve, Runs, Simulate
+
+SCHEMA = schema()
+"""The tables of a definition (``[pipeline]`` and the built-in steps), as declared by the step classes."""
 
 __all__ = [
     "Pipeline", "PipelineContext", "PipelineDefinitionError", "load", "terminal_summary", "SCHEMA",
-    "Step", "Origin", "Plan",
+    "Step", "STEPS", "Origin", "Plan", "schema",
     "Qrels", "Simulate", "Runs", "Retrieve", "Evaluate", "Compare", "Aggregate", "Analyse", "Report",
 ]

@@ -19,16 +19,22 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from prefeval.analysis.agreement import kendall_tau_b, ranking_values
+from prefeval.compare import correction_for, pair_significance
+from prefeval.core import stats
+from prefeval.core.aggregate import AGGREGATES, TIES
+from prefeval.core.stats import CORRECTIONS, TESTS
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
-from prefeval.pipeline.schema import SCHEMA
+from prefeval.pipeline.schema import Key, Table
 
 __all__ = ["Aggregate", "TRUTH"]
 
@@ -36,7 +42,7 @@ TRUTH = "true quality (simulation)"
 
 
 def _choices(key: str) -> tuple[Any, ...]:
-    return SCHEMA["aggregate"].keys[key].choices or ()
+    return Aggregate.TABLE.keys[key].choices or ()
 
 
 class Aggregate(Step):
@@ -44,6 +50,22 @@ class Aggregate(Step):
     (default: the first run) with ``correction`` at ``alpha``, and Kendall's tau between rankings."""
 
     kind = "aggregate"
+    TABLE = Table(doc="rankings, significance tests and the baseline", keys={
+        "rankings": Key("str|list[str]", ["mc4", "borda"], "rank aggregations for the preference methods "
+                        "(metrics are always ranked by their mean)", choices=AGGREGATES),
+        "ties": Key("str", "shared", "tie rule inside one query: shared (tied runs do not vote and share Borda "
+                    "points) or pref_aggregate (ties broken by run name, descending, as the authors' tool)",
+                    choices=TIES),
+        "iterations": Key("int|null", None, "MC4 power-iteration steps from the all-ones vector (the authors' "
+                          "tool: 10); null = run to convergence", minimum=0),
+        "test": Key("str", "sign", "significance test for preferences", choices=TESTS),
+        "metric_test": Key("str", "t", "paired significance test for metrics", choices=TESTS),
+        "correction": Key("str", "holm", "multiple-testing correction", choices=CORRECTIONS),
+        "alpha": Key("float", 0.05, "significance level", minimum=0),
+        "baseline": Key("str", None, "the run others are tested against (default: the first run)"),
+    })
+    NEEDS = frozenset({"per_query", "comparison"})
+    PROVIDES = frozenset({"rankings", "significance"})
 
     def __init__(self, rankings: Sequence[str] | str = ("mc4", "borda"), test: str = "sign", metric_test: str = "t",
                  correction: str = "holm", alpha: float = 0.05, baseline: str | None = None,
@@ -71,8 +93,6 @@ class Aggregate(Step):
         if not 0 < float(self.alpha) < 1:
             raise self.error("alpha", f"must be between 0 and 1, got {self.alpha!r}")
         if self.baseline is not None and self.baseline not in plan.run_names:
-            import difflib
-
             close = difflib.get_close_matches(str(self.baseline), plan.run_names, n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise self.error("baseline", f"no run is named {self.baseline!r}{hint}; runs: {', '.join(plan.run_names)}")
@@ -91,8 +111,7 @@ class Aggregate(Step):
             context.kendall_tau = kendall_tau_table(context.rankings, _truth(context))
             context.significance = {
                 method: context.comparison.significance(
-                    method, test=self.test, alpha=self.alpha,
-                    correction="none" if self.test == "randomized_tukey_hsd" else self.correction)
+                    method, test=self.test, alpha=self.alpha, correction=correction_for(self.test, self.correction))
                 for method in (context.methods if context.comparison is not None else [])
             }
         context.settings["aggregate"] = {**self.options(), "baseline": context.baseline}
@@ -103,21 +122,16 @@ _VS_COLUMNS = ["kind", "method", "run", "value", "wins", "ties", "losses", "quer
 
 
 def _family(kind: str, method: str, runs: list[str], values: list[float], X: np.ndarray, test: str,
-            correction: str, alpha: float, tukey_p: np.ndarray | None = None) -> list[dict[str, Any]]:
-    """One family of S - 1 comparisons with the baseline. ``X``: (S - 1, Q) per-query differences."""
-    from prefeval.core import stats
-
+            correction: str, alpha: float, scores: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]
+            ) -> list[dict[str, Any]]:
+    """One family of S - 1 comparisons with the baseline. ``X``: (S - 1, Q) per-query differences; ``scores``
+    (Q, S) and ``pairs`` (run, baseline indices) as :func:`prefeval.compare.pair_significance` takes them."""
     if not runs:
         return []
     wins, losses, ties = stats.wins_losses_ties(X)
-    if test == "randomized_tukey_hsd":
-        assert tukey_p is not None
-        statistic, raw = X.mean(axis=1), tukey_p
-        adjusted, significant = raw, raw <= alpha
-    else:
-        result = stats.paired_test(test, X)
-        statistic, raw = result.statistic, result.pvalue
-        adjusted, significant = stats.adjust(raw, correction, alpha)
+    tests = pair_significance(test, X, scores, pairs, correction_for(test, correction), alpha,
+                              family_statistic=X.mean(axis=1))
+    statistic, raw, adjusted, significant = tests.statistic, tests.pvalue, tests.adjusted, tests.significant
     return [{"kind": kind, "method": method, "run": run, "value": float(value), "wins": int(w), "ties": int(t),
              "losses": int(lo), "queries": int(X.shape[1]), "test": test, "statistic": float(s),
              "p_value": float(p), "p_adjusted": float(a), "significant": bool(sig)}
@@ -126,8 +140,6 @@ def _family(kind: str, method: str, runs: list[str], values: list[float], X: np.
 
 
 def _metrics_vs_baseline(context: PipelineContext, test: str, correction: str, alpha: float) -> list[dict[str, Any]]:
-    from prefeval.core import stats
-
     baseline, rows = context.baseline, []
     means = context.means_table()
     others = [r for r in context.runs if r != baseline]
@@ -136,13 +148,9 @@ def _metrics_vs_baseline(context: PipelineContext, test: str, correction: str, a
         if table.empty:
             continue
         X = (table[others].to_numpy() - table[[baseline]].to_numpy()).T
-        tukey = None
-        if test == "randomized_tukey_hsd":
-            _, p = stats.randomized_tukey_hsd(table.to_numpy())
-            b = list(context.runs).index(baseline)
-            tukey = np.array([p[list(context.runs).index(r), b] for r in others])
         values = [float(means.loc[r, measure]) if measure in means.columns else float(table[r].mean()) for r in others]
-        rows += _family("metric", measure, others, values, X, test, correction, alpha, tukey)
+        rows += _family("metric", measure, others, values, X, test, correction, alpha, table.to_numpy(),
+                        _baseline_pairs(list(table.columns), others, baseline))
     return rows
 
 
@@ -160,13 +168,15 @@ def _preferences_vs_baseline(context: PipelineContext, test: str, correction: st
         if table.isna().to_numpy().any():
             raise ValueError(f"preferences of {method} against the baseline miss some queries")
         X = table.to_numpy()
-        tukey = None
-        if test == "randomized_tukey_hsd":
-            sig = context.comparison.significance(method, test=test, correction="none", alpha=alpha)
-            lookup = {(r.run_a, r.run_b): r.p_adjusted for r in sig.itertuples()}
-            tukey = np.array([lookup.get((r, baseline), lookup.get((baseline, r), np.nan)) for r in others])
-        rows += _family("preference", method, others, list(X.mean(axis=1)), X, test, correction, alpha, tukey)
+        result = context.comparison.result(method)
+        rows += _family("preference", method, others, list(X.mean(axis=1)), X, test, correction, alpha,
+                        result.scores(), _baseline_pairs(context.comparison.runs, others, baseline))
     return rows
+
+
+def _baseline_pairs(columns: list[str], others: list[str], baseline: str) -> tuple[np.ndarray, np.ndarray]:
+    """(run, baseline) column indices of each run in ``others``."""
+    return np.array([columns.index(r) for r in others]), np.full(len(others), columns.index(baseline))
 
 
 def metric_table(per_query: pd.DataFrame, measure: str, runs: list[str]) -> pd.DataFrame:
@@ -227,7 +237,6 @@ def kendall_tau_table(rankings: dict[str, pd.DataFrame], truth: pd.DataFrame | N
     """Kendall's tau-b between every two rankings, on the values that order the runs
     (:func:`prefeval.analysis.agreement.ranking_values`), so tied values (e.g. re-rankers of one first stage
     sharing R@1000) count as ties."""
-    from prefeval.analysis.agreement import kendall_tau_b, ranking_values
 
     items = dict(rankings)
     if truth is not None:

@@ -21,9 +21,12 @@ from typing import Any
 
 import pandas as pd
 
+from prefeval import analysis
+from prefeval.errors import PrefevalError
 from prefeval.pipeline.base import Origin, Plan, Step, import_callable
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
+from prefeval.pipeline.schema import Key, Table
 
 __all__ = ["Analyse", "registered_analyses"]
 
@@ -31,8 +34,6 @@ __all__ = ["Analyse", "registered_analyses"]
 def registered_analyses() -> dict[str, Callable[..., Any]]:
     """The analyses ``prefeval.analysis`` offers to pipelines: its ``PIPELINE_ANALYSES`` (name -> callable)."""
     try:
-        from prefeval import analysis
-
         registry = getattr(analysis, "PIPELINE_ANALYSES", {})
     except ImportError:
         return {}
@@ -53,6 +54,14 @@ class Analyse(Step):
     """Run analyses after aggregation (see the module docstring for the hook contract)."""
 
     kind = "analyse"
+    TABLE = Table(doc="meta-evaluation hooks (prefeval.analysis or your own callables)", keys={
+        "analyses": Key("str|list[str]", [], "names from prefeval.analysis.PIPELINE_ANALYSES: ties, agreement, power, "
+                        "robustness, ..."),
+        "callables": Key("str|list[str]", [], "extra \"module:function\" analyses, called as function(context, **options)"),
+        "options": Key("table", {}, "keyword arguments passed to every analysis"),
+    })
+    NEEDS = frozenset({"per_query", "comparison", "rankings", "significance"})
+    PROVIDES = frozenset({"analyses"})
 
     def __init__(self, analyses: Sequence[str] | str = (), callables: Sequence[Any] | Any = (),
                  options: Mapping[str, Any] | None = None, origin: Origin | None = None) -> None:
@@ -87,8 +96,6 @@ class Analyse(Step):
             self._functions[name] = function
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.errors import PrefevalError
-
         with progress.stage("analysis"):
             for name, function in progress.iterate(list(self._functions.items()), desc="analyses", unit="analysis"):
                 try:

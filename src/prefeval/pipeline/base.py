@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import importlib
+import importlib.machinery
+import importlib.util
 import os
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from prefeval.pipeline.schema import PipelineDefinitionError
+from prefeval.errors import PrefevalError
+from prefeval.pipeline.schema import PIPELINE, PipelineDefinitionError, Table
 
 if TYPE_CHECKING:
     from prefeval.pipeline.context import PipelineContext
@@ -52,7 +57,10 @@ class Plan:
 
 
 class Step:
-    """A pipeline step. Subclasses set ``kind`` (the TOML table name) and implement validate and run.
+    """A pipeline step. A subclass declares ``kind`` (the TOML table name), its ``TABLE`` (keys with type,
+    default and description, :class:`~prefeval.pipeline.schema.Table`), what it ``NEEDS`` from earlier steps
+    and what it ``PROVIDES`` to later ones (names such as ``"qrels"``, ``"runs"``, ``"per_query"``), and
+    whether it may appear more than once (``SINGLE``); defining the subclass registers it in :data:`STEPS`.
 
     ``validate(plan)`` checks everything that can be checked without doing the work (files exist,
     globs match, measures parse, callables import) and records what later steps need in ``plan``;
@@ -60,9 +68,28 @@ class Step:
     """
 
     kind: ClassVar[str] = ""
+    TABLE: ClassVar[Table | None] = None
+    NEEDS: ClassVar[frozenset[str]] = frozenset()
+    PROVIDES: ClassVar[frozenset[str]] = frozenset()
+    SINGLE: ClassVar[bool] = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.TABLE is None or not cls.kind:
+            return
+        known = STEPS.get(cls.kind)
+        if known is not None and (known.__module__, known.__qualname__) != (cls.__module__, cls.__qualname__):
+            raise PrefevalError(f"pipeline step [{cls.kind}] is already defined by {known.__qualname__}")
+        STEPS[cls.kind] = cls
 
     def __init__(self, origin: Origin | None = None) -> None:
         self.origin = origin or Origin(key=self.kind)
+
+    @classmethod
+    def from_table(cls, values: dict[str, Any], origin: Origin) -> Step:
+        """The step built from its normalised table (every declared key present): by default each key is the
+        constructor argument of the same name."""
+        return cls(**values, origin=origin)
 
     def error(self, key: str | None, message: str) -> PipelineDefinitionError:
         return self.origin.error(key, message)
@@ -80,6 +107,48 @@ class Step:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.options().items())
         return f"{type(self).__name__}({args})"
+
+
+STEPS: dict[str, type[Step]] = {}
+"""Step classes by table name, in the order they were defined."""
+
+
+def _sorted(items: list[Any], needs: Any, provides: Any, rank: Any) -> list[Any]:
+    """Stable topological sort: each item after every pending item that provides something it needs; among
+    the items ready to go, the one with the lowest ``rank`` first."""
+    pending, done = list(items), []
+    while pending:
+        waiting = {name for item in pending for name in provides(item)}
+        ready = [item for item in pending if not (needs(item) & (waiting - provides(item)))]
+        if not ready:
+            raise PrefevalError("pipeline steps need each other in a cycle: "
+                                + ", ".join(f"{getattr(i, '__name__', type(i).__name__)} needs {sorted(needs(i))}"
+                                            for i in pending))
+        first = min(ready, key=rank)
+        done.append(first)
+        pending.remove(first)
+    return done
+
+
+def step_classes() -> list[type[Step]]:
+    """The registered step classes, each after the steps providing what it needs (otherwise in the order
+    they were defined): the order in which steps run."""
+    defined = list(STEPS.values())
+    return _sorted(defined, lambda c: c.NEEDS, lambda c: c.PROVIDES, defined.index)
+
+
+def schema() -> dict[str, Table]:
+    """The tables a definition may hold: ``[pipeline]`` and every registered step's, in running order."""
+    return {"pipeline": PIPELINE, **{cls.kind: cls.TABLE for cls in step_classes()}}
+
+
+def order(steps: list[Step]) -> list[Step]:
+    """``steps`` in running order: each after every step that provides something it needs; otherwise in the
+    order of :func:`step_classes`, then as given."""
+    kinds = [cls.kind for cls in step_classes()]
+    index = {id(step): i for i, step in enumerate(steps)}
+    return _sorted(list(steps), lambda s: s.NEEDS, lambda s: s.PROVIDES,
+                   lambda s: (kinds.index(s.kind) if s.kind in kinds else len(kinds), index[id(s)]))
 
 
 _DEFERRED = contextvars.ContextVar("prefeval_imports_deferred", default=False)
@@ -106,10 +175,6 @@ def import_callable(spec: str, origin: Origin, key: str, path: str | None = None
 
     Inside :func:`imports_deferred` nothing is imported: the syntax is checked, the top-level module found,
     and a placeholder returned."""
-    import importlib
-    import importlib.machinery
-    import importlib.util
-    import sys
 
     if not isinstance(spec, str) or ":" not in spec:
         raise origin.error(key, f"expected \"module:function\", got {spec!r}")

@@ -10,6 +10,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from prefeval.core.stats import TIE_TOL
+from prefeval.errors import PrefevalError
+
 
 @dataclass
 class PipelineContext:
@@ -70,8 +73,6 @@ class PipelineContext:
         if self.topics is None and self.topics_loader is not None:
             self.topics = self.topics_loader()
         if self.topics is None:
-            from prefeval.errors import PrefevalError
-
             raise PrefevalError("no topics available: set qrels.topics (a file or an ir_datasets id)")
         return self.topics
 
@@ -124,7 +125,6 @@ class PipelineContext:
     def tie_share(self, method: str) -> float:
         """Share of (query, pair of runs) preferences of ``method`` that are ties (|value| <= TIE_TOL, as in
         :mod:`prefeval.analysis.ties`); NaN when there are none."""
-        from prefeval.core.stats import TIE_TOL
 
         per_query = self.comparison.per_query
         values = per_query.loc[per_query["method"] == method, "value"].to_numpy(dtype=float)

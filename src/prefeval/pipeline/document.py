@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from prefeval.compare import FAMILY_WISE_TESTS
 from prefeval.pipeline.aggregation import TRUTH
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.render import DOWN, UP, fmt, fmt_p
@@ -119,7 +120,7 @@ def _versus(context: PipelineContext, kind: str) -> pd.DataFrame:
 def _explain(context: PipelineContext, kind: str) -> str:
     agg = _settings(context)
     test = agg.get("metric_test" if kind == "metric" else "test", "")
-    correction = "" if test == "randomized_tukey_hsd" else \
+    correction = "" if test in FAMILY_WISE_TESTS else \
         f", {CORRECTION_NAMES[agg.get('correction', 'none')]} over the {len(context.runs) - 1} comparisons"
     return (f"{UP}/{DOWN}: significantly better/worse than the baseline `{context.baseline}` "
             f"({TEST_NAMES.get(test, test)}{correction}, α = {agg.get('alpha')}).")

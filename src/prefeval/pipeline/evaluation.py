@@ -6,9 +6,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from prefeval.compare import compare, parse_method
+from prefeval.errors import PrefevalError
+from prefeval.evaluate import evaluate, parse_measures, system_values
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
+from prefeval.pipeline.schema import Key, Table
 
 __all__ = ["Evaluate", "Compare", "check_measure", "check_method"]
 
@@ -19,8 +23,6 @@ def check_measure(name: str, rel: int | None = None) -> list[str]:
 
     Raises ValueError with the reason when it does not parse.
     """
-    from prefeval.errors import PrefevalError
-    from prefeval.evaluate import parse_measures
 
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"expected a measure name, got {name!r}")
@@ -32,8 +34,6 @@ def check_measure(name: str, rel: int | None = None) -> list[str]:
 
 def check_method(name: str) -> str:
     """Check a comparison method (a preference method or a metric) without running it; return its label."""
-    from prefeval.compare import parse_method
-    from prefeval.errors import PrefevalError
 
     if not isinstance(name, str) or not name.strip():
         raise ValueError(f"expected a method name, got {name!r}")
@@ -68,6 +68,13 @@ class Evaluate(Step):
     """
 
     kind = "evaluate"
+    TABLE = Table(doc="metrics (ir-measures and prefeval measures)", primary="measures", keys={
+        "measures": Key("str|list[str]", [], "measure names as ir-measures parses them, e.g. \"nDCG@10\", "
+                        "\"AP(rel=2)\", \"RBU(p=0.8)@20\""),
+        "rel": Key("int|null", None, "relevance threshold for binary measures (default: qrels.rel)"),
+    })
+    NEEDS = frozenset({"qrels", "runs"})
+    PROVIDES = frozenset({"per_query"})
 
     def __init__(self, measures: Sequence[str] | str, rel: int | None = None, origin: Origin | None = None) -> None:
         super().__init__(origin)
@@ -81,8 +88,6 @@ class Evaluate(Step):
         plan.measures = _checked_names(self, self.measures, "measures", check_measure, "measure")
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.evaluate import evaluate, parse_measures, system_values
-
         rel = self.rel if self.rel is not None else context.rel
         parsed = parse_measures(self.measures, rel)
         with progress.stage("evaluation"):  # one call: qrels processed once, free preferences see every run
@@ -99,6 +104,13 @@ class Compare(Step):
     """Compare all pairs of runs per query with preference methods (and metrics, as metric differences)."""
 
     kind = "compare"
+    TABLE = Table(doc="pairwise preferences between all runs", primary="methods", keys={
+        "methods": Key("str|list[str]", [], "preference methods (LexiRecall, LexiPrecision, "
+                       "LexiPrecision(magnitude='rr'), RPP, RPP(weighting='dcg'), ...) or metrics"),
+        "rel": Key("int|null", None, "relevance threshold (default: qrels.rel)"),
+    })
+    NEEDS = frozenset({"qrels", "runs"})
+    PROVIDES = frozenset({"comparison"})
 
     def __init__(self, methods: Sequence[str] | str, rel: int | None = None, origin: Origin | None = None) -> None:
         super().__init__(origin)
@@ -115,8 +127,6 @@ class Compare(Step):
         plan.methods = names
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.compare import compare
-
         rel = self.rel if self.rel is not None else context.rel
         with progress.stage("comparison"):
             context.comparison = compare(context.qrels, context.runs, self.methods, rel=rel,

@@ -11,21 +11,23 @@ N-th ``[[retrieve]]`` table, N from 0; deeper parts address keys of table-valued
 
 from __future__ import annotations
 
+import copy
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from prefeval.pipeline.base import Origin, Step
-from prefeval.pipeline.schema import SCHEMA, PipelineDefinitionError, normalise
+from prefeval.pipeline import aggregation, analyse, evaluation, report, sources  # noqa: F401  (define the steps)
+from prefeval.pipeline.base import STEPS, Origin, Step, schema
+from prefeval.pipeline.schema import PipelineDefinitionError, normalise
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-__all__ = ["load", "apply_overrides", "parse_override", "steps_from_data"]
+__all__ = ["read", "apply_overrides", "parse_override", "steps_from_data"]
 
 _ALIASES = {"out": ("report", "out")}
 
@@ -64,7 +66,6 @@ def _resolve_override_path(key: str, value: Any, cwd: str) -> Any:
 
 def apply_overrides(data: dict[str, Any], overrides: Sequence[str], cwd: str | None = None) -> dict[str, Any]:
     """Apply ``--set`` overrides to raw definition data (a copy is returned)."""
-    import copy
 
     data = copy.deepcopy(data)
     cwd = cwd or os.getcwd()
@@ -73,9 +74,10 @@ def apply_overrides(data: dict[str, Any], overrides: Sequence[str], cwd: str | N
         if len(parts) == 1 and parts[0] in _ALIASES:
             parts = list(_ALIASES[parts[0]])
         step = parts[0]
-        if step not in SCHEMA:
-            raise PipelineDefinitionError("--set", ".".join(parts), f"unknown step {step!r}; known steps: {', '.join(SCHEMA)}")
-        table = SCHEMA[step]
+        tables = schema()
+        if step not in tables:
+            raise PipelineDefinitionError("--set", ".".join(parts), f"unknown step {step!r}; known steps: {', '.join(tables)}")
+        table = tables[step]
         rest = parts[1:]
         target_tables: list[dict[str, Any]]
         if table.repeat:
@@ -123,14 +125,14 @@ def apply_overrides(data: dict[str, Any], overrides: Sequence[str], cwd: str | N
     return data
 
 
-def load(path: str | os.PathLike, overrides: Sequence[str] = (), cwd: str | None = None) -> Any:
-    """Read, override, validate against the schema and build the pipeline defined in ``path``.
+def read(path: str | os.PathLike, overrides: Sequence[str] = (), cwd: str | None = None
+         ) -> tuple[list[Step], str, str, str]:
+    """Read, override, validate against the schema and build the steps defined in ``path``; returns
+    ``(steps, name, description, file)`` (:func:`prefeval.pipeline.load` makes the pipeline).
 
     Schema errors (unknown step or key, wrong type) are raised here; the steps' own checks (files, globs,
     measures, callables) run in :meth:`Pipeline.validate`, which :meth:`Pipeline.run` calls before any work.
     """
-    from prefeval.pipeline.runner import Pipeline
-
     file = os.fspath(path)
     if not os.path.isfile(file):
         raise PipelineDefinitionError(file, None, "pipeline definition not found")
@@ -143,51 +145,22 @@ def load(path: str | os.PathLike, overrides: Sequence[str] = (), cwd: str | None
         raise PipelineDefinitionError(file, None, f"not UTF-8 text (TOML files are UTF-8): {exc.reason} at byte "
                                                   f"{exc.start}") from None
     data = apply_overrides(data, overrides, cwd)
-    spec = normalise(data, file)
+    spec = normalise(data, file, schema())
     meta = spec.pop("pipeline", {})
     steps = steps_from_data(spec, file)
     name = meta.get("name") or Path(file).name.removesuffix(".toml")
-    return Pipeline(steps, name=name, description=meta.get("description") or "", source=file)
+    return steps, name, meta.get("description") or "", file
 
 
 def steps_from_data(spec: dict[str, Any], file: str | None) -> list[Step]:
-    """Step objects from normalised definition data (see :func:`prefeval.pipeline.schema.normalise`)."""
-    from prefeval.pipeline.aggregation import Aggregate
-    from prefeval.pipeline.analyse import Analyse
-    from prefeval.pipeline.evaluation import Compare, Evaluate
-    from prefeval.pipeline.report import Report
-    from prefeval.pipeline.sources import Qrels, Retrieve, Runs, Simulate
-
+    """Step objects from normalised definition data (see :func:`prefeval.pipeline.schema.normalise`): each
+    table is built by its step class (:meth:`Step.from_table`), in the order of the definition."""
     base = os.path.dirname(os.path.abspath(file)) if file else os.getcwd()
     steps: list[Step] = []
     for kind, values in spec.items():
-        tables = values if SCHEMA[kind].repeat else [values]
+        cls = STEPS[kind]
+        tables = values if cls.TABLE.repeat else [values]
         for i, v in enumerate(tables):
             key = f"{kind}[{i}]" if len(tables) > 1 else kind
-            origin = Origin(file=file, key=key, base_dir=base)
-            if kind == "qrels":
-                steps.append(Qrels(v["source"], topics=v["topics"], rel=v["rel"], queries=v["queries"], origin=origin))
-            elif kind == "simulate":
-                params = {k: v[k] for k in v if k != "runs"}
-                steps.append(Simulate(runs=v["runs"], origin=origin, **params))
-            elif kind == "runs":
-                steps.append(Runs(v["paths"], exclude=v["exclude"], origin=origin))
-            elif kind == "retrieve":
-                steps.append(Retrieve(v["callable"], name=v["name"], options=v["options"], path=v["path"],
-                                      batch_size=v["batch_size"], origin=origin))
-            elif kind == "evaluate":
-                steps.append(Evaluate(v["measures"], rel=v["rel"], origin=origin))
-            elif kind == "compare":
-                steps.append(Compare(v["methods"], rel=v["rel"], origin=origin))
-            elif kind == "aggregate":
-                steps.append(Aggregate(rankings=v["rankings"], test=v["test"], metric_test=v["metric_test"],
-                                       correction=v["correction"], alpha=v["alpha"], baseline=v["baseline"],
-                                       ties=v["ties"], iterations=v["iterations"], origin=origin))
-            elif kind == "analyse":
-                steps.append(Analyse(v["analyses"], callables=v["callables"], options=v["options"], origin=origin))
-            elif kind == "report":
-                formats = v["formats"]
-                explicit = formats != list(SCHEMA["report"].keys["formats"].default)
-                steps.append(Report(v["out"], formats=formats if explicit else None, title=v["title"],
-                                    digits=v["digits"], origin=origin))
+            steps.append(cls.from_table(v, Origin(file=file, key=key, base_dir=base)))
     return steps

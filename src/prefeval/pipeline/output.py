@@ -50,11 +50,11 @@ def checkpoint(name: str, seconds: float = 60.0) -> None:
 
 
 def sha256(path: Path) -> str:
-    digest = hashlib.sha256()
+    hasher = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+            hasher.update(block)
+    return hasher.hexdigest()
 
 
 def _read_json(path: Path) -> Any:
@@ -199,6 +199,7 @@ class OutputFolder:
 
     def _acquire(self) -> None:
         try:
+            # deferred: fcntl exists on POSIX only
             import fcntl
         except ImportError:  # not POSIX: an exclusive create
             try:

@@ -22,6 +22,7 @@ __all__ = ["available", "is_figure", "preference_heatmap", "means_with_ci", "con
 def available() -> bool:
     """True when matplotlib can be imported."""
     try:
+        # deferred: matplotlib is optional (the plot extra)
         import matplotlib  # noqa: F401
     except ImportError:
         return False
@@ -34,9 +35,11 @@ def is_figure(value: Any) -> bool:
 
 
 def _pyplot() -> Any:
+    # deferred: matplotlib is optional (the plot extra)
     import matplotlib
 
     matplotlib.use("Agg", force=True)
+    # deferred: matplotlib is optional (the plot extra)
     import matplotlib.pyplot as plt
 
     return plt
@@ -44,6 +47,7 @@ def _pyplot() -> Any:
 
 def confidence_interval(values: np.ndarray, level: float = 0.95) -> float:
     """Half-width of the Student-t confidence interval of the mean (0 for fewer than two values)."""
+    # deferred: scipy.stats is slow to import
     from scipy import stats
 
     values = np.asarray(values, dtype=float)

@@ -16,6 +16,7 @@ Files (``formats`` selects groups: md, tex, json, csv, png):
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,12 +30,13 @@ from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.output import MANIFEST, OutputFolder, checkpoint
 from prefeval.pipeline.progress import Progress
 from prefeval.pipeline.render import latex_escape, latex_table, md_inline, md_table, path_slug, slug
-from prefeval.pipeline.schema import SCHEMA
+from prefeval.pipeline.schema import Key, Table
 from prefeval.pipeline.summary import build_summary
+from prefeval.ranking import coverage_notes
 
 __all__ = ["Report", "FORMATS", "render_markdown", "render_latex"]
 
-FORMATS: tuple[str, ...] = tuple(SCHEMA["report"].keys["formats"].choices or ())
+FORMATS: tuple[str, ...] = ("md", "csv", "json", "tex", "png")
 
 
 #: Largest ``digits`` accepted (a float has about 17 significant decimal digits).
@@ -50,6 +52,14 @@ class Report(Step):
     """
 
     kind = "report"
+    TABLE = Table(doc="output folder and formats", primary="out", keys={
+        "out": Key("str", None, "output folder (relative to the current directory; default out/NAME)"),
+        "formats": Key("str|list[str]", list(FORMATS), "any of md, csv, json, tex, png", choices=FORMATS),
+        "title": Key("str", None, "report title (default: the pipeline name)"),
+        "digits": Key("int", 4, f"decimals in tables (0 to {MAX_DIGITS})", minimum=0),
+    })
+    NEEDS = frozenset({"per_query", "comparison", "rankings", "significance", "analyses"})
+    PROVIDES = frozenset()
 
     def __init__(self, out: str | Path | None = None, formats: Sequence[str] | str | None = None,
                  title: str | None = None, digits: int = 4, origin: Origin | None = None,
@@ -60,6 +70,13 @@ class Report(Step):
         formats = FORMATS if formats is None else ([formats] if isinstance(formats, str) else list(formats))
         self.formats = list(formats)
         self.title, self.digits, self.force = title, digits, force
+
+    @classmethod
+    def from_table(cls, values: dict[str, Any], origin: Origin) -> Report:
+        """The formats count as given only when they differ from the default (all formats)."""
+        explicit = values["formats"] != list(FORMATS)
+        return cls(values["out"], formats=values["formats"] if explicit else None, title=values["title"],
+                   digits=values["digits"], origin=origin)
 
     def options(self) -> dict[str, Any]:
         return {"out": None if self.out is None else str(self.out), "formats": self.formats, "title": self.title,
@@ -107,8 +124,6 @@ def write_report(context: PipelineContext, out: Path, formats: Sequence[str], di
     blocks = document.build(context, digits=digits, images=images, title=title, formats=formats)
     checkpoint("report:text")
     if context.qrels is not None and context.runs:  # runs lacking judged queries (prefeval.ranking.coverage_notes)
-        from prefeval.ranking import coverage_notes
-
         notes = coverage_notes(context.qrels, context.runs)
         blocks[1:1] = [document.Block("items", items=notes)] if notes else []
     if "md" in formats:
@@ -254,7 +269,6 @@ def render_latex(blocks: list[document.Block]) -> str:
 
 def _latex_text(text: str) -> str:
     """Escape text, rendering Markdown **bold** and `code`."""
-    import re
 
     out = []
     for token in re.split(r"(\*\*[^*]+\*\*|`[^`]+`)", text):

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Iterable
 from pathlib import Path
 
+import numpy as np
+
 from prefeval.errors import PrefevalError
+from prefeval.pipeline import loader
 from prefeval.pipeline.aggregation import TRUTH, Aggregate
-from prefeval.pipeline.base import Plan, Step
+from prefeval.pipeline.base import Plan, Step, order
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.output import checkpoint
 from prefeval.pipeline.progress import Progress
 from prefeval.pipeline.report import Report
-from prefeval.pipeline.schema import STEP_ORDER
 
-__all__ = ["Pipeline", "terminal_summary"]
+__all__ = ["Pipeline", "load", "terminal_summary"]
 
-_SINGLE = ("qrels", "simulate", "evaluate", "compare", "aggregate", "analyse", "report")
 
 
 class Pipeline:
@@ -27,7 +29,6 @@ class Pipeline:
 
     Steps run in that order whatever their order in the list. :meth:`run` validates everything first (files,
     globs, measures, callables, the baseline name), so a malformed pipeline fails before any work::
-
         from prefeval.pipeline import Pipeline, Qrels, Runs, Evaluate, Compare, Report
         result = Pipeline([Qrels("msmarco-passage/trec-dl-hard", rel=2), Runs("runs/*.run.gz"),
                            Evaluate(["nDCG@10", "AP", "RR"]), Compare(["LexiRecall", "RPP"]),
@@ -47,12 +48,11 @@ class Pipeline:
     @classmethod
     def from_toml(cls, path: str | Path, overrides: Iterable[str] = (), cwd: str | None = None) -> Pipeline:
         """Load a TOML definition (see docs/pipelines.md); ``overrides`` are ``KEY=VALUE`` strings."""
-        from prefeval.pipeline.loader import load
-
-        return load(path, list(overrides), cwd)
+        steps, name, description, file = loader.read(path, list(overrides), cwd)
+        return cls(steps, name=name, description=description, source=file)
 
     def _ordered(self) -> list[Step]:
-        return sorted(self.steps, key=lambda s: STEP_ORDER.index(s.kind))
+        return order(self.steps)
 
     def _where(self) -> str:
         return self.source or "Pipeline"
@@ -60,7 +60,7 @@ class Pipeline:
     def validate(self) -> Plan:
         """Check every step without doing any work; return what was learnt (run names, measures, ...)."""
         kinds = [s.kind for s in self.steps]
-        for kind in _SINGLE:
+        for kind in dict.fromkeys(s.kind for s in self.steps if s.SINGLE):
             if kinds.count(kind) > 1:
                 raise PrefevalError(f"{self._where()}: [{kind}] appears {kinds.count(kind)} times; at most once")
         if "qrels" not in kinds and "simulate" not in kinds:
@@ -92,7 +92,7 @@ class Pipeline:
                 report.out = out
         work = [i for i, s in enumerate(steps) if s.kind in ("evaluate", "compare")]
         if work and not any(isinstance(s, Aggregate) for s in steps):
-            steps.insert(work[-1] + 1, Aggregate())
+            steps = order([*steps, Aggregate()])
         pipeline = Pipeline(steps, self.name, self.description, self.source)
         checkpoint("validate")
         pipeline.validate()
@@ -121,9 +121,12 @@ class Pipeline:
         return f"Pipeline({self._ordered()!r}, name={self.name!r})"
 
 
-def _refresh_timings(context: PipelineContext) -> None:
-    import json
+def load(path: str | Path, overrides: Iterable[str] = (), cwd: str | None = None) -> Pipeline:
+    """The pipeline defined in the TOML file ``path`` (:meth:`Pipeline.from_toml`)."""
+    return Pipeline.from_toml(path, overrides, cwd)
 
+
+def _refresh_timings(context: PipelineContext) -> None:
     path = next((p for p in context.files if p.name == "summary.json"), None)
     if path is None:
         return
@@ -168,8 +171,6 @@ def terminal_summary(context: PipelineContext) -> str:
                      f"{context.significant_pairs(method) or 0}/{context.run_pairs} pairs significant")
     tau = context.kendall_tau
     if tau is not None and len(tau) > 1:
-        import numpy as np
-
         labels = [x for x in tau.index if x != TRUTH]
         values = [tau.loc[a, b] for i, a in enumerate(labels) for b in labels[i + 1:]]
         if values:

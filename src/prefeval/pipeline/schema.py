@@ -1,8 +1,9 @@
 """The schema of pipeline definitions (``pipelines/*.toml``), and validation of raw TOML data against it.
 
 A definition is a TOML document whose top-level tables are *steps* (plus the optional ``[pipeline]``
-metadata table). Every key has a type, a default and a one-line description; docs/pipelines.md documents
-the same schema (a test checks that every key here is documented there). Errors raise
+metadata table). Each step class declares its table (``Step.TABLE``): every key has a type, a default and a
+one-line description; docs/pipelines.md documents the same schema (a test checks that every declared key is
+documented there). Errors raise
 :class:`PipelineDefinitionError` naming the file and the key, e.g.
 ``pipelines/x.toml: evaluate.measures[1]: unknown measure 'nDCG@x'``.
 """
@@ -13,11 +14,9 @@ import difflib
 from dataclasses import dataclass, field
 from typing import Any
 
-from prefeval.core.aggregate import AGGREGATES, TIES
-from prefeval.core.stats import CORRECTIONS, TESTS
 from prefeval.errors import PrefevalError
 
-__all__ = ["Key", "Table", "SCHEMA", "STEP_ORDER", "PipelineDefinitionError", "normalise", "where"]
+__all__ = ["Key", "Table", "PIPELINE", "PipelineDefinitionError", "normalise", "where"]
 
 
 class PipelineDefinitionError(PrefevalError):
@@ -66,95 +65,11 @@ class Table:
     conflicts: tuple[str, ...] = field(default_factory=tuple)
 
 
-_FORMATS = ("md", "csv", "json", "tex", "png")
-
-SCHEMA: dict[str, Table] = {
-    "pipeline": Table(doc="metadata (optional)", keys={
-        "name": Key("str", None, "pipeline name (default: the file name without .toml)"),
-        "description": Key("str", "", "one line shown at the top of the report"),
-    }),
-    "qrels": Table(doc="relevance judgments and topics", primary="source", conflicts=("simulate",), keys={
-        "source": Key("str", None, "ir_datasets id (`irds:` prefix allowed) or a TREC qrels file", path=True),
-        "topics": Key("str", None, "topics: an ir_datasets id or a file (`query_id<TAB>text` per line); "
-                      "default: the dataset's topics when `source` is an id. Only read when a retrieve step needs it",
-                      path=True),
-        "rel": Key("int", 1, "minimum grade that counts as relevant (e.g. 2 for TREC DL binary measures)"),
-        "queries": Key("file|list[str]", None, "evaluate only these query ids: a list, or a file with one id per "
-                       "line (first whitespace-separated field)", path=True),
-    }),
-    "simulate": Table(doc="the built-in simulated collection (prefeval.simulate): qrels, topics and runs",
-                      conflicts=("qrels",), keys={
-        "n_queries": Key("int", 300, "number of queries", minimum=1),
-        "n_runs": Key("int", 12, "number of runs of known quality", minimum=1),
-        "depth": Key("int", 100, "documents returned per query", minimum=1),
-        "n_docs": Key("int", 200, "candidate documents per query", minimum=1),
-        "max_grade": Key("int", 3, "highest relevance grade", minimum=1),
-        "relevant_beta": Key("list[float]", [1.0, 12.0], "Beta(a, b) of a query's share of relevant candidates"),
-        "quality_range": Key("list[float]", [0.2, 1.2], "lowest and highest run quality"),
-        "query_variation": Key("float", 0.5, "s.d. of a run's per-query quality around its quality", minimum=0),
-        "noise": Key("float", 1.0, "standard deviation of the score noise", minimum=0),
-        "label_noise": Key("float", 0.0, "probability that a judged label is redrawn at random", minimum=0),
-        "judged_depth": Key("int|null", None, "pool depth (judge only the runs' top k); absent: judge everything",
-                            minimum=1),
-        "score_decimals": Key("int|null", None, "round scores to this many decimals (creates ties)", minimum=0),
-        "seed": Key("int", 0, "random seed"),
-        "runs": Key("bool", True, "use the simulated runs (false: only qrels and topics)"),
-    }),
-    "runs": Table(doc="run files", primary="paths", keys={
-        "paths": Key("str|list[str]", [], "run files, folders (every *.run, *.trec, *.res, *.txt file, optionally "
-                     ".gz) or glob patterns", path=True),
-        "exclude": Key("str|list[str]", [], "glob patterns of file names to leave out (e.g. \"*.eval.gz\")"),
-    }),
-    "retrieve": Table(doc="a retrieval step: a Python callable that gets the topics DataFrame and returns a run",
-                      repeat=True, primary="callable", keys={
-        "name": Key("str", None, "run name (default: the function name)"),
-        "callable": Key("str", None, "\"module:function\"; called as function(topics, **options)"),
-        "options": Key("table", {}, "keyword arguments for the callable"),
-        "path": Key("str", None, "folder added to sys.path before importing the module (relative to the file)",
-                    path=True),
-        "batch_size": Key("int|null", None, "pass the topics in batches of this many queries (default: all at once)",
-                          minimum=1),
-    }),
-    "evaluate": Table(doc="metrics (ir-measures and prefeval measures)", primary="measures", keys={
-        "measures": Key("str|list[str]", [], "measure names as ir-measures parses them, e.g. \"nDCG@10\", "
-                        "\"AP(rel=2)\", \"RBU(p=0.8)@20\""),
-        "rel": Key("int|null", None, "relevance threshold for binary measures (default: qrels.rel)"),
-    }),
-    "compare": Table(doc="pairwise preferences between all runs", primary="methods", keys={
-        "methods": Key("str|list[str]", [], "preference methods (LexiRecall, LexiPrecision, "
-                       "LexiPrecision(magnitude='rr'), RPP, RPP(weighting='dcg'), ...) or metrics"),
-        "rel": Key("int|null", None, "relevance threshold (default: qrels.rel)"),
-    }),
-    "aggregate": Table(doc="rankings, significance tests and the baseline", keys={
-        "rankings": Key("str|list[str]", ["mc4", "borda"], "rank aggregations for the preference methods "
-                        "(metrics are always ranked by their mean)", choices=AGGREGATES),
-        "ties": Key("str", "shared", "tie rule inside one query: shared (tied runs do not vote and share Borda "
-                    "points) or pref_aggregate (ties broken by run name, descending, as the authors' tool)",
-                    choices=TIES),
-        "iterations": Key("int|null", None, "MC4 power-iteration steps from the all-ones vector (the authors' "
-                          "tool: 10); null = run to convergence", minimum=0),
-        "test": Key("str", "sign", "significance test for preferences", choices=TESTS),
-        "metric_test": Key("str", "t", "paired significance test for metrics", choices=TESTS),
-        "correction": Key("str", "holm", "multiple-testing correction", choices=CORRECTIONS),
-        "alpha": Key("float", 0.05, "significance level", minimum=0),
-        "baseline": Key("str", None, "the run others are tested against (default: the first run)"),
-    }),
-    "analyse": Table(doc="meta-evaluation hooks (prefeval.analysis or your own callables)", keys={
-        "analyses": Key("str|list[str]", [], "names from prefeval.analysis.PIPELINE_ANALYSES: ties, agreement, power, "
-                        "robustness, ..."),
-        "callables": Key("str|list[str]", [], "extra \"module:function\" analyses, called as function(context, **options)"),
-        "options": Key("table", {}, "keyword arguments passed to every analysis"),
-    }),
-    "report": Table(doc="output folder and formats", primary="out", keys={
-        "out": Key("str", None, "output folder (relative to the current directory; default out/NAME)"),
-        "formats": Key("str|list[str]", list(_FORMATS), "any of md, csv, json, tex, png", choices=_FORMATS),
-        "title": Key("str", None, "report title (default: the pipeline name)"),
-        "digits": Key("int", 4, "decimals in tables", minimum=0),
-    }),
-}
-
-#: The order in which steps run, whatever their order in the file or list.
-STEP_ORDER = ("qrels", "simulate", "runs", "retrieve", "evaluate", "compare", "aggregate", "analyse", "report")
+#: the ``[pipeline]`` metadata table (the steps declare their own tables: ``Step.TABLE``)
+PIPELINE = Table(doc="metadata (optional)", keys={
+    "name": Key("str", None, "pipeline name (default: the file name without .toml)"),
+    "description": Key("str", "", "one line shown at the top of the report"),
+})
 
 
 def _suggest(name: str, known: Any) -> str:
@@ -216,18 +131,19 @@ def _check_value(key: Key, value: Any, file: str | None, dotted: str) -> Any:
     return value
 
 
-def normalise(data: dict[str, Any], file: str | None = None) -> dict[str, Any]:
-    """Check raw definition data against :data:`SCHEMA`; return it with defaults filled in.
+def normalise(data: dict[str, Any], file: str | None, schema: dict[str, Table]) -> dict[str, Any]:
+    """Check raw definition data against ``schema`` (table name -> :class:`Table`, e.g.
+    :func:`prefeval.pipeline.base.schema`); return it with defaults filled in.
 
     Repeating tables (``retrieve``) become lists of tables. Unknown steps, unknown keys, wrong types
     and values outside the allowed choices raise :class:`PipelineDefinitionError`.
     """
     out: dict[str, Any] = {}
     for name, raw in data.items():
-        if name not in SCHEMA:
-            raise PipelineDefinitionError(file, name, f"unknown step [{name}]{_suggest(name, SCHEMA)}; "
-                                          f"known steps: {', '.join(SCHEMA)}")
-        table = SCHEMA[name]
+        if name not in schema:
+            raise PipelineDefinitionError(file, name, f"unknown step [{name}]{_suggest(name, schema)}; "
+                                          f"known steps: {', '.join(schema)}")
+        table = schema[name]
         if table.repeat and isinstance(raw, dict):
             raw = [raw]
         if table.repeat:
@@ -240,7 +156,7 @@ def normalise(data: dict[str, Any], file: str | None = None) -> dict[str, Any]:
                 raise PipelineDefinitionError(file, name, f"expected a table [{name}], got {raw!r}")
             out[name] = _table(table, raw, file, name)
     for name in out:
-        for other in SCHEMA[name].conflicts:
+        for other in schema[name].conflicts:
             if other in out:
                 raise PipelineDefinitionError(file, other, f"[{name}] and [{other}] cannot be used together")
     return out

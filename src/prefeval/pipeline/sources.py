@@ -5,16 +5,22 @@ from __future__ import annotations
 
 import fnmatch
 import glob
+import gzip
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
 
-from prefeval.inputs import RUN_FILE_SUFFIXES
+from prefeval.datasets import load
+from prefeval.errors import PrefevalError
+from prefeval.inputs import RUN_FILE_SUFFIXES, qrels_frame, run_frame, run_name
+from prefeval.io import _check_run_line
 from prefeval.pipeline.base import Origin, Plan, Step, import_callable
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
+from prefeval.pipeline.schema import Key, Table
+from prefeval.simulate import DEFAULTS, check_params, collection, run_names
 
 __all__ = ["Qrels", "Simulate", "Runs", "Retrieve"]
 
@@ -26,8 +32,6 @@ def check_dataset_id(dataset_id: str, origin: Origin, key: str, need: str = "qre
 
     Only the registry is consulted: no file is read or downloaded.
     """
-    from prefeval.datasets import load
-    from prefeval.errors import PrefevalError
 
     try:
         dataset = load(dataset_id).irds
@@ -76,6 +80,17 @@ class Qrels(Step):
     """
 
     kind = "qrels"
+    TABLE = Table(doc="relevance judgments and topics", primary="source", conflicts=("simulate",), keys={
+        "source": Key("str", None, "ir_datasets id (`irds:` prefix allowed) or a TREC qrels file", path=True),
+        "topics": Key("str", None, "topics: an ir_datasets id or a file (`query_id<TAB>text` per line); "
+                      "default: the dataset's topics when `source` is an id. Only read when a retrieve step needs it",
+                      path=True),
+        "rel": Key("int", 1, "minimum grade that counts as relevant (e.g. 2 for TREC DL binary measures)"),
+        "queries": Key("file|list[str]", None, "evaluate only these query ids: a list, or a file with one id per "
+                       "line (first whitespace-separated field)", path=True),
+    })
+    NEEDS = frozenset()
+    PROVIDES = frozenset({"qrels", "topics"})
 
     def __init__(self, source: Any, topics: Any = None, rel: int = 1, queries: Any = None,
                  origin: Origin | None = None) -> None:
@@ -120,8 +135,6 @@ class Qrels(Step):
         return [str(q) for q in self.queries]
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.inputs import qrels_frame
-
         source = self._local(self.source) or self.source
         with progress.stage("loading"):
             qrels = qrels_frame(source)
@@ -146,14 +159,10 @@ class Qrels(Step):
             local = self._local(value)
             if local is not None:
                 if self.topics is None:
-                    from prefeval.errors import PrefevalError
-
                     raise PrefevalError(f"{self.origin.file or 'Pipeline'}: qrels.topics: the qrels come from a "
                                         "file, so give the topics too (a file or an ir_datasets id)")
                 topics = read_topics_file(local)
             else:
-                from prefeval.datasets import load
-
                 topics = _topics_frame(load(str(value)).topics)  # load() strips irds:
         if subset is not None:
             topics = topics[topics["query_id"].isin(set(subset))].reset_index(drop=True)
@@ -167,6 +176,26 @@ class Simulate(Step):
     """
 
     kind = "simulate"
+    TABLE = Table(doc="the built-in simulated collection (prefeval.simulate): qrels, topics and runs",
+                      conflicts=("qrels",), keys={
+        "n_queries": Key("int", 300, "number of queries", minimum=1),
+        "n_runs": Key("int", 12, "number of runs of known quality", minimum=1),
+        "depth": Key("int", 100, "documents returned per query", minimum=1),
+        "n_docs": Key("int", 200, "candidate documents per query", minimum=1),
+        "max_grade": Key("int", 3, "highest relevance grade", minimum=1),
+        "relevant_beta": Key("list[float]", [1.0, 12.0], "Beta(a, b) of a query's share of relevant candidates"),
+        "quality_range": Key("list[float]", [0.2, 1.2], "lowest and highest run quality"),
+        "query_variation": Key("float", 0.5, "s.d. of a run's per-query quality around its quality", minimum=0),
+        "noise": Key("float", 1.0, "standard deviation of the score noise", minimum=0),
+        "label_noise": Key("float", 0.0, "probability that a judged label is redrawn at random", minimum=0),
+        "judged_depth": Key("int|null", None, "pool depth (judge only the runs' top k); absent: judge everything",
+                            minimum=1),
+        "score_decimals": Key("int|null", None, "round scores to this many decimals (creates ties)", minimum=0),
+        "seed": Key("int", 0, "random seed"),
+        "runs": Key("bool", True, "use the simulated runs (false: only qrels and topics)"),
+    })
+    NEEDS = frozenset()
+    PROVIDES = frozenset({"qrels", "topics", "runs"})
 
     def __init__(self, runs: bool = True, origin: Origin | None = None, **params: Any) -> None:
         super().__init__(origin)
@@ -174,8 +203,6 @@ class Simulate(Step):
         self.params = params
 
     def options(self) -> dict[str, Any]:
-        from prefeval.simulate import DEFAULTS
-
         return {**DEFAULTS, **self.params, "runs": self.use_runs}
 
     def _params(self) -> dict[str, Any]:
@@ -186,9 +213,6 @@ class Simulate(Step):
         return params
 
     def validate(self, plan: Plan) -> None:
-        from prefeval.errors import PrefevalError
-        from prefeval.simulate import DEFAULTS, check_params
-
         try:
             check_params(**self._params())
         except PrefevalError as exc:
@@ -197,14 +221,10 @@ class Simulate(Step):
         plan.topics_available = plan.simulated = True
         plan.rel = 1
         if self.use_runs:
-            from prefeval.simulate import run_names
-
             for name in run_names(self.options()["n_runs"]):
                 plan.add_run(name, self.origin, None)
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.simulate import collection
-
         with progress.stage("loading"):
             sim = collection(**self._params())
         context.simulation = sim
@@ -225,10 +245,6 @@ def _run_files_in(folder: str) -> list[str]:
 
 def _not_a_run(file: str) -> str | None:
     """Why ``file`` is not a TREC run, judged by its first line (None when the line looks right)."""
-    import gzip
-
-    from prefeval.io import _check_run_line
-
     try:
         with open(file, "rb") as handle:
             gzipped = handle.read(2) == b"\x1f\x8b"
@@ -254,6 +270,14 @@ class Runs(Step):
     """
 
     kind = "runs"
+    TABLE = Table(doc="run files", primary="paths", keys={
+        "paths": Key("str|list[str]", [], "run files, folders (every *.run, *.trec, *.res, *.txt file, optionally "
+                     ".gz) or glob patterns", path=True),
+        "exclude": Key("str|list[str]", [], "glob patterns of file names to leave out (e.g. \"*.eval.gz\")"),
+    })
+    NEEDS = frozenset()
+    PROVIDES = frozenset({"runs"})
+    SINGLE = False
 
     def __init__(self, paths: Any = (), exclude: Sequence[str] = (), origin: Origin | None = None) -> None:
         super().__init__(origin)
@@ -269,8 +293,6 @@ class Runs(Step):
         return {"paths": [os.fspath(p) for p in self.paths], "exclude": self.exclude}
 
     def _expand(self) -> dict[str, str]:
-        from prefeval.inputs import run_name
-
         found: dict[str, str] = {}
         for i, entry in enumerate(self.paths):
             key = f"paths[{i}]"
@@ -314,8 +336,6 @@ class Runs(Step):
             plan.add_run(name, self.origin, "paths")
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.inputs import run_frame
-
         items = list(self.paths.items()) if isinstance(self.paths, Mapping) else list(self._files.items())
         with progress.stage("loading"):
             for name, run in progress.iterate(items, desc="loading runs", unit="run"):
@@ -335,6 +355,19 @@ class Retrieve(Step):
     """
 
     kind = "retrieve"
+    TABLE = Table(doc="a retrieval step: a Python callable that gets the topics DataFrame and returns a run",
+                      repeat=True, primary="callable", keys={
+        "name": Key("str", None, "run name (default: the function name)"),
+        "callable": Key("str", None, "\"module:function\"; called as function(topics, **options)"),
+        "options": Key("table", {}, "keyword arguments for the callable"),
+        "path": Key("str", None, "folder added to sys.path before importing the module (relative to the file)",
+                    path=True),
+        "batch_size": Key("int|null", None, "pass the topics in batches of this many queries (default: all at once)",
+                          minimum=1),
+    })
+    NEEDS = frozenset({"topics"})
+    PROVIDES = frozenset({"runs"})
+    SINGLE = False
 
     def __init__(self, callable: str | Callable[..., Any], name: str | None = None,  # noqa: A002
                  options: Mapping[str, Any] | None = None, path: str | None = None,
@@ -376,9 +409,6 @@ class Retrieve(Step):
         plan.add_run(self.run_name, self.origin, "name")
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
-        from prefeval.errors import PrefevalError
-        from prefeval.inputs import run_frame
-
         assert self._function is not None, "validate() first"
         topics = context.get_topics()
         given = topics.assign(qid=topics["query_id"], query=topics["text"])

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from prefeval._version import __version__
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.plots import is_figure
 
@@ -45,7 +46,6 @@ def jsonable(value: Any) -> Any:
 
 def build_summary(context: PipelineContext, files: list[str]) -> dict[str, Any]:
     """The summary.json content (keys always present; empty when a step did not run)."""
-    import prefeval
 
     sim = context.simulation
     means = context.means_table()
@@ -61,7 +61,7 @@ def build_summary(context: PipelineContext, files: list[str]) -> dict[str, Any]:
             }
     summary = {
         "format": FORMAT,
-        "prefeval_version": prefeval.__version__,
+        "prefeval_version": __version__,
         "pipeline": {"name": context.name, "description": context.description, "source": context.source},
         "data": {
             "simulated": context.simulated,

@@ -1,0 +1,64 @@
+"""Rankings as the grades of their documents per aspect: the input of metric kernels (numpy only).
+
+A batch of ``Q`` rankings, one per query, padded to a common depth ``n`` and number of aspects ``A``
+(subtopics; one aspect for qrels without subtopics):
+
+* ``grades[q, i, a]``: grade of the document at rank ``i + 1`` of ranking ``q`` for aspect ``a``, grades below
+  the relevance threshold already 0; 0 on padding (ranks past ``length[q]``, aspects past ``n_aspects[q]``);
+* ``length[q]``: number of documents ranking ``q`` holds (after any cutoff);
+* ``gmax[q, a]``: the highest grade the qrels give a document for aspect ``a`` (the ideal grade);
+* ``n_aspects[q]``: aspects of query ``q`` with a relevant document (the first ``n_aspects[q]`` columns);
+* ``n_relevant[q]``: documents with a relevant grade for some aspect, retrieved or not.
+
+Diversity metrics (Amigó et al. (2018) §3) are functions of these arrays; position-based metrics use
+:meth:`GradedRankings.position_vectors`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["GradedRankings"]
+
+
+@dataclass(frozen=True)
+class GradedRankings:
+    grades: np.ndarray
+    length: np.ndarray
+    gmax: np.ndarray
+    n_aspects: np.ndarray
+    n_relevant: np.ndarray
+
+    @classmethod
+    def stack(cls, rankings: Sequence[np.ndarray], gmax: Sequence[np.ndarray],
+              n_relevant: Sequence[int]) -> GradedRankings:
+        """Pad per-query ``(length_q, A_q)`` grade arrays and ``(A_q,)`` ideal grades into one batch."""
+        Q = len(rankings)
+        depth = max((len(r) for r in rankings), default=0)
+        width = max((len(g) for g in gmax), default=0)
+        grades = np.zeros((Q, max(depth, 1), max(width, 1)))
+        ideal = np.zeros((Q, max(width, 1)))
+        for q, (ranked, best) in enumerate(zip(rankings, gmax)):
+            ranked = np.asarray(ranked, dtype=np.float64)
+            grades[q, :ranked.shape[0], :ranked.shape[1]] = ranked
+            ideal[q, :len(best)] = best
+        return cls(grades, np.array([len(r) for r in rankings], dtype=np.int64), ideal,
+                   np.array([len(g) for g in gmax], dtype=np.int64), np.asarray(n_relevant, dtype=np.int64))
+
+    def aspect_weights(self) -> np.ndarray:
+        """(Q, A) uniform weights ``1 / n_aspects`` over each query's aspects, 0 on padding."""
+        width = self.grades.shape[2]
+        return np.where(np.arange(width) < self.n_aspects[:, None], 1.0 / np.maximum(self.n_aspects, 1)[:, None], 0.0)
+
+    def position_vectors(self) -> list[np.ndarray]:
+        """Per query, the ascending positions of its relevant documents, ``+inf`` for those not retrieved
+        (the position vectors of :mod:`prefeval.core.positions`)."""
+        relevant = self.grades.max(axis=2) > 0
+        out = []
+        for q in range(len(self.length)):
+            found = np.flatnonzero(relevant[q, :self.length[q]]) + 1.0
+            out.append(np.concatenate([found, np.full(max(self.n_relevant[q] - len(found), 0), np.inf)]))
+        return out

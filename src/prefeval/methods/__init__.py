@@ -1,0 +1,30 @@
+"""prefeval's evaluation methods, each declared once (one module per method) in a registry.
+
+``prefeval.methods.get("RPP")`` returns the :class:`~prefeval.methods.registry.Declaration` of RPP; see
+:mod:`prefeval.methods.registry` for what a declaration holds and ``docs/extending.md`` for adding one.
+"""
+
+from __future__ import annotations
+
+# registration order = the order of the README measure table
+# isort: off
+from prefeval.methods import rbu, tse, lexirecall, lexiprecision, rpp  # noqa: F401  (registers the methods)
+# isort: on
+from prefeval.methods.registry import (
+    REGISTRY,
+    REL,
+    Declaration,
+    Param,
+    declaration_of,
+    declarations,
+    get,
+    listen,
+    parameters,
+    parse,
+    register,
+    resolve,
+    unregister,
+)
+
+__all__ = ["REGISTRY", "REL", "Declaration", "Param", "declaration_of", "declarations", "get", "listen",
+           "parameters", "parse", "register", "resolve", "unregister"]

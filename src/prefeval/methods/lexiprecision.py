@@ -1,0 +1,29 @@
+"""LexiPrecision: lexicographic precision (Diaz (2023) §3)."""
+
+from __future__ import annotations
+
+from prefeval.core import lexicographic, ties
+from prefeval.core.positions import position_vectors
+from prefeval.methods.registry import REL, Declaration, Param, register
+from prefeval.references import PAPERS
+
+METHOD = register(Declaration(
+    name="LexiPrecision",
+    kind="preference",
+    summary="sign (or RR difference) at the first differing recall level",
+    doc="The first recall level whose positions differ decides; magnitude='rr' returns 1/p_i - 1/p'_i there "
+        "instead of the sign (rrLP; sgnLP is the default).",
+    citation=PAPERS["diaz-2023"],
+    where="§3",
+    aliases=("lp", ("sgnlp", {"magnitude": "sgn"}), ("rrlp", {"magnitude": "rr"})),
+    params={
+        "magnitude": Param(str, "sgn", "sign or RR difference", choices=("sgn", "rr")),
+        "rel": REL,
+    },
+    pairwise=lambda query, a, b, params: lexicographic.lexiprecision(
+        position_vectors(query.doc_pos[a]), position_vectors(query.doc_pos[b]), magnitude=params["magnitude"]),
+    matrix=lambda query, params: lexicographic.lexiprecision_matrix(position_vectors(query.doc_pos),
+                                                                    magnitude=params["magnitude"]),
+    positions=lambda A, B, params: lexicographic.lexiprecision(A, B, params["magnitude"]),
+    tie_probability=ties.every_position,  # a tie in sign is a tie in RR difference
+))

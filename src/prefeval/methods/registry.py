@@ -1,0 +1,340 @@
+"""The registry of prefeval's evaluation methods: every method declared once, found by name or alias.
+
+A :class:`Declaration` states what a method is (kind, parameters with type/default/validation/description,
+citation) and how it is computed (kernels from :mod:`prefeval.core`). Everything else — the ir-measures
+measure classes and provider, ``compare``, ``evaluate``, the analyses and the axioms checker — asks this
+registry instead of testing method names. :func:`register` refuses a second method with a taken name or
+alias; :func:`resolve` suggests close names for unknown ones.
+
+Kernel signatures (``params`` holds every declared parameter, defaults filled in, plus ``rel`` and, when
+given, ``cutoff``):
+
+* preference: ``pairwise(query, a, b, params) -> float`` (run ``a`` over run ``b``) and
+  ``matrix(query, params) -> (S, S)`` (all pairs at once) on a
+  :class:`prefeval.ranking.QueryPositions` ``query``, restricted to documents with grade >= ``rel`` and
+  truncated at the cutoff;
+* metric: ``values(rankings, params) -> (Q,)`` on :class:`prefeval.core.graded.GradedRankings` (the
+  ranked documents' grades per aspect, with the qrels' ideal grades per aspect);
+* either: ``positions(...)`` on position vectors (binary relevance: ``positions(P, params)`` for a metric,
+  ``positions(A, B, params)`` for a preference), when the method is a function of the positions of the
+  relevant documents only (simulations of random rankings; the ir-measures provider then computes a
+  metric from positions too, which must agree with ``values``);
+* ``tie_probability(n, m, exact)``: probability that two uniformly random complete rankings of ``n`` items,
+  ``m`` relevant, tie (``None`` when no closed form is known).
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from prefeval.errors import PrefevalError
+from prefeval.references import Reference
+
+__all__ = ["Declaration", "Param", "REL", "Registry", "REGISTRY", "register", "unregister", "resolve", "get",
+           "declarations", "declaration_of", "parameters", "parse", "listen", "canonical_text", "markdown_table"]
+
+Kind = Literal["preference", "metric"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter: ``dtype`` (a type or tuple of types; ``float`` accepts integers), ``default``, a
+    ``desc`` for help and docs, optional ``choices`` and ``check(value) -> error message or None``."""
+
+    dtype: type | tuple[type, ...]
+    default: Any
+    desc: str
+    choices: tuple[Any, ...] | None = None
+    check: Callable[[Any], str | None] | None = None
+
+    def validate(self, name: str, value: Any) -> Any:
+        """``value`` converted (int -> float for float parameters) or a :class:`PrefevalError`."""
+        types = self.dtype if isinstance(self.dtype, tuple) else (self.dtype,)
+        if float in types and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            raise PrefevalError(f"{name}={value!r} has the wrong type")
+        if self.choices is not None and value not in self.choices:
+            raise PrefevalError(f"{name}={value!r} is not one of {list(self.choices)}")
+        problem = self.check(value) if self.check is not None else None
+        if problem:
+            raise PrefevalError(f"{name}={value!r}: {problem}")
+        return value
+
+
+#: the relevance threshold every method takes
+REL = Param(int, 1, "minimum grade for a document to count as relevant",
+            check=lambda rel: None if rel >= 1 else "rel must be an integer >= 1 (a grade >= rel is relevant; "
+                                                   "grade 0 is non-relevant)")
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One evaluation method (see the module docstring for the kernel signatures).
+
+    ``summary``: the per-query value in one line (README table, help); ``aliases``: other spellings,
+    each a name or ``(name, {param: value})`` for a spelling that fixes parameters (``rrLP`` is
+    LexiPrecision with ``magnitude='rr'``); ``aspects``: a metric reads subtopic (aspect) qrels;
+    ``subtopics(params)``: a preference reads subtopic membership with these parameters;
+    ``validate(params, given)``: checks across parameters (raise :class:`PrefevalError`); ``params`` completed
+    with the defaults, ``given`` the parameters as written.
+    """
+
+    name: str
+    kind: Kind
+    summary: str
+    citation: Reference
+    where: str
+    params: Mapping[str, Param] = field(default_factory=dict)
+    aliases: tuple[str | tuple[str, Mapping[str, Any]], ...] = ()
+    pairwise: Callable[..., float] | None = None
+    matrix: Callable[..., Any] | None = None
+    values: Callable[..., Any] | None = None
+    positions: Callable[..., Any] | None = None
+    tie_probability: Callable[[int, int, bool], Any] | None = None
+    aspects: bool = False
+    subtopics: Callable[[Mapping[str, Any]], bool] | None = None
+    validate: Callable[[Mapping[str, Any], Mapping[str, Any]], None] | None = None
+    doc: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in ("preference", "metric"):
+            raise PrefevalError(f"method {self.name}: kind must be 'preference' or 'metric', got {self.kind!r}")
+        needed = ("pairwise", "matrix") if self.kind == "preference" else ("values",)
+        missing = [k for k in needed if getattr(self, k) is None]
+        if missing:
+            raise PrefevalError(f"method {self.name}: a {self.kind} declares the kernels {missing}")
+        if "rel" not in self.params:
+            raise PrefevalError(f"method {self.name}: declare the relevance threshold, params={{'rel': REL, ...}}")
+        reserved = {"cutoff", "baseline"} & set(self.params)
+        if reserved:
+            raise PrefevalError(f"method {self.name}: {sorted(reserved)} are added by prefeval, do not declare them")
+
+    @property
+    def position_based(self) -> bool:
+        """Whether the method is a function of the positions of the relevant documents (binary relevance)."""
+        return self.positions is not None
+
+    @property
+    def reference(self) -> str:
+        """``"Diaz & Mitra (2023) §5.2, Eq. 11"``."""
+        return self.citation.at(self.where)
+
+    def defaults(self) -> dict[str, Any]:
+        return {name: p.default for name, p in self.params.items()}
+
+    def spellings(self) -> Iterator[tuple[str, dict[str, Any]]]:
+        """Every name of the method with the parameters the spelling fixes."""
+        yield self.name, {}
+        for alias in self.aliases:
+            yield (alias, {}) if isinstance(alias, str) else (alias[0], dict(alias[1]))
+
+    def check(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The declared parameters validated and completed with defaults (``cutoff``/``baseline`` pass through)."""
+        out = self.defaults()
+        unknown = sorted(set(params) - set(self.params) - {"cutoff", "baseline"})
+        if unknown:
+            raise PrefevalError(f"{self.name}: unknown parameter(s) {unknown}; supported: "
+                                f"{sorted(self.params)}")
+        for name, value in params.items():
+            if name in ("cutoff", "baseline"):
+                out[name] = value
+                continue
+            try:
+                out[name] = self.params[name].validate(name, value)
+            except PrefevalError as exc:
+                raise PrefevalError(f"{self.name}: {exc}") from None
+        cutoff = out.get("cutoff")
+        if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1):
+            raise PrefevalError(f"{self.name}: the cutoff must be a positive integer, got @{cutoff}")
+        if self.validate is not None:
+            self.validate(out, params)
+        return out
+
+    def complete(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``params`` (already validated) completed with the defaults."""
+        return {**self.defaults(), **params}
+
+    def reads_subtopics(self, params: Mapping[str, Any]) -> bool:
+        return self.subtopics is not None and bool(self.subtopics(params))
+
+
+class Registry:
+    """Declarations by name; aliases resolve case-insensitively. Refuses duplicate names and aliases."""
+
+    def __init__(self) -> None:
+        self._methods: dict[str, Declaration] = {}
+        self._spellings: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._listeners: list[tuple[Callable[[Declaration], None], Callable[[Declaration], None]]] = []
+
+    def register(self, declaration: Declaration) -> Declaration:
+        keys = [(spelling.lower(), fixed) for spelling, fixed in declaration.spellings()]
+        taken = [s for s, _ in keys if s in self._spellings] + ([declaration.name] * (declaration.name in self._methods))
+        if taken:
+            raise PrefevalError(f"cannot register method {declaration.name}: {sorted(set(taken))} already "
+                                "name a registered method")
+        if len({s for s, _ in keys}) != len(keys):
+            raise PrefevalError(f"method {declaration.name}: an alias repeats the name or another alias")
+        for _, fixed in keys:
+            declaration.check(fixed)
+        self._methods[declaration.name] = declaration
+        for spelling, fixed in keys:
+            self._spellings[spelling] = (declaration.name, fixed)
+        for on_add, _ in self._listeners:
+            on_add(declaration)
+        return declaration
+
+    def unregister(self, name: str) -> None:
+        declaration = self.get(name)
+        for on_remove in (r for _, r in self._listeners):
+            on_remove(declaration)
+        del self._methods[declaration.name]
+        self._spellings = {s: v for s, v in self._spellings.items() if v[0] != declaration.name}
+
+    def listen(self, on_add: Callable[[Declaration], None], on_remove: Callable[[Declaration], None]) -> None:
+        """Call ``on_add`` for every declaration, now and when registered; ``on_remove`` when unregistered.
+        A listener from a reloaded module replaces the one it had registered before."""
+        key = (on_add.__module__, on_add.__qualname__)
+        self._listeners = [(a, r) for a, r in self._listeners if (a.__module__, a.__qualname__) != key]
+        self._listeners.append((on_add, on_remove))
+        for declaration in list(self._methods.values()):
+            on_add(declaration)
+
+    def get(self, name: str) -> Declaration:
+        """The declaration registered under exactly ``name``."""
+        try:
+            return self._methods[name]
+        except KeyError:
+            raise PrefevalError(f"no method {name!r} is registered{self._hint(name)}") from None
+
+    def lookup(self, spelling: str) -> tuple[Declaration, dict[str, Any]] | None:
+        """``(declaration, fixed parameters)`` for a name or alias (any case), or ``None``."""
+        found = self._spellings.get(spelling.strip().lower())
+        return None if found is None else (self._methods[found[0]], dict(found[1]))
+
+    def resolve(self, spelling: str) -> tuple[Declaration, dict[str, Any]]:
+        """:meth:`lookup`, raising a :class:`PrefevalError` with close names for an unknown spelling."""
+        found = self.lookup(spelling)
+        if found is None:
+            raise PrefevalError(f"unknown method {spelling!r}{self._hint(spelling)}; registered: "
+                                f"{', '.join(self._methods)}")
+        return found
+
+    def _hint(self, spelling: str) -> str:
+        names = {s: name for s, (name, _) in self._spellings.items()}
+        close = difflib.get_close_matches(spelling.strip().lower(), list(names), n=3, cutoff=0.6)
+        close = list(dict.fromkeys(names[c] for c in close))
+        return f"; did you mean {', '.join(close)}?" if close else ""
+
+    def __iter__(self) -> Iterator[Declaration]:
+        return iter(list(self._methods.values()))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._methods
+
+
+REGISTRY = Registry()
+register = REGISTRY.register
+unregister = REGISTRY.unregister
+get = REGISTRY.get
+resolve = REGISTRY.resolve
+listen = REGISTRY.listen
+
+
+def declarations(kind: Kind | None = None) -> list[Declaration]:
+    """Registered declarations in registration order (only those of ``kind`` when given)."""
+    return [d for d in REGISTRY if kind is None or d.kind == kind]
+
+
+def declaration_of(measure: Any) -> Declaration | None:
+    """The declaration behind an ir-measures measure object of prefeval (by its ``NAME``), else ``None``."""
+    name = getattr(measure, "NAME", None)
+    declaration = REGISTRY._methods.get(name) if isinstance(name, str) else None
+    if declaration is None or getattr(type(measure), "DECLARATION", None) is not declaration:
+        return None
+    return declaration
+
+
+def parameters(measure: Any) -> dict[str, Any]:
+    """The parameters of a prefeval measure object, defaults filled in (``cutoff`` only when given)."""
+    declaration = declaration_of(measure)
+    if declaration is None:
+        raise PrefevalError(f"{measure} is not one of prefeval's methods")
+    return declaration.complete(measure.params)
+
+
+def parse(text: str) -> tuple[Declaration, dict[str, Any]] | None:
+    """``(declaration, parameters)`` for a method written ``Name``, ``Name@k`` or ``Name(key=value, ...)@k``
+    (literal values, ir-measures syntax), with aliases resolved; ``None`` when ``Name`` is not registered.
+
+    Parameters are validated; ``@k`` becomes ``cutoff``.
+    """
+    text = text.strip()
+    head = text.split("(", 1)[0].split("@", 1)[0].strip()
+    found = REGISTRY.lookup(head)
+    if found is None:
+        return None
+    declaration, params = found
+    rest = text[len(head):].strip()
+    if rest.startswith("("):
+        close = rest.find(")")
+        if close < 0:
+            raise PrefevalError(f"cannot parse method {text!r}: unbalanced parentheses")
+        params.update(_keywords(rest[1:close], text))
+        rest = rest[close + 1:].strip()
+    if rest.startswith("@"):
+        try:
+            params["cutoff"] = int(rest[1:])
+        except ValueError:
+            raise PrefevalError(f"cannot parse method {text!r}: the cutoff after @ must be an integer") from None
+    elif rest:
+        raise PrefevalError(f"cannot parse method {text!r}")
+    return declaration, declaration.check(params)
+
+
+def markdown_table() -> str:
+    """The measure table of the README: one row per registered method, from its declaration."""
+    rows = ["| measure | parameters (defaults) | per-query value |", "|---|---|---|"]
+    for d in REGISTRY:
+        names = (["baseline"] if d.kind == "preference" else []) + list(d.params)
+        defaults = []
+        for name, p in d.params.items():
+            others = [c for c in (p.choices or ()) if c != p.default]
+            extra = f" ({', '.join(f'`{c!r}`' for c in others)})" if others else ""
+            defaults.append(f"`{name}={p.default!r}`{extra}")
+        rows.append(f"| `{d.name}({', '.join(names)})@k` | {', '.join(defaults)} | {d.summary} |")
+    return "\n".join(rows) + "\n"
+
+
+def canonical_text(text: str) -> str:
+    """``text`` with an alias replaced by the method's name and the parameters the alias fixes
+    (``"rrLP@10"`` -> ``"LexiPrecision(magnitude='rr')@10"``, ``"lexirecall"`` -> ``"LexiRecall"``);
+    other text is returned unchanged."""
+    text = text.strip()
+    head = text.split("(", 1)[0].split("@", 1)[0].strip()
+    found = REGISTRY.lookup(head)
+    if found is None:
+        return text
+    declaration, fixed = found
+    rest = text[len(head):].strip()
+    if fixed:
+        args = ", ".join(f"{key}={value!r}" for key, value in fixed.items())
+        if rest.startswith("("):
+            inner = rest[1:].lstrip()
+            rest = f"({args}" + ("" if inner.startswith(")") else ", ") + inner
+        else:
+            rest = f"({args}){rest}"
+    return declaration.name + rest
+
+
+def _keywords(inner: str, text: str) -> dict[str, Any]:
+    try:
+        call = ast.parse(f"f({inner})", mode="eval").body
+        assert isinstance(call, ast.Call) and not call.args
+        return {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords}
+    except (SyntaxError, ValueError, AssertionError):
+        raise PrefevalError(f"cannot parse method {text!r}: write parameters as key=value") from None
