@@ -1,4 +1,10 @@
-"""Shared fixtures. Tests that need the TREC data in ``../shared/data`` skip cleanly without it."""
+"""Shared fixtures and the split of the suite.
+
+Unit tests (the default ``pytest`` run, under a minute) check kernels, formats and entry points on small inputs.
+Integration tests (``pytest -m integration``; CI runs both, as the README's test command does) are marked
+here or in their module: every test that uses the TREC data in ``../shared/data`` (they skip cleanly without
+it), and the end-to-end ones listed in ``END_TO_END`` (whole pipelines, subprocesses, interrupts, the wheel).
+"""
 
 from __future__ import annotations
 
@@ -17,6 +23,31 @@ def shared_data() -> Path:
     if not (SHARED_DATA / "dl-hard").is_dir():
         pytest.skip("../shared/data is not available")
     return SHARED_DATA
+
+
+#: end-to-end tests (node id prefixes): a whole pipeline, a fresh Python process or several, the wheel, the docs
+END_TO_END = (
+    "tests/test_interrupts.py",
+    "tests/test_outputs.py",
+    "tests/test_pipeline.py::test_demo_at_small_size",
+    "tests/test_pipeline.py::test_retrieve_callable_in_python",
+    "tests/test_pipeline.py::test_retrieve_step_from_toml",
+    "tests/test_input_semantics.py::test_pt_experiment_column_order_does_not_depend_on_the_hash_seed",
+    "tests/test_input_semantics.py::test_pyterrier_and_ranx_inputs_are_accepted_everywhere",
+    "tests/test_input_semantics.py::test_ranx_conversion_keeps_prefeval_order",  # ranx compiles with numba
+    "tests/test_input_semantics.py::test_impossible_parameters_are_errors_not_crashes",
+    "tests/test_references.py::test_help_texts_have_no_internal_references",
+    "tests/test_axioms.py::test_matrix_agrees_with_table1_except_for_explained_cells",
+    "tests/test_unanimity_grid.py::test_diversity_scores_are_the_kernels_values",
+    "tests/test_simulate.py::test_quality_order_is_recovered_by_ndcg",
+)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        node = item.nodeid
+        if "shared_data" in getattr(item, "fixturenames", ()) or node.startswith(END_TO_END):
+            item.add_marker(pytest.mark.integration)
 
 
 try:  # property tests must not fail on a slow CI machine because of hypothesis' per-example deadline
