@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from prefeval.axioms.evaluate import resolve
-from prefeval.axioms.model import Comparison, Judgments
+from prefeval.axioms.model import Judgments, RankingPair
 from prefeval.errors import PrefevalError
 
 __all__ = ["balancing_index", "balancing_runs", "balancing_scores", "largest_balanced"]
@@ -82,7 +82,7 @@ def balancing_scores(measure: Any, n: int, q_min: int = 1, q_max: int | None = N
     judgments = Judgments(((q_max,),) + ((q_min,),) * n + ((0,),) * n)
     nonrel = list(range(n + 1, 2 * n + 1))
     ref = (0,) + tuple(nonrel[: n - 1])
-    comps = [Comparison(tuple(nonrel[: b - 1]) + tuple(range(1, n - b + 2)), ref, judgments, strict=False)
+    comps = [RankingPair(tuple(nonrel[: b - 1]) + tuple(range(1, n - b + 2)), ref, judgments, strict=False)
              for b in range(1, n + 1)]
     left, right = scorer.values(comps)
     if np.isnan(left).any() or np.isnan(right).any():
