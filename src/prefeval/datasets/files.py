@@ -45,6 +45,11 @@ def ir_datasets_module() -> Any:
     return ir_datasets
 
 
+def _base_dataset() -> type:
+    """ir_datasets' ``Dataset`` class (whose ``_constituents`` serve the entities)."""
+    return ir_datasets_module().datasets.base.Dataset
+
+
 @functools.lru_cache(maxsize=1)
 def private_api_problem() -> str | None:
     """Why the installed ir_datasets lacks the private attributes prefeval relies on, or ``None``."""
@@ -171,10 +176,8 @@ def needed_files(dataset_id: str, entities: tuple[str, ...] = ENTITIES) -> list[
 
 def _collect(obj: Any, entity: str, marker: tuple[Path, str] | None, out: list[NeededFile],
              seen: set[int], depth: int) -> None:
-    # deferred: ir_datasets is slow to import and only needed for dataset ids
-    from ir_datasets.datasets.base import Dataset
-    from ir_datasets.util import Cache, Download, Lazy, Migrator
-
+    util = ir_datasets_module().util
+    Dataset, Cache, Download, Lazy, Migrator = _base_dataset(), util.Cache, util.Download, util.Lazy, util.Migrator
     if id(obj) in seen or depth > 40:
         return
     seen.add(id(obj))
@@ -207,9 +210,7 @@ def _collect(obj: Any, entity: str, marker: tuple[Path, str] | None, out: list[N
 
 def download_info(download: Any, entity: str, marker: tuple[Path, str] | None = None) -> NeededFile:
     """The file an ir_datasets ``Download`` reads (cache path, md5, mirrors)."""
-    # deferred: ir_datasets is slow to import and only needed for dataset ids
-    from ir_datasets.util import LocalDownload
-
+    LocalDownload = ir_datasets_module().util.LocalDownload
     cache_path = vars(download)["_cache_path"]
     return NeededFile(
         entity=entity,
@@ -231,10 +232,7 @@ def qrels_scale(ds: Any) -> tuple[dict[int, str], bool]:
 def _unwrapped_handler(ds: Any, entity: str) -> Any:
     """The object serving ``entity`` with Migrators peeled off (so inspecting it migrates nothing)."""
     require_private_api()
-    # deferred: ir_datasets is slow to import and only needed for dataset ids
-    from ir_datasets.datasets.base import Dataset
-    from ir_datasets.util import Migrator
-
+    Dataset, Migrator = _base_dataset(), ir_datasets_module().util.Migrator
     obj = ds
     for _ in range(40):
         if isinstance(obj, Migrator):

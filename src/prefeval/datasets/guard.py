@@ -29,6 +29,7 @@ from urllib.parse import urlparse
 from prefeval.datasets.files import (
     NeededFile,
     download_info,
+    ir_datasets_module,
     marker_ok,
     needed_files,
     private_api_problem,
@@ -139,9 +140,7 @@ def _wrap(download_class: Any) -> None:
 def _wrappers_installed() -> Iterator[None]:
     """``Download.path/stream`` wrapped while at least one guarded call runs; the originals restored after."""
     global _ACTIVE, _WARNED
-    # deferred: ir_datasets is slow to import and only needed for dataset ids
-    from ir_datasets.util.download import Download
-
+    Download = ir_datasets_module().util.Download
     problem = private_api_problem()
     if problem is not None:  # load without the fail-fast guard rather than not at all
         if not _WARNED:
