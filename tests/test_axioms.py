@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from prefeval.axioms import (
     CONSTRAINTS,
     GROUPS,
-    Comparison,
     Judgments,
+    RankingPair,
     balancing_index,
     chain,
     check,
@@ -112,11 +112,11 @@ def _generate(key: str, **kw):
     return CONSTRAINTS[key].generate(np.random.default_rng([7, len(key)]), Settings(cases=60, **kw))
 
 
-def _comparisons(key: str, **kw) -> list[Comparison]:
+def _comparisons(key: str, **kw) -> list[RankingPair]:
     return [c for case in _generate(key, **kw) for c in case.comparisons]
 
 
-def _contribution(comp: Comparison) -> bool:
+def _contribution(comp: RankingPair) -> bool:
     j = comp.judgments
     return j.gmax == CONTRIBUTION_SCALE and all(
         _r(j, d, t) <= Fraction(7, 128) for d in set(comp.left) | set(comp.right) for t in range(j.n_aspects))
@@ -236,7 +236,7 @@ def test_search_grid_and_selection():
 
 def test_records_encode_aspects_weights_anchors_and_order():
     judgments = Judgments(((0, 2), (1, 0), (0, 0)), copies=(1, 2), gmax=7)
-    comp = Comparison((1, 0, 2), (0, 1), judgments)
+    comp = RankingPair((1, 0, 2), (0, 1), judgments)
     qrels, run, sides = ev.build_records([comp, comp], aspects=True)
     assert sides.tolist() == [[1, 2], [1, 2]]  # distinct rankings evaluated once
     rows = {(q.query_id, q.doc_id, q.iteration): q.relevance for q in qrels}
@@ -292,7 +292,7 @@ def test_preferences_reproduce_the_lexirecall_digest_matrix():
     runs = {"A": _run([1, 2, 3], missing=(3,)), "B": _run([4, 5, 6, 7]), "C": _run([1, 2, 9, 10]),
             "D": _run([1, 2, 3, 10]), "E": _run([]), "F": _run([1, 2, 3], missing=(0,))}
     names = list(runs)
-    comps = [Comparison(runs[a], runs[b], j) for a in names for b in names]
+    comps = [RankingPair(runs[a], runs[b], j) for a in names for b in names]
     lr = ev.resolve("LexiRecall").values(comps)[0].reshape(6, 6)
     lp = ev.resolve("LexiPrecision").values(comps)[0].reshape(6, 6)
     expected_lr = [[0, -1, -1, -1, 1, 0], [1, 0, 1, 1, 1, 1], [1, -1, 0, -1, 1, 1],

@@ -7,6 +7,7 @@ import ir_datasets
 import pytest
 
 from prefeval import datasets
+from prefeval.datasets import files
 from prefeval.errors import PrefevalError
 
 
@@ -23,7 +24,7 @@ def test_a_changed_private_api_is_reported_clearly(monkeypatch):
         assert problem is not None and "Migrator._renamed_field" in problem
         assert "tested with ir_datasets 0.6.x" in problem
         with pytest.raises(PrefevalError, match="lacks Migrator._renamed_field"):
-            datasets._require_private_api()
+            files.require_private_api()
     finally:
         monkeypatch.undo()
         datasets.private_api_problem.cache_clear()

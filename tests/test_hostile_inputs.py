@@ -15,6 +15,7 @@ import pytest
 
 from prefeval import datasets
 from prefeval.cli import main
+from prefeval.datasets import seeding
 from prefeval.errors import PrefevalError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -201,7 +202,7 @@ def seed_target(tmp_path, monkeypatch) -> Path:
     target.parent.mkdir()
     target.write_bytes(b"good\n")
     needed = datasets.NeededFile("qrels", target, md5=hashlib.md5(b"good\n").hexdigest())  # noqa: S324
-    monkeypatch.setattr(datasets, "needed_files", lambda key, *a, **k: [needed])
+    monkeypatch.setattr(seeding, "needed_files", lambda key, *a, **k: [needed])
     monkeypatch.setattr(datasets, "normalise_id", lambda x: x)
     return target
 
@@ -230,7 +231,7 @@ def test_seed_never_leaves_a_half_written_file(seed_target, tmp_path, monkeypatc
         raise KeyboardInterrupt
 
     seed_target.write_bytes(b"old but complete\n")
-    monkeypatch.setattr(datasets.shutil, "copyfileobj", interrupted_copy)
+    monkeypatch.setattr(seeding.shutil, "copyfileobj", interrupted_copy)
     with pytest.raises(KeyboardInterrupt):
         datasets.seed("x/y", good)
     assert seed_target.read_bytes() == b"old but complete\n"

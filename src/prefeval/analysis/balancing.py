@@ -28,6 +28,10 @@ grades, rank 1 first), or an ir-measures measure (object or string such as ``"nD
 ``"RBU(p=0.8)@20"``), which is scored on synthetic queries by :mod:`prefeval.axioms` (the qrels hold the
 same documents and grades for every ``b``, so normalisations like the ideal DCG or AP's recall base are
 constant); unlike :func:`prefeval.axioms.balancing_index`, ties are exact (no tolerance).
+
+The runs, the ir-measures scoring and the final maximum are those of :mod:`prefeval.axioms.balance`, which
+holds the one definition and tabulates how the two entry points differ (defaults: ``q_min = 1``, ``q_max``
+= ``q_min``; the tie rule; what a callable means).
 """
 
 from __future__ import annotations
@@ -44,11 +48,11 @@ import numpy as np
 import pandas as pd
 from ir_measures.measures import Measure
 
-from prefeval.axioms.balance import balancing_scores
+from prefeval.axioms.balance import balancing_runs, balancing_scores, largest_balanced
 from prefeval.core import metrics
 from prefeval.errors import PrefevalError
 
-__all__ = ["balancing_index", "balancing_curve", "balancing_runs"]
+__all__ = ["balancing_index", "balancing_curve", "balancing_runs"]  # balancing_runs: see prefeval.axioms.balance
 
 _REL_TOL = 1e-9
 
@@ -58,19 +62,6 @@ class _Builtin:
     name: str
     scores: Callable[[np.ndarray], np.ndarray]  # (B, n) grades -> (B,) float
     exact: Callable[[np.ndarray], Fraction]  # one grade vector -> exact score
-
-
-def balancing_runs(n: int, q_min: int = 1, q_max: int = 1) -> tuple[np.ndarray, np.ndarray]:
-    """``ref`` (n,) and the matrix ``S`` (n, n) whose row ``b-1`` is ``s_b`` (Ferrante et al. (2015) §6)."""
-    if n < 1:
-        raise PrefevalError(f"balancing index: run length n must be >= 1, got {n}")
-    if not 0 < q_min <= q_max:
-        raise PrefevalError(f"balancing index: need 0 < q_min <= q_max, got q_min={q_min}, q_max={q_max}")
-    ref = np.zeros(n, dtype=np.int64)
-    ref[0] = q_max
-    cols = np.arange(n)
-    S = np.where(cols[None, :] >= cols[:, None], q_min, 0).astype(np.int64)
-    return ref, S
 
 
 # --- built-in measures -------------------------------------------------------------------------
@@ -198,10 +189,11 @@ def _callable_scores(fn: Callable, ref: np.ndarray, S: np.ndarray) -> np.ndarray
     return np.array([float(fn(row)) for row in np.vstack([ref[None, :], S])], dtype=np.float64)
 
 
-def balancing_curve(measure: Any, n: int, q_min: int = 1, q_max: int = 1) -> pd.DataFrame:
+def balancing_curve(measure: Any, n: int, q_min: int = 1, q_max: int | None = None) -> pd.DataFrame:
     """``M(s_b) - M(ref)`` for ``b = 1..n`` (DataFrame ``b, ref, score, balanced``), the data behind
     :func:`balancing_index`; ``balanced`` uses the exact re-check of near ties for built-in measures."""
     ref, S = balancing_runs(n, q_min, q_max)
+    q_max = int(ref[0])
     builtin = _builtin(measure, q_max) if isinstance(measure, str) else None
     if builtin is not None:
         values = np.concatenate([builtin.scores(ref[None, :].astype(np.float64)),
@@ -222,14 +214,13 @@ def balancing_curve(measure: Any, n: int, q_min: int = 1, q_max: int = 1) -> pd.
     return pd.DataFrame({"b": np.arange(1, n + 1), "ref": ref_value, "score": scores, "balanced": balanced})
 
 
-def balancing_index(measure: Any, n: int, q_min: int = 1, q_max: int = 1) -> int | None:
+def balancing_index(measure: Any, n: int, q_min: int = 1, q_max: int | None = None) -> int | None:
     """Balancing index ``B(n)`` of ``measure`` for runs of length ``n`` (Ferrante et al. (2015) §6; see module doc).
 
-    Returns ``None`` when no ``b`` balances (``max ∅``; e.g. graded ERR with ``q_min=1, q_max=3``).
+    ``q_max`` defaults to ``q_min`` (binary relevance). Returns ``None`` when no ``b`` balances (``max ∅``;
+    e.g. graded ERR with ``q_min=1, q_max=3``).
 
     >>> balancing_index("RBP(p=0.8)", 21), balancing_index("ERR", 50)
     (8, 1)
     """
-    curve = balancing_curve(measure, n, q_min, q_max)
-    hits = curve.loc[curve["balanced"], "b"]
-    return int(hits.max()) if len(hits) else None
+    return largest_balanced(balancing_curve(measure, n, q_min, q_max)["balanced"].to_numpy())

@@ -32,7 +32,7 @@ import pandas as pd
 from prefeval.analysis import agreement, degradation, discriminative, ties
 from prefeval.analysis.balancing import balancing_index
 from prefeval.analysis.closed_forms import tie_probability
-from prefeval.analysis.simulation import worst_case_agreement
+from prefeval.analysis.random_rankings import worst_case_agreement
 from prefeval.analysis.suite import evaluate
 from prefeval.analysis.unanimity import metric_unanimity
 from prefeval.compare import FAMILY_WISE_TESTS, parse_method

@@ -13,7 +13,7 @@ Names understood by :func:`resolve` (case-insensitive): every position-based met
 ``RPP(weighting='inverse'|'dcg')``, ``TSE``, with their aliases and parameters),
 ``AP``, ``nDCG`` / ``nDCG@k``, ``RR``, ``R@k``, ``P@k``, ``Rprec``, and ``random`` (a uniform
 random score per ranking: the baseline column of Diaz & Mitra (2023) Table 2). Anything else may be given
-as a :class:`Method` built with :func:`metric` or :func:`preference`; a bare callable is taken as
+as a :class:`PositionMethod` built with :func:`metric` or :func:`preference`; a bare callable is taken as
 a metric.
 """
 
@@ -31,11 +31,11 @@ from prefeval.errors import PrefevalError
 from prefeval.methods import metric_difference
 from prefeval.methods.registry import Declaration, declarations, parse
 
-__all__ = ["Method", "metric", "preference", "resolve", "ties"]
+__all__ = ["PositionMethod", "metric", "preference", "resolve", "ties"]
 
 
 @dataclass(frozen=True)
-class Method:
+class PositionMethod:
     """A named evaluation method on position vectors.
 
     ``kind="metric"``: ``fn(P, rng) -> values``; ``kind="preference"``: ``fn(A, B) -> values``
@@ -59,14 +59,14 @@ class Method:
         return self.values(A, rng) - self.values(B, rng)
 
 
-def metric(fn: Callable[[np.ndarray], np.ndarray], name: str | None = None) -> Method:
+def metric(fn: Callable[[np.ndarray], np.ndarray], name: str | None = None) -> PositionMethod:
     """Wrap ``fn(P) -> values`` (position vectors ``(..., m)`` to one value per ranking) as a metric."""
-    return Method(name or getattr(fn, "__name__", "metric"), "metric", lambda P, rng: fn(P))
+    return PositionMethod(name or getattr(fn, "__name__", "metric"), "metric", lambda P, rng: fn(P))
 
 
-def preference(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], name: str | None = None) -> Method:
+def preference(fn: Callable[[np.ndarray, np.ndarray], np.ndarray], name: str | None = None) -> PositionMethod:
     """Wrap ``fn(A, B) -> values`` (positive: ``A`` preferred) as a preference."""
-    return Method(name or getattr(fn, "__name__", "preference"), "preference", fn)
+    return PositionMethod(name or getattr(fn, "__name__", "preference"), "preference", fn)
 
 
 def _random(P: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -76,7 +76,7 @@ def _random(P: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 _CUTOFF = re.compile(r"^(?P<base>[a-z]+)@(?P<k>\d+)$")
 
 
-def _declared(declaration: Declaration, params: dict, text: str) -> Method:
+def _declared(declaration: Declaration, params: dict, text: str) -> PositionMethod:
     """A registered position-based method with its parameters (named as declared, or as written)."""
     name = declaration.name if params == declaration.defaults() else text
     if declaration.kind == "preference":
@@ -84,9 +84,9 @@ def _declared(declaration: Declaration, params: dict, text: str) -> Method:
     return metric(lambda P: declaration.positions(P, params), name)
 
 
-def resolve(method: str | Method | Callable) -> Method:
-    """The :class:`Method` for a name, a :class:`Method`, or a metric callable (see module doc)."""
-    if isinstance(method, Method):
+def resolve(method: str | PositionMethod | Callable) -> PositionMethod:
+    """The :class:`PositionMethod` for a name, a :class:`PositionMethod`, or a metric callable (see module doc)."""
+    if isinstance(method, PositionMethod):
         return method
     if callable(method) and not isinstance(method, str):
         return metric(method)
@@ -95,12 +95,12 @@ def resolve(method: str | Method | Callable) -> Method:
     found = parse(text)
     if found is not None and found[0].position_based and "cutoff" not in found[1]:
         return _declared(found[0], found[1], text)
-    simple: dict[str, Method] = {
+    simple: dict[str, PositionMethod] = {
         "ap": metric(metrics.ap, "AP"),
         "ndcg": metric(metrics.ndcg, "nDCG"),
         "rr": metric(metrics.rr, "RR"),
         "rprec": metric(metrics.rprec, "Rprec"),
-        "random": Method("random", "metric", _random),
+        "random": PositionMethod("random", "metric", _random),
     }
     if low in simple:
         return simple[low]
@@ -120,7 +120,7 @@ def resolve(method: str | Method | Callable) -> Method:
     )
 
 
-def ties(method: Method, A: np.ndarray, B: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def ties(method: PositionMethod, A: np.ndarray, B: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     """Boolean ``(...)``: do the rankings with position vectors ``A`` and ``B`` tie under ``method``?
 
     Metrics tie on exactly equal values (both NaN also counts as a tie); preferences on value 0.

@@ -11,11 +11,11 @@ Measures are evaluated through ir-measures on generated qrels and runs (see
 from prefeval.axioms.balance import balancing_index
 from prefeval.axioms.check import check
 from prefeval.axioms.constraints import CONSTRAINTS, GROUPS, Constraint, select
-from prefeval.axioms.model import Case, Comparison, Judgments
+from prefeval.axioms.model import Case, Judgments, RankingPair
 from prefeval.axioms.partial_order import chain, comparable, precedes
 from prefeval.axioms.table import PAPER_TABLE1, README_MEASURES, compare_with_paper, markdown, matrix
 
 __all__ = [
-    "CONSTRAINTS", "GROUPS", "PAPER_TABLE1", "README_MEASURES", "Case", "Comparison", "Constraint", "Judgments",
+    "CONSTRAINTS", "GROUPS", "PAPER_TABLE1", "README_MEASURES", "Case", "RankingPair", "Constraint", "Judgments",
     "balancing_index", "chain", "check", "comparable", "compare_with_paper", "markdown", "matrix", "precedes", "select",
 ]

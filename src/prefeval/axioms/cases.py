@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from prefeval.axioms.model import Case, Comparison, Judgments
+from prefeval.axioms.model import Case, Judgments, RankingPair
 from prefeval.axioms.partial_order import precedes
 from prefeval.errors import PrefevalError
 
@@ -116,7 +116,7 @@ def _replace(ranking: tuple[int, ...], i: int, doc: int) -> tuple[int, ...]:
 
 
 def _one(left, right, judgments, strict=True, note="", family="") -> Case:
-    return Case((Comparison(tuple(left), tuple(right), judgments, strict, note),), family)
+    return Case((RankingPair(tuple(left), tuple(right), judgments, strict, note),), family)
 
 
 def _exclusive_docs(rng: np.random.Generator, n: int, n_aspects: int, allowed: Sequence[int],
@@ -172,14 +172,14 @@ def deepness(rng: np.random.Generator, settings: Settings) -> list[Case]:
     return cases
 
 
-def _threshold_comparison(n: int, rc: int, settings: Settings, deep: bool) -> Comparison:
+def _threshold_comparison(n: int, rc: int, settings: Settings, deep: bool) -> RankingPair:
     """L = (d^rel, d^¬rel × (2n-1)) against R_n = (d^¬rel × n, d^rel × n): same length 2n (Amigó et al. (2018) §3)."""
     grades = [rc] * n + [0] * (2 * n - 1)
     one = (0,) + tuple(range(n, 3 * n - 1))
     many = tuple(range(n, 2 * n)) + tuple(range(n))
     judgments = _single(grades, settings.scale)
     left, right = (one, many) if deep else (many, one)
-    return Comparison(left, right, judgments, True, f"n={n}" if deep else f"m={n}")
+    return RankingPair(left, right, judgments, True, f"n={n}" if deep else f"m={n}")
 
 
 def _threshold_cases(settings: Settings, deep: bool) -> list[Case]:

@@ -26,7 +26,7 @@ import pandas as pd
 from prefeval.axioms.cases import Settings
 from prefeval.axioms.constraints import CONSTRAINTS, Constraint, select
 from prefeval.axioms.evaluate import Scorer, resolve
-from prefeval.axioms.model import Case, Comparison
+from prefeval.axioms.model import Case, RankingPair
 
 __all__ = ["COLUMNS", "DEFAULT_CASES", "check"]
 
@@ -62,7 +62,7 @@ def check(measure: Any, constraints: str | Iterable[str] | None = None, cases: i
         cases, comparisons, violations, relation`` and, for a violation, the smallest counterexample
         found: ``left``, ``right`` (rankings as ``d<id>:<grade>``), ``qrels`` (all judgments),
         ``left_value``, ``right_value`` (for preferences ``left_value`` = pref(left, right)) and the
-        :class:`~prefeval.axioms.model.Comparison` itself in ``counterexample``.
+        :class:`~prefeval.axioms.model.RankingPair` itself in ``counterexample``.
     """
     scorer = resolve(measure, label, direct=direct)
     chosen = select(constraints)
@@ -102,7 +102,7 @@ def _score(scorer: Scorer, generated: dict[str, list[Case]]) -> dict[str, Any]:
     return out
 
 
-def _score_one(scorer: Scorer, comps: Sequence[Comparison]) -> Any:
+def _score_one(scorer: Scorer, comps: Sequence[RankingPair]) -> Any:
     try:
         left, right = scorer.values(comps)
     except Exception as exc:
@@ -191,7 +191,7 @@ def _per_family(found: list[Case], notes: list[str], verb: str) -> str:
 
 
 def _row(scorer: Scorer, constraint: Constraint, verdict: str, reason: str, found: list[Case] | None = None,
-         witness: Comparison | None = None, left: float = np.nan, right: float = np.nan,
+         witness: RankingPair | None = None, left: float = np.nan, right: float = np.nan,
          violations: int = 0) -> dict:
     preference = scorer.kind == "preference"
     strict = witness.strict if witness is not None else _strict(found)
@@ -215,7 +215,7 @@ def _strict(found: list[Case] | None) -> bool:
     return bool(found) and found[0].comparisons[0].strict
 
 
-def _ranking(comp: Comparison | None, side: str) -> str:
+def _ranking(comp: RankingPair | None, side: str) -> str:
     if comp is None:
         return ""
     ranking = comp.left if side == "left" else comp.right

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval import methods
-from prefeval.axioms.model import Comparison, Judgments
+from prefeval.axioms.model import Judgments, RankingPair
 from prefeval.core.graded import GradedRankings
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import canonical_text, declaration_of
@@ -63,7 +63,7 @@ class Scorer:
     unavailable: str | None = None  # reason the measure cannot be evaluated at all
     provider: str | None = None
 
-    def values(self, comparisons: Sequence[Comparison]) -> tuple[np.ndarray, np.ndarray]:
+    def values(self, comparisons: Sequence[RankingPair]) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
 
 
@@ -74,7 +74,7 @@ class MetricScorer(Scorer):
     measure: Any = None
     function: Callable[[pd.DataFrame, pd.DataFrame], Mapping[str, float]] | None = None
 
-    def values(self, comparisons: Sequence[Comparison]) -> tuple[np.ndarray, np.ndarray]:
+    def values(self, comparisons: Sequence[RankingPair]) -> tuple[np.ndarray, np.ndarray]:
         qrels, run, sides = build_records(comparisons, aspects=self.aspects, grade_cap=self.grade_cap)
         if self.function is not None:
             qrels_frame, run_frame = _frames(qrels, run)
@@ -104,7 +104,7 @@ class PreferenceScorer(Scorer):
     name: str = ""
     params: dict = field(default_factory=dict)
 
-    def values(self, comparisons: Sequence[Comparison]) -> tuple[np.ndarray, np.ndarray]:
+    def values(self, comparisons: Sequence[RankingPair]) -> tuple[np.ndarray, np.ndarray]:
         declaration = methods.get(self.name)
         params = declaration.complete({k: v for k, v in self.params.items() if k != "baseline"})
         rel = int(params["rel"])
@@ -138,7 +138,7 @@ class KernelScorer(Scorer):
     name: str = ""
     params: dict = field(default_factory=dict)
 
-    def values(self, comparisons: Sequence[Comparison]) -> tuple[np.ndarray, np.ndarray]:
+    def values(self, comparisons: Sequence[RankingPair]) -> tuple[np.ndarray, np.ndarray]:
         declaration = methods.get(self.name)
         params = declaration.complete(self.params)
         rel = int(params["rel"])
@@ -181,7 +181,7 @@ def _judged_grades(judgments: Judgments, grade_cap: int | None = None) -> np.nda
     return np.repeat(grades, judgments.copies, axis=1)
 
 
-def _queries(comparisons: Sequence[Comparison]) -> tuple[list[tuple[Judgments, tuple[int, ...]]], np.ndarray]:
+def _queries(comparisons: Sequence[RankingPair]) -> tuple[list[tuple[Judgments, tuple[int, ...]]], np.ndarray]:
     """Distinct (judgments, ranking) pairs of a batch and, per comparison, the indices of its two sides.
 
     DeepTh and CloseTh compare the same rankings in opposite directions, so each distinct ranking is
@@ -195,7 +195,7 @@ def _queries(comparisons: Sequence[Comparison]) -> tuple[list[tuple[Judgments, t
     return list(index), sides
 
 
-def build_records(comparisons: Sequence[Comparison], aspects: bool, grade_cap: int | None = None
+def build_records(comparisons: Sequence[RankingPair], aspects: bool, grade_cap: int | None = None
                   ) -> tuple[list[ir_measures.Qrel], list[ir_measures.ScoredDoc], np.ndarray]:
     """Qrels and run of a batch as ir-measures records, one query (id ``"1"``, ``"2"``, …) per distinct ranking.
 
@@ -236,7 +236,7 @@ def _qrels_rows(judgments: Judgments, aspects: bool, grade_cap: int | None) -> l
     return rows
 
 
-def build_frames(comparisons: Sequence[Comparison], aspects: bool,
+def build_frames(comparisons: Sequence[RankingPair], aspects: bool,
                  grade_cap: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`build_records` as canonical frames (qrels: query_id, doc_id, relevance, iteration; run:
     query_id, doc_id, score)."""

@@ -1,7 +1,7 @@
 """Test cases for the formal constraints: judged documents, rankings and the comparisons between them.
 
 A constraint (Amigó et al. (2018) §3.2–3.3; Ferrante et al. (2015) §5; Diaz & Mitra (2023) App. A) says that a measure ``Q`` must score one
-ranking above (or not below) another ranking of the *same query*. A :class:`Comparison` holds the two
+ranking above (or not below) another ranking of the *same query*. A :class:`RankingPair` holds the two
 rankings (``left`` must win) and the :class:`Judgments` they share; a :class:`Case` groups the
 comparisons one instance of an existential constraint searches over (one comparison for the others).
 
@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["Case", "Comparison", "Judgments", "relevance_value"]
+__all__ = ["Case", "RankingPair", "Judgments", "relevance_value"]
 
 
 def relevance_value(grade: int, gmax: int) -> Fraction:
@@ -105,7 +105,7 @@ def _grade_text(grades: Sequence[int]) -> str:
 
 
 @dataclass(frozen=True)
-class Comparison:
+class RankingPair:
     """Two rankings of one query; the constraint requires ``Q(left) > Q(right)`` (``>=`` if not strict).
 
     Rankings are tuples of document indices into ``judgments.grades``, best rank first, without repeats.
@@ -148,5 +148,5 @@ class Case:
     labels the parameter an outer existential ranges over (e.g. the saturation grade of Sat).
     """
 
-    comparisons: tuple[Comparison, ...]
+    comparisons: tuple[RankingPair, ...]
     family: str = ""

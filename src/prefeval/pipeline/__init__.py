@@ -11,7 +11,7 @@ and a TOML file (``pipelines/*.toml``, schema in docs/pipelines.md) is one way t
 (:func:`load`, or ``prefeval run FILE.toml``).
 """
 
-from prefeval.pipeline.aggregation import Aggregate
+from prefeval.pipeline.aggregate_step import Aggregate
 from prefeval.pipeline.analyse import Analyse
 from prefeval.pipeline.base import STEPS, Origin, Plan, Step, schema
 from prefeval.pipeline.context import PipelineContext

@@ -28,7 +28,7 @@ class PipelineContext:
     * ``measures``: metric names; ``per_query`` (``run, query_id, measure, value``); ``means``
       (``run, measure, value``, the official aggregate of each measure)
     * ``methods``: preference-method names; ``comparison``: the :class:`prefeval.compare.Comparison`
-    * ``baseline``; ``versus_baseline`` (one row per method/measure and run, see aggregation.py);
+    * ``baseline``; ``versus_baseline`` (one row per method/measure and run, see aggregate_step.py);
       ``rankings`` ``{label: frame rank, run, score}``; ``kendall_tau`` (square frame over rankings);
       ``significance`` ``{method: all-pairs significance frame}``;
       ``settings["aggregate"]`` the tests used

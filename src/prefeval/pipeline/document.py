@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from prefeval.compare import FAMILY_WISE_TESTS
-from prefeval.pipeline.aggregation import TRUTH
+from prefeval.pipeline.aggregate_step import TRUTH
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.render import DOWN, UP, fmt, fmt_p
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from prefeval.pipeline import aggregation, analyse, evaluation, report, sources  # noqa: F401  (define the steps)
+from prefeval.pipeline import aggregate_step, analyse, evaluation, report, sources  # noqa: F401  (define the steps)
 from prefeval.pipeline.base import STEPS, Origin, Step, schema
 from prefeval.pipeline.schema import PipelineDefinitionError, normalise
 

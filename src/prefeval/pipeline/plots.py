@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from prefeval.pipeline.aggregation import metric_table
+from prefeval.pipeline.aggregate_step import metric_table
 
 __all__ = ["available", "is_figure", "preference_heatmap", "means_with_ci", "confidence_interval", "save_figure"]
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from prefeval.errors import PrefevalError
 from prefeval.pipeline import loader
-from prefeval.pipeline.aggregation import TRUTH, Aggregate
+from prefeval.pipeline.aggregate_step import TRUTH, Aggregate
 from prefeval.pipeline.base import Plan, Step, order
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.output import checkpoint

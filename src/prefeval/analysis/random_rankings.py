@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from prefeval.analysis.position_methods import Method, resolve, ties
+from prefeval.analysis.position_methods import PositionMethod, resolve, ties
 from prefeval.errors import PrefevalError
 
 __all__ = [
@@ -74,14 +74,14 @@ def _draw_m(m_range: tuple[int, int], size: int, rng: np.random.Generator, n: in
     return ms
 
 
-def _methods(methods: Iterable[str | Method]) -> list[Method]:
+def _methods(methods: Iterable[str | PositionMethod]) -> list[PositionMethod]:
     resolved = [resolve(m) for m in methods]
     if not resolved:
         raise PrefevalError("no methods given")
     return resolved
 
 
-def simulate_ties(methods: Sequence[str | Method] = ("TSE", "R@1000", "Rprec", "AP", "LexiRecall"),
+def simulate_ties(methods: Sequence[str | PositionMethod] = ("TSE", "R@1000", "Rprec", "AP", "LexiRecall"),
                   n: int = 250_000, depths: Sequence[int] | None = None, *, n_queries: int = 25,
                   pairs_per_query: int = 100, m_range: tuple[int, int] = (5, 50),
                   seed: int = 0) -> pd.DataFrame:
@@ -118,7 +118,7 @@ def simulate_ties(methods: Sequence[str | Method] = ("TSE", "R@1000", "Rprec", "
     return pd.DataFrame(rows)
 
 
-def simulated_tie_probability(method: str | Method, n: int, m: int, samples: int = 10_000, *,
+def simulated_tie_probability(method: str | PositionMethod, n: int, m: int, samples: int = 10_000, *,
                               depth: int | None = None, seed: int = 0) -> float:
     """Monte Carlo estimate of ``Pr(tie)`` for ``samples`` pairs of random rankings (n items, m relevant),
     optionally truncated at ``depth``; for complete rankings it estimates
@@ -129,7 +129,7 @@ def simulated_tie_probability(method: str | Method, n: int, m: int, samples: int
 
 
 def worst_case_agreement(ns: Sequence[int] = (10**3, 10**4, 10**5, 10**6),
-                         metrics: Sequence[str | Method] = ("TSE", "R@1000", "Rprec", "AP", "nDCG", "random"),
+                         metrics: Sequence[str | PositionMethod] = ("TSE", "R@1000", "Rprec", "AP", "nDCG", "random"),
                          *, n_queries: int = 10_000, m_range: tuple[int, int] = (5, 50),
                          seed: int = 0) -> pd.DataFrame:
     """Agreement of metrics with the worst-case preference on random rankings (Diaz & Mitra (2023) §4.3, Table 2).

@@ -1,0 +1,89 @@
+"""Offline seeding: copy a file to where ir_datasets looks for it (the work of :func:`prefeval.datasets.seed`)."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import os
+import shutil
+import tempfile
+import warnings
+from pathlib import Path
+
+from prefeval.datasets.files import irds_dataset, needed_files, provides, under_home
+from prefeval.errors import PrefevalError
+
+
+def _digests(path: Path) -> dict[str, bool]:
+    """md5 of the file (-> False) and, for a gzip file, of its content (-> True), streamed."""
+    raw = hashlib.md5()  # noqa: S324 - ir_datasets records md5
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            raw.update(block)
+    out = {raw.hexdigest(): False}
+    with path.open("rb") as f:
+        gzipped = f.read(2) == b"\x1f\x8b"
+    if gzipped:
+        content = hashlib.md5()  # noqa: S324
+        try:
+            with gzip.open(path, "rb") as f:
+                for block in iter(lambda: f.read(1 << 20), b""):
+                    content.update(block)
+            out.setdefault(content.hexdigest(), True)
+        except (OSError, EOFError):
+            pass
+    return out
+
+
+def seed_file(key: str, source: Path, entity: str | None, force: bool) -> Path:
+    """Place ``source`` as the file of dataset ``key`` it matches (rules: :func:`prefeval.datasets.seed`)."""
+    if not source.is_file():
+        raise FileNotFoundError(f"file to seed not found: {source}")
+    digests = _digests(source)
+    candidates = [n for n in needed_files(key) if n.path is not None]
+    matches = [n for n in candidates if n.md5 and n.md5 in digests]
+    if matches:
+        target, unpack = matches[0], digests[matches[0].md5]  # type: ignore[index]
+    else:
+        wanted = entity or "qrels"
+        pool = [n for n in candidates if n.entity == wanted and not n.derived]
+        pool = pool or [n for n in candidates if n.entity == wanted]
+        if not pool:
+            raise PrefevalError(f"{key} has no {wanted} file that can be seeded "
+                                f"(it provides: {provides(irds_dataset(key))})")
+        if len(pool) > 1:
+            listing = "; ".join(f"{n.name} -> {under_home(n.path)}" for n in pool)  # type: ignore[arg-type]
+            raise PrefevalError(f"{source} matches none of the md5s ir_datasets records for {key}, and its "
+                                f"{wanted} come from several files ({listing}); give a file with the right md5")
+        target, unpack = pool[0], False
+        assert target.path is not None
+        if target.md5 and not force:
+            actual = next(iter(digests))
+            raise PrefevalError(f"{source}: md5 {actual} differs from {target.md5}, which ir_datasets records for "
+                                f"{target.name} ({under_home(target.path)}); not seeded. Give the right file, or "
+                                "--force to seed it anyway")
+        if target.md5:
+            actual = next(iter(digests))
+            warnings.warn(f"{source}: md5 {actual} differs from {target.md5}, which ir_datasets records for "
+                          f"{target.name}; seeding it as {under_home(target.path)} anyway", stacklevel=3)
+        else:
+            warnings.warn(f"ir_datasets records no md5 for {under_home(target.path)}; {source} was not checked",
+                          stacklevel=3)
+    assert target.path is not None
+    target.path.parent.mkdir(parents=True, exist_ok=True)
+    handle, tmp_name = tempfile.mkstemp(prefix=f".{target.path.name}.", suffix=".prefeval-tmp",
+                                        dir=target.path.parent)
+    try:
+        with (gzip.open(source, "rb") if unpack else source.open("rb")) as src, os.fdopen(handle, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+        os.replace(tmp_name, target.path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise
+    if target.marker is not None:
+        version_file, version = target.marker
+        version_file.parent.mkdir(parents=True, exist_ok=True)
+        version_file.write_text(version)  # exactly the version, no newline
+    return target.path
