@@ -27,7 +27,8 @@ BUILTIN = ("RBU", "TSE", "LexiRecall", "LexiPrecision", "RPP")
 def test_builtin_declarations_are_complete():
     assert [d.name for d in methods.declarations()][:5] == list(BUILTIN)
     for d in methods.declarations():
-        assert d.citation.doi and d.citation.year and d.where
+        # a DOI, or pages where none could be verified from the citing paper's reference list
+        assert (d.citation.doi or "pp." in d.citation.venue) and d.citation.year and d.where
         assert "rel" in d.params
         for name, p in d.params.items():
             assert p.desc, (d.name, name)
