@@ -146,34 +146,30 @@ def test_measures_run_through_calc_aggregate_evaluate_and_compare() -> None:
     other = run.assign(score=-run["score"])
     texts = ["EU@10", "CT@10", "S_RR", "nDCG_IA@10", "RBP_graded"]
     aggregate = ir_measures.calc_aggregate([ir_measures.parse_measure(t) for t in texts], qrels, run)
-    table = prefeval.evaluate(qrels, {"a": run, "b": other}, texts)
-    got = table[table["run"] == "a"].set_index("given")["value"]
+    per_query = prefeval.evaluate(qrels, {"a": run, "b": other}, texts, per_query=True)
+    got = per_query[per_query["run"] == "a"].groupby("given")["value"].mean()
     for text in texts:
         assert got[text] == pytest.approx(aggregate[ir_measures.parse_measure(text)], abs=1e-12)
     n_judged = qrels["query_id"].nunique()
     expected_eu = evaluate_kernel("EU", qrels, run, k=10).sum() / n_judged  # zeros for the other judged queries
     assert got["EU@10"] == pytest.approx(expected_eu, abs=1e-12)
     comparison = prefeval.compare(qrels, {"a": run, "b": other}, ["EU@10"])
-    per_query = prefeval.evaluate(qrels, {"a": run, "b": other}, ["EU@10"], per_query=True)
-    wide = per_query.pivot(index="query_id", columns="run", values="value")
+    wide = per_query[per_query["given"] == "EU@10"].pivot(index="query_id", columns="run", values="value")
     assert comparison.matrix().loc["a", "b"] == pytest.approx((wide["a"] - wide["b"]).mean(), abs=1e-12)
 
 
-def test_cli_evaluates_and_compares_the_new_measures(tmp_path: Path, capsys) -> None:
+def test_cli_evaluates_the_new_measures(tmp_path: Path, capsys) -> None:
     from prefeval.cli import main
 
     qrels, run = data()
-    qrels_path, run_path, other_path = tmp_path / "qrels.txt", tmp_path / "a.run", tmp_path / "b.run"
+    qrels_path, run_path = tmp_path / "qrels.txt", tmp_path / "a.run"
     qrels[["query_id", "iteration", "doc_id", "relevance"]].to_csv(qrels_path, sep=" ", header=False, index=False)
-    for path, frame in ((run_path, run), (other_path, run.assign(score=-run["score"]))):
-        frame.assign(q0="Q0", rank=0, tag="t")[["query_id", "q0", "doc_id", "rank", "score", "tag"]].to_csv(
-            path, sep=" ", header=False, index=False)
+    run.assign(q0="Q0", rank=0, tag="t")[["query_id", "q0", "doc_id", "rank", "score", "tag"]].to_csv(
+        run_path, sep=" ", header=False, index=False)
     assert main(["eval", str(qrels_path), str(run_path), "D_sharp_nDCG@10", "ACT@10"]) == 0
     out = capsys.readouterr().out
     expected = evaluate_kernel("ACT", qrels, run, k=10).sum() / qrels["query_id"].nunique()
     assert "D_sharp_nDCG@10" in out and f"{expected:.4f}" in out
-    assert main(["compare", str(qrels_path), str(run_path), str(other_path), "-m", "S_RR", "--quiet"]) == 0
-    assert "S_RR" in capsys.readouterr().out
 
 
 ALPHA = BETA = 0.5
@@ -184,8 +180,9 @@ def test_provider_matches_ndeval_on_trec_web_2012(shared_data: Path) -> None:
     """8 runs x 50 topics of TREC Web 2012: prefeval's measures with ndeval's conventions against pyndeval,
     per-topic max |diff| <= 1e-9 (both see prefeval's ranking; see tests/test_diversity_ndeval.py)."""
     pytest.importorskip("pyndeval")
-    from prefeval.io import read_qrels, read_run
     from tests.test_diversity_ndeval import distinct_scores, ndeval_values
+
+    from prefeval.io import read_qrels, read_run
 
     folder = shared_data / "trec-web-2012"
     qrels = read_qrels(folder / "qrels.diversity.txt")
@@ -215,3 +212,30 @@ def test_provider_matches_ndeval_on_trec_web_2012(shared_data: Path) -> None:
             diff = max(abs(ours[measure][q] - theirs.loc[q, column]) for q in topics)
             assert diff <= 1e-9, (path.name, column, diff)
         assert not math.isnan(sum(ours["ERR"].values()))
+
+
+def test_analyse_mu_prints_the_metric_unanimity_table(tmp_path: Path, capsys, monkeypatch) -> None:
+    from prefeval.analysis import unanimity
+    from prefeval.cli import main
+
+    families = {"RBU", "EU", "CT@k", "S-RR@100%", "AP", "NRBP"}  # a part of the grid keeps the test fast
+    grid = [row for row in unanimity.PAPER_GRID if row[1] in families][::5]
+    monkeypatch.setattr(unanimity, "PAPER_GRID", grid)
+
+    qrels, run = data()
+    qrels_path = tmp_path / "qrels.txt"
+    qrels[["query_id", "iteration", "doc_id", "relevance"]].to_csv(qrels_path, sep=" ", header=False, index=False)
+    runs = {}
+    for name, frame in (("a", run), ("b", run.assign(score=-run["score"])), ("c", run.iloc[::2])):
+        runs[name] = str(tmp_path / f"{name}.run")
+        frame.assign(q0="Q0", rank=0, tag=name)[["query_id", "q0", "doc_id", "rank", "score", "tag"]].to_csv(
+            runs[name], sep=" ", header=False, index=False)
+    assert main(["analyse", str(qrels_path), *runs.values(), "--mu", "--format", "csv"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# metric_unanimity")
+    printed = pd.read_csv(pd.io.common.StringIO(out.split("\n", 1)[1]))
+    expected = unanimity.mu_table(unanimity.diversity_scores(qrels, {f"{n}.run": p for n, p in runs.items()}, grid))
+    assert len(printed) == len(grid) and {"RBU", "EU", "CT@k"} <= set(printed["family"]) <= families
+    assert printed.set_index("measure")["mu"].to_dict() == pytest.approx(expected.set_index("measure")["mu"].to_dict())
+    assert main(["analyse", str(qrels_path), *runs.values()]) != 0  # other analyses need -m
+    assert "give the methods to judge with -m" in capsys.readouterr().err
