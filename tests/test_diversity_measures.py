@@ -239,3 +239,11 @@ def test_analyse_mu_prints_the_metric_unanimity_table(tmp_path: Path, capsys, mo
     assert printed.set_index("measure")["mu"].to_dict() == pytest.approx(expected.set_index("measure")["mu"].to_dict())
     assert main(["analyse", str(qrels_path), *runs.values()]) != 0  # other analyses need -m
     assert "give the methods to judge with -m" in capsys.readouterr().err
+
+    from types import SimpleNamespace
+
+    from prefeval.analysis.hooks import PIPELINE_ANALYSES
+
+    context = SimpleNamespace(qrels=qrels, runs={f"{n}.run": p for n, p in runs.items()}, rel=1)
+    table = PIPELINE_ANALYSES["unanimity_grid"](context)["metric_unanimity_grid"]  # the pipeline's analyse step
+    assert table.set_index("measure")["mu"].to_dict() == pytest.approx(expected.set_index("measure")["mu"].to_dict())
