@@ -25,12 +25,13 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from prefeval.core import diversity, rbu
+from prefeval.core import diversity
+from prefeval.core.graded import GradedRankings
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, run_frame
 from prefeval.ranking import NO_SUBTOPIC, qrels_queries, rank_run
 
-__all__ = ["AspectArrays", "aspect_arrays", "evaluate_kernel", "kernel_measure", "single_aspect"]
+__all__ = ["AspectArrays", "aspect_arrays", "evaluate_kernel", "graded_rankings", "kernel_measure", "single_aspect"]
 
 Mapping = Literal["err", "binary"]
 
@@ -55,10 +56,20 @@ def _judged(qrels: pd.DataFrame, rel: int) -> pd.DataFrame:
     return judged[judged.groupby("query_id")["grade"].transform("max") > 0]
 
 
-def _bucket_arrays(judged: pd.DataFrame, ranked: pd.DataFrame, queries: list[str], mapping: Mapping) -> AspectArrays:
-    """Arrays of ``queries`` (all present in ``judged``) from their judged rows and ranked rows."""
+def graded_rankings(ranked: pd.DataFrame, qrels: pd.DataFrame, queries: list[str], rel: int,
+                    n_relevant: np.ndarray | None = None) -> GradedRankings:
+    """The rankings of ``queries`` (each with a document of grade >= ``rel``) as
+    :class:`~prefeval.core.graded.GradedRankings` with their pool: the input of every metric kernel, built for all
+    queries at once (the one construction the provider, :func:`aspect_arrays` and the diversity measures share).
+
+    ``ranked`` holds the run's ranked rows ``query_id, doc_id, rank`` (:meth:`prefeval.ranking.RankedRun.rows`,
+    truncated at the cutoff). Aspects of a query are its subtopics (one aspect for qrels without subtopics) that
+    have a document with grade >= ``rel``, in the order of their ids. Grades below ``rel`` count as 0. The pool
+    holds every document relevant to some aspect, ordered by doc id descending. ``n_relevant``: default the pool
+    size.
+    """
     index = {q: i for i, q in enumerate(queries)}
-    judged = judged[judged["query_id"].isin(queries)].assign(q=lambda f: f["query_id"].map(index))
+    judged = _judged(qrels[qrels["query_id"].isin(index)], rel).assign(q=lambda f: f["query_id"].map(index))
     aspects = judged.groupby(["q", "aspect"], as_index=False)["grade"].max()
     aspects = aspects[aspects["grade"] > 0].rename(columns={"grade": "gmax"})
     aspects["a"] = aspects.groupby("q").cumcount()
@@ -66,9 +77,8 @@ def _bucket_arrays(judged: pd.DataFrame, ranked: pd.DataFrame, queries: list[str
     relevant = judged[judged["grade"] > 0].merge(aspects[["q", "aspect", "a"]], on=["q", "aspect"])
     width = max(int(n_aspects.max(initial=0)), 1)
 
-    ranked = ranked[ranked["query_id"].isin(queries)]
-    run_q = ranked["query_id"].map(index).to_numpy(dtype=np.int64)
-    length = np.bincount(run_q, minlength=len(queries))
+    ranked = ranked[ranked["query_id"].isin(index)]
+    length = np.bincount(ranked["query_id"].map(index).to_numpy(dtype=np.int64), minlength=len(queries))
     hits = ranked.merge(relevant[["query_id", "doc_id", "q", "a", "grade"]], on=["query_id", "doc_id"])
     grades = np.zeros((len(queries), max(int(length.max(initial=0)), 1), width))
     grades[hits["q"], hits["rank"] - 1, hits["a"]] = hits["grade"]
@@ -76,18 +86,22 @@ def _bucket_arrays(judged: pd.DataFrame, ranked: pd.DataFrame, queries: list[str
     docs = relevant[["q", "doc_id"]].drop_duplicates().sort_values(["q", "doc_id"], ascending=[True, False])
     docs["m"] = docs.groupby("q").cumcount()
     pooled = relevant.merge(docs, on=["q", "doc_id"])
-    pool = np.zeros((len(queries), max(int(docs.groupby("q").size().max()) if len(docs) else 0, 1), width))
+    sizes = np.bincount(docs["q"], minlength=len(queries))
+    pool = np.zeros((len(queries), max(int(sizes.max(initial=0)), 1), width))
     pool[pooled["q"], pooled["m"], pooled["a"]] = pooled["grade"]
 
     gmax = np.zeros((len(queries), width))
     gmax[aspects["q"], aspects["a"]] = aspects["gmax"]
-    weights = np.where(np.arange(width) < n_aspects[:, None], 1.0 / np.maximum(n_aspects, 1)[:, None], 0.0)
-    if mapping == "err":
-        r = rbu.relevance_probabilities(grades, gmax[:, None, :])
-        pool_r = rbu.relevance_probabilities(pool, gmax[:, None, :])
-    else:
-        r, pool_r = (grades > 0).astype(np.float64), (pool > 0).astype(np.float64)
-    return AspectArrays(list(queries), r, weights, length, pool_r)
+    return GradedRankings(grades, length, gmax, n_aspects,
+                          sizes if n_relevant is None else np.asarray(n_relevant, dtype=np.int64), pool)
+
+
+def _bucket_arrays(qrels: pd.DataFrame, ranked: pd.DataFrame, queries: list[str], rel: int,
+                   mapping: Mapping) -> AspectArrays:
+    """Arrays of ``queries`` (each with a document of grade >= ``rel``) from the qrels and their ranked rows."""
+    rankings = graded_rankings(ranked, qrels, queries, rel)
+    r, pool = rankings.relevance(mapping)
+    return AspectArrays(list(queries), r, rankings.aspect_weights(), rankings.length, pool)
 
 
 def single_aspect(arrays: AspectArrays) -> AspectArrays:
@@ -118,7 +132,7 @@ def aspect_arrays(qrels: Any, run: Any, rel: int = 1, depth: int | None = None, 
     keys = np.ceil(np.log2(np.maximum(length, 1))).astype(int) if bucket else np.zeros(len(queries), int)
     for key in np.unique(keys):
         members = [q for q, kk in zip(queries, keys) if kk == key]
-        yield _bucket_arrays(judged, ranked, members, mapping)
+        yield _bucket_arrays(qrels, ranked, members, rel, mapping)
 
 
 def evaluate_kernel(name: str, qrels: Any, run: Any, rel: int = 1, k: int | None = None, mapping: Mapping = "err",

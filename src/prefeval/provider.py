@@ -26,15 +26,13 @@ import pandas as pd
 from ir_measures import Metric
 
 from prefeval import methods
-from prefeval.core.graded import GradedRankings
+from prefeval.aspects import graded_rankings
 from prefeval.core.positions import position_vectors
 from prefeval.inputs import qrels_frame, run_frame
 from prefeval.measures import MEASURES, is_prefeval_measure, register
 from prefeval.methods.registry import parameters
 from prefeval.ranking import (
-    NO_SUBTOPIC,
     PositionTable,
-    QueryPositions,
     RankedRun,
     candidate_documents,
     judged_queries,
@@ -106,7 +104,8 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
                     values = (declaration.positions(position_vectors(q.doc_pos[0]), params) for q in positions)
                 elif declaration.kind == "metric":
                     if rankings is None:
-                        rankings = graded_rankings(ranked.rows(cutoff), self.qrels, positions, rel)
+                        rankings = graded_rankings(ranked.rows(cutoff), self.qrels, [q.query_id for q in positions], rel,
+                                                   [len(q.doc_ids) for q in positions])
                     values = declaration.values(rankings, params)
                 else:
                     row = 1 + baselines.index(measure["baseline"])
@@ -118,37 +117,6 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
 
 def _is_preference(measure) -> bool:
     return methods.declaration_of(measure).kind == "preference"
-
-
-def graded_rankings(ranked: pd.DataFrame, qrels: pd.DataFrame, positions: list[QueryPositions],
-                    rel: int) -> GradedRankings:
-    """The evaluated queries' rankings as :class:`~prefeval.core.graded.GradedRankings` (the input of metric
-    kernels), built for all queries at once; ``ranked`` holds the run's ranked rows ``query_id, doc_id, rank``
-    (:meth:`prefeval.ranking.RankedRun.rows`, truncated at the cutoff) and ``positions`` the evaluated queries.
-
-    Aspects of a query are its subtopics (one aspect for qrels without subtopics) that have a document
-    with grade >= ``rel``, in the order of their ids. Grades below ``rel`` count as 0.
-    """
-    query_index = {q.query_id: i for i, q in enumerate(positions)}
-    judged = qrels.assign(
-        q=qrels["query_id"].map(query_index),
-        aspect=qrels["iteration"].where(~qrels["iteration"].isin(NO_SUBTOPIC), "0"),
-        grade=np.where(qrels["relevance"] >= rel, qrels["relevance"], 0),
-    ).dropna(subset=["q"])
-    aspects = judged.groupby(["q", "aspect"], as_index=False)["grade"].max()
-    aspects = aspects[aspects["grade"] > 0].rename(columns={"grade": "gmax"})
-    aspects["a"] = aspects.groupby("q").cumcount()
-    n_aspects = np.bincount(aspects["q"].astype(int), minlength=len(positions))
-    gains = ranked.merge(judged[judged["grade"] > 0][["query_id", "doc_id", "q", "aspect", "grade"]],
-                         on=["query_id", "doc_id"]).merge(aspects[["q", "aspect", "a"]], on=["q", "aspect"])
-    run_q = ranked["query_id"].map(query_index).dropna().astype(int).to_numpy()
-    length = np.bincount(run_q, minlength=len(positions))  # ranks are 1..depth within each query
-    grades = np.zeros((len(positions), max(length.max(initial=0), 1), max(n_aspects.max(initial=0), 1)))
-    grades[gains["q"].astype(int), gains["rank"] - 1, gains["a"]] = gains["grade"]
-    gmax = np.zeros((len(positions), grades.shape[2]))
-    gmax[aspects["q"].astype(int), aspects["a"]] = aspects["gmax"]
-    n_relevant = np.array([len(q.doc_ids) for q in positions], dtype=np.int64)
-    return GradedRankings(grades, length, gmax, n_aspects, n_relevant)
 
 
 _PROVIDER = PrefevalProvider()

@@ -66,7 +66,7 @@ PAPERS: dict[str, Reference] = {ref.key: ref for ref in (
               "I. MacKinnon", 2008, "Novelty and Diversity in Information Retrieval Evaluation", "SIGIR 2008",
               "10.1145/1390334.1390446"),
     Reference("clarke-2009", "C. L. A. Clarke, M. Kolla, O. Vechtomova", 2009, "An Effectiveness Measure for "
-              "Ambiguous and Underspecified Queries", "ICTIR 2009"),
+              "Ambiguous and Underspecified Queries", "ICTIR 2009, LNCS 5766, pp. 188-199"),
     Reference("agrawal-2009", "R. Agrawal, S. Gollapudi, A. Halverson, S. Ieong", 2009, "Diversifying Search "
               "Results", "WSDM 2009", "10.1145/1498759.1498766"),
     Reference("chapelle-2009", "O. Chapelle, D. Metzler, Y. Zhang, P. Grinspan", 2009, "Expected Reciprocal Rank "
@@ -78,11 +78,11 @@ PAPERS: dict[str, Reference] = {ref.key: ref for ref in (
     Reference("sakai-song-2011", "T. Sakai, R. Song", 2011, "Evaluating Diversified Search Results Using Per-Intent "
               "Graded Relevance", "SIGIR 2011", "10.1145/2009916.2010055"),
     Reference("sakai-2010", "T. Sakai, N. Craswell, R. Song, S. Robertson, Z. Dou, C.-Y. Lin", 2010, "Simple "
-              "Evaluation Metrics for Diversified Search Results", "EVIA 2010"),
+              "Evaluation Metrics for Diversified Search Results", "EVIA 2010, pp. 42-50"),
     Reference("yang-lad-2009", "Y. Yang, A. Lad", 2009, "Modeling Expected Utility of Multi-session Information "
-              "Distillation", "ICTIR 2009"),
+              "Distillation", "ICTIR 2009, pp. 164-175"),
     Reference("luo-2013", "J. Luo, C. Wing, H. Yang, M. Hearst", 2013, "The Water Filling Model and the Cube Test: "
-              "Multi-dimensional Evaluation for Professional Search", "CIKM 2013"),
+              "Multi-dimensional Evaluation for Professional Search", "CIKM 2013, pp. 709-714"),
 )}
 
 

@@ -17,6 +17,8 @@ name                   parts
 ``tie_probability``    closed-form tie probabilities, Diaz & Mitra (2023) Tables 3 and 4 (no data needed)
 ``worst_case``         simulated agreement with the worst case, Diaz & Mitra (2023) Table 2 (option ``n_queries``)
 ``unanimity``          metric unanimity of every metric against the others, per query (Amigó et al. (2018) §6.1)
+``unanimity_grid``     the same for the diversity metrics of Amigó et al. (2018) at their parameter grid, incl. RBU
+                       (their Table 2; :data:`prefeval.analysis.unanimity.PAPER_GRID`; qrels with subtopics)
 ``balancing``          balancing index of the metrics for run lengths ``lengths`` (Ferrante et al. (2015) §6)
 =====================  =====================================================================================
 """
@@ -34,7 +36,7 @@ from prefeval.analysis.balancing import balancing_index
 from prefeval.analysis.closed_forms import tie_probability
 from prefeval.analysis.random_rankings import worst_case_agreement
 from prefeval.analysis.suite import evaluate
-from prefeval.analysis.unanimity import metric_unanimity
+from prefeval.analysis.unanimity import diversity_scores, metric_unanimity, mu_table
 from prefeval.compare import FAMILY_WISE_TESTS, parse_method
 from prefeval.errors import PrefevalError
 
@@ -219,6 +221,11 @@ def run_unanimity(context: Any, metrics: Sequence[str] | None = None) -> dict:
     return {"metric_unanimity": table}
 
 
+def run_unanimity_grid(context: Any) -> dict:
+    scores = diversity_scores(context.qrels, context.runs, rel=context.rel)
+    return {"metric_unanimity_grid": mu_table(scores)}
+
+
 def run_balancing(context: Any, metrics: Sequence[str] | None = None,
                   lengths: Sequence[int] = (10, 20, 100)) -> dict:
     if metrics is None:
@@ -242,5 +249,6 @@ PIPELINE_ANALYSES = {
     "tie_probability": run_tie_probability,
     "worst_case": run_worst_case,
     "unanimity": run_unanimity,
+    "unanimity_grid": run_unanimity_grid,
     "balancing": run_balancing,
 }

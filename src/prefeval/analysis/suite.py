@@ -11,7 +11,13 @@ analysis                  tables
 ``agreement``             ``sign_agreement``, ``system_agreement``, ``kendall_tau``
 ``power``                 ``discriminative_power``
 ``robustness``            ``label_degradation``, ``query_subsampling`` (summaries over samples)
+``unanimity``             ``metric_unanimity``: MU of every diversity metric of Amigó et al. (2018) at the
+                          paper's parameter grid (:data:`prefeval.analysis.unanimity.PAPER_GRID`), incl. RBU,
+                          against all others, per topic (their §6.1, Table 2); needs no methods
 ========================  ==============================================================
+
+``ANALYSES`` lists them; :data:`DEFAULT_ANALYSES` (all but ``unanimity``) is what ``prefeval analyse`` runs by
+default.
 """
 
 from __future__ import annotations
@@ -21,14 +27,15 @@ from typing import Any
 
 import pandas as pd
 
-from prefeval.analysis import agreement, degradation, discriminative, ties
+from prefeval.analysis import agreement, degradation, discriminative, ties, unanimity
 from prefeval.analysis.position_engine import evaluate_positions, load_positions, supported
 from prefeval.compare import Comparison, compare, parse_method
 from prefeval.errors import PrefevalError
 
-__all__ = ["ANALYSES", "analyse", "evaluate"]
+__all__ = ["ANALYSES", "DEFAULT_ANALYSES", "analyse", "evaluate"]
 
-ANALYSES = ("ties", "agreement", "power", "robustness")
+ANALYSES = ("ties", "agreement", "power", "robustness", "unanimity")
+DEFAULT_ANALYSES = ("ties", "agreement", "power", "robustness")
 
 
 def evaluate(qrels: Any, runs: Any, methods: Sequence[Any], *, rel: int = 1, depth: int | None = None,
@@ -44,7 +51,7 @@ def evaluate(qrels: Any, runs: Any, methods: Sequence[Any], *, rel: int = 1, dep
 
 
 def analyse(qrels: Any, runs: Any, methods: Sequence[Any], metrics: Sequence[Any] = (), *,
-            analyses: Sequence[str] = ANALYSES, rel: int = 1, depth: int | None = None, alpha: float = 0.05,
+            analyses: Sequence[str] = DEFAULT_ANALYSES, rel: int = 1, depth: int | None = None, alpha: float = 0.05,
             correction: str = "holm", n_resamples: int = 10_000, fractions: Sequence[float] = (0.2, 0.4, 0.6, 0.8),
             policies: Sequence[str] = degradation.POLICIES, samples: int = 10, seed: int = 0,
             comparison: Comparison | None = None) -> dict[str, pd.DataFrame]:
@@ -56,6 +63,11 @@ def analyse(qrels: Any, runs: Any, methods: Sequence[Any], metrics: Sequence[Any
     unknown = [a for a in analyses if a not in ANALYSES]
     if unknown:
         raise PrefevalError(f"unknown analysis {unknown}; choose from {', '.join(ANALYSES)}")
+    out: dict[str, pd.DataFrame] = {}
+    if "unanimity" in analyses:  # the paper's metric grid: independent of methods and metrics
+        out["metric_unanimity"] = unanimity.mu_table(unanimity.diversity_scores(qrels, runs, rel=rel))
+        if all(a == "unanimity" for a in analyses):
+            return out
     everything = list(dict.fromkeys([*methods, *metrics]))
     if not everything:
         raise PrefevalError("no methods given")
@@ -65,7 +77,6 @@ def analyse(qrels: Any, runs: Any, methods: Sequence[Any], metrics: Sequence[Any
     labels = comparison.methods
     n_methods = len(list(dict.fromkeys(methods)))
     prefs, refs = labels[:n_methods], labels[n_methods:]
-    out: dict[str, pd.DataFrame] = {}
     if "ties" in analyses:
         out["ties"] = ties.tie_rates(comparison)
     if "agreement" in analyses and refs and prefs:

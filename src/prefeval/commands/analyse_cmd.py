@@ -5,6 +5,7 @@ test with Holm correction, randomised Tukey HSD) and robustness to missing label
 seed papers (see :mod:`prefeval.analysis`). Example::
     prefeval analyse dl_hard-doc.qrels runs/*.run.gz -m LexiRecall LexiPrecision RPP \\
         --metrics AP nDCG RR R@1000 Rprec --analyses ties,agreement,power
+    prefeval analyse qrels.diversity.txt runs/*.run.gz --mu   # metric unanimity, Amigó et al. (2018) Table 2
 """
 
 from __future__ import annotations
@@ -31,11 +32,16 @@ def _floats(text: str) -> list[float]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("qrels", help="TREC qrels file or ir_datasets id")
     parser.add_argument("runs", nargs="+", help="TREC run files (.gz allowed); at least two")
-    parser.add_argument("-m", "--methods", nargs="+", required=True,
-                        help="methods to judge, e.g. LexiRecall LexiPrecision RPP \"RPP(weighting='dcg')\"")
+    parser.add_argument("-m", "--methods", nargs="+", default=[],
+                        help="methods to judge, e.g. LexiRecall LexiPrecision RPP \"RPP(weighting='dcg')\" "
+                             "(required but for --mu)")
     parser.add_argument("--metrics", nargs="*", default=[], help="reference metrics, e.g. AP nDCG RR R@1000 Rprec")
-    parser.add_argument("--analyses", type=_csv_list, default=["ties", "agreement", "power", "robustness"],
-                        help="comma-separated subset of ties,agreement,power,robustness (default: all)")
+    parser.add_argument("--analyses", type=_csv_list, default=None,
+                        help="comma-separated subset of ties,agreement,power,robustness,unanimity (default: all but "
+                             "unanimity)")
+    parser.add_argument("--mu", action="store_true",
+                        help="print the metric unanimity (MU) table of the diversity metrics of Amigó et al. (2018) "
+                             "at their parameter grid, incl. RBU (the unanimity analysis; qrels with subtopics)")
     parser.add_argument("--rel", type=int, default=1, help="minimum relevant grade (default 1)")
     parser.add_argument("--depth", type=int, default=None, help="truncate runs to this depth first")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
@@ -66,11 +72,17 @@ def _markdown(frame) -> str:
 
 def run(args: argparse.Namespace) -> int:
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
-    from prefeval.analysis.suite import analyse
+    from prefeval.analysis.suite import DEFAULT_ANALYSES, analyse
     from prefeval.errors import PrefevalError
 
     if args.resamples < 1:
         raise PrefevalError(f"--resamples must be at least 1; got {args.resamples}")
+    if args.analyses is None:
+        args.analyses = ["unanimity"] if args.mu else list(DEFAULT_ANALYSES)
+    elif args.mu and "unanimity" not in args.analyses:
+        args.analyses.append("unanimity")
+    if not args.methods and any(a != "unanimity" for a in args.analyses):
+        raise PrefevalError("give the methods to judge with -m (only --mu / --analyses unanimity needs none)")
     tables = analyse(args.qrels, args.runs, args.methods, args.metrics, analyses=args.analyses, rel=args.rel,
                      depth=args.depth, alpha=args.alpha, correction=args.correction, n_resamples=args.resamples,
                      fractions=args.fractions, policies=args.policies, samples=args.samples, seed=args.seed)

@@ -8,7 +8,10 @@ A batch of ``Q`` rankings, one per query, padded to a common depth ``n`` and num
 * ``length[q]``: number of documents ranking ``q`` holds (after any cutoff);
 * ``gmax[q, a]``: the highest grade the qrels give a document for aspect ``a`` (the ideal grade);
 * ``n_aspects[q]``: aspects of query ``q`` with a relevant document (the first ``n_aspects[q]`` columns);
-* ``n_relevant[q]``: documents with a relevant grade for some aspect, retrieved or not.
+* ``n_relevant[q]``: documents with a relevant grade for some aspect, retrieved or not;
+* ``pool[q, m, a]`` (optional): grade for aspect ``a`` of the ``m``-th judged document relevant to some aspect of
+  query ``q`` (the recall base and the documents of ideal rankings), ordered by doc id descending so that greedy
+  ideal rankings break ties as ndeval does; 0 on padding.
 
 Diversity metrics (Amigó et al. (2018) §3) are functions of these arrays; position-based metrics use
 :meth:`GradedRankings.position_vectors`.
@@ -21,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from prefeval.core.rbu import relevance_probabilities
+
 __all__ = ["GradedRankings"]
 
 
@@ -31,11 +36,13 @@ class GradedRankings:
     gmax: np.ndarray
     n_aspects: np.ndarray
     n_relevant: np.ndarray
+    pool: np.ndarray | None = None
 
     @classmethod
     def stack(cls, rankings: Sequence[np.ndarray], gmax: Sequence[np.ndarray],
-              n_relevant: Sequence[int]) -> GradedRankings:
-        """Pad per-query ``(length_q, A_q)`` grade arrays and ``(A_q,)`` ideal grades into one batch."""
+              n_relevant: Sequence[int], pool: Sequence[np.ndarray] | None = None) -> GradedRankings:
+        """Pad per-query ``(length_q, A_q)`` grade arrays, ``(A_q,)`` ideal grades and (optionally) ``(m_q, A_q)``
+        pool grades into one batch."""
         Q = len(rankings)
         depth = max((len(r) for r in rankings), default=0)
         width = max((len(g) for g in gmax), default=0)
@@ -45,8 +52,27 @@ class GradedRankings:
             ranked = np.asarray(ranked, dtype=np.float64)
             grades[q, :ranked.shape[0], :ranked.shape[1]] = ranked
             ideal[q, :len(best)] = best
+        pooled = None
+        if pool is not None:
+            pooled = np.zeros((Q, max(max((len(p) for p in pool), default=0), 1), max(width, 1)))
+            for q, judged in enumerate(pool):
+                judged = np.asarray(judged, dtype=np.float64).reshape(len(judged), -1)
+                pooled[q, :judged.shape[0], :judged.shape[1]] = judged
         return cls(grades, np.array([len(r) for r in rankings], dtype=np.int64), ideal,
-                   np.array([len(g) for g in gmax], dtype=np.int64), np.asarray(n_relevant, dtype=np.int64))
+                   np.array([len(g) for g in gmax], dtype=np.int64), np.asarray(n_relevant, dtype=np.int64), pooled)
+
+    def relevance(self, mapping: str = "err") -> tuple[np.ndarray, np.ndarray | None]:
+        """``(r, pool_r)``: satisfaction probabilities r(d, t) of the ranked and of the pooled documents.
+
+        ``"err"``: ``(2^g - 1) / 2^gmax_t`` (:func:`prefeval.core.rbu.relevance_probabilities`, Amigó et al.
+        (2018) §5); ``"binary"``: 1 for a relevant grade, else 0 (Clarke et al. (2008)'s J(d, t)).
+        """
+        if mapping == "binary":
+            return ((self.grades > 0).astype(np.float64),
+                    None if self.pool is None else (self.pool > 0).astype(np.float64))
+        ideal = self.gmax[:, None, :]
+        return (relevance_probabilities(self.grades, ideal),
+                None if self.pool is None else relevance_probabilities(self.pool, ideal))
 
     def aspect_weights(self) -> np.ndarray:
         """(Q, A) uniform weights ``1 / n_aspects`` over each query's aspects, 0 on padding."""
