@@ -225,7 +225,7 @@ def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05) -> tu
     """Multiple-comparison correction over one family of p-values.
 
     ``method``: ``holm`` (Holm-Bonferroni, Diaz & Mitra (2023) §6.2.3), ``bonferroni`` (Diaz (2023) §4.2), ``fdr_bh``
-    (Benjamini-Hochberg, ``scipy.stats.false_discovery_control``) or ``none``; Holm (Holm (1979), "A simple
+    (Benjamini-Hochberg, ``scipy.stats.false_discovery_control``) or ``none``; Holm (Holm, 1979, "A simple
     sequentially rejective multiple test procedure") and Bonferroni from their definitions, as
     ``statsmodels.stats.multitest.multipletests`` computes them (statsmodels is not imported).
     Returns ``(adjusted p-values, reject at alpha)``.
@@ -249,7 +249,7 @@ def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05) -> tu
     m = p.size
     if method == "bonferroni":  # Bonferroni: reject p <= alpha / m; adjusted min(1, m p)
         return np.minimum(p * m, 1.0).reshape(shape), (p <= alpha / m).reshape(shape)
-    # Holm (1979): step down over the ascending p-values p_(1) <= ... <= p_(m); reject H_(1..k-1) where k is the
+    # Holm's procedure: step down over the ascending p-values p_(1) <= ... <= p_(m); reject H_(1..k-1) where k is the
     # first index with p_(k) > alpha / (m - k + 1); adjusted p_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))
     order = np.argsort(p, kind="mergesort")
     sorted_p = p[order]
