@@ -15,18 +15,26 @@ from typing import Any
 
 # compare and evaluate are bound eagerly: their submodules share the names, and importing a submodule
 # binds the module object to the package attribute, which would shadow a lazily bound function.
-from prefeval import datasets as _datasets  # noqa: F401  (lets qrels_frame read ir_datasets ids)
 from prefeval._version import __version__ as __version__
 from prefeval.compare import Comparison, compare
 from prefeval.errors import DatasetUnavailable, PrefevalError
 from prefeval.evaluate import evaluate
 from prefeval.extras import name_extras_in_ir_measures as _name_extras_in_ir_measures
+from prefeval.inputs import register_dataset_qrels as _register_dataset_qrels
 from prefeval.measures import RBU, RPP, TSE, LexiPrecision, LexiRecall
 from prefeval.provider import install as _install_provider
 from prefeval.runs import register_run
 
 _install_provider()
 _name_extras_in_ir_measures()
+
+
+def _dataset_qrels(dataset_id: str) -> Any:
+    """Qrels of an ir_datasets id; prefeval.datasets (and ir_datasets) load on the first such id."""
+    return importlib.import_module("prefeval.datasets").load(dataset_id).qrels
+
+
+_register_dataset_qrels(_dataset_qrels)  # prefeval.datasets registers its own loader when imported
 
 # Heavier parts of the API are imported on first use.
 _LAZY = {

@@ -531,8 +531,9 @@ def _evaluate(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels:
     doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
     metric_tables = [_MetricTable(group, qrels, depth, S) for depth, group in metric_groups.items()]
     evaluated = queries.get_indexer(pd.unique(qrels.loc[qrels["relevance"] >= min_rel, "query_id"]))
+    ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
     for s, name in enumerate(_progress(names, progress, "ranking runs")):
-        run = rank_run(run_frames[name], queries, candidates, name)
+        run = rank_run(run_frames[name], queries, candidates, name, ties=ties)
         if not np.isin(run.query_codes, evaluated).any():
             warnings.warn(f"run {name!r} has none of the {len(evaluated)} evaluated queries of the qrels; "
                           "it counts as retrieving nothing for every query", stacklevel=3)

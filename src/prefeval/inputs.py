@@ -163,7 +163,11 @@ def _records_frame(records: Iterable, label: str) -> pd.DataFrame:
         return pd.DataFrame()
     first = rows[0]
     if hasattr(first, "_asdict"):
-        frame = pd.DataFrame([r._asdict() for r in rows])
+        kind = type(first)
+        if all(type(r) is kind for r in rows):  # one namedtuple type: its fields are the columns (no dicts)
+            frame = pd.DataFrame(rows, columns=list(kind._fields))
+        else:
+            frame = pd.DataFrame([r._asdict() for r in rows])
     elif isinstance(first, Mapping):
         frame = pd.DataFrame(rows)
     else:

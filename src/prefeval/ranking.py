@@ -19,6 +19,7 @@ The API, used by :mod:`prefeval.provider`, :mod:`prefeval.compare` and :mod:`pre
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -60,17 +61,28 @@ class RankedRun:
     Rows are grouped by query in the order of ``queries`` and ranked within each query: ``query_codes[i]``
     indexes ``queries``, ``rank[i]`` is 1-based, no document repeats within a query. ``doc_codes[i] < len(candidates)``
     exactly when ``doc_ids[i] == candidates[doc_codes[i]]`` (the candidate relevant documents given to
-    :func:`rank_run`); other documents have larger codes.
+    :func:`rank_run`); other documents have larger codes. ``doc_ids[i] == doc_names[doc_raw[i]]``, built on first
+    use. ``full_order`` is False when only the candidates' ranks are exact (``rank_run(..., ties="candidates")``).
     """
 
     queries: pd.Index
     query_codes: np.ndarray
-    doc_ids: np.ndarray
+    doc_names: pd.Index
+    doc_raw: np.ndarray
     doc_codes: np.ndarray
     rank: np.ndarray
     candidates: np.ndarray
+    full_order: bool = True
+
+    @functools.cached_property
+    def doc_ids(self) -> np.ndarray:
+        """The document id of every row (Python objects)."""
+        return np.asarray(self.doc_names.take(self.doc_raw), dtype=object)
 
     def _top(self, depth: int | None) -> slice | np.ndarray:
+        if not self.full_order:
+            raise ValueError("this ranking orders tied scores only around the candidate documents; rank the run "
+                             "with ties='all' for its rows")
         return slice(None) if depth is None else self.rank <= depth
 
     def rows(self, depth: int | None = None) -> pd.DataFrame:
@@ -118,7 +130,7 @@ def coverage_notes(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> lis
     judged = set(judged_queries(qrels).tolist())
     notes = []
     for name, run in runs.items():
-        covered = len(judged.intersection(map(str, pd.unique(run["query_id"].to_numpy(dtype=object)))))
+        covered = len(judged.intersection(map(str, run["query_id"].unique())))
         if covered < len(judged):
             notes.append(f"run {name!r} covers {covered} of the {len(judged)} judged queries; the other "
                          f"{len(judged) - covered} count as empty rankings (0 for a metric, the worst case for "
@@ -126,8 +138,13 @@ def coverage_notes(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> lis
     return notes
 
 
-def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, docs: np.ndarray) -> np.ndarray:
-    """``order`` with each stretch of equal (query, score) put in doc_id-descending string order."""
+def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, dcodes: np.ndarray, dnames,
+               only: np.ndarray | None = None) -> np.ndarray:
+    """``order`` with each stretch of equal (query, score) put in doc_id-descending string order.
+
+    ``dcodes`` are the rows' document codes into ``dnames`` (the distinct ids); only the ids of tied rows are
+    compared as strings. ``only`` (per row, optional): order just the stretches containing such a row (the others
+    keep their order: it moves no document of the flagged stretches)."""
     qs, ss = qc[order], sc[order]
     same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     if not same.any():
@@ -137,9 +154,17 @@ def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, docs: np.ndarr
     tied[:-1] |= same
     pos = np.flatnonzero(tied)
     segment = np.cumsum(np.r_[True, ~same])[pos]
-    _, codes = np.unique(docs[order[pos]].astype(str), return_inverse=True)
+    if only is not None:
+        flagged = np.unique(segment[only[order[pos]]])
+        pos, segment = pos[np.isin(segment, flagged)], segment[np.isin(segment, flagged)]
+        if not len(pos):
+            return order
+    distinct, inverse = np.unique(dcodes[order[pos]], return_inverse=True)
+    names = np.asarray(dnames.take(distinct) if hasattr(dnames, "take") else dnames[distinct], dtype=object)
+    _, codes = np.unique(names.astype(str), return_inverse=True)
+    codes = codes.reshape(-1)[inverse.reshape(-1)]
     order = order.copy()
-    order[pos] = order[pos][np.lexsort((-codes.reshape(-1), segment))]
+    order[pos] = order[pos][np.lexsort((-codes, segment))]
     return order
 
 
@@ -147,41 +172,72 @@ def _as_index(values) -> pd.Index:
     return values if isinstance(values, pd.Index) else pd.Index(np.asarray(values, dtype=object), dtype=object)
 
 
-def _query_codes(q: np.ndarray, queries: pd.Index | None, name: str) -> tuple[np.ndarray, pd.Index]:
-    """Code of each row's query in ``queries`` (-1: not there), looked up once per block of equal ids."""
-    if not len(q):
-        return np.zeros(0, dtype=np.intp), queries if queries is not None else pd.Index([], dtype=object)
-    heads = np.flatnonzero(np.r_[True, q[1:] != q[:-1]])
-    if pd.isna(q[heads]).any():
+def _query_codes(column: pd.Series, queries: pd.Index | None, name: str) -> tuple[np.ndarray, pd.Index]:
+    """Code of each row's query in ``queries`` (-1: not there; default: all queries in order of appearance),
+    from one factorisation of the column (integer codes; the ids are looked up once each)."""
+    raw, uniques = pd.factorize(column)
+    if len(raw) and raw.min() < 0:
         raise PrefevalError(f"run {name!r} has a missing query id")
+    uniques = pd.Index(np.asarray(uniques, dtype=object), dtype=object)
     if queries is None:
-        head_codes, uniques = pd.factorize(q[heads])
-        queries = pd.Index(uniques, dtype=object)
-    else:
-        head_codes = queries.get_indexer(q[heads])
-    return np.repeat(head_codes, np.diff(np.r_[heads, len(q)])), queries
+        return raw.astype(np.intp, copy=False), uniques
+    return queries.get_indexer(uniques)[raw] if len(raw) else np.zeros(0, dtype=np.intp), queries
+
+
+def _candidate_of(names: pd.Index, candidates: np.ndarray) -> np.ndarray:
+    """Index in ``candidates`` of each of the distinct ids ``names`` (-1: not a candidate); Arrow-backed ids are
+    looked up in Arrow (``pyarrow.compute.index_in``) without converting them to Python strings."""
+    if not len(candidates) or not len(names):
+        return np.full(len(names), -1, dtype=np.intp)
+    if getattr(names.dtype, "storage", None) == "pyarrow" or type(names.dtype).__name__ == "ArrowDtype":
+        # deferred: pyarrow is loaded already when ids are Arrow-backed
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        values = pa.array(names.array)
+        try:
+            found = pc.index_in(values, value_set=pa.array(candidates.tolist()).cast(values.type))
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+            pass  # candidates that are not strings: compare as Python objects below
+        else:
+            return np.asarray(found.fill_null(-1), dtype=np.intp)
+    return pd.Index(candidates, dtype=object).get_indexer(np.asarray(names, dtype=object))
 
 
 def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: np.ndarray | None = None,
-             name: str = "run") -> RankedRun:
+             name: str = "run", ties: str = "all") -> RankedRun:
     """Rank one canonical run as trec_eval does: score descending, ties by doc_id descending, a repeated document keeps
     its first (best) position (one warning per run).
 
     ``queries``: the queries to keep (others are dropped; default: all, in order of appearance). ``candidates``:
     documents to pre-locate (e.g. those with grade >= rel), which makes :meth:`PositionTable.locate` a pure integer
-    lookup. Vectorised; the sort is skipped when the rows are already grouped by query with non-increasing scores
-    (as in TREC files), and one hash pass over ``candidates`` followed by the run's documents finds both the
-    repeated and the candidate documents. A missing query or doc id is an error naming the run.
+    lookup. ``ties="candidates"`` orders tied scores by doc id only inside the tied stretches that contain a
+    candidate: the rank of every candidate is then exact -- 1 + the number of distinct documents of its query ranked
+    above it -- but the order of other tied documents is not (:meth:`RankedRun.rows` and
+    :meth:`RankedRun.to_dict` refuse such a ranking). Vectorised on integer codes (query and document ids are
+    factorised once per run, Arrow-backed strings without conversion); the sort is skipped when the rows are
+    already grouped by query with non-increasing scores (as in TREC files). A missing query or doc id is an error
+    naming the run.
     """
+    if ties not in ("all", "candidates"):
+        raise ValueError(f"ties must be 'all' or 'candidates'; got {ties!r}")
     candidates = np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object)
-    q = frame["query_id"].to_numpy(dtype=object)
-    docs = frame["doc_id"].to_numpy(dtype=object)
+    if len(candidates) and len(pd.unique(candidates)) < len(candidates):
+        candidates = np.asarray(pd.unique(candidates), dtype=object)
+    qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
+    raw_docs, dnames = pd.factorize(frame["doc_id"])
     sc = frame["score"].to_numpy(dtype=np.float64)
-    qc, queries = _query_codes(q, None if queries is None else _as_index(queries), name)
     keep = qc >= 0
     if not keep.all():
-        qc, docs, sc = qc[keep], docs[keep], sc[keep]
+        qc, raw_docs, sc = qc[keep], raw_docs[keep], sc[keep]
     n = len(qc)
+    if n and raw_docs.min() < 0:
+        raise PrefevalError(f"run {name!r} has a missing doc id (query {queries[qc[np.argmin(raw_docs)]]})")
+    # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
+    cand_of_name = _candidate_of(dnames, candidates)
+    recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames)))
+    codes = recode[raw_docs] if n else np.zeros(0, dtype=np.intp)
+    only = codes < len(candidates) if ties == "candidates" else None
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
     grouped = np.count_nonzero(starts) == np.count_nonzero(np.bincount(qc, minlength=1))
     if grouped and np.all(starts[1:] | (sc[1:] <= sc[:-1])):  # rank order up to ties and the order of queries
@@ -189,31 +245,26 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
         if n > 1 and np.any(qc[starts][1:] < qc[starts][:-1]):
             order = np.argsort(qc, kind="stable")  # whole blocks move: cheap on runs of equal keys
         if n > 1 and np.any((qc[1:] == qc[:-1]) & (sc[1:] == sc[:-1])):
-            order = _tie_order(np.arange(n) if order is None else order, qc, sc, docs)
+            order = _tie_order(np.arange(n) if order is None else order, qc, sc, raw_docs, dnames, only)
     else:
-        order = _tie_order(np.lexsort((-sc, qc)), qc, sc, docs)
+        order = _tie_order(np.lexsort((-sc, qc)), qc, sc, raw_docs, dnames, only)
     if order is not None:
-        qc, docs = qc[order], docs[order]
-    codes, uniques = pd.factorize(np.concatenate([candidates, docs]))
-    head, codes = codes[:len(candidates)], codes[len(candidates):]
-    if n and codes.min() < 0:
-        raise PrefevalError(f"run {name!r} has a missing doc id (query {queries[qc[np.argmin(codes)]]})")
-    if len(head) and head[-1] != len(head) - 1:  # repeated candidates: codes count distinct ones
-        candidates = np.asarray(uniques[:head.max() + 1], dtype=object)
-    multi = np.flatnonzero(np.bincount(codes, minlength=len(uniques))[codes] > 1) if n else codes
+        qc, raw_docs, codes = qc[order], raw_docs[order], codes[order]
+    size = len(candidates) + len(dnames)
+    multi = np.flatnonzero(np.bincount(codes, minlength=size)[codes] > 1) if n else codes
     if len(multi):  # documents occurring more than once in the run (in one query, or in several)
         repeated = np.zeros(n, dtype=bool)
-        key = qc[multi].astype(np.int64) * len(uniques) + codes[multi]
+        key = qc[multi].astype(np.int64) * size + codes[multi]
         repeated[multi[pd.Series(key).duplicated(keep="first").to_numpy()]] = True
         if repeated.any():
             warnings.warn(f"run {name!r}: {int(repeated.sum())} repeated document(s) within a query; "
                           "each keeps its first (best) position", stacklevel=3)
-            qc, docs, codes = qc[~repeated], docs[~repeated], codes[~repeated]
+            qc, raw_docs, codes = qc[~repeated], raw_docs[~repeated], codes[~repeated]
             n = len(qc)
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
     idx = np.arange(n)
     rank = idx - np.maximum.accumulate(np.where(starts, idx, 0)) + 1
-    return RankedRun(queries, qc, docs, codes, rank, candidates)
+    return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, ties == "all")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -347,5 +398,5 @@ def query_positions(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, rel: 
     candidates = candidate_documents(qrels, rel)
     doc_pos = np.full((len(runs), len(table)), np.inf)
     for s, (name, frame) in enumerate(runs.items()):
-        doc_pos[s] = table.locate(rank_run(frame, table.queries, candidates, str(name)), depth)
+        doc_pos[s] = table.locate(rank_run(frame, table.queries, candidates, str(name), ties="candidates"), depth)
     return table.positions(doc_pos, subtopics)

@@ -15,7 +15,7 @@ pair, positive = first system better -- per-query preferences, or per-query metr
 * :func:`randomized_tukey_hsd` -- Carterette (TOIS 2012) randomised Tukey HSD on per-query scores ``(Q, S)``.
 * :func:`paired_test` -- one of the paired tests above by name (:data:`PAIRED_TESTS`; :data:`TESTS` adds
   ``randomized_tukey_hsd``).
-* :func:`adjust` -- Holm, Bonferroni (``statsmodels.stats.multitest.multipletests``), Benjamini-Hochberg
+* :func:`adjust` -- Holm, Bonferroni (from their definitions, equal to ``statsmodels``' ``multipletests``), Benjamini-Hochberg
   (``scipy.stats.false_discovery_control``).
 
 All tests are two-sided. Randomised tests use ``numpy.random.default_rng(seed)`` and share the same random
@@ -225,8 +225,9 @@ def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05) -> tu
     """Multiple-comparison correction over one family of p-values.
 
     ``method``: ``holm`` (Holm-Bonferroni, Diaz & Mitra (2023) §6.2.3), ``bonferroni`` (Diaz (2023) §4.2), ``fdr_bh``
-    (Benjamini-Hochberg, ``scipy.stats.false_discovery_control``) or ``none``; Holm and Bonferroni via
-    ``statsmodels.stats.multitest.multipletests`` (scipy has no Holm or Bonferroni correction).
+    (Benjamini-Hochberg, ``scipy.stats.false_discovery_control``) or ``none``; Holm (Holm, 1979, "A simple
+    sequentially rejective multiple test procedure") and Bonferroni from their definitions, as
+    ``statsmodels.stats.multitest.multipletests`` computes them (statsmodels is not imported).
     Returns ``(adjusted p-values, reject at alpha)``.
     """
     p = np.asarray(pvalues, dtype=np.float64)
@@ -244,8 +245,18 @@ def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05) -> tu
 
         adjusted = false_discovery_control(p, method="bh")
         return adjusted, adjusted <= alpha
-    # deferred: statsmodels is slow to import
-    from statsmodels.stats.multitest import multipletests
-
-    reject, adjusted, _, _ = multipletests(p, alpha=alpha, method=method)
-    return adjusted, reject
+    shape, p = p.shape, p.ravel()
+    m = p.size
+    if method == "bonferroni":  # Bonferroni: reject p <= alpha / m; adjusted min(1, m p)
+        return np.minimum(p * m, 1.0).reshape(shape), (p <= alpha / m).reshape(shape)
+    # Holm's procedure: step down over the ascending p-values p_(1) <= ... <= p_(m); reject H_(1..k-1) where k is the
+    # first index with p_(k) > alpha / (m - k + 1); adjusted p_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))
+    order = np.argsort(p, kind="mergesort")
+    sorted_p = p[order]
+    factors = np.arange(m, 0, -1, dtype=np.float64)
+    stop = np.flatnonzero(sorted_p > alpha / factors)
+    reject_sorted = np.arange(m) < (stop[0] if stop.size else m)
+    adjusted_sorted = np.minimum(np.maximum.accumulate(sorted_p * factors), 1.0)
+    adjusted, reject = np.empty(m), np.empty(m, dtype=bool)
+    adjusted[order], reject[order] = adjusted_sorted, reject_sorted
+    return adjusted.reshape(shape), reject.reshape(shape)

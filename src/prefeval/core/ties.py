@@ -14,7 +14,6 @@ import math
 from fractions import Fraction
 
 import numpy as np
-from scipy.special import gammaln, logsumexp
 
 __all__ = ["every_position", "last_position", "relevant_in_top_k", "first_position_given", "log_comb"]
 
@@ -25,11 +24,17 @@ def log_comb(a, b) -> np.ndarray:
     b = np.asarray(b, dtype=np.float64)
     valid = (b >= 0) & (b <= a)
     with np.errstate(invalid="ignore"):
+        # deferred: scipy.special is slow to import and only tie probabilities use it
+        from scipy.special import gammaln
+
         out = gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
     return np.where(valid, out, -np.inf)
 
 
 def _from_log_weights(log_w: np.ndarray, n: int, m: int) -> float:
+    # deferred: scipy.special is slow to import and only tie probabilities use it
+    from scipy.special import logsumexp
+
     return float(np.exp(logsumexp(2.0 * log_w) - 2.0 * float(log_comb(n, m))))
 
 

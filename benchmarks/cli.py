@@ -1,0 +1,107 @@
+"""End to end: ``prefeval compare`` on the 14 DL-Hard document runs vs the authors' tool and a stdlib script.
+
+Three commands on the same files (qrels + 14 gzip runs), each a fresh interpreter (start-up included), best of
+``--repeat`` wall-clock times and the peak RSS of each child process:
+
+* ``prefeval compare QRELS RUN... -m LexiRecall LexiPrecision RPP --per-query --format csv -q``;
+* the authors' ``pref_eval.py -R QRELS -m lexirecall -m lexiprecision -m rpp -q RUN...`` (Diaz & Ferraro's public
+  tool, github.com/diazf/pref_eval) -- its path from the ``PREF_EVAL`` environment variable; skipped with a
+  message when it is not set;
+* ``benchmarks/naive_compare.py`` (a per-pair stdlib-only implementation of the same three definitions); its
+  per-query values are checked equal to prefeval's.
+
+Also timed: ``import prefeval`` alone and the modules the command imports (scipy, statsmodels, matplotlib,
+ir_datasets, pandas, pyarrow) as seen by ``sys.modules`` at exit.
+
+Run: ``PREF_EVAL=/path/to/pref_eval.py python benchmarks/cli.py [--data PATH] [--repeat 3]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared" / "data"
+HEAVY = ("scipy", "statsmodels", "matplotlib", "ir_datasets", "pandas", "pyarrow")
+
+
+def measure(cmd: list[str], repeat: int) -> tuple[float, float, bytes]:
+    """Best wall time of ``repeat`` runs and the peak RSS (MB) of one run measured with /usr/bin/time-like
+    accounting (``os.wait4``)."""
+    best, out, rss = float("inf"), b"", float("nan")
+    for _ in range(repeat):
+        env = dict(os.environ, PYTHONPATH=str(ROOT / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        chunks = proc.stdout.read()
+        err = proc.stderr.read()
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if proc.returncode:
+            sys.exit(f"{' '.join(cmd[:4])} ... failed ({proc.returncode}): {err.decode()[-500:]}")
+        best, out, rss = min(best, wall), chunks, usage.ru_maxrss / 1024
+    return best, rss, out
+
+
+def values(text: bytes) -> dict[tuple[str, ...], float]:
+    return {(r["method"], r["query_id"], r["run_a"], r["run_b"]): float(r["value"])
+            for r in csv.DictReader(io.StringIO(text.decode()))}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data folder (with dl-hard/)")
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    folder = args.data / "dl-hard"
+    if not folder.is_dir():
+        sys.exit(f"DL-Hard data not found under {args.data}; pass --data")
+    qrels = str(folder / "dl_hard-doc.qrels")
+    runs = [str(p) for p in sorted((folder / "runs" / "doc").glob("*.run.gz"))]
+    print(f"{len(runs)} DL-Hard doc runs; LexiRecall + LexiPrecision + RPP per query; best of {args.repeat}; "
+          f"load average {os.getloadavg()[0]:.2f} at start", flush=True)
+    py = sys.executable
+    commands = {
+        "prefeval compare": [py, "-m", "prefeval", "compare", qrels, *runs, "-m", "LexiRecall", "LexiPrecision", "RPP",
+                             "--per-query", "--format", "csv", "-q"],
+        "stdlib per-pair script": [py, str(ROOT / "benchmarks" / "naive_compare.py"), qrels, *runs],
+    }
+    pref_eval = os.environ.get("PREF_EVAL")
+    if pref_eval and Path(pref_eval).is_file():
+        commands["pref_eval.py (authors)"] = [py, pref_eval, "-R", qrels, "-m", "lexirecall", "-m", "lexiprecision",
+                                              "-m", "rpp", "-q", *runs]
+    else:
+        print("pref_eval.py skipped: set PREF_EVAL to the authors' pref_eval.py (github.com/diazf/pref_eval)")
+    commands["python -c 'import prefeval'"] = [py, "-c", "import prefeval"]
+    commands["python -c pass (start-up)"] = [py, "-c", "pass"]
+    results = {}
+    for label, cmd in commands.items():
+        results[label] = measure(cmd, args.repeat)
+        print(f"  {label:<30} {results[label][0]:7.3f} s   peak RSS {results[label][1]:6.0f} MB", flush=True)
+    ours = results["prefeval compare"]
+    got, expected = values(ours[2]), values(results["stdlib per-pair script"][2])
+    same = got.keys() == expected.keys() and all(abs(got[k] - expected[k]) < 1e-9 for k in got)
+    print(f"per-query values equal to the stdlib script's: {same} ({len(got):,} rows)")
+    for label in ("pref_eval.py (authors)", "stdlib per-pair script"):
+        if label in results:
+            print(f"prefeval compare vs {label}: {results[label][0] / ours[0]:.2f}x faster")
+    probe = ("import sys, runpy; sys.argv = ['prefeval'] + sys.argv[1:]\n"
+             "try:\n    runpy.run_module('prefeval', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+             f"sys.stderr.write(' '.join(m for m in {HEAVY!r} if m in sys.modules))")
+    proc = subprocess.run([py, "-c", probe, *commands["prefeval compare"][3:]], capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
+    print(f"heavy modules the command imported: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else 'none'}")
+    if not same:
+        sys.exit("per-query values differ")
+
+
+if __name__ == "__main__":
+    main()

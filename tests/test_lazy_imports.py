@@ -1,0 +1,84 @@
+"""The command paths import only what they use: a plain preference comparison or evaluation of TREC files
+loads no scipy, statsmodels, matplotlib or ir_datasets (checked in a fresh interpreter), while ``import prefeval``
+still registers its measures and every documented name resolves."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+HEAVY = ("scipy", "statsmodels", "matplotlib", "ir_datasets")
+
+PROBE = """
+import json, runpy, sys
+sys.argv = ["prefeval"] + sys.argv[1:]
+try:
+    runpy.run_module("prefeval", run_name="__main__")
+except SystemExit as exc:
+    code = exc.code
+sys.stderr.write("\\n" + json.dumps({"code": code, "modules": sorted(m for m in sys.modules if "." not in m)}))
+"""
+
+
+def imported_by(*argv: str) -> tuple[int, set[str], str]:
+    env = dict(os.environ, PYTHONPATH=str(SRC))
+    proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, env=env,
+                          timeout=120)
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    return report["code"], set(report["modules"]), proc.stdout
+
+
+@pytest.fixture
+def trec_files(tmp_path):
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("1 0 d1 2\n1 0 d2 1\n1 0 d3 0\n2 0 d4 1\n2 0 d5 0\n")
+    runs = []
+    for name, order in (("a", "d1 d2 d3 d4 d5"), ("b", "d3 d2 d1 d5 d4"), ("c", "d2 d1 d3 d4 d5")):
+        lines = [f"{q} Q0 {d} {i} {10 - i} {name}" for q in ("1", "2") for i, d in enumerate(order.split(), 1)]
+        path = tmp_path / f"{name}.run"
+        path.write_text("\n".join(lines) + "\n")
+        runs.append(str(path))
+    return str(qrels), runs
+
+
+def test_compare_per_query_imports_no_heavy_module(trec_files):
+    qrels, runs = trec_files
+    code, modules, out = imported_by("compare", qrels, *runs, "-m", "LexiRecall", "LexiPrecision", "RPP",
+                                     "--per-query", "--format", "csv", "-q")
+    assert code in (0, None)
+    assert out.startswith("method,query_id,run_a,run_b,value") and len(out.splitlines()) == 1 + 3 * 3 * 2
+    assert not modules & set(HEAVY), sorted(modules & set(HEAVY))
+
+
+def test_eval_imports_no_heavy_module(trec_files):
+    qrels, runs = trec_files
+    code, modules, out = imported_by("eval", qrels, runs[0], "nDCG@10", "RBU@20", "-q")
+    assert code in (0, None)
+    assert "nDCG@10" in out
+    assert not modules & set(HEAVY), sorted(modules & set(HEAVY))
+
+
+def test_holm_significance_does_not_need_statsmodels(trec_files):
+    qrels, runs = trec_files
+    code, modules, out = imported_by("compare", qrels, *runs, "-m", "LexiRecall", "--format", "csv", "-q")
+    assert code in (0, None) and "p_adjusted" in out
+    assert "statsmodels" not in modules
+
+
+def test_import_prefeval_registers_measures_and_resolves_names():
+    code = ("import sys, prefeval, ir_measures\n"
+            "ir_measures.parse_measure('RBU(p=0.8)@20'); ir_measures.parse_measure('LexiRecall')\n"
+            f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
+            "names = [getattr(prefeval, n) for n in prefeval.__all__]\n"
+            "print(heavy, len(names))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(SRC)))
+    assert proc.returncode == 0, proc.stderr
+    heavy, count = proc.stdout.rsplit(" ", 1)
+    assert heavy == "[]" and int(count) > 10
