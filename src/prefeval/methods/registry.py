@@ -273,13 +273,10 @@ def parse(text: str) -> tuple[Declaration, dict[str, Any]] | None:
 
     Parameters are validated; ``@k`` becomes ``cutoff``.
     """
-    text = text.strip()
-    head = text.split("(", 1)[0].split("@", 1)[0].strip()
-    found = REGISTRY.lookup(head)
+    text, found, rest = _split_name(text)
     if found is None:
         return None
     declaration, params = found
-    rest = text[len(head):].strip()
     if rest.startswith("("):
         close = rest.find(")")
         if close < 0:
@@ -314,13 +311,10 @@ def canonical_text(text: str) -> str:
     """``text`` with an alias replaced by the method's name and the parameters the alias fixes
     (``"rrLP@10"`` -> ``"LexiPrecision(magnitude='rr')@10"``, ``"lexirecall"`` -> ``"LexiRecall"``);
     other text is returned unchanged."""
-    text = text.strip()
-    head = text.split("(", 1)[0].split("@", 1)[0].strip()
-    found = REGISTRY.lookup(head)
+    text, found, rest = _split_name(text)
     if found is None:
         return text
     declaration, fixed = found
-    rest = text[len(head):].strip()
     if fixed:
         args = ", ".join(f"{key}={value!r}" for key, value in fixed.items())
         if rest.startswith("("):
@@ -329,6 +323,14 @@ def canonical_text(text: str) -> str:
         else:
             rest = f"({args}){rest}"
     return declaration.name + rest
+
+
+def _split_name(text: str) -> tuple[str, tuple[Declaration, dict[str, Any]] | None, str]:
+    """``text`` stripped, the registered method its name spells (``None``: not a method name) and the rest
+    (``(...)`` and ``@k``)."""
+    text = text.strip()
+    head = text.split("(", 1)[0].split("@", 1)[0].strip()
+    return text, REGISTRY.lookup(head), text[len(head):].strip()
 
 
 def _keywords(inner: str, text: str) -> dict[str, Any]:
