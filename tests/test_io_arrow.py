@@ -79,6 +79,12 @@ BAD = [
     b"q1 Q0 d1 1 1,5 t\n",
     b"q1 Q0 d\xff 1 1 t\n",  # not UTF-8
     b"q1\tQ0\td1\t1\t1.5\tt\nq1\tQ0\td2\t2\tt\n",
+    # 5 fields that a single-byte split turns into 6 with an empty one
+    b"q1 Q0 d1 1 1.5 t\nq1  d2 2 1 t\n",
+    b"q1 Q0 d1 1 1.5 t\n q1 d2 2 1 t\n",
+    b"q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 1 \n",
+    b"q1 Q0 d1 1 1.5 t\nq1 Q0 d2  1 t\n",
+    b"q1\tQ0\td1\t1\t1.5\tt\n\tQ0\td2\t2\t1\n",
 ]
 
 

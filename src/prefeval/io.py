@@ -17,7 +17,7 @@ are integers (negative grades such as ``-2`` junk are kept). The rank column and
 column are ignored, as by trec_eval (``read_run(..., extra_columns=True)`` keeps rank and tag).
 
 Runs are parsed by ``pyarrow.csv`` when pyarrow is installed and the file has the simple shape
-almost every tool writes (fields separated by single spaces, or by single tabs, no quotes, no CR);
+almost every tool writes (fields separated by single spaces, or by single tabs, no quote, no CR);
 otherwise -- and whenever pyarrow rejects a line or a score is NaN -- by pandas' C tokenizer on the
 whole file (no Python loop), whose results are the same. Only when that fails (or the vectorised
 checks find a bad value) is the file scanned line by line to name the first offending line in an
@@ -123,29 +123,23 @@ def _parse(raw: bytes, dtypes: dict[int, Any]) -> pd.DataFrame:
     )
 
 
-def _simple_delimiter(data: bytes) -> str | None:
-    """``" "`` or ``"\\t"`` when ``data`` has only single-character separators of one kind, no blank at
-    the start or end of a line, no quote, CR, vertical tab or form feed (then splitting on that one byte
-    gives exactly the fields of the whitespace-run rule); ``None`` otherwise."""
+def _single_delimiter(data: bytes) -> str | None:
+    """``" "`` or ``"\\t"`` when only one of the two occurs in ``data`` and there is no quote, CR, vertical
+    tab or form feed; ``None`` otherwise. Splitting a line on that byte then gives the fields of the
+    whitespace-run rule unless some field comes out empty (a doubled, leading or trailing blank), which
+    :func:`_arrow_run` checks on the parsed columns (cheaper than scanning the bytes for such pairs)."""
     if any(ch in data for ch in (b'"', b"\r", b"\x0b", b"\x0c")):
         return None
-    if b"\t" in data:
-        delimiter = b"\t"
-        if b" " in data:
-            return None
-    else:
-        delimiter = b" "
-    if (b"\n" + delimiter in data or delimiter + b"\n" in data or delimiter * 2 in data
-            or data.startswith(delimiter) or data.endswith(delimiter)):
-        return None
-    return delimiter.decode()
+    if b"\t" not in data:
+        return " "
+    return None if b" " in data else "\t"
 
 
 def _arrow_run(data: bytes, extra_columns: bool) -> pd.DataFrame | None:
-    """The run parsed by ``pyarrow.csv`` when pyarrow is installed, the file is simple (see
-    :func:`_simple_delimiter`), every line has 6 fields and every score is a number that is not NaN;
-    ``None`` otherwise (the caller then takes the pandas path, which names the bad line)."""
-    delimiter = _simple_delimiter(data)
+    """The run parsed by ``pyarrow.csv`` when pyarrow is installed, one separator byte is used (see
+    :func:`_single_delimiter`), every line has 6 non-empty fields and every score is a number that is not
+    NaN; ``None`` otherwise (the caller then takes the pandas path, which names the bad line)."""
+    delimiter = _single_delimiter(data)
     if delimiter is None:
         return None
     try:
@@ -155,22 +149,28 @@ def _arrow_run(data: bytes, extra_columns: bool) -> pd.DataFrame | None:
     except ImportError:
         return None
     names = ["query_id", "Q0", "doc_id", "rank", "score", "tag"]
-    keep = ["query_id", "doc_id", "score"] + (["rank", "tag"] if extra_columns else [])
+    coded = pa.dictionary(pa.int32(), pa.string())  # few distinct values: cheap to convert and to check
+    types = {"query_id": pa.string(), "Q0": coded, "doc_id": pa.string(), "rank": coded, "score": pa.float64(),
+             "tag": coded}
     try:
         table = pacsv.read_csv(
             io.BytesIO(data),
             read_options=pacsv.ReadOptions(column_names=names),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(
-                column_types={name: pa.float64() if name == "score" else pa.string() for name in keep},
-                include_columns=keep, null_values=[], strings_can_be_null=False, check_utf8=True),
+            convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
+                                                 check_utf8=True),
         )
     except (pa.ArrowException, ValueError):
         return None
     scores = table.column("score")
     if table.num_rows == 0 or scores.null_count or pc.any(pc.is_nan(scores)).as_py():
         return None
+    texts = [table.column("query_id"), table.column("doc_id")]
+    texts += [chunk.dictionary for name in ("Q0", "rank", "tag") for chunk in table.column(name).chunks]
+    if any(len(text) and pc.min(pc.binary_length(text)).as_py() == 0 for text in texts):
+        return None  # an empty field: two separators in a row, or one at the start or end of a line
     string = _string_dtype()
+    keep = ["query_id", "doc_id", "score"] + (["rank", "tag"] if extra_columns else [])
     return pd.DataFrame({name: _to_pandas(table.column(name), string) for name in keep})
 
 
@@ -182,6 +182,8 @@ def _string_dtype() -> Any:
 def _to_pandas(column: Any, string: Any) -> pd.Series:
     if column.type == "double":
         return pd.Series(column.to_numpy(), dtype="float64")
+    if hasattr(column.type, "value_type"):  # dictionary-encoded
+        column = column.cast(column.type.value_type)
     if isinstance(string, pd.StringDtype) and string.storage == "pyarrow":
         return column.to_pandas(types_mapper=lambda _: string)
     return column.to_pandas().astype(string)
