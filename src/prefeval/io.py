@@ -143,9 +143,9 @@ def _arrow_run(data: bytes, extra_columns: bool) -> pd.DataFrame | None:
     if delimiter is None:
         return None
     try:
-        import pyarrow as pa
-        import pyarrow.compute as pc
-        import pyarrow.csv as pacsv
+        import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
+        import pyarrow.compute as pc  # deferred: optional
+        import pyarrow.csv as pacsv  # deferred: optional
     except ImportError:
         return None
     names = ["query_id", "Q0", "doc_id", "rank", "score", "tag"]
