@@ -16,9 +16,12 @@ floats (ints, decimals and exponents; ``inf`` is accepted, ``nan`` is an error);
 are integers (negative grades such as ``-2`` junk are kept). The rank column and the ``Q0``
 column are ignored, as by trec_eval (``read_run(..., extra_columns=True)`` keeps rank and tag).
 
-Parsing uses pandas' C tokenizer on the whole file (no Python loop). Only when it fails (or the
-vectorised checks find a bad value) is the file scanned line by line to name the first offending
-line in an :class:`~prefeval.errors.InputFormatError`.
+Runs are parsed by ``pyarrow.csv`` when pyarrow is installed and the file has the simple shape
+almost every tool writes (fields separated by single spaces, or by single tabs, no quote, no CR);
+otherwise -- and whenever pyarrow rejects a line or a score is NaN -- by pandas' C tokenizer on the
+whole file (no Python loop), whose results are the same. Only when that fails (or the vectorised
+checks find a bad value) is the file scanned line by line to name the first offending line in an
+:class:`~prefeval.errors.InputFormatError`.
 """
 
 from __future__ import annotations
@@ -120,6 +123,72 @@ def _parse(raw: bytes, dtypes: dict[int, Any]) -> pd.DataFrame:
     )
 
 
+def _single_delimiter(data: bytes) -> str | None:
+    """``" "`` or ``"\\t"`` when only one of the two occurs in ``data`` and there is no quote, CR, vertical
+    tab or form feed; ``None`` otherwise. Splitting a line on that byte then gives the fields of the
+    whitespace-run rule unless some field comes out empty (a doubled, leading or trailing blank), which
+    :func:`_arrow_run` checks on the parsed columns (cheaper than scanning the bytes for such pairs)."""
+    if any(ch in data for ch in (b'"', b"\r", b"\x0b", b"\x0c")):
+        return None
+    if b"\t" not in data:
+        return " "
+    return None if b" " in data else "\t"
+
+
+def _arrow_run(data: bytes, extra_columns: bool) -> pd.DataFrame | None:
+    """The run parsed by ``pyarrow.csv`` when pyarrow is installed, one separator byte is used (see
+    :func:`_single_delimiter`), every line has 6 non-empty fields and every score is a number that is not
+    NaN; ``None`` otherwise (the caller then takes the pandas path, which names the bad line)."""
+    delimiter = _single_delimiter(data)
+    if delimiter is None:
+        return None
+    try:
+        import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
+        import pyarrow.compute as pc  # deferred: optional
+        import pyarrow.csv as pacsv  # deferred: optional
+    except ImportError:
+        return None
+    names = ["query_id", "Q0", "doc_id", "rank", "score", "tag"]
+    coded = pa.dictionary(pa.int32(), pa.string())  # few distinct values: cheap to convert and to check
+    types = {"query_id": pa.string(), "Q0": coded, "doc_id": pa.string(), "rank": coded, "score": pa.float64(),
+             "tag": coded}
+    try:
+        table = pacsv.read_csv(
+            io.BytesIO(data),
+            read_options=pacsv.ReadOptions(column_names=names),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
+                                                 check_utf8=True),
+        )
+    except (pa.ArrowException, ValueError):
+        return None
+    scores = table.column("score")
+    if table.num_rows == 0 or scores.null_count or pc.any(pc.is_nan(scores)).as_py():
+        return None
+    texts = [table.column("query_id"), table.column("doc_id")]
+    texts += [chunk.dictionary for name in ("Q0", "rank", "tag") for chunk in table.column(name).chunks]
+    if any(len(text) and pc.min(pc.binary_length(text)).as_py() == 0 for text in texts):
+        return None  # an empty field: two separators in a row, or one at the start or end of a line
+    string = _string_dtype()
+    keep = ["query_id", "doc_id", "score"] + (["rank", "tag"] if extra_columns else [])
+    return pd.DataFrame({name: _to_pandas(table.column(name), string) for name in keep})
+
+
+def _string_dtype() -> Any:
+    """The dtype pandas gives columns read with ``dtype=str`` (Arrow-backed ``str`` in pandas 3, object in 2)."""
+    return pd.Series(["x"], dtype=str).dtype
+
+
+def _to_pandas(column: Any, string: Any) -> pd.Series:
+    if column.type == "double":
+        return pd.Series(column.to_numpy(), dtype="float64")
+    if hasattr(column.type, "value_type"):  # dictionary-encoded
+        column = column.cast(column.type.value_type)
+    if isinstance(string, pd.StringDtype) and string.storage == "pyarrow":
+        return column.to_pandas(types_mapper=lambda _: string)
+    return column.to_pandas().astype(string)
+
+
 def _check_run_line(fields: list[str]) -> str | None:
     if len(fields) != 6:
         return f"expected 6 fields ({_RUN_FIELDS}), found {len(fields)}"
@@ -169,6 +238,9 @@ def read_run(source: PathOrFile, *, extra_columns: bool = False) -> pd.DataFrame
     """
     raw, name = _read_bytes(source, "run")
     data = _strip_comments(raw)
+    fast = _arrow_run(data, extra_columns)
+    if fast is not None:
+        return fast
     dtypes = {0: str, 1: "category", 2: str, 3: str if extra_columns else "category", 4: "float64", 5: str}
     try:
         df = _parse(data, dtypes)
