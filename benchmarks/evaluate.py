@@ -89,8 +89,8 @@ def scaling(repeat: int) -> None:
         qrels, runs = simulated(n)
         qrels_dict = as_dict(qrels, "relevance")
         run_dicts = {name: as_dict(run, "score") for name, run in runs.items()}
-        ours = best(lambda: prefeval.evaluate(qrels, runs, ["nDCG@10", "RBU@20"]), repeat)
-        theirs = best(lambda: reference([ir_measures.nDCG @ 10], qrels_dict, run_dicts), repeat)
+        ours = best(lambda q=qrels, r=runs: prefeval.evaluate(q, r, ["nDCG@10", "RBU@20"]), repeat)
+        theirs = best(lambda q=qrels_dict, r=run_dicts: reference([ir_measures.nDCG @ 10], q, r), repeat)
         print(f"{n:8d} {ours:11.3f} {theirs:14.3f} {ours / theirs:6.2f}")
 
 

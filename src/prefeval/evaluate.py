@@ -42,9 +42,10 @@ from prefeval.compare import compare
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.measure_syntax import reject_negative_literals
+from prefeval.measures import is_prefeval_measure
 from prefeval.methods.checks import did_you_mean, validate
 from prefeval.methods.registry import canonical_text, declaration_of
-from prefeval.ranking import canonical_run, coverage_notes
+from prefeval.ranking import NO_SUBTOPIC, canonical_run, coverage_notes, nested_dict
 from prefeval.runs import registered
 
 
@@ -99,18 +100,29 @@ def _is_free_preference(measure: Any) -> bool:
 
 def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measures: list[Any],
                  progress: bool = False) -> pd.DataFrame:
-    """Per-query values of measures through one ir-measures evaluator (qrels processed once), run by run."""
+    """Per-query values of measures through ir-measures evaluators (qrels processed once), run by run.
+
+    prefeval's provider reads the canonical frames; the other providers read them converted once to
+    dicts of dicts (ir-measures' fastest input), as are qrels without subtopics (with subtopics the frame
+    keeps them for the providers that read them, e.g. pyndeval)."""
 
     names = {m.params.get("baseline") for m in measures} & set(run_frames)
+    own = [m for m in measures if is_prefeval_measure(m)]
+    standard = [m for m in measures if not is_prefeval_measure(m)]
     with registered({name: run_frames[name] for name in names}):
         try:
-            evaluator = ir_measures.evaluator(measures, qrels)
+            evaluators = []
+            if own:
+                evaluators.append((ir_measures.evaluator(own, qrels), None))
+            if standard:
+                evaluators.append((ir_measures.evaluator(standard, _standard_qrels(qrels)), canonical_dict))
         except ValueError as exc:  # unsupported measure / parameters
             raise PrefevalError(str(exc)) from None
         frames = []
         for name, run in tqdm(run_frames.items(), desc="evaluation", unit="run", total=len(run_frames),
                               disable=not progress, leave=False):
-            metrics = list(evaluator.iter_calc(run))
+            metrics = [m for evaluator, convert in evaluators
+                       for m in evaluator.iter_calc(run if convert is None else convert(run))]
             frames.append(pd.DataFrame({
                 "run": name,
                 "query_id": [str(m.query_id) for m in metrics],
@@ -118,6 +130,19 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], me
                 "value": np.array([m.value for m in metrics], dtype=float),
             }))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["run", "query_id", "measure", "value"])
+
+
+def _standard_qrels(qrels: pd.DataFrame) -> pd.DataFrame | dict[str, dict[str, int]]:
+    """The qrels as ``{query: {doc: grade}}`` when they have no subtopics (one line per query and document,
+    conflicts already resolved), else the frame itself."""
+    if not qrels["iteration"].isin(NO_SUBTOPIC).all():
+        return qrels
+    return nested_dict(qrels["query_id"].to_numpy(), qrels["doc_id"].to_numpy(), qrels["relevance"].to_numpy())
+
+
+def canonical_dict(run: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """A run from :func:`prefeval.ranking.canonical_run` as ``{query: {doc: score}}`` (``score = -rank``)."""
+    return nested_dict(run["query_id"].to_numpy(), run["doc_id"].to_numpy(), run["score"].to_numpy())
 
 
 def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measure: Any,

@@ -23,6 +23,7 @@ import functools
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -96,13 +97,21 @@ class RankedRun:
         """``{query: {doc: -rank}}`` (ranks ``<= depth``) for ir-measures (its fastest input): the scores
         reproduce this order exactly, ties and repeated documents already resolved."""
         keep = self._top(depth)
-        qc, docs, scores = self.query_codes[keep], self.doc_ids[keep], -self.rank[keep].astype(np.float64)
-        if not len(qc):
-            return {}
-        bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True])
-        names = self.queries.to_numpy(dtype=object)
-        return {str(names[qc[a]]): dict(zip(docs[a:b].tolist(), scores[a:b].tolist()))
-                for a, b in zip(bounds[:-1], bounds[1:])}
+        names = self.queries.to_numpy(dtype=object).astype(str)[self.query_codes[keep]]
+        return nested_dict(names, self.doc_ids[keep], -self.rank[keep].astype(np.float64))
+
+
+def nested_dict(outer: np.ndarray, inner: np.ndarray, values: np.ndarray) -> dict[str, dict[str, Any]]:
+    """``{outer[i]: {inner[i]: values[i]}}`` built group by group (ir-measures' dict-of-dicts input), outer keys
+    in order of first appearance, inner ones in row order; a repeated ``(outer, inner)`` keeps its last value."""
+    if not len(outer):
+        return {}
+    codes, uniques = pd.factorize(np.asarray(outer, dtype=object))
+    order = np.argsort(codes, kind="stable")
+    codes, inner, values = codes[order], np.asarray(inner, dtype=object)[order], np.asarray(values)[order]
+    bounds = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1], True])
+    inner_list, value_list = inner.tolist(), values.tolist()
+    return {uniques[codes[a]]: dict(zip(inner_list[a:b], value_list[a:b])) for a, b in zip(bounds[:-1], bounds[1:])}
 
 
 def canonical_run(frame: pd.DataFrame, name: str = "run") -> pd.DataFrame:
