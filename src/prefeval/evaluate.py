@@ -45,7 +45,7 @@ from prefeval.measure_syntax import reject_negative_literals
 from prefeval.measures import is_prefeval_measure
 from prefeval.methods.checks import did_you_mean, validate
 from prefeval.methods.registry import canonical_text, declaration_of
-from prefeval.ranking import NO_SUBTOPIC, canonical_run, coverage_notes, nested_dict
+from prefeval.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict, rank_run
 from prefeval.runs import registered
 
 
@@ -98,13 +98,13 @@ def _is_free_preference(measure: Any) -> bool:
     return declaration is not None and declaration.kind == "preference" and "baseline" not in measure.params
 
 
-def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measures: list[Any],
-                 progress: bool = False) -> pd.DataFrame:
+def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], ranked: Mapping[str, RankedRun],
+                 measures: list[Any], progress: bool = False) -> pd.DataFrame:
     """Per-query values of measures through ir-measures evaluators (qrels processed once), run by run.
 
-    prefeval's provider reads the canonical frames; the other providers read them converted once to
-    dicts of dicts (ir-measures' fastest input), as are qrels without subtopics (with subtopics the frame
-    keeps them for the providers that read them, e.g. pyndeval)."""
+    prefeval's provider reads the canonical run frames; the other providers read the same rankings
+    (``ranked``) as dicts of dicts, ir-measures' fastest input, and the qrels as one too when they have no
+    subtopics (with subtopics, the frame keeps them for the providers that read them, e.g. pyndeval)."""
 
     names = {m.params.get("baseline") for m in measures} & set(run_frames)
     own = [m for m in measures if is_prefeval_measure(m)]
@@ -113,16 +113,16 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], me
         try:
             evaluators = []
             if own:
-                evaluators.append((ir_measures.evaluator(own, qrels), None))
+                evaluators.append((ir_measures.evaluator(own, qrels), lambda name: run_frames[name]))
             if standard:
-                evaluators.append((ir_measures.evaluator(standard, _standard_qrels(qrels)), canonical_dict))
+                evaluators.append((ir_measures.evaluator(standard, _standard_qrels(qrels)),
+                                   lambda name: ranked[name].to_dict()))
         except ValueError as exc:  # unsupported measure / parameters
             raise PrefevalError(str(exc)) from None
         frames = []
-        for name, run in tqdm(run_frames.items(), desc="evaluation", unit="run", total=len(run_frames),
-                              disable=not progress, leave=False):
-            metrics = [m for evaluator, convert in evaluators
-                       for m in evaluator.iter_calc(run if convert is None else convert(run))]
+        for name in tqdm(run_frames, desc="evaluation", unit="run", total=len(run_frames),
+                         disable=not progress, leave=False):
+            metrics = [m for evaluator, run in evaluators for m in evaluator.iter_calc(run(name))]
             frames.append(pd.DataFrame({
                 "run": name,
                 "query_id": [str(m.query_id) for m in metrics],
@@ -138,11 +138,6 @@ def _standard_qrels(qrels: pd.DataFrame) -> pd.DataFrame | dict[str, dict[str, i
     if not qrels["iteration"].isin(NO_SUBTOPIC).all():
         return qrels
     return nested_dict(qrels["query_id"].to_numpy(), qrels["doc_id"].to_numpy(), qrels["relevance"].to_numpy())
-
-
-def canonical_dict(run: pd.DataFrame) -> dict[str, dict[str, float]]:
-    """A run from :func:`prefeval.ranking.canonical_run` as ``{query: {doc: score}}`` (``score = -rank``)."""
-    return nested_dict(run["query_id"].to_numpy(), run["doc_id"].to_numpy(), run["score"].to_numpy())
 
 
 def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measure: Any,
@@ -198,12 +193,19 @@ def canonical_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.
     """The canonical input every measure of one call reads: the qrels with conflicting lines resolved, and each
     run ranked once by :func:`prefeval.ranking.canonical_run` (named as given); warns about runs that share no
     query with the qrels or cover only some of the judged queries."""
+    qrels_df, run_frames, _ = _ranked_inputs(qrels, runs)
+    return qrels_df, run_frames
+
+
+def _ranked_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict[str, RankedRun]]:
+    """:func:`canonical_inputs` and the rankings the run frames were made from."""
     qrels_df = qrels_frame(qrels)
-    run_frames = {name: canonical_run(frame, name) for name, frame in runs_dict(runs).items()}
+    ranked = {name: rank_run(frame, name=name) for name, frame in runs_dict(runs).items()}
+    run_frames = {name: run.frame() for name, run in ranked.items()}
     disjoint = _warn_disjoint(qrels_df, run_frames)
     for note in coverage_notes(qrels_df, {n: r for n, r in run_frames.items() if n not in disjoint}):
-        warnings.warn(note, stacklevel=3)
-    return qrels_df, run_frames
+        warnings.warn(note, stacklevel=4)
+    return qrels_df, run_frames, ranked
 
 
 def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel: int | None = None, *,
@@ -220,14 +222,14 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
 
     parsed = parse_measures(measures, rel)
     given = _given_names(measures, rel)
-    qrels_df, run_frames = canonical_inputs(qrels, runs)
+    qrels_df, run_frames, ranked = _ranked_inputs(qrels, runs)
     if not run_frames:
         raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
     free = [m for m in parsed if _is_free_preference(m)]
     bound = [m for m in parsed if not _is_free_preference(m)]
     parts = []
     if bound:
-        parts.append(_metric_rows(qrels_df, run_frames, bound, progress))
+        parts.append(_metric_rows(qrels_df, run_frames, ranked, bound, progress))
     for measure in free:
         parts.append(_mean_preference_rows(qrels_df, run_frames, measure, rel, progress))
     table = pd.concat(parts, ignore_index=True)

@@ -97,13 +97,24 @@ class RankedRun:
         """``{query: {doc: -rank}}`` (ranks ``<= depth``) for ir-measures (its fastest input): the scores
         reproduce this order exactly, ties and repeated documents already resolved."""
         keep = self._top(depth)
-        names = self.queries.to_numpy(dtype=object).astype(str)[self.query_codes[keep]]
-        return nested_dict(names, self.doc_ids[keep], -self.rank[keep].astype(np.float64))
+        qc, docs, scores = self.query_codes[keep], self.doc_ids[keep], -self.rank[keep].astype(np.float64)
+        if not len(qc):
+            return {}
+        bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True])
+        names = self.queries.to_numpy(dtype=object)
+        docs, scores = docs.tolist(), scores.tolist()
+        return {str(names[qc[a]]): dict(zip(docs[a:b], scores[a:b])) for a, b in zip(bounds[:-1], bounds[1:])}
+
+    def frame(self) -> pd.DataFrame:
+        """The ranked rows as a canonical run ``query_id, doc_id, score`` with ``score = -rank``."""
+        names = self.queries.to_numpy(dtype=object)[self.query_codes] if len(self.rank) else np.zeros(0, object)
+        return pd.DataFrame({"query_id": names, "doc_id": self.doc_ids, "score": -self.rank.astype(np.float64)})
 
 
 def nested_dict(outer: np.ndarray, inner: np.ndarray, values: np.ndarray) -> dict[str, dict[str, Any]]:
     """``{outer[i]: {inner[i]: values[i]}}`` built group by group (ir-measures' dict-of-dicts input), outer keys
-    in order of first appearance, inner ones in row order; a repeated ``(outer, inner)`` keeps its last value."""
+    in order of first appearance, inner ones in row order; a repeated ``(outer, inner)`` keeps its last value
+    (for qrels; :meth:`RankedRun.to_dict` gives a ranked run)."""
     if not len(outer):
         return {}
     codes, uniques = pd.factorize(np.asarray(outer, dtype=object))
@@ -119,10 +130,7 @@ def canonical_run(frame: pd.DataFrame, name: str = "run") -> pd.DataFrame:
     rank order (score descending, ties by doc_id descending), a repeated document only at its first (best) position
     (one warning naming the run ``name`` and the count), and ``score = -rank``, so that any tool that sorts by score
     (pytrec_eval, pyndeval, cwl_eval, ranx) or keeps the input order sees the same ranking."""
-    ranked = rank_run(frame, name=name)
-    names = ranked.queries.to_numpy(dtype=object)[ranked.query_codes] if len(ranked.rank) else np.zeros(0, object)
-    return pd.DataFrame({"query_id": names, "doc_id": ranked.doc_ids,
-                         "score": -ranked.rank.astype(np.float64)})
+    return rank_run(frame, name=name).frame()
 
 
 def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
