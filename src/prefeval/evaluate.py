@@ -123,10 +123,12 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], ra
         for name in tqdm(run_frames, desc="evaluation", unit="run", total=len(run_frames),
                          disable=not progress, leave=False):
             metrics = [m for evaluator, run in evaluators for m in evaluator.iter_calc(run(name))]
+            labels: dict[int, str] = {}  # str() once per measure object (metrics keep the objects alive)
             frames.append(pd.DataFrame({
                 "run": name,
                 "query_id": [str(m.query_id) for m in metrics],
-                "measure": [m.measure for m in metrics],
+                "measure": [labels.get(id(m.measure)) or labels.setdefault(id(m.measure), str(m.measure))
+                            for m in metrics],
                 "value": np.array([m.value for m in metrics], dtype=float),
             }))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["run", "query_id", "measure", "value"])
@@ -156,7 +158,7 @@ def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataF
     return pd.DataFrame({
         "run": np.repeat(np.asarray(names, dtype=object)[None, :], len(method.query_ids), axis=0).T.reshape(-1),
         "query_id": np.tile(np.asarray(method.query_ids, dtype=object).astype(str), S),
-        "measure": [measure] * (S * len(method.query_ids)),
+        "measure": [str(measure)] * (S * len(method.query_ids)),
         "value": mean.T.reshape(-1),
     })
 
@@ -164,7 +166,7 @@ def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataF
 def system_values(per_query: pd.DataFrame, measures: list[Any], runs: list[str]) -> pd.DataFrame:
     """``run, measure, value``: each measure's own ir-measures aggregator (the mean for all built-in ones)
     over the per-query values of each run (``measure`` matched by name); NaN for a run without values."""
-    keys = [per_query["run"], per_query["measure"].map(str)]
+    keys = [per_query["run"], per_query["measure"].astype(str)]
     groups = {key: frame["value"].to_numpy() for key, frame in per_query.groupby(keys, sort=False)}
     rows = []
     for run in runs:
@@ -237,10 +239,9 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     if not per_query:
         out = system_values(table, parsed, names)
         return out.assign(given=out["measure"].map(given))
-    order = {m: i for i, m in enumerate(parsed)}
+    order = {str(m): i for i, m in enumerate(parsed)}
     table = table.assign(_r=table["run"].map({n: i for i, n in enumerate(names)}), _m=table["measure"].map(order))
     table = table.sort_values(["_r", "query_id", "_m"], kind="stable").drop(columns=["_r", "_m"])
-    table["measure"] = table["measure"].map(str)
     table["given"] = table["measure"].map(given)
     return table.reset_index(drop=True)[["run", "query_id", "measure", "value", "given"]]
 
