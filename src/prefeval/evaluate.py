@@ -42,7 +42,6 @@ from prefeval.compare import compare
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.measure_syntax import reject_negative_literals
-from prefeval.measures import is_prefeval_measure
 from prefeval.methods.checks import did_you_mean, validate
 from prefeval.methods.registry import canonical_text, declaration_of
 from prefeval.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict, rank_run
@@ -107,8 +106,8 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], ra
     subtopics (with subtopics, the frame keeps them for the providers that read them, e.g. pyndeval)."""
 
     names = {m.params.get("baseline") for m in measures} & set(run_frames)
-    own = [m for m in measures if is_prefeval_measure(m)]
-    standard = [m for m in measures if not is_prefeval_measure(m)]
+    own = [m for m in measures if declaration_of(m) is not None]  # prefeval's measures
+    standard = [m for m in measures if declaration_of(m) is None]
     with registered({name: run_frames[name] for name in names}):
         try:
             evaluators = []
