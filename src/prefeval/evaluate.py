@@ -44,7 +44,7 @@ from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.measure_syntax import reject_negative_literals
 from prefeval.methods.checks import did_you_mean, validate
 from prefeval.methods.registry import canonical_text, declaration_of
-from prefeval.ranking import canonical_run, coverage_notes
+from prefeval.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict, rank_run
 from prefeval.runs import registered
 
 
@@ -97,27 +97,48 @@ def _is_free_preference(measure: Any) -> bool:
     return declaration is not None and declaration.kind == "preference" and "baseline" not in measure.params
 
 
-def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measures: list[Any],
-                 progress: bool = False) -> pd.DataFrame:
-    """Per-query values of measures through one ir-measures evaluator (qrels processed once), run by run."""
+def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], ranked: Mapping[str, RankedRun],
+                 measures: list[Any], progress: bool = False) -> pd.DataFrame:
+    """Per-query values of measures through ir-measures evaluators (qrels processed once), run by run.
+
+    prefeval's provider reads the canonical run frames; the other providers read the same rankings
+    (``ranked``) as dicts of dicts, ir-measures' fastest input, and the qrels as one too when they have no
+    subtopics (with subtopics, the frame keeps them for the providers that read them, e.g. pyndeval)."""
 
     names = {m.params.get("baseline") for m in measures} & set(run_frames)
+    own = [m for m in measures if declaration_of(m) is not None]  # prefeval's measures
+    standard = [m for m in measures if declaration_of(m) is None]
     with registered({name: run_frames[name] for name in names}):
         try:
-            evaluator = ir_measures.evaluator(measures, qrels)
+            evaluators = []
+            if own:
+                evaluators.append((ir_measures.evaluator(own, qrels), lambda name: run_frames[name]))
+            if standard:
+                evaluators.append((ir_measures.evaluator(standard, _standard_qrels(qrels)),
+                                   lambda name: ranked[name].to_dict()))
         except ValueError as exc:  # unsupported measure / parameters
             raise PrefevalError(str(exc)) from None
         frames = []
-        for name, run in tqdm(run_frames.items(), desc="evaluation", unit="run", total=len(run_frames),
-                              disable=not progress, leave=False):
-            metrics = list(evaluator.iter_calc(run))
+        for name in tqdm(run_frames, desc="evaluation", unit="run", total=len(run_frames),
+                         disable=not progress, leave=False):
+            metrics = [m for evaluator, run in evaluators for m in evaluator.iter_calc(run(name))]
+            labels: dict[int, str] = {}  # str() once per measure object (metrics keep the objects alive)
             frames.append(pd.DataFrame({
                 "run": name,
                 "query_id": [str(m.query_id) for m in metrics],
-                "measure": [m.measure for m in metrics],
+                "measure": [labels.get(id(m.measure)) or labels.setdefault(id(m.measure), str(m.measure))
+                            for m in metrics],
                 "value": np.array([m.value for m in metrics], dtype=float),
             }))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["run", "query_id", "measure", "value"])
+
+
+def _standard_qrels(qrels: pd.DataFrame) -> pd.DataFrame | dict[str, dict[str, int]]:
+    """The qrels as ``{query: {doc: grade}}`` when they have no subtopics (one line per query and document,
+    conflicts already resolved), else the frame itself."""
+    if not qrels["iteration"].isin(NO_SUBTOPIC).all():
+        return qrels
+    return nested_dict(qrels["query_id"].to_numpy(), qrels["doc_id"].to_numpy(), qrels["relevance"].to_numpy())
 
 
 def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measure: Any,
@@ -136,7 +157,7 @@ def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataF
     return pd.DataFrame({
         "run": np.repeat(np.asarray(names, dtype=object)[None, :], len(method.query_ids), axis=0).T.reshape(-1),
         "query_id": np.tile(np.asarray(method.query_ids, dtype=object).astype(str), S),
-        "measure": [measure] * (S * len(method.query_ids)),
+        "measure": [str(measure)] * (S * len(method.query_ids)),
         "value": mean.T.reshape(-1),
     })
 
@@ -144,7 +165,7 @@ def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataF
 def system_values(per_query: pd.DataFrame, measures: list[Any], runs: list[str]) -> pd.DataFrame:
     """``run, measure, value``: each measure's own ir-measures aggregator (the mean for all built-in ones)
     over the per-query values of each run (``measure`` matched by name); NaN for a run without values."""
-    keys = [per_query["run"], per_query["measure"].map(str)]
+    keys = [per_query["run"], per_query["measure"].astype(str)]
     groups = {key: frame["value"].to_numpy() for key, frame in per_query.groupby(keys, sort=False)}
     rows = []
     for run in runs:
@@ -173,12 +194,19 @@ def canonical_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.
     """The canonical input every measure of one call reads: the qrels with conflicting lines resolved, and each
     run ranked once by :func:`prefeval.ranking.canonical_run` (named as given); warns about runs that share no
     query with the qrels or cover only some of the judged queries."""
+    qrels_df, run_frames, _ = _ranked_inputs(qrels, runs)
+    return qrels_df, run_frames
+
+
+def _ranked_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict[str, RankedRun]]:
+    """:func:`canonical_inputs` and the rankings the run frames were made from."""
     qrels_df = qrels_frame(qrels)
-    run_frames = {name: canonical_run(frame, name) for name, frame in runs_dict(runs).items()}
+    ranked = {name: rank_run(frame, name=name) for name, frame in runs_dict(runs).items()}
+    run_frames = {name: run.frame() for name, run in ranked.items()}
     disjoint = _warn_disjoint(qrels_df, run_frames)
     for note in coverage_notes(qrels_df, {n: r for n, r in run_frames.items() if n not in disjoint}):
-        warnings.warn(note, stacklevel=3)
-    return qrels_df, run_frames
+        warnings.warn(note, stacklevel=4)
+    return qrels_df, run_frames, ranked
 
 
 def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel: int | None = None, *,
@@ -195,14 +223,14 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
 
     parsed = parse_measures(measures, rel)
     given = _given_names(measures, rel)
-    qrels_df, run_frames = canonical_inputs(qrels, runs)
+    qrels_df, run_frames, ranked = _ranked_inputs(qrels, runs)
     if not run_frames:
         raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
     free = [m for m in parsed if _is_free_preference(m)]
     bound = [m for m in parsed if not _is_free_preference(m)]
     parts = []
     if bound:
-        parts.append(_metric_rows(qrels_df, run_frames, bound, progress))
+        parts.append(_metric_rows(qrels_df, run_frames, ranked, bound, progress))
     for measure in free:
         parts.append(_mean_preference_rows(qrels_df, run_frames, measure, rel, progress))
     table = pd.concat(parts, ignore_index=True)
@@ -210,10 +238,9 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     if not per_query:
         out = system_values(table, parsed, names)
         return out.assign(given=out["measure"].map(given))
-    order = {m: i for i, m in enumerate(parsed)}
+    order = {str(m): i for i, m in enumerate(parsed)}
     table = table.assign(_r=table["run"].map({n: i for i, n in enumerate(names)}), _m=table["measure"].map(order))
     table = table.sort_values(["_r", "query_id", "_m"], kind="stable").drop(columns=["_r", "_m"])
-    table["measure"] = table["measure"].map(str)
     table["given"] = table["measure"].map(given)
     return table.reset_index(drop=True)[["run", "query_id", "measure", "value", "given"]]
 

@@ -23,6 +23,7 @@ import functools
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -101,8 +102,27 @@ class RankedRun:
             return {}
         bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True])
         names = self.queries.to_numpy(dtype=object)
-        return {str(names[qc[a]]): dict(zip(docs[a:b].tolist(), scores[a:b].tolist()))
-                for a, b in zip(bounds[:-1], bounds[1:])}
+        docs, scores = docs.tolist(), scores.tolist()
+        return {str(names[qc[a]]): dict(zip(docs[a:b], scores[a:b])) for a, b in zip(bounds[:-1], bounds[1:])}
+
+    def frame(self) -> pd.DataFrame:
+        """The ranked rows as a canonical run ``query_id, doc_id, score`` with ``score = -rank``."""
+        names = self.queries.to_numpy(dtype=object)[self.query_codes] if len(self.rank) else np.zeros(0, object)
+        return pd.DataFrame({"query_id": names, "doc_id": self.doc_ids, "score": -self.rank.astype(np.float64)})
+
+
+def nested_dict(outer: np.ndarray, inner: np.ndarray, values: np.ndarray) -> dict[str, dict[str, Any]]:
+    """``{outer[i]: {inner[i]: values[i]}}`` built group by group (ir-measures' dict-of-dicts input), outer keys
+    in order of first appearance, inner ones in row order; a repeated ``(outer, inner)`` keeps its last value
+    (for qrels; :meth:`RankedRun.to_dict` gives a ranked run)."""
+    if not len(outer):
+        return {}
+    codes, uniques = pd.factorize(np.asarray(outer, dtype=object))
+    order = np.argsort(codes, kind="stable")
+    codes, inner, values = codes[order], np.asarray(inner, dtype=object)[order], np.asarray(values)[order]
+    bounds = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1], True])
+    inner_list, value_list = inner.tolist(), values.tolist()
+    return {uniques[codes[a]]: dict(zip(inner_list[a:b], value_list[a:b])) for a, b in zip(bounds[:-1], bounds[1:])}
 
 
 def canonical_run(frame: pd.DataFrame, name: str = "run") -> pd.DataFrame:
@@ -110,10 +130,7 @@ def canonical_run(frame: pd.DataFrame, name: str = "run") -> pd.DataFrame:
     rank order (score descending, ties by doc_id descending), a repeated document only at its first (best) position
     (one warning naming the run ``name`` and the count), and ``score = -rank``, so that any tool that sorts by score
     (pytrec_eval, pyndeval, cwl_eval, ranx) or keeps the input order sees the same ranking."""
-    ranked = rank_run(frame, name=name)
-    names = ranked.queries.to_numpy(dtype=object)[ranked.query_codes] if len(ranked.rank) else np.zeros(0, object)
-    return pd.DataFrame({"query_id": names, "doc_id": ranked.doc_ids,
-                         "score": -ranked.rank.astype(np.float64)})
+    return rank_run(frame, name=name).frame()
 
 
 def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
