@@ -14,20 +14,19 @@ from typing import Any
 import ir_measures
 
 from prefeval.errors import PrefevalError
-from prefeval.methods.registry import declaration_of
+from prefeval.methods.registry import cutoff_problem, declaration_of, rel_problem
 
 
 def check_cutoff_rel(measure: Any) -> None:
-    """The parameters every measure shares: a cutoff ``@k`` needs k >= 1, and ``rel`` (a grade >= rel is relevant)
-    needs rel >= 1, since grade 0 means non-relevant in TREC qrels and a lower threshold would count judged
-    non-relevant documents as relevant."""
+    """The parameters every measure shares: a cutoff ``@k`` needs k >= 1 and ``rel`` needs rel >= 1
+    (:func:`~prefeval.methods.registry.cutoff_problem`, :func:`~prefeval.methods.registry.rel_problem`)."""
     params = getattr(measure, "params", {})
-    cutoff, rel = params.get("cutoff"), params.get("rel")
-    if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1):
-        raise PrefevalError(f"{measure}: the cutoff must be a positive integer, got @{cutoff}")
-    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, int) or rel < 1):
-        raise PrefevalError(f"{measure}: rel must be an integer >= 1 (a grade >= rel is relevant; grade 0 is "
-                            f"non-relevant), got rel={rel!r}")
+    problem = cutoff_problem(params.get("cutoff"))
+    if problem is None and params.get("rel") is not None:
+        rel = params["rel"]
+        problem = rel_problem(rel) and f"{rel_problem(rel)}, got rel={rel!r}"
+    if problem:
+        raise PrefevalError(f"{measure}: {problem}")
 
 
 def validate(measure: Any) -> Any:

@@ -67,9 +67,22 @@ class Param:
 
 
 #: the relevance threshold every method takes
-REL = Param(int, 1, "minimum grade for a document to count as relevant",
-            check=lambda rel: None if rel >= 1 else "rel must be an integer >= 1 (a grade >= rel is relevant; "
-                                                   "grade 0 is non-relevant)")
+def rel_problem(rel: Any) -> str | None:
+    """Why ``rel`` is not a relevance threshold (``None``: it is one): an integer >= 1, since grade 0 means
+    non-relevant in TREC qrels and a lower threshold would count judged non-relevant documents as relevant."""
+    if isinstance(rel, bool) or not isinstance(rel, int) or rel < 1:
+        return "rel must be an integer >= 1 (a grade >= rel is relevant; grade 0 is non-relevant)"
+    return None
+
+
+def cutoff_problem(cutoff: Any) -> str | None:
+    """Why ``cutoff`` (``@k``) is not a cutoff (``None``: it is one, or there is none): a positive integer."""
+    if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1):
+        return f"the cutoff must be a positive integer, got @{cutoff}"
+    return None
+
+
+REL = Param(int, 1, "minimum grade for a document to count as relevant", check=rel_problem)
 
 
 @dataclass(frozen=True)
@@ -148,9 +161,9 @@ class Declaration:
                 out[name] = self.params[name].validate(name, value)
             except PrefevalError as exc:
                 raise PrefevalError(f"{self.name}: {exc}") from None
-        cutoff = out.get("cutoff")
-        if cutoff is not None and (isinstance(cutoff, bool) or not isinstance(cutoff, int) or cutoff < 1):
-            raise PrefevalError(f"{self.name}: the cutoff must be a positive integer, got @{cutoff}")
+        problem = cutoff_problem(out.get("cutoff"))
+        if problem:
+            raise PrefevalError(f"{self.name}: {problem}")
         if self.validate is not None:
             self.validate(out, params)
         return out
