@@ -143,16 +143,16 @@ def _standard_qrels(qrels: pd.DataFrame) -> pd.DataFrame | dict[str, dict[str, i
 
 def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measure: Any,
                           rel: int | None, progress: bool = False) -> pd.DataFrame:
-    """Per query: each run's mean preference over the other runs (``prefs[q, s, :]`` averaged over b != s)."""
+    """Per query: each run's mean preference over the other runs (its win rate / (S - 1))."""
 
     if len(run_frames) < 2:
         raise PrefevalError(f"{measure} without a baseline is each run's mean preference over the other runs, "
                             f"which needs at least two runs; give baseline='...' to compare with one run")
-    result = compare(qrels, dict(run_frames), [measure], rel=1 if rel is None else rel, progress=progress)
+    result = compare(qrels, dict(run_frames), [measure], rel=1 if rel is None else rel, per_query=False,
+                     progress=progress)
     method = result.result(result.methods[0])
-    prefs = np.asarray(method.prefs, dtype=float)  # (Q, S, S), zero diagonal
-    S = prefs.shape[1]
-    mean = prefs.sum(axis=2) / (S - 1)  # (Q, S)
+    S = method.win_rates.shape[1]
+    mean = method.win_rates / (S - 1)  # (Q, S): sum over b of prefs[q, s, b] (zero diagonal), averaged over b != s
     names = list(run_frames)
     return pd.DataFrame({
         "run": np.repeat(np.asarray(names, dtype=object)[None, :], len(method.query_ids), axis=0).T.reshape(-1),

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     import pandas as pd
 
-    from prefeval.compare import compare
+    from prefeval.compare import VALUE_TESTS, compare
     from prefeval.errors import PrefevalError
     from prefeval.inputs import qrels_frame, run_frame, run_name
 
@@ -73,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
         if name in runs:
             raise PrefevalError(f"two runs are named {name!r} (from their file names); rename one of them")
         runs[name] = run_frame(path, name)
-    result = compare(qrels, runs, methods, rel=args.rel, depth=args.depth, progress=progress)
+    # per-query preferences are kept only for the output or a test that needs them; the rest streams
+    keep = bool(args.per_query or args.test in VALUE_TESTS)
+    result = compare(qrels, runs, methods, rel=args.rel, depth=args.depth, per_query=keep, progress=progress)
     # n_resamples and seed drive the randomised tests (permutation, randomized Tukey HSD)
     options = {"test": args.test, "correction": args.correction, "alpha": args.alpha,
                "n_resamples": args.resamples, "seed": args.seed}
