@@ -89,8 +89,9 @@ def sign_test_counts(wins: np.ndarray, losses: np.ndarray) -> TestResult:
 
     wins, losses = np.asarray(wins, dtype=np.int64), np.asarray(losses, dtype=np.int64)
     n = wins + losses
-    keys, inverse = np.unique(np.stack([wins, n], axis=1), axis=0, return_inverse=True)
-    pvals = np.array([binomtest(int(k), int(m), 0.5).pvalue if m > 0 else 1.0 for k, m in keys])
+    base = int(n.max(initial=0)) + 1
+    keys, inverse = np.unique(wins * base + n, return_inverse=True)  # one int key per (wins, n)
+    pvals = np.array([binomtest(int(k // base), int(k % base), 0.5).pvalue if k % base else 1.0 for k in keys])
     return TestResult((wins - losses).astype(np.float64), pvals[np.ravel(inverse)])
 
 
