@@ -208,15 +208,15 @@ class MethodResult:
         self.values = values
         self._prefs = prefs
         if win_rates is None:
-            if values is not None:
-                win_rates = len(values[0]) * values - values.sum(axis=1, keepdims=True) if len(values) else values
+            if values is not None:  # sum_b (v_a - v_b)
+                win_rates = values.shape[1] * values - values.sum(axis=1, keepdims=True)
             elif prefs is not None:
                 win_rates = agg.win_rates(prefs)
             else:
                 raise ValueError("a MethodResult needs per-query preferences, metric values or win rates")
         self.win_rates = np.asarray(win_rates, dtype=np.float64)
         if sums is None:
-            sums = _sums_of(prefs if prefs is not None else None, values)
+            sums = _sums_of(prefs, values)
         self.sums = sums
 
     @property
