@@ -222,3 +222,30 @@ def test_pref_aggregate_rule_needs_distinct_names():
         agg.borda(np.zeros((1, 2)), ties="pref_aggregate")
     with pytest.raises(ValueError, match="tie rule"):
         agg.mc4(np.zeros((1, 2)), ties="random", names=["a", "b"])
+
+
+def _power_limit(T: np.ndarray, x: np.ndarray, doublings: int = 60) -> np.ndarray:
+    """The definition: x T^(2^doublings), by repeated squaring."""
+    A = T.copy()
+    for _ in range(doublings):
+        A = A @ A
+        A /= A.sum(axis=1, keepdims=True)
+    return x @ A
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_stationary_equals_the_power_iteration_limit(seed):
+    rng = np.random.default_rng(seed)
+    S, Q = int(rng.integers(2, 30)), int(rng.integers(1, 8))
+    W = rng.integers(0, 4, size=(Q, S)).astype(float)  # many ties: several closed classes, transient states
+    T = agg.mc4_transition(agg.majority_matrix(W))
+    start = rng.random(S) if seed % 2 else np.full(S, 1.0 / S)
+    np.testing.assert_allclose(agg.stationary(T, start), _power_limit(T, start / start.sum()), atol=1e-12)
+
+
+def test_majority_matrix_in_blocks_equals_the_whole(monkeypatch):
+    rng = np.random.default_rng(3)
+    W = rng.integers(0, 3, size=(50, 7)).astype(float)
+    whole = agg.majority_matrix(W)
+    monkeypatch.setattr(agg, "_BLOCK_ENTRIES", 49 * 3)
+    np.testing.assert_array_equal(agg.majority_matrix(W), whole)

@@ -1,4 +1,5 @@
-"""Aggregation of per-query preferences into system-level preferences and system orderings (numpy only).
+"""Aggregation of per-query preferences into system-level preferences and system orderings (numpy; scipy's
+graph components for converged MC4).
 
 Two inputs are used throughout:
 
@@ -46,6 +47,8 @@ TIE_TOL = 1e-9
 MASS_TOL = 1e-9
 #: Scores are rounded to this many decimals before they are used as sort keys.
 KEY_DECIMALS = 9
+#: Per-query comparisons are made in blocks of queries of at most this many (S x S) entries.
+_BLOCK_ENTRIES = 4_000_000
 #: Names of the system rankings offered on top of these functions (``Comparison.ranking``, pipelines, CLI):
 #: :func:`mc4`, :func:`borda`, :func:`copeland`, win rate (:func:`win_rates` averaged) and a metric's mean.
 AGGREGATES = ("mc4", "borda", "copeland", "win_rate", "mean")
@@ -124,7 +127,12 @@ def majority_matrix(W: np.ndarray, tol: float = TIE_TOL) -> np.ndarray:
 
     Queries that tie ``a`` and ``b`` do not vote. ``M`` is antisymmetric with a zero diagonal.
     """
-    counts = above(W, tol).sum(axis=0, dtype=np.int64)
+    W = _check_scores(W)
+    S = W.shape[1]
+    counts = np.zeros((S, S), dtype=np.int64)
+    rows = max(1, _BLOCK_ENTRIES // max(1, S * S))
+    for start in range(0, W.shape[0], rows):  # blocks of queries: memory bounded at any Q and S
+        counts += above(W[start:start + rows], tol).sum(axis=0, dtype=np.int64)
     return counts - counts.T
 
 
@@ -224,25 +232,52 @@ def mc4_transition(M: np.ndarray) -> np.ndarray:
     return T
 
 
-def stationary(T: np.ndarray, start: np.ndarray | None = None, max_doublings: int = 64) -> np.ndarray:
-    """The limit of the power iteration ``x_{t+1} = x_t T`` from ``start`` (default uniform), run to convergence.
+def stationary(T: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
+    """The limit of the power iteration ``x_{t+1} = x_t T`` from ``start`` (default uniform).
 
-    Computed by repeated squaring (``T^(2^k)``) until the matrix stops changing (max absolute change below
-    1e-15), i.e. up to 2^64 steps of the power iteration. For a chain with several closed classes the limit
-    depends on the start; the uniform start gives every closed class the mass that flows into it.
+    ``T`` must be aperiodic on its closed classes (true of MC4's chains: every state keeps a self-loop). The
+    limit is computed exactly from the chain's decomposition instead of by iterating: the closed communicating
+    classes (strongly connected components of ``T > 0`` that no transition leaves) are recurrent, each with a
+    unique stationary distribution ``pi_C`` (``pi_C T_CC = pi_C``, summing to 1); the mass ``x_t`` on the
+    transient states ``t`` first enters the closed states with probabilities ``x_t (I - T_tt)^-1 T_t,closed``;
+    each class keeps the mass that starts in or enters it, spread as ``pi_C``. For a chain with several closed
+    classes the limit depends on the start; the uniform start gives every closed class the mass that flows
+    into it. One linear solve over the transient states instead of repeated squaring of the whole matrix.
     """
+    # deferred: scipy loads only when a converged MC4 ranking is asked for
+    from scipy.sparse.csgraph import connected_components
+
     T = np.asarray(T, dtype=np.float64)
     S = T.shape[0]
     x = np.full(S, 1.0 / S) if start is None else np.asarray(start, dtype=np.float64) / np.sum(start)
-    A = T
-    for _ in range(max_doublings):
-        A2 = A @ A
-        A2 /= A2.sum(axis=1, keepdims=True)  # keep rows stochastic despite rounding
-        if np.max(np.abs(A2 - A)) < 1e-15:
-            A = A2
-            break
-        A = A2
-    return x @ A
+    edges = T > 0
+    n_classes, label = connected_components(edges, directed=True, connection="strong")
+    src, dst = np.nonzero(edges)
+    leaves = np.zeros(n_classes, dtype=bool)
+    leaves[label[src[label[src] != label[dst]]]] = True
+    closed = ~leaves[label]
+    entering = x * closed
+    transient = np.flatnonzero(~closed)
+    if transient.size:
+        through = np.linalg.solve((np.eye(transient.size) - T[np.ix_(transient, transient)]).T, x[transient])
+        entering[closed] += through @ T[np.ix_(transient, np.flatnonzero(closed))]
+    limit = np.zeros(S)
+    for c in np.unique(label[closed]):
+        members = np.flatnonzero(label == c)
+        limit[members] = entering[members].sum() * _class_distribution(T[np.ix_(members, members)])
+    return limit
+
+
+def _class_distribution(T: np.ndarray) -> np.ndarray:
+    """The stationary distribution of an irreducible chain: ``pi (T - I) = 0`` with ``sum(pi) = 1``."""
+    k = T.shape[0]
+    if k == 1:
+        return np.ones(1)
+    A = (T - np.eye(k)).T
+    A[-1] = 1.0
+    b = np.zeros(k)
+    b[-1] = 1.0
+    return np.clip(np.linalg.solve(A, b), 0.0, None)
 
 
 def fixed_steps(M: np.ndarray, steps: int) -> np.ndarray:
