@@ -189,6 +189,10 @@ def _as_index(values) -> pd.Index:
     return values if isinstance(values, pd.Index) else pd.Index(np.asarray(values, dtype=object), dtype=object)
 
 
+def _is_arrow(values) -> bool:
+    return getattr(values.dtype, "storage", None) == "pyarrow" or type(values.dtype).__name__ == "ArrowDtype"
+
+
 def _query_codes(column: pd.Series, queries: pd.Index | None, name: str) -> tuple[np.ndarray, pd.Index]:
     """Code of each row's query in ``queries`` (-1: not there; default: all queries in order of appearance),
     from one factorisation of the column (integer codes; the ids are looked up once each)."""
@@ -201,24 +205,57 @@ def _query_codes(column: pd.Series, queries: pd.Index | None, name: str) -> tupl
     return queries.get_indexer(uniques)[raw] if len(raw) else np.zeros(0, dtype=np.intp), queries
 
 
-def _candidate_of(names: pd.Index, candidates: np.ndarray) -> np.ndarray:
-    """Index in ``candidates`` of each of the distinct ids ``names`` (-1: not a candidate); Arrow-backed ids are
-    looked up in Arrow (``pyarrow.compute.index_in``) without converting them to Python strings."""
-    if not len(candidates) or not len(names):
+class _Candidates:
+    """The last ``candidates`` given to :func:`rank_run`, deduplicated, with their lookup structures: the runs of
+    one evaluation share them, so they are built once (reused while the array's content is unchanged)."""
+
+    def __init__(self, candidates: np.ndarray) -> None:
+        self.given = candidates.copy()
+        self.unique = np.asarray(pd.unique(candidates), dtype=object) if len(candidates) else candidates
+        self.index = pd.Index(self.unique, dtype=object)
+        self.arrow: dict[object, object] = {}
+
+    def same(self, candidates: np.ndarray) -> bool:
+        return len(candidates) == len(self.given) and bool(np.all(candidates == self.given))
+
+    def arrow_set(self, value_type):
+        """The candidates as an Arrow array of ``value_type`` (None: not convertible)."""
+        if value_type not in self.arrow:
+            import pyarrow as pa
+
+            try:
+                self.arrow[value_type] = pa.array(self.unique.tolist()).cast(value_type)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+                self.arrow[value_type] = None
+        return self.arrow[value_type]
+
+
+_last_candidates: list[_Candidates] = []
+
+
+def _prepared(candidates: np.ndarray) -> _Candidates:
+    if _last_candidates and _last_candidates[0].same(candidates):
+        return _last_candidates[0]
+    prepared = _Candidates(candidates)
+    _last_candidates[:] = [prepared]
+    return prepared
+
+
+def _candidate_of(names: pd.Index, candidates: _Candidates) -> np.ndarray:
+    """Index in ``candidates.unique`` of each of the distinct ids ``names`` (-1: not a candidate); Arrow-backed ids
+    are looked up in Arrow (``pyarrow.compute.index_in``) without converting them to Python strings."""
+    if not len(candidates.unique) or not len(names):
         return np.full(len(names), -1, dtype=np.intp)
-    if getattr(names.dtype, "storage", None) == "pyarrow" or type(names.dtype).__name__ == "ArrowDtype":
+    if _is_arrow(names):
         # deferred: pyarrow is loaded already when ids are Arrow-backed
         import pyarrow as pa
         import pyarrow.compute as pc
 
         values = pa.array(names.array)
-        try:
-            found = pc.index_in(values, value_set=pa.array(candidates.tolist()).cast(values.type))
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-            pass  # candidates that are not strings: compare as Python objects below
-        else:
-            return np.asarray(found.fill_null(-1), dtype=np.intp)
-    return pd.Index(candidates, dtype=object).get_indexer(np.asarray(names, dtype=object))
+        value_set = candidates.arrow_set(values.type)
+        if value_set is not None:  # else candidates that are not strings: compare as Python objects below
+            return np.asarray(pc.index_in(values, value_set=value_set).fill_null(-1), dtype=np.intp)
+    return candidates.index.get_indexer(np.asarray(names, dtype=object))
 
 
 def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: np.ndarray | None = None,
@@ -238,9 +275,8 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     """
     if ties not in ("all", "candidates"):
         raise ValueError(f"ties must be 'all' or 'candidates'; got {ties!r}")
-    candidates = np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object)
-    if len(candidates) and len(pd.unique(candidates)) < len(candidates):
-        candidates = np.asarray(pd.unique(candidates), dtype=object)
+    prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
+    candidates = prepared.unique
     qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
     raw_docs, dnames = pd.factorize(frame["doc_id"])
     sc = frame["score"].to_numpy(dtype=np.float64)
@@ -251,7 +287,7 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     if n and raw_docs.min() < 0:
         raise PrefevalError(f"run {name!r} has a missing doc id (query {queries[qc[np.argmin(raw_docs)]]})")
     # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
-    cand_of_name = _candidate_of(dnames, candidates)
+    cand_of_name = _candidate_of(dnames, prepared)
     recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames)))
     codes = recode[raw_docs] if n else np.zeros(0, dtype=np.intp)
     only = codes < len(candidates) if ties == "candidates" else None
