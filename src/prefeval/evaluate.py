@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import ir_measures
@@ -106,22 +106,15 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], ra
     subtopics (with subtopics, the frame keeps them for the providers that read them, e.g. pyndeval)."""
 
     names = {m.params.get("baseline") for m in measures} & set(run_frames)
-    own = [m for m in measures if declaration_of(m) is not None]  # prefeval's measures
-    standard = [m for m in measures if declaration_of(m) is None]
     with registered({name: run_frames[name] for name in names}):
         try:
-            evaluators = []
-            if own:
-                evaluators.append((ir_measures.evaluator(own, qrels), lambda name: run_frames[name]))
-            if standard:
-                evaluators.append((ir_measures.evaluator(standard, _standard_qrels(qrels)),
-                                   lambda name: ranked[name].to_dict()))
+            evaluators = metric_evaluators(measures, qrels)
         except ValueError as exc:  # unsupported measure / parameters
             raise PrefevalError(str(exc)) from None
         frames = []
         for name in tqdm(run_frames, desc="evaluation", unit="run", total=len(run_frames),
                          disable=not progress, leave=False):
-            metrics = [m for evaluator, run in evaluators for m in evaluator.iter_calc(run(name))]
+            metrics = list(iter_metrics(evaluators, run_frames[name], ranked[name]))
             labels: dict[int, str] = {}  # str() once per measure object (metrics keep the objects alive)
             frames.append(pd.DataFrame({
                 "run": name,
@@ -131,6 +124,34 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], ra
                 "value": np.array([m.value for m in metrics], dtype=float),
             }))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["run", "query_id", "measure", "value"])
+
+
+def metric_evaluators(measures: list[Any], qrels: pd.DataFrame, provider: Any = None) -> list[tuple[Any, bool]]:
+    """ir-measures evaluators of ``measures`` on canonical ``qrels`` (processed once), each with whether it reads
+    the canonical run frame (prefeval's provider) or the ranking as a dict of dicts (every other provider: their
+    fastest input, see :func:`iter_metrics`). ``provider``: evaluate every measure with that ir-measures provider
+    (default: prefeval's measures by prefeval's provider, the others by ir-measures' default pipeline)."""
+    if provider is not None:
+        own = provider.NAME == "prefeval"
+        return [(provider.evaluator(measures, qrels if own else _standard_qrels(qrels)), own)]
+    own = [m for m in measures if declaration_of(m) is not None]  # prefeval's measures
+    standard = [m for m in measures if declaration_of(m) is None]
+    evaluators = [(ir_measures.evaluator(own, qrels), True)] if own else []
+    if standard:
+        evaluators.append((ir_measures.evaluator(standard, _standard_qrels(qrels)), False))
+    return evaluators
+
+
+def iter_metrics(evaluators: list[tuple[Any, bool]], frame: pd.DataFrame, ranked: RankedRun) -> Iterator[Any]:
+    """The per-query ``Metric`` values of one run from :func:`metric_evaluators`: prefeval's provider reads the
+    canonical frame ``frame``, the others the same ranking ``ranked`` as ``{query: {doc: -rank}}``."""
+    as_dict = None
+    for evaluator, own in evaluators:
+        if own:
+            yield from evaluator.iter_calc(frame)
+        else:
+            as_dict = ranked.to_dict() if as_dict is None else as_dict
+            yield from evaluator.iter_calc(as_dict)
 
 
 def _standard_qrels(qrels: pd.DataFrame) -> pd.DataFrame | dict[str, dict[str, int]]:
@@ -194,11 +215,11 @@ def canonical_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.
     """The canonical input every measure of one call reads: the qrels with conflicting lines resolved, and each
     run ranked once by :func:`prefeval.ranking.canonical_run` (named as given); warns about runs that share no
     query with the qrels or cover only some of the judged queries."""
-    qrels_df, run_frames, _ = _ranked_inputs(qrels, runs)
+    qrels_df, run_frames, _ = ranked_inputs(qrels, runs)
     return qrels_df, run_frames
 
 
-def _ranked_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict[str, RankedRun]]:
+def ranked_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict[str, RankedRun]]:
     """:func:`canonical_inputs` and the rankings the run frames were made from."""
     qrels_df = qrels_frame(qrels)
     ranked = {name: rank_run(frame, name=name) for name, frame in runs_dict(runs).items()}
@@ -223,7 +244,7 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
 
     parsed = parse_measures(measures, rel)
     given = _given_names(measures, rel)
-    qrels_df, run_frames, ranked = _ranked_inputs(qrels, runs)
+    qrels_df, run_frames, ranked = ranked_inputs(qrels, runs)
     if not run_frames:
         raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
     free = [m for m in parsed if _is_free_preference(m)]

@@ -176,13 +176,35 @@ def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, dcodes: np.nda
         pos, segment = pos[np.isin(segment, flagged)], segment[np.isin(segment, flagged)]
         if not len(pos):
             return order
-    distinct, inverse = np.unique(dcodes[order[pos]], return_inverse=True)
-    names = np.asarray(dnames.take(distinct) if hasattr(dnames, "take") else dnames[distinct], dtype=object)
-    _, codes = np.unique(names.astype(str), return_inverse=True)
-    codes = codes.reshape(-1)[inverse.reshape(-1)]
+    tied_docs = dcodes[order[pos]]
+    if 4 * len(pos) < len(dnames):  # few tied rows: order just their documents
+        distinct, inverse = np.unique(tied_docs, return_inverse=True)
+        codes = _string_ranks(dnames, distinct)[inverse.reshape(-1)]
+    else:
+        codes = _string_ranks(dnames)[tied_docs]
     order = order.copy()
     order[pos] = order[pos][np.lexsort((-codes, segment))]
     return order
+
+
+def _string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
+    """Rank (0-based, in Python string order) of each of the distinct ids ``names[subset]`` (default: all).
+
+    Arrow-backed ids are ranked by Arrow's sort (UTF-8 byte order is code point order, Python's), others as
+    Python strings (``str()`` of each id)."""
+    if _is_arrow(names):  # deferred: pyarrow is loaded already when ids are Arrow-backed
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        values = pa.array(names.array)
+        if subset is not None:
+            values = values.take(pa.array(subset))
+        return np.asarray(pc.rank(values, sort_keys="ascending", tiebreaker="dense"), dtype=np.int64) - 1
+    values = np.asarray(names, dtype=object)
+    if subset is not None:
+        values = values[subset]
+    _, ranks = np.unique(np.asarray([str(v) for v in values], dtype=object), return_inverse=True)
+    return ranks.reshape(-1)
 
 
 def _as_index(values) -> pd.Index:
