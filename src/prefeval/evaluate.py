@@ -126,32 +126,57 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], ra
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["run", "query_id", "measure", "value"])
 
 
-def metric_evaluators(measures: list[Any], qrels: pd.DataFrame, provider: Any = None) -> list[tuple[Any, bool]]:
+#: Standard measures whose value at cutoff k reads only the top k documents of a ranking (the definition of a
+#: measure at a rank cutoff, as trec_eval's ``ndcg_cut``, ``P``, ``recall``, ``map_cut``), with the parameters
+#: besides ``cutoff`` that keep it so; ``judged_only=True`` drops unjudged documents before cutting: not listed.
+_TOP_K_ONLY: dict[str, frozenset[str]] = {
+    "nDCG": frozenset({"dcg", "gains"}), "P": frozenset({"rel"}), "R": frozenset({"rel"}),
+    "AP": frozenset({"rel"}), "RR": frozenset({"rel"}), "Success": frozenset({"rel"}), "Judged": frozenset(),
+}
+
+
+def top_k_depth(measures: list[Any]) -> int | None:
+    """The largest cutoff of ``measures`` when each of them reads only the top ``cutoff`` documents of a ranking
+    (then the rankings truncated at that depth give the same values), else None."""
+    depth = 0
+    for measure in measures:
+        params = dict(measure.params)
+        cutoff = params.pop("cutoff", None)
+        if params.get("judged_only") is False:
+            del params["judged_only"]
+        allowed = _TOP_K_ONLY.get(measure.NAME)
+        if allowed is None or not isinstance(cutoff, int) or cutoff < 1 or not set(params) <= allowed:
+            return None
+        depth = max(depth, cutoff)
+    return depth or None
+
+
+def metric_evaluators(measures: list[Any], qrels: pd.DataFrame,
+                      provider: Any = None) -> list[tuple[Any, bool, int | None]]:
     """ir-measures evaluators of ``measures`` on canonical ``qrels`` (processed once), each with whether it reads
     the canonical run frame (prefeval's provider) or the ranking as a dict of dicts (every other provider: their
-    fastest input, see :func:`iter_metrics`). ``provider``: evaluate every measure with that ir-measures provider
-    (default: prefeval's measures by prefeval's provider, the others by ir-measures' default pipeline)."""
+    fastest input), and the depth that dict may be cut at (:func:`top_k_depth`); see :func:`iter_metrics`.
+    ``provider``: evaluate every measure with that ir-measures provider (default: prefeval's measures by
+    prefeval's provider, the others by ir-measures' default pipeline)."""
     if provider is not None:
         own = provider.NAME == "prefeval"
-        return [(provider.evaluator(measures, qrels if own else _standard_qrels(qrels)), own)]
+        qrels_input = qrels if own else _standard_qrels(qrels)
+        return [(provider.evaluator(measures, qrels_input), own, None if own else top_k_depth(measures))]
     own = [m for m in measures if declaration_of(m) is not None]  # prefeval's measures
     standard = [m for m in measures if declaration_of(m) is None]
-    evaluators = [(ir_measures.evaluator(own, qrels), True)] if own else []
+    evaluators = [(ir_measures.evaluator(own, qrels), True, None)] if own else []
     if standard:
-        evaluators.append((ir_measures.evaluator(standard, _standard_qrels(qrels)), False))
+        evaluators.append((ir_measures.evaluator(standard, _standard_qrels(qrels)), False, top_k_depth(standard)))
     return evaluators
 
 
-def iter_metrics(evaluators: list[tuple[Any, bool]], frame: pd.DataFrame, ranked: RankedRun) -> Iterator[Any]:
+def iter_metrics(evaluators: list[tuple[Any, bool, int | None]], frame: pd.DataFrame,
+                 ranked: RankedRun) -> Iterator[Any]:
     """The per-query ``Metric`` values of one run from :func:`metric_evaluators`: prefeval's provider reads the
-    canonical frame ``frame``, the others the same ranking ``ranked`` as ``{query: {doc: -rank}}``."""
-    as_dict = None
-    for evaluator, own in evaluators:
-        if own:
-            yield from evaluator.iter_calc(frame)
-        else:
-            as_dict = ranked.to_dict() if as_dict is None else as_dict
-            yield from evaluator.iter_calc(as_dict)
+    canonical frame ``frame``, the others the same ranking ``ranked`` as ``{query: {doc: -rank}}``, cut at the
+    evaluator's depth when its measures read only the top documents."""
+    for evaluator, own, depth in evaluators:
+        yield from evaluator.iter_calc(frame if own else ranked.to_dict(depth))
 
 
 def _standard_qrels(qrels: pd.DataFrame) -> pd.DataFrame | dict[str, dict[str, int]]:

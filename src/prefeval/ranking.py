@@ -80,6 +80,12 @@ class RankedRun:
         """The document id of every row (Python objects)."""
         return np.asarray(self.doc_names.take(self.doc_raw), dtype=object)
 
+    def _ids(self, keep: slice | np.ndarray) -> np.ndarray:
+        """The document ids of the rows ``keep`` (Python objects), without those of the other rows."""
+        if isinstance(keep, slice) or "doc_ids" in self.__dict__:
+            return self.doc_ids[keep]
+        return np.asarray(self.doc_names.take(self.doc_raw[keep]), dtype=object)
+
     def _top(self, depth: int | None) -> slice | np.ndarray:
         if not self.full_order:
             raise ValueError("this ranking orders tied scores only around the candidate documents; rank the run "
@@ -90,14 +96,14 @@ class RankedRun:
         """Ranked rows ``query_id, doc_id, rank`` (ranks ``<= depth``), grouped by query, in rank order."""
         keep = self._top(depth)
         qc = self.query_codes[keep]
-        return pd.DataFrame({"query_id": self.queries.to_numpy(dtype=object)[qc], "doc_id": self.doc_ids[keep],
+        return pd.DataFrame({"query_id": self.queries.to_numpy(dtype=object)[qc], "doc_id": self._ids(keep),
                              "rank": self.rank[keep]})
 
     def to_dict(self, depth: int | None = None) -> dict[str, dict[str, float]]:
         """``{query: {doc: -rank}}`` (ranks ``<= depth``) for ir-measures (its fastest input): the scores
         reproduce this order exactly, ties and repeated documents already resolved."""
         keep = self._top(depth)
-        qc, docs, scores = self.query_codes[keep], self.doc_ids[keep], -self.rank[keep].astype(np.float64)
+        qc, docs, scores = self.query_codes[keep], self._ids(keep), -self.rank[keep].astype(np.float64)
         if not len(qc):
             return {}
         bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True])
@@ -106,9 +112,14 @@ class RankedRun:
         return {str(names[qc[a]]): dict(zip(docs[a:b], scores[a:b])) for a, b in zip(bounds[:-1], bounds[1:])}
 
     def frame(self) -> pd.DataFrame:
-        """The ranked rows as a canonical run ``query_id, doc_id, score`` with ``score = -rank``."""
+        """The ranked rows as a canonical run ``query_id, doc_id, score`` with ``score = -rank``; Arrow-backed ids
+        stay Arrow-backed (no Python string per row)."""
         names = self.queries.to_numpy(dtype=object)[self.query_codes] if len(self.rank) else np.zeros(0, object)
-        return pd.DataFrame({"query_id": names, "doc_id": self.doc_ids, "score": -self.rank.astype(np.float64)})
+        if _is_arrow(self.doc_names) and "doc_ids" not in self.__dict__:
+            docs = self.doc_names.array.take(self.doc_raw)
+        else:
+            docs = self.doc_ids
+        return pd.DataFrame({"query_id": names, "doc_id": docs, "score": -self.rank.astype(np.float64)})
 
 
 def nested_dict(outer: np.ndarray, inner: np.ndarray, values: np.ndarray) -> dict[str, dict[str, Any]]:
