@@ -23,8 +23,12 @@ from pathlib import Path
 import numpy as np
 
 
-def write_inputs(folder: Path, queries: int, depth: int, judged: int, seed: int = 0) -> tuple[Path, Path]:
-    """A run of ``queries x depth`` lines and qrels of ``judged`` documents per query (grades 0-3)."""
+def write_inputs(folder: Path, queries: int, depth: int, judged: int, corpus: int, decimals: int,
+                 seed: int = 0) -> tuple[Path, Path]:
+    """A run of ``queries x depth`` lines and qrels of ``judged`` documents per query (grades 0-3).
+
+    Each query draws its documents from a window of ``2 * depth`` ids of a corpus of ``corpus`` ids (so queries
+    share documents, as in a real collection); scores have ``decimals`` decimals (4: few ties, 1: many)."""
     import pyarrow as pa
     import pyarrow.csv as pacsv
 
@@ -32,6 +36,7 @@ def write_inputs(folder: Path, queries: int, depth: int, judged: int, seed: int 
     run_path, qrels_path = folder / "large.run", folder / "large.qrels"
     pool = 2 * depth  # documents per query: the run retrieves half of them
     qids = np.char.add("q", np.arange(queries).astype(str))
+    offset = rng.integers(0, max(corpus - pool, 1), queries)
     options = pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none")
     with pacsv.CSVWriter(run_path, pa.schema([("q", pa.string()), ("it", pa.string()), ("d", pa.string()),
                                                ("rank", pa.int64()), ("score", pa.float64()), ("tag", pa.string())]),
@@ -39,19 +44,19 @@ def write_inputs(folder: Path, queries: int, depth: int, judged: int, seed: int 
         block = max(1, 1_000_000 // depth)
         for start in range(0, queries, block):
             q = np.arange(start, min(start + block, queries))
-            docs = np.argsort(rng.random((len(q), pool)), axis=1)[:, :depth]
-            scores = -np.sort(-np.round(rng.random((len(q), depth)) * 50, 1), axis=1)  # ties
+            docs = offset[q, None] + np.argsort(rng.random((len(q), pool)), axis=1)[:, :depth]
+            scores = -np.sort(-np.round(rng.random((len(q), depth)) * 50, decimals), axis=1)
             writer.write_table(pa.table({
                 "q": np.repeat(qids[q], depth), "it": np.full(len(q) * depth, "Q0"),
-                "d": np.char.add(np.char.add(np.repeat(qids[q], depth), "-d"), docs.reshape(-1).astype(str)),
+                "d": np.char.add("D", docs.reshape(-1).astype(str)),
                 "rank": np.tile(np.arange(1, depth + 1), len(q)), "score": scores.reshape(-1),
                 "tag": np.full(len(q) * depth, "bench"),
             }))
-    docs = np.argsort(rng.random((queries, pool)), axis=1)[:, :judged]
+    docs = offset[:, None] + np.argsort(rng.random((queries, pool)), axis=1)[:, :judged]
     grades = rng.choice([0, 0, 1, 1, 2, 3], size=(queries, judged))
     pacsv.write_csv(pa.table({
         "q": np.repeat(qids, judged), "it": np.zeros(queries * judged, dtype=np.int64),
-        "d": np.char.add(np.char.add(np.repeat(qids, judged), "-d"), docs.reshape(-1).astype(str)),
+        "d": np.char.add("D", docs.reshape(-1).astype(str)),
         "g": grades.reshape(-1),
     }), qrels_path, write_options=options)
     return qrels_path, run_path
@@ -62,6 +67,8 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=10_000)
     parser.add_argument("--depth", type=int, default=1000)
     parser.add_argument("--judged", type=int, default=50)
+    parser.add_argument("--corpus", type=int, default=1_000_000, help="documents in the collection")
+    parser.add_argument("--decimals", type=int, default=4, help="decimals of the scores (1: many ties)")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--measures", nargs="+", default=["nDCG@10", "RBU@20"])
     parser.add_argument("--keep", type=Path, help="write the inputs into this folder and keep them")
@@ -70,7 +77,7 @@ def main() -> None:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
         start = time.perf_counter()
-        qrels, run = write_inputs(folder, args.queries, args.depth, args.judged)
+        qrels, run = write_inputs(folder, args.queries, args.depth, args.judged, args.corpus, args.decimals)
         print(f"wrote {args.queries * args.depth:,} run lines ({run.stat().st_size / 2**20:.0f} MiB) in "
               f"{time.perf_counter() - start:.1f} s")
         cmd = [sys.executable, "-m", "prefeval", "eval", str(qrels), str(run), *args.measures]

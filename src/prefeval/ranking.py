@@ -341,7 +341,9 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     if len(multi):  # documents occurring more than once in the run (in one query, or in several)
         repeated = np.zeros(n, dtype=bool)
         key = qc[multi].astype(np.int64) * size + codes[multi]
-        repeated[multi[pd.Series(key).duplicated(keep="first").to_numpy()]] = True
+        ordered = np.sort(key)  # cheap test first: usually no document repeats within a query
+        if np.any(ordered[1:] == ordered[:-1]):
+            repeated[multi[pd.Series(key).duplicated(keep="first").to_numpy()]] = True
         if repeated.any():
             warnings.warn(f"run {name!r}: {int(repeated.sum())} repeated document(s) within a query; "
                           "each keeps its first (best) position", stacklevel=3)
