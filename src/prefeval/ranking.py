@@ -319,10 +319,13 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     n = len(qc)
     if n and raw_docs.min() < 0:
         raise PrefevalError(f"run {name!r} has a missing doc id (query {queries[qc[np.argmin(raw_docs)]]})")
+    # 32-bit codes and ranks where they fit: half the memory of a large run
+    small = np.int32 if max(n, len(queries), len(candidates) + len(dnames)) < 2**31 - 1 else np.int64
+    qc, raw_docs = qc.astype(small, copy=False), raw_docs.astype(small, copy=False)
     # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
     cand_of_name = _candidate_of(dnames, prepared)
-    recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames)))
-    codes = recode[raw_docs] if n else np.zeros(0, dtype=np.intp)
+    recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames))).astype(small)
+    codes = recode[raw_docs] if n else np.zeros(0, dtype=small)
     only = codes < len(candidates) if ties == "candidates" else None
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
     grouped = np.count_nonzero(starts) == np.count_nonzero(np.bincount(qc, minlength=1))
@@ -337,12 +340,14 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     if order is not None:
         qc, raw_docs, codes = qc[order], raw_docs[order], codes[order]
     size = len(candidates) + len(dnames)
-    multi = np.flatnonzero(np.bincount(codes, minlength=size)[codes] > 1) if n else codes
-    if len(multi):  # documents occurring more than once in the run (in one query, or in several)
+    multi = np.bincount(codes, minlength=size)[codes] > 1 if n else np.zeros(0, dtype=bool)
+    if multi.any():  # documents occurring more than once in the run (in one query, or in several)
         repeated = np.zeros(n, dtype=bool)
         key = qc[multi].astype(np.int64) * size + codes[multi]
-        ordered = np.sort(key)  # cheap test first: usually no document repeats within a query
-        if np.any(ordered[1:] == ordered[:-1]):
+        key.sort()  # a cheap test first: usually no document repeats within a query
+        if np.any(key[1:] == key[:-1]):
+            multi = np.flatnonzero(multi)
+            key = qc[multi].astype(np.int64) * size + codes[multi]
             repeated[multi[pd.Series(key).duplicated(keep="first").to_numpy()]] = True
         if repeated.any():
             warnings.warn(f"run {name!r}: {int(repeated.sum())} repeated document(s) within a query; "
@@ -350,8 +355,11 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
             qc, raw_docs, codes = qc[~repeated], raw_docs[~repeated], codes[~repeated]
             n = len(qc)
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
-    idx = np.arange(n)
-    rank = idx - np.maximum.accumulate(np.where(starts, idx, 0)) + 1
+    idx = np.arange(n, dtype=small)
+    rank = np.where(starts, idx, 0).astype(small, copy=False)  # the row where each row's query starts
+    np.maximum.accumulate(rank, out=rank)
+    np.subtract(idx, rank, out=rank)
+    rank += 1
     return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, ties == "all")
 
 
