@@ -26,7 +26,7 @@ import pandas as pd
 from ir_measures import Metric
 
 from prefeval import methods
-from prefeval.aspects import graded_rankings
+from prefeval.aspects import QrelsSide, graded_rankings, qrels_side
 from prefeval.core.positions import position_vectors
 from prefeval.inputs import qrels_frame, run_frame
 from prefeval.measures import MEASURES, is_prefeval_measure, register
@@ -76,7 +76,15 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         self.candidates = candidate_documents(qrels, min((rel for rel, _ in self.groups), default=1))
         self.tables = {rel: PositionTable(qrels, rel, self.queries) for rel, _ in self.groups}
         self._ranked_baselines: dict[str, RankedRun] = {}
+        self._sides: dict[tuple[int, tuple[str, ...]], QrelsSide] = {}  # the qrels side of graded_rankings
         super().__init__(measures, set(self.judged))
+
+    def _side(self, rel: int, queries: list[str]) -> QrelsSide:
+        """:func:`prefeval.aspects.qrels_side` of ``queries`` at ``rel``, built on first use (shared by all runs)."""
+        key = (rel, tuple(queries))
+        if key not in self._sides:
+            self._sides[key] = qrels_side(self.qrels, queries, rel)
+        return self._sides[key]
 
     def _baseline(self, name: str) -> RankedRun:
         """The baseline run ``name``, ranked on first use."""
@@ -104,8 +112,9 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
                     values = (declaration.positions(position_vectors(q.doc_pos[0]), params) for q in positions)
                 elif declaration.kind == "metric":
                     if rankings is None:
-                        rankings = graded_rankings(ranked.rows(cutoff), self.qrels, [q.query_id for q in positions], rel,
-                                                   [len(q.doc_ids) for q in positions])
+                        queries = [q.query_id for q in positions]
+                        rankings = graded_rankings(ranked.rows(cutoff), self.qrels, queries, rel,
+                                                   [len(q.doc_ids) for q in positions], self._side(rel, queries))
                     values = declaration.values(rankings, params)
                 else:
                     row = 1 + baselines.index(measure["baseline"])
