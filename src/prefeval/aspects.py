@@ -72,7 +72,8 @@ class QrelsSide:
 def qrels_side(qrels: pd.DataFrame, queries: list[str], rel: int) -> QrelsSide:
     """The aspects, ideal grades and pool of ``queries`` (see :func:`graded_rankings`)."""
     index = {q: i for i, q in enumerate(queries)}
-    judged = _judged(qrels[qrels["query_id"].isin(index)], rel).assign(q=lambda f: f["query_id"].map(index))
+    row = pd.Index(np.asarray(queries, dtype=object), dtype=object).get_indexer(qrels["query_id"].to_numpy(dtype=object))
+    judged = _judged(qrels[row >= 0].assign(q=row[row >= 0]), rel)
     aspects = judged.groupby(["q", "aspect"], as_index=False)["grade"].max()
     aspects = aspects[aspects["grade"] > 0].rename(columns={"grade": "gmax"})
     aspects["a"] = aspects.groupby("q").cumcount()

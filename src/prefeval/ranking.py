@@ -96,8 +96,8 @@ class RankedRun:
         """Ranked rows ``query_id, doc_id, rank`` (ranks ``<= depth``), grouped by query, in rank order."""
         keep = self._top(depth)
         qc = self.query_codes[keep]
-        return pd.DataFrame({"query_id": self.queries.to_numpy(dtype=object)[qc], "doc_id": self._ids(keep),
-                             "rank": self.rank[keep]})
+        return pd.DataFrame({"query_id": pd.Series(self.queries.to_numpy(dtype=object)[qc], dtype=object),
+                             "doc_id": pd.Series(self._ids(keep), dtype=object), "rank": self.rank[keep]})
 
     def to_dict(self, depth: int | None = None) -> dict[str, dict[str, float]]:
         """``{query: {doc: -rank}}`` (ranks ``<= depth``) for ir-measures (its fastest input): the scores
