@@ -173,10 +173,13 @@ def metric_evaluators(measures: list[Any], qrels: pd.DataFrame,
 def iter_metrics(evaluators: list[tuple[Any, bool, int | None]], frame: pd.DataFrame,
                  ranked: RankedRun) -> Iterator[Any]:
     """The per-query ``Metric`` values of one run from :func:`metric_evaluators`: prefeval's provider reads the
-    canonical frame ``frame``, the others the same ranking ``ranked`` as ``{query: {doc: -rank}}``, cut at the
-    evaluator's depth when its measures read only the top documents."""
+    ranking ``ranked`` itself (the canonical frame ``frame`` is ``ranked.frame()``), the others the same ranking as
+    ``{query: {doc: -rank}}``, cut at the evaluator's depth when its measures read only the top documents."""
     for evaluator, own, depth in evaluators:
-        yield from evaluator.iter_calc(frame if own else ranked.to_dict(depth))
+        if own and hasattr(evaluator, "iter_calc_ranked"):  # prefeval's evaluator: no second ranking of the run
+            yield from evaluator.iter_calc_ranked(ranked)
+        else:
+            yield from evaluator.iter_calc(frame if own else ranked.to_dict(depth))
 
 
 def _standard_qrels(qrels: pd.DataFrame) -> pd.DataFrame | dict[str, dict[str, int]]:

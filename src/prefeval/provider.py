@@ -16,6 +16,7 @@ run are ignored. A run given here is ranked as :func:`prefeval.ranking.canonical
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections import defaultdict
 from collections.abc import Iterator
@@ -38,6 +39,7 @@ from prefeval.ranking import (
     judged_queries,
     qrels_queries,
     rank_run,
+    recode_run,
 )
 from prefeval.runs import resolve_run
 
@@ -100,6 +102,19 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
             warnings.warn(f"{warning.message}; standard measures computed from this run by other providers keep "
                           "their own rule (pytrec_eval: the last occurrence) -- prefeval.evaluate gives every "
                           "measure the same ranking", warning.category, stacklevel=2)
+        return self._values(ranked)
+
+    def iter_calc_ranked(self, run: RankedRun) -> Iterator[Metric]:
+        """:meth:`iter_calc` of a run already ranked by :func:`prefeval.ranking.rank_run` (``ties="all"``), e.g. by
+        :func:`prefeval.evaluate.ranked_inputs`: the same values without ranking the run again."""
+        expected = set(itertools.product(self.measures, self.qrel_qids))
+        for metric in self._values(recode_run(run, self.queries, self.candidates)):
+            expected.discard((metric.measure, metric.query_id))
+            yield metric
+        for measure, query_id in sorted(expected, key=lambda x: (str(x[0]), x[1])):  # as ir-measures' iter_calc
+            yield Metric(query_id=query_id, measure=measure, value=measure.DEFAULT)
+
+    def _values(self, ranked: RankedRun) -> Iterator[Metric]:
         for (rel, cutoff), group in self.groups.items():
             baselines = sorted({m["baseline"] for m in group if _is_preference(m)})
             table = self.tables[rel]

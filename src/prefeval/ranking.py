@@ -363,6 +363,33 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, ties == "all")
 
 
+def recode_run(run: RankedRun, queries: pd.Index | None = None, candidates: np.ndarray | None = None) -> RankedRun:
+    """``run`` (from :func:`rank_run` with ``ties="all"``) as :func:`rank_run` gives it for these ``queries`` and
+    ``candidates``, from its integer codes: rows of other queries dropped, groups in the order of ``queries``, the
+    candidates' codes looked up among the run's distinct document ids; no row is hashed or sorted by id again.
+    (Document codes of non-candidates may differ from a fresh :func:`rank_run`; they only tell documents apart.)"""
+    if not run.full_order:
+        raise ValueError("recode_run needs a run ranked with ties='all'")
+    prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
+    if queries is None:
+        queries, qc = run.queries, run.query_codes
+    else:
+        queries = _as_index(queries)
+        qc = queries.get_indexer(run.queries)[run.query_codes] if len(run.query_codes) else run.query_codes
+    keep = qc >= 0
+    small = np.int32 if max(len(qc), len(queries), len(prepared.unique) + len(run.doc_names)) < 2**31 - 1 \
+        else np.int64
+    qc, doc_raw, rank = qc[keep].astype(small, copy=False), run.doc_raw[keep], run.rank[keep]
+    starts = np.r_[True, qc[1:] != qc[:-1]] if len(qc) else np.zeros(0, dtype=bool)
+    if len(qc) > 1 and np.any(qc[starts][1:] < qc[starts][:-1]):  # query groups in the order of ``queries``
+        order = np.argsort(qc, kind="stable")
+        qc, doc_raw, rank = qc[order], doc_raw[order], rank[order]
+    cand_of_name = _candidate_of(run.doc_names, prepared)
+    recode = np.where(cand_of_name >= 0, cand_of_name, len(prepared.unique) + np.arange(len(run.doc_names)))
+    codes = recode.astype(small)[doc_raw] if len(doc_raw) else np.zeros(0, dtype=small)
+    return RankedRun(queries, qc, run.doc_names, doc_raw, codes, rank, prepared.unique, True)
+
+
 # ----------------------------------------------------------------------------------------------
 # locating the relevant documents
 
