@@ -114,10 +114,15 @@ class RankedRun:
     def frame(self) -> pd.DataFrame:
         """The ranked rows as a canonical run ``query_id, doc_id, score`` with ``score = -rank``; Arrow-backed ids
         stay Arrow-backed (no Python string per row)."""
-        names = self.queries.to_numpy(dtype=object)[self.query_codes] if len(self.rank) else np.zeros(0, object)
-        if _is_arrow(self.doc_names) and "doc_ids" not in self.__dict__:
+        queries = self.queries.to_numpy(dtype=object)
+        if _is_arrow(self.doc_names) and "doc_ids" not in self.__dict__ and all(isinstance(q, str) for q in queries):
+            import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
+
+            names = pd.array(pa.array(queries.tolist(), type=pa.string()).take(pa.array(self.query_codes)),
+                             dtype=self.doc_names.dtype)
             docs = self.doc_names.array.take(self.doc_raw)
         else:
+            names = queries[self.query_codes] if len(self.rank) else np.zeros(0, object)
             docs = self.doc_ids
         return pd.DataFrame({"query_id": names, "doc_id": docs, "score": -self.rank.astype(np.float64)})
 
