@@ -29,10 +29,10 @@ from prefeval.core import diversity
 from prefeval.core.graded import GradedRankings
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, run_frame
-from prefeval.ranking import NO_SUBTOPIC, qrels_queries, rank_run
+from prefeval.ranking import NO_SUBTOPIC, RankedRun, qrels_queries, rank_run
 
 __all__ = ["AspectArrays", "QrelsSide", "aspect_arrays", "evaluate_kernel", "graded_rankings", "kernel_measure",
-           "qrels_side", "single_aspect"]
+           "qrels_side", "run_graded_rankings", "single_aspect"]
 
 Mapping = Literal["err", "binary"]
 
@@ -114,6 +114,32 @@ def graded_rankings(ranked: pd.DataFrame, qrels: pd.DataFrame, queries: list[str
     rows = pd.DataFrame({"q": row[found], "doc_id": ranked["doc_id"].to_numpy(dtype=object)[found],
                          "rank": ranked["rank"].to_numpy()[found]})
     hits = rows.merge(side.relevant[["q", "doc_id", "a", "grade"]], on=["q", "doc_id"])
+    grades = np.zeros((len(queries), max(int(length.max(initial=0)), 1), side.gmax.shape[1]))
+    grades[hits["q"], hits["rank"] - 1, hits["a"]] = hits["grade"]
+    return GradedRankings(grades, length, side.gmax, side.n_aspects,
+                          side.sizes if n_relevant is None else np.asarray(n_relevant, dtype=np.int64), side.pool)
+
+
+def run_graded_rankings(run: RankedRun, depth: int | None, qrels: pd.DataFrame, queries: list[str], rel: int,
+                        n_relevant: np.ndarray | None = None, side: QrelsSide | None = None) -> GradedRankings:
+    """:func:`graded_rankings` of ``run.rows(depth)``, read from the run's integer codes when every relevant
+    document is one of its candidates (:func:`prefeval.ranking.rank_run`): only the candidates' rows are matched
+    with the qrels, no document id of the run is converted."""
+    side = qrels_side(qrels, queries, rel) if side is None else side
+    n_cand = len(run.candidates)
+    relevant_docs = side.relevant["doc_id"].to_numpy(dtype=object)
+    code = pd.Index(run.candidates, dtype=object).get_indexer(relevant_docs) if n_cand else np.full(len(relevant_docs), -1)
+    if not run.full_order or (code < 0).any():
+        return graded_rankings(run.rows(depth), qrels, queries, rel, n_relevant, side)
+    row_of = np.array([side.index.get(q, -1) for q in run.queries.to_numpy(dtype=object)], dtype=np.int64)
+    row = row_of[run.query_codes] if len(run.query_codes) else np.zeros(0, dtype=np.int64)
+    kept = row >= 0 if depth is None else (row >= 0) & (run.rank <= depth)
+    length = np.bincount(row[kept], minlength=len(queries))
+    hit = kept & (run.doc_codes < n_cand)
+    rows = pd.DataFrame({"key": row[hit] * n_cand + run.doc_codes[hit], "q": row[hit], "rank": run.rank[hit]})
+    judged = pd.DataFrame({"key": side.relevant["q"].to_numpy(dtype=np.int64) * n_cand + code,
+                           "a": side.relevant["a"].to_numpy(), "grade": side.relevant["grade"].to_numpy()})
+    hits = rows.merge(judged, on="key")
     grades = np.zeros((len(queries), max(int(length.max(initial=0)), 1), side.gmax.shape[1]))
     grades[hits["q"], hits["rank"] - 1, hits["a"]] = hits["grade"]
     return GradedRankings(grades, length, side.gmax, side.n_aspects,

@@ -27,7 +27,7 @@ import pandas as pd
 from ir_measures import Metric
 
 from prefeval import methods
-from prefeval.aspects import QrelsSide, graded_rankings, qrels_side
+from prefeval.aspects import QrelsSide, qrels_side, run_graded_rankings
 from prefeval.core.positions import position_vectors
 from prefeval.inputs import qrels_frame, run_frame
 from prefeval.measures import MEASURES, is_prefeval_measure, register
@@ -128,8 +128,8 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
                 elif declaration.kind == "metric":
                     if rankings is None:
                         queries = [q.query_id for q in positions]
-                        rankings = graded_rankings(ranked.rows(cutoff), self.qrels, queries, rel,
-                                                   [len(q.doc_ids) for q in positions], self._side(rel, queries))
+                        rankings = run_graded_rankings(ranked, cutoff, self.qrels, queries, rel,
+                                                       [len(q.doc_ids) for q in positions], self._side(rel, queries))
                     values = declaration.values(rankings, params)
                 else:
                     row = 1 + baselines.index(measure["baseline"])
