@@ -44,7 +44,7 @@ from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.measure_syntax import reject_negative_literals
 from prefeval.methods.checks import did_you_mean, validate
 from prefeval.methods.registry import canonical_text, declaration_of
-from prefeval.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict, rank_run
+from prefeval.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict, rank_run, run_queries
 from prefeval.runs import registered
 
 
@@ -227,14 +227,15 @@ def system_values(per_query: pd.DataFrame, measures: list[Any], runs: list[str])
     return pd.DataFrame(rows, columns=["run", "measure", "value"])
 
 
-def _warn_disjoint(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame]) -> set[str]:
+def _warn_disjoint(qrels: pd.DataFrame, ranked: Mapping[str, RankedRun]) -> set[str]:
     """Warn about the runs that share no query with the qrels; returns their names."""
     judged = set(qrels["query_id"].unique())
     disjoint = set()
-    for name, run in run_frames.items():
-        if len(run) and not judged.intersection(run["query_id"].unique()):
+    for name, run in ranked.items():
+        queries = run_queries(run)
+        if len(queries) and not judged.intersection(queries):
             disjoint.add(name)
-            warnings.warn(f"run {name!r} shares no query id with the qrels (e.g. run {run['query_id'].iloc[0]!r} vs "
+            warnings.warn(f"run {name!r} shares no query id with the qrels (e.g. run {queries[0]!r} vs "
                           f"qrels {next(iter(judged), '-')!r}); it scores as an empty ranking", stacklevel=4)
     return disjoint
 
@@ -252,8 +253,8 @@ def ranked_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.Dat
     qrels_df = qrels_frame(qrels)
     ranked = {name: rank_run(frame, name=name) for name, frame in runs_dict(runs).items()}
     run_frames = {name: run.frame() for name, run in ranked.items()}
-    disjoint = _warn_disjoint(qrels_df, run_frames)
-    for note in coverage_notes(qrels_df, {n: r for n, r in run_frames.items() if n not in disjoint}):
+    disjoint = _warn_disjoint(qrels_df, ranked)
+    for note in coverage_notes(qrels_df, {n: r for n, r in ranked.items() if n not in disjoint}):
         warnings.warn(note, stacklevel=4)
     return qrels_df, run_frames, ranked
 

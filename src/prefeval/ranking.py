@@ -157,13 +157,22 @@ def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
     return np.sort(pd.unique(qrels["query_id"].to_numpy(dtype=object)).astype(str)).astype(object)
 
 
-def coverage_notes(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> list[str]:
-    """One sentence per run that lacks some judged queries (:func:`judged_queries`), naming the run and how many
-    it covers: those queries count as empty rankings (0, or the worst case for a preference)."""
+def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
+    """The distinct query ids of a run frame or of the rows of a :class:`RankedRun` (from its integer codes)."""
+    if isinstance(run, RankedRun):
+        present = np.bincount(run.query_codes, minlength=len(run.queries)) > 0 if len(run.query_codes) else []
+        return run.queries.to_numpy(dtype=object)[np.asarray(present, dtype=bool)]
+    return np.asarray(run["query_id"].unique(), dtype=object)
+
+
+def coverage_notes(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame | RankedRun]) -> list[str]:
+    """One sentence per run (frame or :class:`RankedRun`) that lacks some judged queries (:func:`judged_queries`),
+    naming the run and how many it covers: those queries count as empty rankings (0, or the worst case for a
+    preference)."""
     judged = set(judged_queries(qrels).tolist())
     notes = []
     for name, run in runs.items():
-        covered = len(judged.intersection(map(str, run["query_id"].unique())))
+        covered = len(judged.intersection(map(str, run_queries(run))))
         if covered < len(judged):
             notes.append(f"run {name!r} covers {covered} of the {len(judged)} judged queries; the other "
                          f"{len(judged) - covered} count as empty rankings (0 for a metric, the worst case for "
