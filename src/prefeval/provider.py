@@ -16,7 +16,6 @@ run are ignored. A run given here is ranked as :func:`prefeval.ranking.canonical
 
 from __future__ import annotations
 
-import itertools
 import warnings
 from collections import defaultdict
 from collections.abc import Iterator
@@ -107,12 +106,9 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
     def iter_calc_ranked(self, run: RankedRun) -> Iterator[Metric]:
         """:meth:`iter_calc` of a run already ranked by :func:`prefeval.ranking.rank_run` (``ties="all"``), e.g. by
         :func:`prefeval.evaluate.ranked_inputs`: the same values without ranking the run again."""
-        expected = set(itertools.product(self.measures, self.qrel_qids))
-        for metric in self._values(recode_run(run, self.queries, self.candidates)):
-            expected.discard((metric.measure, metric.query_id))
-            yield metric
-        for measure, query_id in sorted(expected, key=lambda x: (str(x[0]), x[1])):  # as ir-measures' iter_calc
-            yield Metric(query_id=query_id, measure=measure, value=measure.DEFAULT)
+        # ir-measures' iter_calc adds DEFAULT values for the (measure, query) pairs a provider left out; _values
+        # gives every measure a value for every judged query (= qrel_qids), so there are none to add
+        return self._values(recode_run(run, self.queries, self.candidates))
 
     def _values(self, ranked: RankedRun) -> Iterator[Metric]:
         for (rel, cutoff), group in self.groups.items():

@@ -232,6 +232,18 @@ def _string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
     return ranks.reshape(-1)
 
 
+def _query_score_order(qc: np.ndarray, sc: np.ndarray, arrow: bool) -> np.ndarray:
+    """``np.lexsort((-sc, qc))``: rows by query code, then score descending, stably; by Arrow's stable sort (several
+    times faster) when pyarrow is loaded already (``arrow``)."""
+    if not arrow:
+        return np.lexsort((-sc, qc))
+    import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
+    import pyarrow.compute as pc
+
+    table = pa.table({"q": qc, "s": sc})
+    return np.asarray(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending")]), dtype=np.intp)
+
+
 def _as_index(values) -> pd.Index:
     return values if isinstance(values, pd.Index) else pd.Index(np.asarray(values, dtype=object), dtype=object)
 
@@ -350,7 +362,7 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
         if n > 1 and np.any((qc[1:] == qc[:-1]) & (sc[1:] == sc[:-1])):
             order = _tie_order(np.arange(n) if order is None else order, qc, sc, raw_docs, dnames, only)
     else:
-        order = _tie_order(np.lexsort((-sc, qc)), qc, sc, raw_docs, dnames, only)
+        order = _tie_order(_query_score_order(qc, sc, _is_arrow(dnames)), qc, sc, raw_docs, dnames, only)
     if order is not None:
         qc, raw_docs, codes = qc[order], raw_docs[order], codes[order]
     size = len(candidates) + len(dnames)
