@@ -114,23 +114,26 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         for (rel, cutoff), group in self.groups.items():
             baselines = sorted({m["baseline"] for m in group if _is_preference(m)})
             table = self.tables[rel]
-            doc_pos = np.vstack([table.locate(r, cutoff) for r in (ranked, *map(self._baseline, baselines))])
-            positions = table.positions(doc_pos)
+            queries, n_relevant = table.query_sizes()
+            positions = None  # per query, built only for the measures that read positions
             rankings = None
             for measure in group:
                 declaration, params = methods.declaration_of(measure), self.params[measure]
-                if declaration.kind == "metric" and declaration.position_based:  # binary relevance: positions suffice
-                    values = (declaration.positions(position_vectors(q.doc_pos[0]), params) for q in positions)
-                elif declaration.kind == "metric":
+                if declaration.kind == "metric" and not declaration.position_based:
                     if rankings is None:
-                        queries = [q.query_id for q in positions]
-                        rankings = run_graded_rankings(ranked, cutoff, self.qrels, queries, rel,
-                                                       [len(q.doc_ids) for q in positions], self._side(rel, queries))
+                        rankings = run_graded_rankings(ranked, cutoff, self.qrels, queries, rel, n_relevant,
+                                                       self._side(rel, queries))
                     values = declaration.values(rankings, params)
                 else:
-                    row = 1 + baselines.index(measure["baseline"])
-                    values = (declaration.pairwise(q, 0, row, params) for q in positions)
-                found = {query.query_id: float(value) for query, value in zip(positions, values)}
+                    if positions is None:
+                        runs = (ranked, *map(self._baseline, baselines))
+                        positions = table.positions(np.vstack([table.locate(r, cutoff) for r in runs]))
+                    if declaration.kind == "metric":  # binary relevance: positions suffice
+                        values = (declaration.positions(position_vectors(q.doc_pos[0]), params) for q in positions)
+                    else:
+                        row = 1 + baselines.index(measure["baseline"])
+                        values = (declaration.pairwise(q, 0, row, params) for q in positions)
+                found = {query_id: float(value) for query_id, value in zip(queries, values)}
                 for query_id in self.judged:  # judged queries without a relevant document at rel: 0
                     yield Metric(query_id, measure, found.get(query_id, 0.0))
 

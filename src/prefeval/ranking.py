@@ -502,6 +502,14 @@ class PositionTable:
         out[self.sorter[loc[found]]] = run.rank[hit][found]
         return out
 
+    def query_sizes(self) -> tuple[list[str], np.ndarray]:
+        """The evaluated queries (sorted by query id, the order of :meth:`positions`) and their numbers of relevant
+        documents."""
+        qc = self.query_codes
+        bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True]) if len(qc) else np.zeros(1, dtype=np.intp)
+        qids = self.relevant["query_id"].to_numpy(dtype=object)
+        return [str(qids[a]) for a in bounds[:-1]], np.diff(bounds).astype(np.int64)
+
     def positions(self, doc_pos: np.ndarray, subtopics: bool = True) -> list[QueryPositions]:
         """One :class:`QueryPositions` per evaluated query (sorted by query id) from ``doc_pos`` (runs x len(self),
         rows from :meth:`locate`); ``subtopics=False`` skips the subtopic membership."""
