@@ -114,7 +114,7 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], ra
         frames = []
         for name in tqdm(run_frames, desc="evaluation", unit="run", total=len(run_frames),
                          disable=not progress, leave=False):
-            metrics = list(iter_metrics(evaluators, run_frames[name], ranked[name]))
+            metrics = list(iter_metrics(evaluators, ranked[name]))
             labels: dict[int, str] = {}  # str() once per measure object (metrics keep the objects alive)
             frames.append(pd.DataFrame({
                 "run": name,
@@ -170,16 +170,34 @@ def metric_evaluators(measures: list[Any], qrels: pd.DataFrame,
     return evaluators
 
 
-def iter_metrics(evaluators: list[tuple[Any, bool, int | None]], frame: pd.DataFrame,
-                 ranked: RankedRun) -> Iterator[Any]:
-    """The per-query ``Metric`` values of one run from :func:`metric_evaluators`: prefeval's provider reads the
-    ranking ``ranked`` itself (the canonical frame ``frame`` is ``ranked.frame()``), the others the same ranking as
+def iter_metrics(evaluators: list[tuple[Any, bool, int | None]], ranked: RankedRun) -> Iterator[Any]:
+    """The per-query ``Metric`` values of one ranked run from :func:`metric_evaluators`: prefeval's provider reads
+    the ranking itself (or its canonical frame ``ranked.frame()``), the others the same ranking as
     ``{query: {doc: -rank}}``, cut at the evaluator's depth when its measures read only the top documents."""
     for evaluator, own, depth in evaluators:
         if own and hasattr(evaluator, "iter_calc_ranked"):  # prefeval's evaluator: no second ranking of the run
             yield from evaluator.iter_calc_ranked(ranked)
         else:
-            yield from evaluator.iter_calc(frame if own else ranked.to_dict(depth))
+            yield from evaluator.iter_calc(ranked.frame() if own else ranked.to_dict(depth))
+
+
+class RunFrames(Mapping):
+    """Name -> canonical run frame (:meth:`prefeval.ranking.RankedRun.frame`) of ranked runs, each built on first
+    access (many evaluations never need the frames)."""
+
+    def __init__(self, ranked: Mapping[str, RankedRun]) -> None:
+        self.ranked, self._frames = ranked, {}
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        if name not in self._frames:
+            self._frames[name] = self.ranked[name].frame()
+        return self._frames[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ranked)
+
+    def __len__(self) -> int:
+        return len(self.ranked)
 
 
 def _standard_qrels(qrels: pd.DataFrame) -> pd.DataFrame | dict[str, dict[str, int]]:
@@ -245,14 +263,14 @@ def canonical_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.
     run ranked once by :func:`prefeval.ranking.canonical_run` (named as given); warns about runs that share no
     query with the qrels or cover only some of the judged queries."""
     qrels_df, run_frames, _ = ranked_inputs(qrels, runs)
-    return qrels_df, run_frames
+    return qrels_df, dict(run_frames)
 
 
-def ranked_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict[str, RankedRun]]:
+def ranked_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, RunFrames, dict[str, RankedRun]]:
     """:func:`canonical_inputs` and the rankings the run frames were made from."""
     qrels_df = qrels_frame(qrels)
     ranked = {name: rank_run(frame, name=name) for name, frame in runs_dict(runs).items()}
-    run_frames = {name: run.frame() for name, run in ranked.items()}
+    run_frames = RunFrames(ranked)
     disjoint = _warn_disjoint(qrels_df, ranked)
     for note in coverage_notes(qrels_df, {n: r for n, r in ranked.items() if n not in disjoint}):
         warnings.warn(note, stacklevel=4)

@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         raise PrefevalError("--no_summary (-n) only works with --by_query (-q)")
     if not -1 <= args.places <= MAX_PLACES:
         raise PrefevalError(f"--places must be -1 (all) or 0 to {MAX_PLACES}; got {args.places}")
-    qrels, runs, ranked = ranked_inputs(args.qrels, {args.run: args.run})
+    qrels, _, ranked = ranked_inputs(args.qrels, {args.run: args.run})
     provider = None
     if args.provider:
         if args.provider not in ir_measures.providers.registry:
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         # prefeval's), built once from the one ranking
         evaluators = metric_evaluators(measures, qrels, provider)
         aggregators = {m: m.aggregator() for m in measures}
-        for metric in iter_metrics(evaluators, runs[args.run], ranked[args.run]):
+        for metric in iter_metrics(evaluators, ranked[args.run]):
             if args.by_query:
                 output(metric)
             aggregators[metric.measure].add(metric.value)
