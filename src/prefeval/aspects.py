@@ -29,9 +29,10 @@ from prefeval.core import diversity
 from prefeval.core.graded import GradedRankings
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, run_frame
-from prefeval.ranking import NO_SUBTOPIC, qrels_queries, rank_run
+from prefeval.ranking import NO_SUBTOPIC, RankedRun, qrels_queries, rank_run
 
-__all__ = ["AspectArrays", "aspect_arrays", "evaluate_kernel", "graded_rankings", "kernel_measure", "single_aspect"]
+__all__ = ["AspectArrays", "QrelsSide", "aspect_arrays", "evaluate_kernel", "graded_rankings", "kernel_measure",
+           "qrels_side", "run_graded_rankings", "single_aspect"]
 
 Mapping = Literal["err", "binary"]
 
@@ -56,32 +57,29 @@ def _judged(qrels: pd.DataFrame, rel: int) -> pd.DataFrame:
     return judged[judged.groupby("query_id")["grade"].transform("max") > 0]
 
 
-def graded_rankings(ranked: pd.DataFrame, qrels: pd.DataFrame, queries: list[str], rel: int,
-                    n_relevant: np.ndarray | None = None) -> GradedRankings:
-    """The rankings of ``queries`` (each with a document of grade >= ``rel``) as
-    :class:`~prefeval.core.graded.GradedRankings` with their pool: the input of every metric kernel, built for all
-    queries at once (the one construction the provider, :func:`aspect_arrays` and the diversity measures share).
+@dataclass(frozen=True)
+class QrelsSide:
+    """The part of :func:`graded_rankings` that depends on the qrels only (built once, reused for every run)."""
 
-    ``ranked`` holds the run's ranked rows ``query_id, doc_id, rank`` (:meth:`prefeval.ranking.RankedRun.rows`,
-    truncated at the cutoff). Aspects of a query are its subtopics (one aspect for qrels without subtopics) that
-    have a document with grade >= ``rel``, in the order of their ids. Grades below ``rel`` count as 0. The pool
-    holds every document relevant to some aspect, ordered by doc id descending. ``n_relevant``: default the pool
-    size.
-    """
+    index: dict[str, int]  # query id -> row
+    relevant: pd.DataFrame  # query_id, doc_id, q, a (aspect column), grade: the relevant judgments
+    n_aspects: np.ndarray  # (Q,)
+    gmax: np.ndarray  # (Q, A)
+    sizes: np.ndarray  # (Q,) pool sizes
+    pool: np.ndarray  # (Q, m, A)
+
+
+def qrels_side(qrels: pd.DataFrame, queries: list[str], rel: int) -> QrelsSide:
+    """The aspects, ideal grades and pool of ``queries`` (see :func:`graded_rankings`)."""
     index = {q: i for i, q in enumerate(queries)}
-    judged = _judged(qrels[qrels["query_id"].isin(index)], rel).assign(q=lambda f: f["query_id"].map(index))
+    row = pd.Index(np.asarray(queries, dtype=object), dtype=object).get_indexer(qrels["query_id"].to_numpy(dtype=object))
+    judged = _judged(qrels[row >= 0].assign(q=row[row >= 0]), rel)
     aspects = judged.groupby(["q", "aspect"], as_index=False)["grade"].max()
     aspects = aspects[aspects["grade"] > 0].rename(columns={"grade": "gmax"})
     aspects["a"] = aspects.groupby("q").cumcount()
     n_aspects = np.bincount(aspects["q"], minlength=len(queries))
     relevant = judged[judged["grade"] > 0].merge(aspects[["q", "aspect", "a"]], on=["q", "aspect"])
     width = max(int(n_aspects.max(initial=0)), 1)
-
-    ranked = ranked[ranked["query_id"].isin(index)]
-    length = np.bincount(ranked["query_id"].map(index).to_numpy(dtype=np.int64), minlength=len(queries))
-    hits = ranked.merge(relevant[["query_id", "doc_id", "q", "a", "grade"]], on=["query_id", "doc_id"])
-    grades = np.zeros((len(queries), max(int(length.max(initial=0)), 1), width))
-    grades[hits["q"], hits["rank"] - 1, hits["a"]] = hits["grade"]
 
     docs = relevant[["q", "doc_id"]].drop_duplicates().sort_values(["q", "doc_id"], ascending=[True, False])
     docs["m"] = docs.groupby("q").cumcount()
@@ -92,8 +90,60 @@ def graded_rankings(ranked: pd.DataFrame, qrels: pd.DataFrame, queries: list[str
 
     gmax = np.zeros((len(queries), width))
     gmax[aspects["q"], aspects["a"]] = aspects["gmax"]
-    return GradedRankings(grades, length, gmax, n_aspects,
-                          sizes if n_relevant is None else np.asarray(n_relevant, dtype=np.int64), pool)
+    relevant = relevant[["query_id", "doc_id", "q", "a", "grade"]].astype({"doc_id": object})
+    return QrelsSide(index, relevant, n_aspects, gmax, sizes, pool)
+
+
+def graded_rankings(ranked: pd.DataFrame, qrels: pd.DataFrame, queries: list[str], rel: int,
+                    n_relevant: np.ndarray | None = None, side: QrelsSide | None = None) -> GradedRankings:
+    """The rankings of ``queries`` (each with a document of grade >= ``rel``) as
+    :class:`~prefeval.core.graded.GradedRankings` with their pool: the input of every metric kernel, built for all
+    queries at once (the one construction the provider, :func:`aspect_arrays` and the diversity measures share).
+
+    ``ranked`` holds the run's ranked rows ``query_id, doc_id, rank`` (:meth:`prefeval.ranking.RankedRun.rows`,
+    truncated at the cutoff). Aspects of a query are its subtopics (one aspect for qrels without subtopics) that
+    have a document with grade >= ``rel``, in the order of their ids. Grades below ``rel`` count as 0. The pool
+    holds every document relevant to some aspect, ordered by doc id descending. ``n_relevant``: default the pool
+    size. ``side``: :func:`qrels_side` of the same qrels, queries and rel, when already built (e.g. for another run).
+    """
+    side = qrels_side(qrels, queries, rel) if side is None else side
+    codes, ids = pd.factorize(ranked["query_id"].to_numpy(dtype=object))  # each query id looked up once
+    row = np.array([side.index.get(q, -1) for q in ids], dtype=np.int64)[codes] if len(codes) else codes
+    found = row >= 0
+    length = np.bincount(row[found], minlength=len(queries))
+    rows = pd.DataFrame({"q": row[found], "doc_id": ranked["doc_id"].to_numpy(dtype=object)[found],
+                         "rank": ranked["rank"].to_numpy()[found]})
+    hits = rows.merge(side.relevant[["q", "doc_id", "a", "grade"]], on=["q", "doc_id"])
+    grades = np.zeros((len(queries), max(int(length.max(initial=0)), 1), side.gmax.shape[1]))
+    grades[hits["q"], hits["rank"] - 1, hits["a"]] = hits["grade"]
+    return GradedRankings(grades, length, side.gmax, side.n_aspects,
+                          side.sizes if n_relevant is None else np.asarray(n_relevant, dtype=np.int64), side.pool)
+
+
+def run_graded_rankings(run: RankedRun, depth: int | None, qrels: pd.DataFrame, queries: list[str], rel: int,
+                        n_relevant: np.ndarray | None = None, side: QrelsSide | None = None) -> GradedRankings:
+    """:func:`graded_rankings` of ``run.rows(depth)``, read from the run's integer codes when every relevant
+    document is one of its candidates (:func:`prefeval.ranking.rank_run`): only the candidates' rows are matched
+    with the qrels, no document id of the run is converted."""
+    side = qrels_side(qrels, queries, rel) if side is None else side
+    n_cand = len(run.candidates)
+    relevant_docs = side.relevant["doc_id"].to_numpy(dtype=object)
+    code = pd.Index(run.candidates, dtype=object).get_indexer(relevant_docs) if n_cand else np.full(len(relevant_docs), -1)
+    if not run.full_order or (code < 0).any():
+        return graded_rankings(run.rows(depth), qrels, queries, rel, n_relevant, side)
+    row_of = np.array([side.index.get(q, -1) for q in run.queries.to_numpy(dtype=object)], dtype=np.int64)
+    row = row_of[run.query_codes] if len(run.query_codes) else np.zeros(0, dtype=np.int64)
+    kept = row >= 0 if depth is None else (row >= 0) & (run.rank <= depth)
+    length = np.bincount(row[kept], minlength=len(queries))
+    hit = kept & (run.doc_codes < n_cand)
+    rows = pd.DataFrame({"key": row[hit] * n_cand + run.doc_codes[hit], "q": row[hit], "rank": run.rank[hit]})
+    judged = pd.DataFrame({"key": side.relevant["q"].to_numpy(dtype=np.int64) * n_cand + code,
+                           "a": side.relevant["a"].to_numpy(), "grade": side.relevant["grade"].to_numpy()})
+    hits = rows.merge(judged, on="key")
+    grades = np.zeros((len(queries), max(int(length.max(initial=0)), 1), side.gmax.shape[1]))
+    grades[hits["q"], hits["rank"] - 1, hits["a"]] = hits["grade"]
+    return GradedRankings(grades, length, side.gmax, side.n_aspects,
+                          side.sizes if n_relevant is None else np.asarray(n_relevant, dtype=np.int64), side.pool)
 
 
 def _bucket_arrays(qrels: pd.DataFrame, ranked: pd.DataFrame, queries: list[str], rel: int,

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import contextlib
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import ir_measures
@@ -44,7 +44,7 @@ from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.measure_syntax import reject_negative_literals
 from prefeval.methods.checks import did_you_mean, validate
 from prefeval.methods.registry import canonical_text, declaration_of
-from prefeval.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict, rank_run
+from prefeval.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict, rank_run, run_queries
 from prefeval.runs import registered
 
 
@@ -106,22 +106,15 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], ra
     subtopics (with subtopics, the frame keeps them for the providers that read them, e.g. pyndeval)."""
 
     names = {m.params.get("baseline") for m in measures} & set(run_frames)
-    own = [m for m in measures if declaration_of(m) is not None]  # prefeval's measures
-    standard = [m for m in measures if declaration_of(m) is None]
     with registered({name: run_frames[name] for name in names}):
         try:
-            evaluators = []
-            if own:
-                evaluators.append((ir_measures.evaluator(own, qrels), lambda name: run_frames[name]))
-            if standard:
-                evaluators.append((ir_measures.evaluator(standard, _standard_qrels(qrels)),
-                                   lambda name: ranked[name].to_dict()))
+            evaluators = metric_evaluators(measures, qrels)
         except ValueError as exc:  # unsupported measure / parameters
             raise PrefevalError(str(exc)) from None
         frames = []
         for name in tqdm(run_frames, desc="evaluation", unit="run", total=len(run_frames),
                          disable=not progress, leave=False):
-            metrics = [m for evaluator, run in evaluators for m in evaluator.iter_calc(run(name))]
+            metrics = list(iter_metrics(evaluators, ranked[name]))
             labels: dict[int, str] = {}  # str() once per measure object (metrics keep the objects alive)
             frames.append(pd.DataFrame({
                 "run": name,
@@ -131,6 +124,80 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], ra
                 "value": np.array([m.value for m in metrics], dtype=float),
             }))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["run", "query_id", "measure", "value"])
+
+
+#: Standard measures whose value at cutoff k reads only the top k documents of a ranking (the definition of a
+#: measure at a rank cutoff, as trec_eval's ``ndcg_cut``, ``P``, ``recall``, ``map_cut``), with the parameters
+#: besides ``cutoff`` that keep it so; ``judged_only=True`` drops unjudged documents before cutting: not listed.
+_TOP_K_ONLY: dict[str, frozenset[str]] = {
+    "nDCG": frozenset({"dcg", "gains"}), "P": frozenset({"rel"}), "R": frozenset({"rel"}),
+    "AP": frozenset({"rel"}), "RR": frozenset({"rel"}), "Success": frozenset({"rel"}), "Judged": frozenset(),
+}
+
+
+def top_k_depth(measures: list[Any]) -> int | None:
+    """The largest cutoff of ``measures`` when each of them reads only the top ``cutoff`` documents of a ranking
+    (then the rankings truncated at that depth give the same values), else None."""
+    depth = 0
+    for measure in measures:
+        params = dict(measure.params)
+        cutoff = params.pop("cutoff", None)
+        if params.get("judged_only") is False:
+            del params["judged_only"]
+        allowed = _TOP_K_ONLY.get(measure.NAME)
+        if allowed is None or not isinstance(cutoff, int) or cutoff < 1 or not set(params) <= allowed:
+            return None
+        depth = max(depth, cutoff)
+    return depth or None
+
+
+def metric_evaluators(measures: list[Any], qrels: pd.DataFrame,
+                      provider: Any = None) -> list[tuple[Any, bool, int | None]]:
+    """ir-measures evaluators of ``measures`` on canonical ``qrels`` (processed once), each with whether it reads
+    the canonical run frame (prefeval's provider) or the ranking as a dict of dicts (every other provider: their
+    fastest input), and the depth that dict may be cut at (:func:`top_k_depth`); see :func:`iter_metrics`.
+    ``provider``: evaluate every measure with that ir-measures provider (default: prefeval's measures by
+    prefeval's provider, the others by ir-measures' default pipeline)."""
+    if provider is not None:
+        own = provider.NAME == "prefeval"
+        qrels_input = qrels if own else _standard_qrels(qrels)
+        return [(provider.evaluator(measures, qrels_input), own, None if own else top_k_depth(measures))]
+    own = [m for m in measures if declaration_of(m) is not None]  # prefeval's measures
+    standard = [m for m in measures if declaration_of(m) is None]
+    evaluators = [(ir_measures.evaluator(own, qrels), True, None)] if own else []
+    if standard:
+        evaluators.append((ir_measures.evaluator(standard, _standard_qrels(qrels)), False, top_k_depth(standard)))
+    return evaluators
+
+
+def iter_metrics(evaluators: list[tuple[Any, bool, int | None]], ranked: RankedRun) -> Iterator[Any]:
+    """The per-query ``Metric`` values of one ranked run from :func:`metric_evaluators`: prefeval's provider reads
+    the ranking itself (or its canonical frame ``ranked.frame()``), the others the same ranking as
+    ``{query: {doc: -rank}}``, cut at the evaluator's depth when its measures read only the top documents."""
+    for evaluator, own, depth in evaluators:
+        if own and hasattr(evaluator, "iter_calc_ranked"):  # prefeval's evaluator: no second ranking of the run
+            yield from evaluator.iter_calc_ranked(ranked)
+        else:
+            yield from evaluator.iter_calc(ranked.frame() if own else ranked.to_dict(depth))
+
+
+class RunFrames(Mapping):
+    """Name -> canonical run frame (:meth:`prefeval.ranking.RankedRun.frame`) of ranked runs, each built on first
+    access (many evaluations never need the frames)."""
+
+    def __init__(self, ranked: Mapping[str, RankedRun]) -> None:
+        self.ranked, self._frames = ranked, {}
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        if name not in self._frames:
+            self._frames[name] = self.ranked[name].frame()
+        return self._frames[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ranked)
+
+    def __len__(self) -> int:
+        return len(self.ranked)
 
 
 def _standard_qrels(qrels: pd.DataFrame) -> pd.DataFrame | dict[str, dict[str, int]]:
@@ -178,14 +245,15 @@ def system_values(per_query: pd.DataFrame, measures: list[Any], runs: list[str])
     return pd.DataFrame(rows, columns=["run", "measure", "value"])
 
 
-def _warn_disjoint(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame]) -> set[str]:
+def _warn_disjoint(qrels: pd.DataFrame, ranked: Mapping[str, RankedRun]) -> set[str]:
     """Warn about the runs that share no query with the qrels; returns their names."""
     judged = set(qrels["query_id"].unique())
     disjoint = set()
-    for name, run in run_frames.items():
-        if len(run) and not judged.intersection(run["query_id"].unique()):
+    for name, run in ranked.items():
+        queries = run_queries(run)
+        if len(queries) and not judged.intersection(queries):
             disjoint.add(name)
-            warnings.warn(f"run {name!r} shares no query id with the qrels (e.g. run {run['query_id'].iloc[0]!r} vs "
+            warnings.warn(f"run {name!r} shares no query id with the qrels (e.g. run {queries[0]!r} vs "
                           f"qrels {next(iter(judged), '-')!r}); it scores as an empty ranking", stacklevel=4)
     return disjoint
 
@@ -194,17 +262,17 @@ def canonical_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.
     """The canonical input every measure of one call reads: the qrels with conflicting lines resolved, and each
     run ranked once by :func:`prefeval.ranking.canonical_run` (named as given); warns about runs that share no
     query with the qrels or cover only some of the judged queries."""
-    qrels_df, run_frames, _ = _ranked_inputs(qrels, runs)
-    return qrels_df, run_frames
+    qrels_df, run_frames, _ = ranked_inputs(qrels, runs)
+    return qrels_df, dict(run_frames)
 
 
-def _ranked_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], dict[str, RankedRun]]:
+def ranked_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, RunFrames, dict[str, RankedRun]]:
     """:func:`canonical_inputs` and the rankings the run frames were made from."""
     qrels_df = qrels_frame(qrels)
     ranked = {name: rank_run(frame, name=name) for name, frame in runs_dict(runs).items()}
-    run_frames = {name: run.frame() for name, run in ranked.items()}
-    disjoint = _warn_disjoint(qrels_df, run_frames)
-    for note in coverage_notes(qrels_df, {n: r for n, r in run_frames.items() if n not in disjoint}):
+    run_frames = RunFrames(ranked)
+    disjoint = _warn_disjoint(qrels_df, ranked)
+    for note in coverage_notes(qrels_df, {n: r for n, r in ranked.items() if n not in disjoint}):
         warnings.warn(note, stacklevel=4)
     return qrels_df, run_frames, ranked
 
@@ -223,7 +291,7 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
 
     parsed = parse_measures(measures, rel)
     given = _given_names(measures, rel)
-    qrels_df, run_frames, ranked = _ranked_inputs(qrels, runs)
+    qrels_df, run_frames, ranked = ranked_inputs(qrels, runs)
     if not run_frames:
         raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
     free = [m for m in parsed if _is_free_preference(m)]

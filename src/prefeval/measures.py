@@ -49,6 +49,16 @@ class PrefevalMeasure(Measure):
         super().__init__(**params)
         self.DECLARATION.check(self.params)
 
+    def __repr__(self) -> str:
+        """ir-measures' name, built once: measures are hashed and compared by it for every per-query value."""
+        text = self.__dict__.get("_repr")
+        if text is None:
+            text = self.__dict__["_repr"] = super().__repr__()
+        return text
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
+
     def validate_params(self) -> None:
         if self.validated:
             return

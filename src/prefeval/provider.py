@@ -26,7 +26,7 @@ import pandas as pd
 from ir_measures import Metric
 
 from prefeval import methods
-from prefeval.aspects import graded_rankings
+from prefeval.aspects import QrelsSide, qrels_side, run_graded_rankings
 from prefeval.core.positions import position_vectors
 from prefeval.inputs import qrels_frame, run_frame
 from prefeval.measures import MEASURES, is_prefeval_measure, register
@@ -38,6 +38,7 @@ from prefeval.ranking import (
     judged_queries,
     qrels_queries,
     rank_run,
+    recode_run,
 )
 from prefeval.runs import resolve_run
 
@@ -76,7 +77,15 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         self.candidates = candidate_documents(qrels, min((rel for rel, _ in self.groups), default=1))
         self.tables = {rel: PositionTable(qrels, rel, self.queries) for rel, _ in self.groups}
         self._ranked_baselines: dict[str, RankedRun] = {}
+        self._sides: dict[tuple[int, tuple[str, ...]], QrelsSide] = {}  # the qrels side of graded_rankings
         super().__init__(measures, set(self.judged))
+
+    def _side(self, rel: int, queries: list[str]) -> QrelsSide:
+        """:func:`prefeval.aspects.qrels_side` of ``queries`` at ``rel``, built on first use (shared by all runs)."""
+        key = (rel, tuple(queries))
+        if key not in self._sides:
+            self._sides[key] = qrels_side(self.qrels, queries, rel)
+        return self._sides[key]
 
     def _baseline(self, name: str) -> RankedRun:
         """The baseline run ``name``, ranked on first use."""
@@ -92,25 +101,39 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
             warnings.warn(f"{warning.message}; standard measures computed from this run by other providers keep "
                           "their own rule (pytrec_eval: the last occurrence) -- prefeval.evaluate gives every "
                           "measure the same ranking", warning.category, stacklevel=2)
+        return self._values(ranked)
+
+    def iter_calc_ranked(self, run: RankedRun) -> Iterator[Metric]:
+        """:meth:`iter_calc` of a run already ranked by :func:`prefeval.ranking.rank_run` (``ties="all"``), e.g. by
+        :func:`prefeval.evaluate.ranked_inputs`: the same values without ranking the run again."""
+        # ir-measures' iter_calc adds DEFAULT values for the (measure, query) pairs a provider left out; _values
+        # gives every measure a value for every judged query (= qrel_qids), so there are none to add
+        return self._values(recode_run(run, self.queries, self.candidates))
+
+    def _values(self, ranked: RankedRun) -> Iterator[Metric]:
         for (rel, cutoff), group in self.groups.items():
             baselines = sorted({m["baseline"] for m in group if _is_preference(m)})
             table = self.tables[rel]
-            doc_pos = np.vstack([table.locate(r, cutoff) for r in (ranked, *map(self._baseline, baselines))])
-            positions = table.positions(doc_pos)
+            queries, n_relevant = table.query_sizes()
+            positions = None  # per query, built only for the measures that read positions
             rankings = None
             for measure in group:
                 declaration, params = methods.declaration_of(measure), self.params[measure]
-                if declaration.kind == "metric" and declaration.position_based:  # binary relevance: positions suffice
-                    values = (declaration.positions(position_vectors(q.doc_pos[0]), params) for q in positions)
-                elif declaration.kind == "metric":
+                if declaration.kind == "metric" and not declaration.position_based:
                     if rankings is None:
-                        rankings = graded_rankings(ranked.rows(cutoff), self.qrels, [q.query_id for q in positions], rel,
-                                                   [len(q.doc_ids) for q in positions])
+                        rankings = run_graded_rankings(ranked, cutoff, self.qrels, queries, rel, n_relevant,
+                                                       self._side(rel, queries))
                     values = declaration.values(rankings, params)
                 else:
-                    row = 1 + baselines.index(measure["baseline"])
-                    values = (declaration.pairwise(q, 0, row, params) for q in positions)
-                found = {query.query_id: float(value) for query, value in zip(positions, values)}
+                    if positions is None:
+                        runs = (ranked, *map(self._baseline, baselines))
+                        positions = table.positions(np.vstack([table.locate(r, cutoff) for r in runs]))
+                    if declaration.kind == "metric":  # binary relevance: positions suffice
+                        values = (declaration.positions(position_vectors(q.doc_pos[0]), params) for q in positions)
+                    else:
+                        row = 1 + baselines.index(measure["baseline"])
+                        values = (declaration.pairwise(q, 0, row, params) for q in positions)
+                found = {query_id: float(value) for query_id, value in zip(queries, values)}
                 for query_id in self.judged:  # judged queries without a relevant document at rel: 0
                     yield Metric(query_id, measure, found.get(query_id, 0.0))
 

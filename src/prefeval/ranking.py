@@ -80,6 +80,12 @@ class RankedRun:
         """The document id of every row (Python objects)."""
         return np.asarray(self.doc_names.take(self.doc_raw), dtype=object)
 
+    def _ids(self, keep: slice | np.ndarray) -> np.ndarray:
+        """The document ids of the rows ``keep`` (Python objects), without those of the other rows."""
+        if isinstance(keep, slice) or "doc_ids" in self.__dict__:
+            return self.doc_ids[keep]
+        return np.asarray(self.doc_names.take(self.doc_raw[keep]), dtype=object)
+
     def _top(self, depth: int | None) -> slice | np.ndarray:
         if not self.full_order:
             raise ValueError("this ranking orders tied scores only around the candidate documents; rank the run "
@@ -90,14 +96,14 @@ class RankedRun:
         """Ranked rows ``query_id, doc_id, rank`` (ranks ``<= depth``), grouped by query, in rank order."""
         keep = self._top(depth)
         qc = self.query_codes[keep]
-        return pd.DataFrame({"query_id": self.queries.to_numpy(dtype=object)[qc], "doc_id": self.doc_ids[keep],
-                             "rank": self.rank[keep]})
+        return pd.DataFrame({"query_id": pd.Series(self.queries.to_numpy(dtype=object)[qc], dtype=object),
+                             "doc_id": pd.Series(self._ids(keep), dtype=object), "rank": self.rank[keep]})
 
     def to_dict(self, depth: int | None = None) -> dict[str, dict[str, float]]:
         """``{query: {doc: -rank}}`` (ranks ``<= depth``) for ir-measures (its fastest input): the scores
         reproduce this order exactly, ties and repeated documents already resolved."""
         keep = self._top(depth)
-        qc, docs, scores = self.query_codes[keep], self.doc_ids[keep], -self.rank[keep].astype(np.float64)
+        qc, docs, scores = self.query_codes[keep], self._ids(keep), -self.rank[keep].astype(np.float64)
         if not len(qc):
             return {}
         bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True])
@@ -106,9 +112,19 @@ class RankedRun:
         return {str(names[qc[a]]): dict(zip(docs[a:b], scores[a:b])) for a, b in zip(bounds[:-1], bounds[1:])}
 
     def frame(self) -> pd.DataFrame:
-        """The ranked rows as a canonical run ``query_id, doc_id, score`` with ``score = -rank``."""
-        names = self.queries.to_numpy(dtype=object)[self.query_codes] if len(self.rank) else np.zeros(0, object)
-        return pd.DataFrame({"query_id": names, "doc_id": self.doc_ids, "score": -self.rank.astype(np.float64)})
+        """The ranked rows as a canonical run ``query_id, doc_id, score`` with ``score = -rank``; Arrow-backed ids
+        stay Arrow-backed (no Python string per row)."""
+        queries = self.queries.to_numpy(dtype=object)
+        if _is_arrow(self.doc_names) and "doc_ids" not in self.__dict__ and all(isinstance(q, str) for q in queries):
+            import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
+
+            names = pd.array(pa.array(queries.tolist(), type=pa.string()).take(pa.array(self.query_codes)),
+                             dtype=self.doc_names.dtype)
+            docs = self.doc_names.array.take(self.doc_raw)
+        else:
+            names = queries[self.query_codes] if len(self.rank) else np.zeros(0, object)
+            docs = self.doc_ids
+        return pd.DataFrame({"query_id": names, "doc_id": docs, "score": -self.rank.astype(np.float64)})
 
 
 def nested_dict(outer: np.ndarray, inner: np.ndarray, values: np.ndarray) -> dict[str, dict[str, Any]]:
@@ -141,13 +157,22 @@ def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
     return np.sort(pd.unique(qrels["query_id"].to_numpy(dtype=object)).astype(str)).astype(object)
 
 
-def coverage_notes(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> list[str]:
-    """One sentence per run that lacks some judged queries (:func:`judged_queries`), naming the run and how many
-    it covers: those queries count as empty rankings (0, or the worst case for a preference)."""
+def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
+    """The distinct query ids of a run frame or of the rows of a :class:`RankedRun` (from its integer codes)."""
+    if isinstance(run, RankedRun):
+        present = np.bincount(run.query_codes, minlength=len(run.queries)) > 0 if len(run.query_codes) else []
+        return run.queries.to_numpy(dtype=object)[np.asarray(present, dtype=bool)]
+    return np.asarray(run["query_id"].unique(), dtype=object)
+
+
+def coverage_notes(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame | RankedRun]) -> list[str]:
+    """One sentence per run (frame or :class:`RankedRun`) that lacks some judged queries (:func:`judged_queries`),
+    naming the run and how many it covers: those queries count as empty rankings (0, or the worst case for a
+    preference)."""
     judged = set(judged_queries(qrels).tolist())
     notes = []
     for name, run in runs.items():
-        note = coverage_note(name, len(judged.intersection(map(str, run["query_id"].unique()))), len(judged))
+        note = coverage_note(name, len(judged.intersection(map(str, run_queries(run)))), len(judged))
         if note:
             notes.append(note)
     return notes
@@ -182,17 +207,55 @@ def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, dcodes: np.nda
         pos, segment = pos[np.isin(segment, flagged)], segment[np.isin(segment, flagged)]
         if not len(pos):
             return order
-    distinct, inverse = np.unique(dcodes[order[pos]], return_inverse=True)
-    names = np.asarray(dnames.take(distinct) if hasattr(dnames, "take") else dnames[distinct], dtype=object)
-    _, codes = np.unique(names.astype(str), return_inverse=True)
-    codes = codes.reshape(-1)[inverse.reshape(-1)]
+    tied_docs = dcodes[order[pos]]
+    if 4 * len(pos) < len(dnames):  # few tied rows: order just their documents
+        distinct, inverse = np.unique(tied_docs, return_inverse=True)
+        codes = _string_ranks(dnames, distinct)[inverse.reshape(-1)]
+    else:
+        codes = _string_ranks(dnames)[tied_docs]
     order = order.copy()
     order[pos] = order[pos][np.lexsort((-codes, segment))]
     return order
 
 
+def _string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
+    """Rank (0-based, in Python string order) of each of the distinct ids ``names[subset]`` (default: all).
+
+    Arrow-backed ids are ranked by Arrow's sort (UTF-8 byte order is code point order, Python's), others as
+    Python strings (``str()`` of each id)."""
+    if _is_arrow(names):  # deferred: pyarrow is loaded already when ids are Arrow-backed
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        values = pa.array(names.array)
+        if subset is not None:
+            values = values.take(pa.array(subset))
+        return np.asarray(pc.rank(values, sort_keys="ascending", tiebreaker="dense"), dtype=np.int64) - 1
+    values = np.asarray(names, dtype=object)
+    if subset is not None:
+        values = values[subset]
+    _, ranks = np.unique(np.asarray([str(v) for v in values], dtype=object), return_inverse=True)
+    return ranks.reshape(-1)
+
+
+def _query_score_order(qc: np.ndarray, sc: np.ndarray, arrow: bool) -> np.ndarray:
+    """``np.lexsort((-sc, qc))``: rows by query code, then score descending, stably; by Arrow's stable sort (several
+    times faster) when pyarrow is loaded already (``arrow``)."""
+    if not arrow:
+        return np.lexsort((-sc, qc))
+    import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
+    import pyarrow.compute as pc
+
+    table = pa.table({"q": qc, "s": sc})
+    return np.asarray(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending")]), dtype=np.intp)
+
+
 def _as_index(values) -> pd.Index:
     return values if isinstance(values, pd.Index) else pd.Index(np.asarray(values, dtype=object), dtype=object)
+
+
+def _is_arrow(values) -> bool:
+    return getattr(values.dtype, "storage", None) == "pyarrow" or type(values.dtype).__name__ == "ArrowDtype"
 
 
 def _query_codes(column: pd.Series, queries: pd.Index | None, name: str) -> tuple[np.ndarray, pd.Index]:
@@ -207,24 +270,57 @@ def _query_codes(column: pd.Series, queries: pd.Index | None, name: str) -> tupl
     return queries.get_indexer(uniques)[raw] if len(raw) else np.zeros(0, dtype=np.intp), queries
 
 
-def _candidate_of(names: pd.Index, candidates: np.ndarray) -> np.ndarray:
-    """Index in ``candidates`` of each of the distinct ids ``names`` (-1: not a candidate); Arrow-backed ids are
-    looked up in Arrow (``pyarrow.compute.index_in``) without converting them to Python strings."""
-    if not len(candidates) or not len(names):
+class _Candidates:
+    """The last ``candidates`` given to :func:`rank_run`, deduplicated, with their lookup structures: the runs of
+    one evaluation share them, so they are built once (reused while the array's content is unchanged)."""
+
+    def __init__(self, candidates: np.ndarray) -> None:
+        self.given = candidates.copy()
+        self.unique = np.asarray(pd.unique(candidates), dtype=object) if len(candidates) else candidates
+        self.index = pd.Index(self.unique, dtype=object)
+        self.arrow: dict[object, object] = {}
+
+    def same(self, candidates: np.ndarray) -> bool:
+        return len(candidates) == len(self.given) and bool(np.all(candidates == self.given))
+
+    def arrow_set(self, value_type):
+        """The candidates as an Arrow array of ``value_type`` (None: not convertible)."""
+        if value_type not in self.arrow:
+            import pyarrow as pa
+
+            try:
+                self.arrow[value_type] = pa.array(self.unique.tolist()).cast(value_type)
+            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+                self.arrow[value_type] = None
+        return self.arrow[value_type]
+
+
+_last_candidates: list[_Candidates] = []
+
+
+def _prepared(candidates: np.ndarray) -> _Candidates:
+    if _last_candidates and _last_candidates[0].same(candidates):
+        return _last_candidates[0]
+    prepared = _Candidates(candidates)
+    _last_candidates[:] = [prepared]
+    return prepared
+
+
+def _candidate_of(names: pd.Index, candidates: _Candidates) -> np.ndarray:
+    """Index in ``candidates.unique`` of each of the distinct ids ``names`` (-1: not a candidate); Arrow-backed ids
+    are looked up in Arrow (``pyarrow.compute.index_in``) without converting them to Python strings."""
+    if not len(candidates.unique) or not len(names):
         return np.full(len(names), -1, dtype=np.intp)
-    if getattr(names.dtype, "storage", None) == "pyarrow" or type(names.dtype).__name__ == "ArrowDtype":
+    if _is_arrow(names):
         # deferred: pyarrow is loaded already when ids are Arrow-backed
         import pyarrow as pa
         import pyarrow.compute as pc
 
         values = pa.array(names.array)
-        try:
-            found = pc.index_in(values, value_set=pa.array(candidates.tolist()).cast(values.type))
-        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-            pass  # candidates that are not strings: compare as Python objects below
-        else:
-            return np.asarray(found.fill_null(-1), dtype=np.intp)
-    return pd.Index(candidates, dtype=object).get_indexer(np.asarray(names, dtype=object))
+        value_set = candidates.arrow_set(values.type)
+        if value_set is not None:  # else candidates that are not strings: compare as Python objects below
+            return np.asarray(pc.index_in(values, value_set=value_set).fill_null(-1), dtype=np.intp)
+    return candidates.index.get_indexer(np.asarray(names, dtype=object))
 
 
 def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: np.ndarray | None = None,
@@ -244,9 +340,8 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     """
     if ties not in ("all", "candidates"):
         raise ValueError(f"ties must be 'all' or 'candidates'; got {ties!r}")
-    candidates = np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object)
-    if len(candidates) and len(pd.unique(candidates)) < len(candidates):
-        candidates = np.asarray(pd.unique(candidates), dtype=object)
+    prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
+    candidates = prepared.unique
     qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
     raw_docs, dnames = pd.factorize(frame["doc_id"])
     sc = frame["score"].to_numpy(dtype=np.float64)
@@ -256,10 +351,13 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     n = len(qc)
     if n and raw_docs.min() < 0:
         raise PrefevalError(f"run {name!r} has a missing doc id (query {queries[qc[np.argmin(raw_docs)]]})")
+    # 32-bit codes and ranks where they fit: half the memory of a large run
+    small = np.int32 if max(n, len(queries), len(candidates) + len(dnames)) < 2**31 - 1 else np.int64
+    qc, raw_docs = qc.astype(small, copy=False), raw_docs.astype(small, copy=False)
     # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
-    cand_of_name = _candidate_of(dnames, candidates)
-    recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames)))
-    codes = recode[raw_docs] if n else np.zeros(0, dtype=np.intp)
+    cand_of_name = _candidate_of(dnames, prepared)
+    recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames))).astype(small)
+    codes = recode[raw_docs] if n else np.zeros(0, dtype=small)
     only = codes < len(candidates) if ties == "candidates" else None
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
     grouped = np.count_nonzero(starts) == np.count_nonzero(np.bincount(qc, minlength=1))
@@ -270,24 +368,58 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
         if n > 1 and np.any((qc[1:] == qc[:-1]) & (sc[1:] == sc[:-1])):
             order = _tie_order(np.arange(n) if order is None else order, qc, sc, raw_docs, dnames, only)
     else:
-        order = _tie_order(np.lexsort((-sc, qc)), qc, sc, raw_docs, dnames, only)
+        order = _tie_order(_query_score_order(qc, sc, _is_arrow(dnames)), qc, sc, raw_docs, dnames, only)
     if order is not None:
         qc, raw_docs, codes = qc[order], raw_docs[order], codes[order]
     size = len(candidates) + len(dnames)
-    multi = np.flatnonzero(np.bincount(codes, minlength=size)[codes] > 1) if n else codes
-    if len(multi):  # documents occurring more than once in the run (in one query, or in several)
+    multi = np.bincount(codes, minlength=size)[codes] > 1 if n else np.zeros(0, dtype=bool)
+    if multi.any():  # documents occurring more than once in the run (in one query, or in several)
         repeated = np.zeros(n, dtype=bool)
         key = qc[multi].astype(np.int64) * size + codes[multi]
-        repeated[multi[pd.Series(key).duplicated(keep="first").to_numpy()]] = True
+        key.sort()  # a cheap test first: usually no document repeats within a query
+        if np.any(key[1:] == key[:-1]):
+            multi = np.flatnonzero(multi)
+            key = qc[multi].astype(np.int64) * size + codes[multi]
+            repeated[multi[pd.Series(key).duplicated(keep="first").to_numpy()]] = True
         if repeated.any():
             warnings.warn(f"run {name!r}: {int(repeated.sum())} repeated document(s) within a query; "
                           "each keeps its first (best) position", stacklevel=3)
             qc, raw_docs, codes = qc[~repeated], raw_docs[~repeated], codes[~repeated]
             n = len(qc)
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
-    idx = np.arange(n)
-    rank = idx - np.maximum.accumulate(np.where(starts, idx, 0)) + 1
+    idx = np.arange(n, dtype=small)
+    rank = np.where(starts, idx, 0).astype(small, copy=False)  # the row where each row's query starts
+    np.maximum.accumulate(rank, out=rank)
+    np.subtract(idx, rank, out=rank)
+    rank += 1
     return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, ties == "all")
+
+
+def recode_run(run: RankedRun, queries: pd.Index | None = None, candidates: np.ndarray | None = None) -> RankedRun:
+    """``run`` (from :func:`rank_run` with ``ties="all"``) as :func:`rank_run` gives it for these ``queries`` and
+    ``candidates``, from its integer codes: rows of other queries dropped, groups in the order of ``queries``, the
+    candidates' codes looked up among the run's distinct document ids; no row is hashed or sorted by id again.
+    (Document codes of non-candidates may differ from a fresh :func:`rank_run`; they only tell documents apart.)"""
+    if not run.full_order:
+        raise ValueError("recode_run needs a run ranked with ties='all'")
+    prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
+    if queries is None:
+        queries, qc = run.queries, run.query_codes
+    else:
+        queries = _as_index(queries)
+        qc = queries.get_indexer(run.queries)[run.query_codes] if len(run.query_codes) else run.query_codes
+    keep = qc >= 0
+    small = np.int32 if max(len(qc), len(queries), len(prepared.unique) + len(run.doc_names)) < 2**31 - 1 \
+        else np.int64
+    qc, doc_raw, rank = qc[keep].astype(small, copy=False), run.doc_raw[keep], run.rank[keep]
+    starts = np.r_[True, qc[1:] != qc[:-1]] if len(qc) else np.zeros(0, dtype=bool)
+    if len(qc) > 1 and np.any(qc[starts][1:] < qc[starts][:-1]):  # query groups in the order of ``queries``
+        order = np.argsort(qc, kind="stable")
+        qc, doc_raw, rank = qc[order], doc_raw[order], rank[order]
+    cand_of_name = _candidate_of(run.doc_names, prepared)
+    recode = np.where(cand_of_name >= 0, cand_of_name, len(prepared.unique) + np.arange(len(run.doc_names)))
+    codes = recode.astype(small)[doc_raw] if len(doc_raw) else np.zeros(0, dtype=small)
+    return RankedRun(queries, qc, run.doc_names, doc_raw, codes, rank, prepared.unique, True)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -375,6 +507,14 @@ class PositionTable:
         found = self.sorted_keys[loc] == key
         out[self.sorter[loc[found]]] = run.rank[hit][found]
         return out
+
+    def query_sizes(self) -> tuple[list[str], np.ndarray]:
+        """The evaluated queries (sorted by query id, the order of :meth:`positions`) and their numbers of relevant
+        documents."""
+        qc = self.query_codes
+        bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True]) if len(qc) else np.zeros(1, dtype=np.intp)
+        qids = self.relevant["query_id"].to_numpy(dtype=object)
+        return [str(qids[a]) for a in bounds[:-1]], np.diff(bounds).astype(np.int64)
 
     def positions(self, doc_pos: np.ndarray, subtopics: bool = True) -> list[QueryPositions]:
         """One :class:`QueryPositions` per evaluated query (sorted by query id) from ``doc_pos`` (runs x len(self),

@@ -64,36 +64,33 @@ def run(args: argparse.Namespace) -> int:
     from ir_measures import Metric
 
     from prefeval.errors import PrefevalError
-    from prefeval.evaluate import canonical_inputs
+    from prefeval.evaluate import iter_metrics, metric_evaluators, ranked_inputs
 
     measures = parse_measures(args.measures)
     if args.no_summary and not args.by_query:
         raise PrefevalError("--no_summary (-n) only works with --by_query (-q)")
     if not -1 <= args.places <= MAX_PLACES:
         raise PrefevalError(f"--places must be -1 (all) or 0 to {MAX_PLACES}; got {args.places}")
-    qrels, runs = canonical_inputs(args.qrels, {args.run: args.run})
-    run_df = runs[args.run]
-    calc = ir_measures
+    qrels, _, ranked = ranked_inputs(args.qrels, {args.run: args.run})
+    provider = None
     if args.provider:
         if args.provider not in ir_measures.providers.registry:
             raise PrefevalError(f"unknown provider {args.provider!r}; known: {sorted(ir_measures.providers.registry)}")
-        calc = ir_measures.providers.registry[args.provider]
+        provider = ir_measures.providers.registry[args.provider]
     output = _writer(args)
     try:
-        if args.by_query:
-            aggregators = {m: m.aggregator() for m in measures}
-            for metric in calc.iter_calc(measures, qrels, run_df):
+        # as ir_measures.iter_calc / calc_aggregate, with each provider given its fastest input (dicts for all but
+        # prefeval's), built once from the one ranking
+        evaluators = metric_evaluators(measures, qrels, provider)
+        aggregators = {m: m.aggregator() for m in measures}
+        for metric in iter_metrics(evaluators, ranked[args.run]):
+            if args.by_query:
                 output(metric)
-                aggregators[metric.measure].add(metric.value)
-            if not args.no_summary:
-                for m in measures:
-                    output(Metric(SUMMARY_QID, m, aggregators[m].result()))
-                    _explain(m, aggregators[m].result(), qrels)
-        else:
-            results = calc.calc_aggregate(measures, qrels, run_df)
+            aggregators[metric.measure].add(metric.value)
+        if not args.by_query or not args.no_summary:
             for m in measures:
-                output(Metric(SUMMARY_QID, m, results[m]))
-                _explain(m, results[m], qrels)
+                output(Metric(SUMMARY_QID, m, aggregators[m].result()))
+                _explain(m, aggregators[m].result(), qrels)
     except (AssertionError, RuntimeError) as exc:
         raise PrefevalError(str(exc)) from exc
     return 0

@@ -153,17 +153,26 @@ def lexiprecision_ranks(P: np.ndarray) -> np.ndarray:
     return dense_ranks(lexiprecision_keys(P))
 
 
-def _sign_matrix(ranks: np.ndarray) -> np.ndarray:
-    return np.sign(ranks[None, :] - ranks[:, None]).astype(np.int8)
+def _sign_matrix(ranks: np.ndarray, dtype: type = np.int8) -> np.ndarray:
+    """(S, S) ``sgn(ranks[j] - ranks[i])`` written straight in ``dtype`` (int8 from two comparisons; a float
+    dtype from the difference of the integer ranks clipped to [-1, 1])."""
+    if np.issubdtype(dtype, np.floating):
+        r = ranks.astype(dtype)
+        out = np.subtract(r[None, :], r[:, None])
+        return np.clip(out, -1, 1, out=out)
+    r = ranks.astype(np.int32 if len(ranks) < 2**31 else np.int64)
+    above = np.greater(r[None, :], r[:, None]).view(np.int8)
+    below = np.less(r[None, :], r[:, None]).view(np.int8)
+    return np.subtract(above, below).astype(dtype, copy=False)
 
 
-def lexirecall_matrix(P: np.ndarray) -> np.ndarray:
-    """(S, S) int8 LexiRecall matrix: ``M[i, j] = lexirecall(P[i], P[j])``.
+def lexirecall_matrix(P: np.ndarray, dtype: type = np.int8) -> np.ndarray:
+    """(S, S) LexiRecall matrix (int8 unless ``dtype`` says otherwise): ``M[i, j] = lexirecall(P[i], P[j])``.
 
     From one lexicographic sort of :func:`lexirecall_keys` (LexiRecall is a total
     preorder, Diaz & Mitra (2023) App. B): ``M[i, j] = sgn(rank_j - rank_i)``.
     """
-    return _sign_matrix(lexirecall_ranks(P))
+    return _sign_matrix(lexirecall_ranks(P), dtype)
 
 
 def _first_diff_levels(P: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -175,20 +184,21 @@ def _first_diff_levels(P: np.ndarray, order: np.ndarray) -> np.ndarray:
     time and memory, independent of S^2 m.
     """
     S, m = P.shape
+    dtype = np.int16 if m < 2**15 else np.int64
     sk = P[order]
     diff = sk[1:] != sk[:-1]
-    lcp = np.where(diff.any(axis=1), np.argmax(diff, axis=1), m)
-    L = np.full((S, S), m, dtype=np.int64)
+    lcp = np.where(diff.any(axis=1), np.argmax(diff, axis=1), m).astype(dtype)
+    L = np.full((S, S), m, dtype=dtype)
     if S > 1:
         # A[r, t] = lcp[t] for t >= r, m before: running min along t gives min(lcp[r..t]).
-        A = np.where(np.arange(S - 1)[None, :] >= np.arange(S - 1)[:, None], lcp[None, :], m)
-        R = np.minimum.accumulate(A, axis=1)
-        L[:-1, 1:] = np.where(np.arange(S - 1)[None, :] >= np.arange(S - 1)[:, None], R, m)
+        upper = np.arange(S - 1)[None, :] >= np.arange(S - 1)[:, None]
+        R = np.where(upper, lcp[None, :], dtype(m))
+        np.minimum.accumulate(R, axis=1, out=R)
+        L[:-1, 1:] = np.where(upper, R, dtype(m))
         L = np.minimum(L, L.T)
-        np.fill_diagonal(L, m)
     inv = np.empty(S, dtype=np.int64)
     inv[order] = np.arange(S)
-    return L[inv][:, inv]
+    return L[np.ix_(inv, inv)]
 
 
 def lexiprecision_matrix(P: np.ndarray, magnitude: Magnitude = "sgn") -> np.ndarray:
@@ -203,15 +213,11 @@ def lexiprecision_matrix(P: np.ndarray, magnitude: Magnitude = "sgn") -> np.ndar
     P = _matrix_input(P)
     S, m = P.shape
     if magnitude == "sgn":
-        return _sign_matrix(lexiprecision_ranks(P)).astype(np.float64)
+        return _sign_matrix(lexiprecision_ranks(P), np.float64)
     if m == 0 or S == 0:
         return np.zeros((S, S), dtype=np.float64)
-    order = np.lexsort(P.T[::-1])
-    L = _first_diff_levels(P, order)
-    tied = L == m
-    Lc = np.minimum(L, m - 1)
-    inv_p = 1.0 / P  # 1/inf = 0
-    rows = np.arange(S)
-    a = inv_p[rows[:, None], Lc]
-    b = inv_p[rows[None, :], Lc]
-    return np.where(tied, 0.0, a - b)
+    L = _first_diff_levels(P, np.lexsort(P.T[::-1]))
+    # a[i, j] = 1/P[i, i*] (1/inf = 0); L is symmetric, so 1/P[j, i*] = a[j, i]. Identical rows (L = m, read
+    # at level m - 1) give a[i, j] = a[j, i]: exactly 0.
+    a = np.take_along_axis(1.0 / P, np.minimum(L, m - 1), axis=1)
+    return a - a.T

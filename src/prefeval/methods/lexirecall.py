@@ -21,7 +21,7 @@ METHOD = register(Declaration(
     params={"rel": REL},
     pairwise=lambda query, a, b, params: lexicographic.lexirecall(position_vectors(query.doc_pos[a]),
                                                                   position_vectors(query.doc_pos[b])),
-    matrix=lambda query, params: lexicographic.lexirecall_matrix(position_vectors(query.doc_pos)).astype(np.float64),
+    matrix=lambda query, params: lexicographic.lexirecall_matrix(position_vectors(query.doc_pos), np.float64),
     positions=lambda A, B, params: lexicographic.lexirecall(A, B),
     tie_probability=ties.every_position,
 ))
