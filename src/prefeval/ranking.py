@@ -223,7 +223,8 @@ def _string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
 
     Arrow-backed ids are ranked by Arrow's sort (UTF-8 byte order is code point order, Python's), others as
     Python strings (``str()`` of each id)."""
-    if _is_arrow(names):  # deferred: pyarrow is loaded already when ids are Arrow-backed
+    if _is_arrow(names):
+        # deferred: pyarrow is loaded already when ids are Arrow-backed
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -286,7 +287,7 @@ class _Candidates:
     def arrow_set(self, value_type):
         """The candidates as an Arrow array of ``value_type`` (None: not convertible)."""
         if value_type not in self.arrow:
-            import pyarrow as pa
+            import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
 
             try:
                 self.arrow[value_type] = pa.array(self.unique.tolist()).cast(value_type)

@@ -216,26 +216,30 @@ def _pairwise_sign_sums(levels: list[tuple[np.ndarray, float]], S: int, uniform:
     """(S, S) ``sum_l c_l sgn(C_l[j] - C_l[r])`` over recall levels ``l`` for all (r, j).
 
     ``levels`` holds one ``(codes, c_l)`` per recall level (codes: (S,) from :func:`_level_codes`). Uniform: the
-    exact integer count (``c_l`` ignored); otherwise the float sum. One contiguous S x S integer comparison per
-    level, accumulated in place, in row blocks of at most ``_BLOCK_ELEMENTS`` entries (memory bounded).
+    exact integer count (``c_l`` ignored), a few levels per step when S is small; otherwise the float sum, level by
+    level in order (so the result does not depend on the blocking). Contiguous S x S integer comparisons
+    accumulated in place, in row blocks of at most ``_BLOCK_ELEMENTS`` entries (memory bounded).
     """
     dtype = np.result_type(_int_type(len(levels)), *(codes.dtype for codes, _ in levels)) if uniform else np.float64
     out = np.zeros((S, S), dtype=dtype)
     if not levels or S == 0:
         return out
+    codes = np.stack([c for c, _ in levels])  # (L, S)
     rows = max(1, min(S, _BLOCK_ELEMENTS // S))
-    signs = np.empty((rows, S), dtype=np.result_type(*(codes.dtype for codes, _ in levels)))
+    step = max(1, _BLOCK_ELEMENTS // (rows * S)) if uniform else 1  # levels per step
+    signs = np.empty((min(step, len(levels)), rows, S), dtype=codes.dtype)
     weighted = None if uniform else np.empty((rows, S), dtype=np.float64)
     for start in range(0, S, rows):
         block = out[start:start + rows]
-        sign = signs[:len(block)]
-        for codes, c in levels:
-            np.subtract(codes[None, :], codes[start:start + len(block), None], out=sign)
+        for first in range(0, len(levels), step):
+            C = codes[first:first + step]
+            sign = signs[:len(C), :len(block)]
+            np.subtract(C[:, None, :], C[:, start:start + len(block), None], out=sign)
             np.sign(sign, out=sign)
             if uniform:
-                block += sign
+                block += sign[0] if len(C) == 1 else sign.sum(axis=0, dtype=dtype)
             else:
-                np.multiply(sign, c, out=weighted[:len(block)])
+                np.multiply(sign[0], levels[first][1], out=weighted[:len(block)])
                 block += weighted[:len(block)]
     return out
 
