@@ -39,6 +39,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from prefeval.compare import compare
+from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.measure_syntax import reject_negative_literals
@@ -210,7 +211,8 @@ def _ranked_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.Da
 
 
 def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel: int | None = None, *,
-             progress: bool = False) -> pd.DataFrame:
+             progress: bool = False, engine: str = "inprocess", client: Any = None, scheduler: str | None = None,
+             workers: int | None = None) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels`` with ``measures`` (see the module docstring).
 
     Returns a DataFrame ``run, measure, value, given`` (one row per run and measure, runs and measures in
@@ -218,12 +220,42 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     holds the canonical ir-measures name of the measure computed (``str(measure)``, e.g.
     ``RBU(variant='evall')``), ``given`` the measure as it was written (``"RBU(p=0.8,e=0.03,variant='evall')"``,
     ``"ndcg_cut_10"``; ``str()`` of a measure object), so results can be looked up by either.
-    ``progress`` shows a progress bar over the runs.
+    ``progress`` shows a progress bar over the runs. ``engine="dask"`` evaluates partitions of the queries on a
+    Dask cluster (``client``, ``scheduler`` address, or a local cluster of ``workers`` processes;
+    :mod:`prefeval.engines.dask_engine`), with the same result.
     """
 
     parsed = parse_measures(measures, rel)
     given = _given_names(measures, rel)
-    qrels_df, run_frames, ranked = _ranked_inputs(qrels, runs)
+    other = engines.options(engine, client, scheduler, workers)
+    if other is not None:
+        table, names = other.evaluate(qrels, runs, parsed, rel, client=client, scheduler=scheduler, workers=workers,
+                                      progress=progress)
+    else:
+        qrels_df, run_frames, ranked = _ranked_inputs(qrels, runs)
+        table, names = _per_query_values(qrels_df, run_frames, ranked, parsed, rel, progress), list(run_frames)
+    if not per_query:
+        out = system_values(table, parsed, names)
+        return out.assign(given=out["measure"].map(given))
+    order = {str(m): i for i, m in enumerate(parsed)}
+    table = table.assign(_r=table["run"].map({n: i for i, n in enumerate(names)}), _m=table["measure"].map(order))
+    table = table.sort_values(["_r", "query_id", "_m"], kind="stable").drop(columns=["_r", "_m"])
+    table["given"] = table["measure"].map(given)
+    return table.reset_index(drop=True)[["run", "query_id", "measure", "value", "given"]]
+
+
+def per_query_table(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame], measures: list[Any],
+                    rel: int | None) -> pd.DataFrame:
+    """Per-query values ``run, query_id, measure, value`` of parsed ``measures`` on canonical inputs, in-process
+    (what one partition of the Dask engine computes; rows in no particular order)."""
+    ranked = {name: rank_run(frame, name=name) for name, frame in runs.items()}
+    run_frames = {name: run.frame() for name, run in ranked.items()}
+    return _per_query_values(qrels, run_frames, ranked, measures, rel, False)
+
+
+def _per_query_values(qrels_df: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame],
+                      ranked: Mapping[str, RankedRun], parsed: list[Any], rel: int | None,
+                      progress: bool) -> pd.DataFrame:
     if not run_frames:
         raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
     free = [m for m in parsed if _is_free_preference(m)]
@@ -233,16 +265,7 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
         parts.append(_metric_rows(qrels_df, run_frames, ranked, bound, progress))
     for measure in free:
         parts.append(_mean_preference_rows(qrels_df, run_frames, measure, rel, progress))
-    table = pd.concat(parts, ignore_index=True)
-    names = list(run_frames)
-    if not per_query:
-        out = system_values(table, parsed, names)
-        return out.assign(given=out["measure"].map(given))
-    order = {str(m): i for i, m in enumerate(parsed)}
-    table = table.assign(_r=table["run"].map({n: i for i, n in enumerate(names)}), _m=table["measure"].map(order))
-    table = table.sort_values(["_r", "query_id", "_m"], kind="stable").drop(columns=["_r", "_m"])
-    table["given"] = table["measure"].map(given)
-    return table.reset_index(drop=True)[["run", "query_id", "measure", "value", "given"]]
+    return pd.concat(parts, ignore_index=True)
 
 
 def _given_names(measures: Any, rel: int | None) -> dict[str, str]:

@@ -149,10 +149,14 @@ def coverage_notes(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> lis
     for name, run in runs.items():
         covered = len(judged.intersection(map(str, run["query_id"].unique())))
         if covered < len(judged):
-            notes.append(f"run {name!r} covers {covered} of the {len(judged)} judged queries; the other "
-                         f"{len(judged) - covered} count as empty rankings (0 for a metric, the worst case for "
-                         "a preference)")
+            notes.append(coverage_note(name, covered, len(judged)))
     return notes
+
+
+def coverage_note(name: str, covered: int, judged: int) -> str:
+    """The sentence of :func:`coverage_notes` for run ``name`` covering ``covered`` of ``judged`` queries."""
+    return (f"run {name!r} covers {covered} of the {judged} judged queries; the other {judged - covered} count as "
+            "empty rankings (0 for a metric, the worst case for a preference)")
 
 
 def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, dcodes: np.ndarray, dnames,
