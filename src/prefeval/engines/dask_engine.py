@@ -84,8 +84,8 @@ def _is_partitioned(obj: Any) -> bool:
     return hasattr(obj, "partition") and hasattr(obj, "n_partitions") and hasattr(obj, "run_names")
 
 
-def _read_split(source: str, n: int) -> list[pd.DataFrame]:
-    return parts.split_by_query(parts.read_run_source(source), n)
+def _read_split(source: str, name: str | None, n: int) -> list[pd.DataFrame]:
+    return parts.split_by_query(parts.read_run_source(source, name), n)
 
 
 def _named_split(frame: pd.DataFrame, name: str | None, n: int) -> list[pd.DataFrame]:
@@ -105,21 +105,25 @@ def _qrels_split(frame: pd.DataFrame, n: int) -> list[pd.DataFrame]:
     return parts.split_by_query(parts.canonical_qrels(frame, "qrels (Dask DataFrame)"), n)
 
 
-def _run_sources(runs: Any) -> tuple[list[str], dict[str, Any], list[tuple[str | None, Any]]]:
-    """``(run files, in-memory runs, Dask DataFrames)`` of ``runs``: a folder of Parquet files, a list of run
+def _run_sources(runs: Any) -> tuple[list[tuple[str | None, str]], dict[str, Any], list[tuple[str | None, Any]]]:
+    """``(run files, in-memory runs, Dask DataFrames)`` of ``runs``, each file or Dask DataFrame with the name
+    given to it (``None``: named by its file name or ``run`` column): a folder of Parquet files, a list of run
     files (TREC or Parquet), a dict name -> run (frame, dict of dicts, path, Dask DataFrame), or a Dask DataFrame
     of several runs. Files are read by the tasks, in-memory runs are cut by query on the driver."""
     if _is_dask_frame(runs):
         return [], {}, [(None, runs)]
     if isinstance(runs, (str, os.PathLike)):
-        return [str(f) for f in parts.parquet_files(runs)] if Path(runs).is_dir() else [str(runs)], {}, []
+        return [(None, str(f)) for f in parts.parquet_files(runs)] if Path(runs).is_dir() else [(None, str(runs))], \
+            {}, []
     if isinstance(runs, Mapping):
+        files = [(str(k), str(v)) for k, v in runs.items() if isinstance(v, (str, os.PathLike))]
         dask_frames = [(str(k), v) for k, v in runs.items() if _is_dask_frame(v)]
-        return [], {str(k): v for k, v in runs.items() if not _is_dask_frame(v)}, dask_frames
+        memory = {str(k): v for k, v in runs.items() if not _is_dask_frame(v) and not isinstance(v, (str, os.PathLike))}
+        return files, memory, dask_frames
     if isinstance(runs, Sequence):
         if not all(isinstance(run, (str, os.PathLike)) for run in runs):
             raise PrefevalError("a list of runs must hold file paths; use a dict name -> run for data")
-        return [str(run) for run in runs], {}, []
+        return [(None, str(run)) for run in runs], {}, []
     raise PrefevalError(f"cannot use {type(runs).__name__} as runs: give a dict name -> run, a list of paths, "
                         "a folder of Parquet files or a Dask DataFrame")
 
@@ -169,9 +173,9 @@ def _plan(client: Any, qrels: Any, runs: Any, n: int | None) -> _Plan:
             qrels_pieces[i].append(f)
     files, memory, dask_frames = _run_sources(runs)
     names: list[str] = []
-    for path in files:
-        names += parts.run_names_of(path)
-        add(run_pieces, client.submit(_read_split, path, n, pure=False))
+    for name, path in files:
+        names += parts.run_names_of(path) if name is None else [name]
+        add(run_pieces, client.submit(_read_split, path, name, n, pure=False))
     if memory:
         names += list(memory)
         for i, f in enumerate(client.scatter(parts.split_by_query(parts.long_runs(memory), n))):
@@ -180,6 +184,8 @@ def _plan(client: Any, qrels: Any, runs: Any, n: int | None) -> _Plan:
         names += _dask_run_names(ddf) if name is None else [name]
         for d in ddf.to_delayed():
             add(run_pieces, client.submit(_named_split, client.compute(d), name, n, pure=False))
+    if isinstance(runs, Mapping):
+        names = [str(k) for k in runs]  # input order, whatever each run is
     duplicated = sorted({x for x in names if names.count(x) > 1})
     if duplicated:
         raise PrefevalError(f"several runs are named {', '.join(duplicated)}; give each run a distinct name")

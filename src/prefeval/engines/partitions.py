@@ -82,11 +82,12 @@ def run_names_of(source: str | os.PathLike) -> list[str]:
     return [str(x) for x in pd.unique(column.to_numpy(dtype=object))]
 
 
-def read_run_source(source: str | os.PathLike) -> pd.DataFrame:
-    """The long frame (``run, query_id, doc_id, score``) of a TREC run file or a Parquet file (module docstring)."""
+def read_run_source(source: str | os.PathLike, name: str | None = None) -> pd.DataFrame:
+    """The long frame (``run, query_id, doc_id, score``) of a TREC run file or a Parquet file (module docstring);
+    ``name`` names the run of a single-run file instead of its file name."""
     path = Path(source)
     if path.suffix != ".parquet":
-        return long_frame(run_name(path), run_frame(str(path)))
+        return long_frame(name or run_name(path), run_frame(str(path)))
     try:
         table = pd.read_parquet(path)
     except (OSError, ValueError) as exc:
@@ -96,9 +97,12 @@ def read_run_source(source: str | os.PathLike) -> pd.DataFrame:
         raise PrefevalError(f"{path}: Parquet runs need columns query_id, doc_id, score (and run for several runs); "
                             f"missing {', '.join(missing)}")
     if "run" not in table.columns:
-        return long_frame(path.stem, run_frame(table[RUN_COLUMNS], path.stem))
-    return pd.concat([long_frame(str(name), run_frame(group[RUN_COLUMNS].reset_index(drop=True), f"{path}: {name}"))
-                      for name, group in table.groupby("run", sort=False)], ignore_index=True)
+        return long_frame(name or path.stem, run_frame(table[RUN_COLUMNS], name or path.stem))
+    if name is not None:
+        raise PrefevalError(f"{path}: a Parquet file of several runs (a 'run' column) names its runs; pass it in a "
+                            "list or a folder, not under a name")
+    return pd.concat([long_frame(str(k), run_frame(group[RUN_COLUMNS].reset_index(drop=True), f"{path}: {k}"))
+                      for k, group in table.groupby("run", sort=False)], ignore_index=True)
 
 
 def long_runs(runs: Mapping[str, Any]) -> pd.DataFrame:
