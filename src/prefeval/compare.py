@@ -33,6 +33,7 @@ from tqdm.auto import tqdm
 from prefeval._text import latex_escape, md_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import stats
+from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.measure_syntax import reject_negative_literals
@@ -564,7 +565,8 @@ def _evaluate(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels:
 
 
 def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None = None, *,
-            progress: bool = False) -> Comparison:
+            progress: bool = False, engine: str = "inprocess", client: Any = None, scheduler: str | None = None,
+            workers: int | None = None, partitions: int | None = None) -> Comparison:
     """Compare every pair of ``runs`` on every evaluated query under each of ``methods``.
 
     ``qrels``: a TREC qrels path, ir_datasets id, DataFrame, dict of dicts or Qrel records.
@@ -590,6 +592,10 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
         if key in seen:
             raise PrefevalError(f"methods {seen[key]!r} and {m.label!r} are the same; give each once")
         seen[key] = m.label
+    other = engines.options(engine, client, scheduler, workers, partitions)
+    if other is not None:
+        return other.compare(qrels, runs, parsed, client=client, scheduler=scheduler, workers=workers,
+                             partitions=partitions, progress=progress)
     qrels_df = qrels_frame(qrels)
     run_frames = runs_dict(runs)
     if len(run_frames) < 2:
@@ -597,3 +603,22 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     results = {r.method.label: r for r in _evaluate(parsed, run_frames, qrels_df, progress)}
     return Comparison(list(run_frames), [results[m.label] for m in parsed],
                       query_order=pd.unique(qrels_df["query_id"]))
+
+
+def evaluate_block(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels: pd.DataFrame, *,
+                   keep: bool = True, warn: bool = True) -> list[MethodResult]:
+    """The in-process computation of one set of queries (a partition of the Dask engine); per-query values are
+    always kept here (``keep`` and ``warn`` are accepted for the streamed version of issue 13)."""
+    return _evaluate(methods, run_frames, qrels, False)
+
+
+def combine_results(parts: Sequence[Sequence[MethodResult]]) -> list[MethodResult]:
+    """The results of several disjoint sets of queries as one, query rows in in-process order (sorted ids)."""
+    out = []
+    for rs in zip(*parts):
+        qids = np.concatenate([r.query_ids for r in rs])
+        order = np.argsort(qids.astype(str), kind="stable")
+        prefs = np.concatenate([r.prefs for r in rs])[order]
+        values = None if rs[0].values is None else np.concatenate([r.values for r in rs])[order]
+        out.append(MethodResult(rs[0].method, qids[order], prefs, values))
+    return out

@@ -212,7 +212,7 @@ def _ranked_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.Da
 
 def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel: int | None = None, *,
              progress: bool = False, engine: str = "inprocess", client: Any = None, scheduler: str | None = None,
-             workers: int | None = None) -> pd.DataFrame:
+             workers: int | None = None, partitions: int | None = None) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels`` with ``measures`` (see the module docstring).
 
     Returns a DataFrame ``run, measure, value, given`` (one row per run and measure, runs and measures in
@@ -221,16 +221,16 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     ``RBU(variant='evall')``), ``given`` the measure as it was written (``"RBU(p=0.8,e=0.03,variant='evall')"``,
     ``"ndcg_cut_10"``; ``str()`` of a measure object), so results can be looked up by either.
     ``progress`` shows a progress bar over the runs. ``engine="dask"`` evaluates partitions of the queries on a
-    Dask cluster (``client``, ``scheduler`` address, or a local cluster of ``workers`` processes;
-    :mod:`prefeval.engines.dask_engine`), with the same result.
+    Dask cluster (``client``, ``scheduler`` address, or a local cluster of ``workers`` processes; ``partitions``
+    query partitions; :mod:`prefeval.engines.dask_engine`), with the same result.
     """
 
     parsed = parse_measures(measures, rel)
     given = _given_names(measures, rel)
-    other = engines.options(engine, client, scheduler, workers)
+    other = engines.options(engine, client, scheduler, workers, partitions)
     if other is not None:
         table, names = other.evaluate(qrels, runs, parsed, rel, client=client, scheduler=scheduler, workers=workers,
-                                      progress=progress)
+                                      partitions=partitions, progress=progress)
     else:
         qrels_df, run_frames, ranked = _ranked_inputs(qrels, runs)
         table, names = _per_query_values(qrels_df, run_frames, ranked, parsed, rel, progress), list(run_frames)

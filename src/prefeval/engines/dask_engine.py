@@ -39,6 +39,10 @@ from prefeval.errors import PrefevalError
 from prefeval.evaluate import per_query_table
 from prefeval.inputs import qrels_frame
 
+#: default partition size when the qrels are known on the driver: at least this many queries per partition,
+#: at most 4 partitions per worker thread
+QUERIES_PER_PARTITION = 1000
+
 
 @contextlib.contextmanager
 def cluster(client: Any = None, scheduler: str | None = None, workers: int | None = None) -> Iterator[Any]:
@@ -154,7 +158,13 @@ def _plan(client: Any, qrels: Any, runs: Any, n: int | None) -> _Plan:
         if qrels is not None:
             raise PrefevalError("a generated collection brings its own qrels; pass qrels=None")
         return _Plan(runs.n_partitions, list(runs.run_names), [], [], generated=runs)
-    n = n or 4 * n_threads(client)
+    if _is_dask_frame(qrels):
+        frame, query_order = None, None
+        n = n or 4 * n_threads(client)
+    else:
+        frame = qrels_frame(qrels)
+        query_order = pd.unique(frame["query_id"])
+        n = n or max(1, min(4 * n_threads(client), len(query_order) // QUERIES_PER_PARTITION))
     qrels_pieces: list[list[Any]] = [[] for _ in range(n)]
     run_pieces: list[list[Any]] = [[] for _ in range(n)]
 
@@ -162,13 +172,10 @@ def _plan(client: Any, qrels: Any, runs: Any, n: int | None) -> _Plan:
         for i in range(n):
             pieces[i].append(client.submit(operator.getitem, split, i, pure=False))
 
-    query_order = None
-    if _is_dask_frame(qrels):
+    if frame is None:
         for d in qrels.to_delayed():
             add(qrels_pieces, client.submit(_qrels_split, client.compute(d), n, pure=False))
     else:
-        frame = qrels_frame(qrels)
-        query_order = pd.unique(frame["query_id"])
         for i, f in enumerate(client.scatter(parts.split_by_query(frame, n))):
             qrels_pieces[i].append(f)
     files, memory, dask_frames = _run_sources(runs)
@@ -235,6 +242,7 @@ def _compare_task(names: list[str], generated: Any, index: int, qrels_pieces: li
         frame.to_parquet(Path(out) / f"part-{index:05d}.parquet", index=False)
         if not keep:
             results = [dataclasses.replace(r, prefs=None) for r in results]
+    results = [dataclasses.replace(r, method=r.method.label) for r in results]  # the driver puts its Method back
     return results, counts, [str(w.message) for w in caught]
 
 
@@ -289,7 +297,8 @@ def compare(qrels: Any, runs: Any, methods: list[Any], *, client: Any = None, sc
             progress: bool = False) -> Any:
     """:func:`prefeval.compare` on Dask (module docstring); ``methods`` are parsed :class:`prefeval.compare.Method`.
 
-    ``partitions``: number of query partitions (default: 4 per worker thread; a generated collection brings
+    ``partitions``: number of query partitions (default: 4 per worker thread, fewer for fewer than
+    :data:`QUERIES_PER_PARTITION` queries each; a generated collection brings
     its own). ``per_query``: ``True`` keeps the per-query pair values (collected on the driver), a path writes
     them as Parquet files ``part-NNNNN.parquet`` (columns ``method, query_id, run_a, run_b, value``) into that
     folder, ``None``/``False`` keeps only the reductions and per-query scores.
@@ -308,7 +317,9 @@ def compare(qrels: Any, runs: Any, methods: list[Any], *, client: Any = None, sc
         warnings.warn(note, stacklevel=3)
     if not blocks:
         raise PrefevalError("the qrels have no judged query; nothing to compare")
-    results = combine_results(blocks)
+    by_label = {m.label: m for m in methods}
+    results = combine_results([[dataclasses.replace(r, method=by_label[r.method]) for r in block]
+                               for block in blocks])
     return Comparison(plan.names, results, query_order=plan.query_order)
 
 

@@ -41,16 +41,16 @@ def names() -> list[str]:
     return [INPROCESS, *_ENGINES]
 
 
-def options(engine: str, client: Any = None, scheduler: str | None = None, workers: int | None = None
-            ) -> Engine | None:
+def options(engine: str, client: Any = None, scheduler: str | None = None, workers: int | None = None,
+            partitions: int | None = None) -> Engine | None:
     """The registered engine named ``engine`` (``None`` for in-process), after checking the cluster options."""
     if engine != INPROCESS and engine not in _ENGINES:
         raise PrefevalError(f"unknown engine {engine!r}; choose one of {', '.join(names())}")
-    if engine == INPROCESS and (client is not None or scheduler is not None or workers is not None):
-        raise PrefevalError("client, scheduler and workers apply to engine='dask' only")
-    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, (int, np.integer))
-                                or workers < 1):
-        raise PrefevalError(f"workers must be an integer >= 1; got {workers!r}")
+    if engine == INPROCESS and any(x is not None for x in (client, scheduler, workers, partitions)):
+        raise PrefevalError("client, scheduler, workers and partitions apply to engine='dask' only")
+    for key, value in (("workers", workers), ("partitions", partitions)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
+            raise PrefevalError(f"{key} must be an integer >= 1; got {value!r}")
     if client is not None and scheduler is not None:
         raise PrefevalError("give either client or scheduler, not both")
     return _ENGINES.get(engine)
