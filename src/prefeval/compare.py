@@ -20,6 +20,7 @@ per-query preferences. Positive values mean ``run_a`` is preferred; each unorder
 
 from __future__ import annotations
 
+import os
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -32,7 +33,8 @@ from tqdm.auto import tqdm
 
 from prefeval._text import latex_escape, md_escape
 from prefeval.core import aggregate as agg
-from prefeval.core import stats
+from prefeval.core import reduce, stats
+from prefeval.core.reduce import PairAccumulator, PairSums
 from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, runs_dict
@@ -44,7 +46,7 @@ from prefeval.ranking import (
     PositionTable,
     RankedRun,
     candidate_documents,
-    coverage_notes,
+    coverage_note,
     judged_queries,
     qrels_queries,
     rank_run,
@@ -53,6 +55,10 @@ from prefeval.ranking import (
 
 AGGREGATES = agg.AGGREGATES
 TESTS = stats.TESTS
+#: compare(per_query=None) keeps the per-query preferences when they take at most this many bytes
+KEEP_BYTES = 256 * 2**20
+#: bytes per row of ``Comparison.per_query`` (four categorical codes and a float64 value)
+PER_QUERY_ROW_BYTES = 24
 
 
 # ----------------------------------------------------------------------------------------------
@@ -126,6 +132,8 @@ def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
 
 #: tests that already control the family-wise error over all pairs of systems, so no correction applies
 FAMILY_WISE_TESTS = frozenset({"randomized_tukey_hsd"})
+#: tests that need every per-query value of a pair (the others work from per-pair sums or per-query scores)
+VALUE_TESTS = frozenset({"wilcoxon", "permutation"})
 
 
 def correction_for(test: str, correction: str | None) -> str:
@@ -146,16 +154,17 @@ class PairTests:
     significant: np.ndarray
 
 
-def pair_significance(test: str, X: np.ndarray, scores: np.ndarray, pairs: tuple[np.ndarray, np.ndarray],
+def pair_significance(test: str, X: np.ndarray | None, scores: np.ndarray, pairs: tuple[np.ndarray, np.ndarray],
                       correction: str, alpha: float, n_resamples: int = 10_000, seed: int | None = 0,
-                      family_statistic: np.ndarray | None = None) -> PairTests:
+                      family_statistic: np.ndarray | None = None, sums: PairSums | None = None) -> PairTests:
     """Significance of a family of pairs of systems.
 
     ``X`` (pairs, Q): per-query values of each pair (a preference, or a metric difference); ``scores``
     (Q, S): every system's per-query scores, which a family-wise test (randomized Tukey HSD, Carterette
     (2012)) resamples; ``pairs``: the (a, b) system indices of the rows of ``X``. A paired test runs on ``X``
     and its p-values are corrected over the family; a family-wise test is not corrected again and reports
-    ``family_statistic`` (default: the difference of the two systems' mean scores).
+    ``family_statistic`` (default: the difference of the two systems' mean scores). With ``sums`` (the pairs'
+    :class:`PairSums`), the sign and t tests are computed from them and ``X`` may be ``None``.
     """
     if test in FAMILY_WISE_TESTS:
         if correction != "none":
@@ -165,6 +174,12 @@ def pair_significance(test: str, X: np.ndarray, scores: np.ndarray, pairs: tuple
         i, j = pairs
         statistic = diff[i, j] if family_statistic is None else family_statistic
         pvalue = pmat[i, j]
+    elif sums is not None and test == "sign":
+        result = stats.sign_test_counts(sums.wins, sums.losses)
+        statistic, pvalue = result.statistic, result.pvalue
+    elif sums is not None and test == "t":
+        result = stats.t_test_moments(sums.n, sums.mean, sums.m2, sums.ties == sums.n)
+        statistic, pvalue = result.statistic, result.pvalue
     else:
         result = stats.paired_test(test, X, n_resamples=n_resamples, seed=seed)
         statistic, pvalue = result.statistic, result.pvalue
@@ -176,22 +191,75 @@ def pair_significance(test: str, X: np.ndarray, scores: np.ndarray, pairs: tuple
 # results
 
 
-@dataclass(frozen=True)
 class MethodResult:
-    """Per-query results of one method.
+    """Results of one method over a set of queries.
 
-    ``prefs[q, a, b]``: preference of run ``a`` over run ``b`` on query ``query_ids[q]`` (antisymmetric);
-    ``values[q, s]``: a metric's per-query value (``None`` for preferences).
+    Always kept, small: ``query_ids`` (Q,); ``win_rates`` (Q, S), each run's per-query win rate
+    ``sum_b P[q, a, b]``; ``values`` (Q, S), a metric's per-query values (``None`` for preferences); ``sums``, the
+    :class:`prefeval.core.reduce.PairSums` of every unordered pair over the queries (summaries, matrices, sign
+    and t tests). Kept only when asked for: ``prefs[q, a, b]``, the preference of run ``a`` over run ``b`` on
+    query ``query_ids[q]`` (antisymmetric); a metric's are rebuilt from ``values`` on demand.
     """
 
-    method: Method
-    query_ids: np.ndarray
-    prefs: np.ndarray
-    values: np.ndarray | None = None
+    def __init__(self, method: Method, query_ids: np.ndarray, prefs: np.ndarray | None = None,
+                 values: np.ndarray | None = None, *, win_rates: np.ndarray | None = None,
+                 sums: PairSums | None = None) -> None:
+        self.method = method
+        self.query_ids = np.asarray(query_ids, dtype=object)
+        self.values = values
+        self._prefs = prefs
+        if win_rates is None:
+            if values is not None:
+                win_rates = len(values[0]) * values - values.sum(axis=1, keepdims=True) if len(values) else values
+            elif prefs is not None:
+                win_rates = agg.win_rates(prefs)
+            else:
+                raise ValueError("a MethodResult needs per-query preferences, metric values or win rates")
+        self.win_rates = np.asarray(win_rates, dtype=np.float64)
+        if sums is None:
+            sums = _sums_of(prefs if prefs is not None else None, values)
+        self.sums = sums
+
+    @property
+    def kept(self) -> bool:
+        """Whether per-query preferences are available (kept, or rebuilt from a metric's values)."""
+        return self._prefs is not None or self.values is not None
+
+    @property
+    def prefs(self) -> np.ndarray:
+        """Per-query preference tensor (Q, S, S); an error when it was not kept."""
+        if self._prefs is not None:
+            return self._prefs
+        if self.values is not None:
+            return metric_difference.matrix(self.values)
+        raise PrefevalError(f"per-query preferences of {self.method.label} were not kept "
+                            f"({len(self.query_ids)} queries x {len(self.sums.mean)} pairs); "
+                            "give compare(..., per_query=True) (--per-query) to keep them")
 
     def scores(self) -> np.ndarray:
         """Per-query scores (Q, S) for aggregation: metric values, or per-query win rates of a preference."""
-        return self.values if self.values is not None else agg.win_rates(self.prefs)
+        return self.values if self.values is not None else self.win_rates
+
+    def pair_values(self, pairs: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """(n_pairs, Q) per-query values of the pairs ``(i, j)``; an error when they were not kept."""
+        i, j = pairs
+        if self._prefs is None and self.values is not None:
+            return (self.values[:, i] - self.values[:, j]).T
+        return self.prefs[:, i, j].T
+
+
+def _sums_of(prefs: np.ndarray | None, values: np.ndarray | None) -> PairSums:
+    """Pair sums of a per-query tensor, or of a metric's pairwise differences, in blocks of queries."""
+    source = prefs if prefs is not None else values
+    S = source.shape[1]
+    pairs = np.triu_indices(S, 1)
+    rows = max(1, reduce.BLOCK_ENTRIES // max(1, len(pairs[0])))
+    parts = []
+    for start in range(0, max(1, len(source)), rows):
+        block = source[start:start + rows]
+        X = block[:, pairs[0], pairs[1]] if prefs is not None else block[:, pairs[0]] - block[:, pairs[1]]
+        parts.append(PairSums.of_block(X))
+    return PairSums.combine(parts)
 
 
 class Comparison:
@@ -233,54 +301,76 @@ class Comparison:
     def __repr__(self) -> str:
         return f"<Comparison of {len(self.runs)} runs by {len(self.results)} method(s): {', '.join(self.methods)}>"
 
-    def _pair_values(self, result: MethodResult) -> np.ndarray:
-        """(n_pairs, Q) per-query values of each unordered pair, pairs in input order."""
-        i, j = self._pairs
-        return result.prefs[:, i, j].T
-
     def _pair_frame(self, label: str) -> pd.DataFrame:
+        """``method, run_a, run_b`` of every pair; the run columns are categoricals over the runs (compact)."""
         i, j = self._pairs
-        names = np.asarray(self.runs, dtype=object)
-        return pd.DataFrame({"method": label, "run_a": names[i], "run_b": names[j]})
+        runs = pd.CategoricalDtype(self.runs)
+        return pd.DataFrame({"method": label, "run_a": pd.Categorical.from_codes(i, dtype=runs),
+                             "run_b": pd.Categorical.from_codes(j, dtype=runs)})
 
     # -- tables ------------------------------------------------------------------------------
 
     @property
     def per_query(self) -> pd.DataFrame:
-        """Tidy frame ``method, query_id, run_a, run_b, value`` (value > 0: run_a preferred)."""
+        """Tidy frame ``method, query_id, run_a, run_b, value`` (value > 0: run_a preferred), one row per method,
+        query and pair; ``method``, ``query_id``, ``run_a`` and ``run_b`` are categoricals (compact).
+
+        Available when the per-query values were kept (``compare(..., per_query=True)``, the default for
+        comparisons small enough); otherwise an error says how to keep them.
+        """
         if self._per_query is None:
-            names = np.asarray(self.runs, dtype=object)
             i, j = self._pairs
+            runs = pd.Categorical.from_codes(np.arange(len(self.runs)), dtype=pd.CategoricalDtype(self.runs))
+            methods = list(self.results)
             frames = []
-            for label, r in self.results.items():
-                Q, n = len(r.query_ids), len(i)
+            for k, r in enumerate(self.results.values()):
+                X = r.pair_values(self._pairs)  # (pairs, Q)
+                Q, n = X.shape[1], len(i)
+                queries = pd.Categorical(r.query_ids.astype(str))
                 frames.append(pd.DataFrame({
-                    "method": np.full(Q * n, label, dtype=object),
-                    "query_id": np.repeat(np.asarray(r.query_ids, dtype=object), n),
-                    "run_a": np.tile(names[i], Q),
-                    "run_b": np.tile(names[j], Q),
-                    "value": r.prefs[:, i, j].reshape(-1),
+                    "method": pd.Categorical.from_codes(np.full(Q * n, k), categories=methods),
+                    "query_id": queries.take(np.repeat(np.arange(Q), n)) if Q else queries,
+                    "run_a": runs.take(np.tile(i, Q)),
+                    "run_b": runs.take(np.tile(j, Q)),
+                    "value": X.T.reshape(-1),
                 }))
-            self._per_query = pd.concat(frames, ignore_index=True)
+            frame = pd.concat(frames, ignore_index=True)
+            self._per_query = frame.astype({"query_id": "category"})
         return self._per_query
 
+    def per_query_size(self) -> int:
+        """Estimated bytes of :attr:`per_query` (about 24 bytes per row: four categorical codes and a float)."""
+        return sum(len(r.query_ids) * len(self._pairs[0]) for r in self.results.values()) * PER_QUERY_ROW_BYTES
+
     def summary(self) -> pd.DataFrame:
-        """Per method and pair: ``mean`` preference, ``wins``, ``losses``, ``ties`` (|value| <= 1e-12), ``queries``."""
-        frames = []
-        for label, r in self.results.items():
-            X = self._pair_values(r)
-            wins, losses, ties = stats.wins_losses_ties(X)
-            frame = self._pair_frame(label)
-            frame["mean"] = X.mean(axis=1)
-            frame["wins"], frame["losses"], frame["ties"] = wins, losses, ties
-            frame["queries"] = X.shape[1]
-            frames.append(frame)
-        return pd.concat(frames, ignore_index=True)
+        """Per method and pair: ``mean`` preference, ``wins``, ``losses``, ``ties`` (|value| <= 1e-12), ``queries``.
+
+        Built from the pair sums in compact columns (categorical ``method``, ``run_a``, ``run_b``; int32 counts), so
+        it fits in memory for thousands of runs.
+        """
+        sums = [r.sums for r in self.results.values()]
+        i, j = self._pairs
+        k, n_pairs = len(sums), len(i)
+        runs = pd.CategoricalDtype(self.runs)
+        columns = {
+            "method": pd.Categorical.from_codes(np.repeat(np.arange(k, dtype=np.int32), n_pairs),
+                                                dtype=pd.CategoricalDtype(list(self.results))),
+            "run_a": pd.Categorical.from_codes(np.tile(i, k), dtype=runs),
+            "run_b": pd.Categorical.from_codes(np.tile(j, k), dtype=runs),
+            "mean": np.concatenate([x.mean for x in sums]),
+            "wins": np.concatenate([x.wins for x in sums]).astype(np.int32, copy=False),
+            "losses": np.concatenate([x.losses for x in sums]).astype(np.int32, copy=False),
+            "ties": np.concatenate([x.ties for x in sums]).astype(np.int32, copy=False),
+            "queries": np.repeat(np.array([x.n for x in sums], dtype=np.int32), n_pairs),
+        }
+        return pd.DataFrame(columns, copy=False)
 
     def matrix(self, method: Any = None) -> pd.DataFrame:
         """S x S frame of mean preferences: row ``run_a``, column ``run_b`` (antisymmetric, zero diagonal)."""
         r = self.result(method)
-        M = agg.mean_preference(r.prefs)
+        M = np.zeros((len(self.runs), len(self.runs)))
+        i, j = self._pairs
+        M[i, j], M[j, i] = r.sums.mean, -r.sums.mean
         frame = pd.DataFrame(M, index=pd.Index(self.runs, name="run_a"), columns=pd.Index(self.runs, name="run_b"))
         return frame
 
@@ -325,7 +415,7 @@ class Comparison:
                                 f"got {sorted(options)}")
         W = r.scores()
         S = len(self.runs)
-        win_rate = agg.win_rates(r.prefs).mean(axis=0) / (S - 1)
+        win_rate = r.win_rates.mean(axis=0) / (S - 1)
         names = self.runs if ties == "pref_aggregate" else None
         last = agg.name_key(self.runs) if ties == "pref_aggregate" else win_rate
         if aggregate == "mc4":
@@ -334,7 +424,7 @@ class Comparison:
             if aggregate == "borda":
                 score = agg.borda(W, ties=ties, names=names)
             elif aggregate == "copeland":
-                score = agg.copeland(agg.mean_preference(r.prefs), tol=stats.TIE_TOL)
+                score = agg.copeland(self.matrix(r.method.label).to_numpy(), tol=stats.TIE_TOL)
             elif aggregate == "mean" and r.values is not None:
                 score = agg.mean_score(r.values)
             else:
@@ -389,10 +479,11 @@ class Comparison:
             raise PrefevalError(f"unknown correction {correction!r}; choose one of {', '.join(stats.CORRECTIONS)}")
         if not 0 < alpha < 1:
             raise PrefevalError(f"alpha must be between 0 and 1; got {alpha}")
-        X = self._pair_values(r)
-        res = pair_significance(test, X, r.scores(), self._pairs, correction, alpha, n_resamples, seed)
+        X = r.pair_values(self._pairs) if test in VALUE_TESTS else None
+        res = pair_significance(test, X, r.scores(), self._pairs, correction, alpha, n_resamples, seed,
+                                sums=r.sums)
         frame = self._pair_frame(r.method.label)
-        frame["mean"] = X.mean(axis=1)
+        frame["mean"] = r.sums.mean
         frame["statistic"] = res.statistic
         frame["p_value"] = res.pvalue
         frame["p_adjusted"] = res.adjusted
@@ -497,24 +588,57 @@ class _MetricTable:
         out = []
         qids = judged_queries(qrels)
         for m in self.methods:
-            if not len(relevant_documents(qrels, m.rel)):
-                raise PrefevalError(f"no query has a relevant document (grade >= {m.rel}) in the qrels; "
-                                    f"nothing to compare for {m.label}")
             per_query = self.values[m.measure]
             V = np.vstack([per_query.get(q, np.full(self.n_runs, np.nan)) for q in qids])
             # ir-measures gives measure.DEFAULT to qrels queries absent from a run; fill the same way.
             V[np.isnan(V)] = m.measure.DEFAULT
-            out.append(MethodResult(m, qids, metric_difference.matrix(V), V))
+            out.append(MethodResult(m, qids, None, V))
         return out
 
 
-def _evaluate(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels: pd.DataFrame,
-              progress: bool) -> list[MethodResult]:
-    """One pass over the runs (rank each once, locate its documents for every position/metric table), then the
-    per-query kernels."""
+class _PreferenceCollector:
+    """Collects one preference's per-query matrices: win rates always, pair sums streamed, the tensor if kept."""
+
+    def __init__(self, method: Method, n_queries: int, n_runs: int, keep: bool) -> None:
+        self.method = method
+        self.win_rates = np.zeros((n_queries, n_runs))
+        self.prefs = np.zeros((n_queries, n_runs, n_runs)) if keep else None
+        self.sums = PairAccumulator(n_runs)
+
+    def add(self, row: int, P: np.ndarray) -> None:
+        self.win_rates[row] = P.sum(axis=1)
+        if self.prefs is not None:
+            self.prefs[row] = P
+        self.sums.add(P)
+
+    def result(self, query_ids: np.ndarray) -> MethodResult:
+        return MethodResult(self.method, query_ids, self.prefs, win_rates=self.win_rates,
+                            sums=self.sums.sums(len(query_ids)))
+
+
+def check_relevant(methods: list[Method], qrels: pd.DataFrame) -> None:
+    """An error when no query has a relevant document at a method's ``rel``: there is nothing to compare."""
+    for rel in dict.fromkeys(m.rel for m in methods):
+        if not len(relevant_documents(qrels, rel)):
+            labels = ", ".join(m.label for m in methods if m.rel == rel)
+            raise PrefevalError(f"no query has a relevant document (grade >= {rel}) in the qrels; nothing to "
+                                f"compare for {labels}")
+
+
+def evaluate_block(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels: pd.DataFrame, *,
+                   keep: bool, progress: bool = False, warn: bool = True) -> list[MethodResult]:
+    """Every method on the queries of ``qrels``: one pass over the runs (rank each once, locate its documents for
+    every position and metric table), then the per-query kernels, folded into :class:`MethodResult` (pair sums
+    streamed; per-query preferences kept only with ``keep``).
+
+    Every query of ``qrels`` counts (one without a document at a method's ``rel`` is a tie). The engines call
+    this on blocks of queries and combine the results (:func:`combine_results`); ``warn=False`` leaves the
+    coverage warnings to the caller.
+    """
     names = list(run_frames)
     S = len(names)
     queries = qrels_queries(qrels)
+    qids = judged_queries(qrels)
     pref_groups: dict[tuple[int, int | None], list[Method]] = {}
     metric_groups: dict[int | None, list[Method]] = {}
     for m in methods:
@@ -525,21 +649,14 @@ def _evaluate(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels:
     min_rel = min(m.rel for m in methods)
     candidates = candidate_documents(qrels, min_rel)
     tables = {rel: PositionTable(qrels, rel, queries) for rel in dict.fromkeys(rel for rel, _ in pref_groups)}
-    for (rel, _), group in pref_groups.items():
-        if not len(tables[rel]):
-            raise PrefevalError(f"no query has a relevant document (grade >= {rel}) in the qrels; nothing to "
-                                f"compare for {', '.join(m.label for m in group)}")
     doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
     metric_tables = [_MetricTable(group, qrels, depth, S) for depth, group in metric_groups.items()]
     evaluated = queries.get_indexer(pd.unique(qrels.loc[qrels["relevance"] >= min_rel, "query_id"]))
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
     for s, name in enumerate(_progress(names, progress, "ranking runs")):
         run = rank_run(run_frames[name], queries, candidates, name, ties=ties)
-        if not np.isin(run.query_codes, evaluated).any():
-            warnings.warn(f"run {name!r} has none of the {len(evaluated)} evaluated queries of the qrels; "
-                          "it counts as retrieving nothing for every query", stacklevel=3)
-        elif (note := coverage_notes(qrels, {name: run_frames[name]})):
-            warnings.warn(note[0], stacklevel=3)
+        if warn:
+            _warn_coverage(name, run, evaluated, len(queries))
         for (rel, depth), pos in doc_pos.items():
             pos[s] = tables[rel].locate(run, depth)
         for mt in metric_tables:
@@ -549,24 +666,46 @@ def _evaluate(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels:
         kernels = [(m, declaration_of(m.measure), parameters(m.measure)) for m in group]
         subtopics = any(decl.reads_subtopics(params) for _, decl, params in kernels)
         positions = tables[rel].positions(doc_pos[rel, depth], subtopics=subtopics)
-        tensors = {m.label: np.empty((len(positions), S, S)) for m in group}
-        for q, query in enumerate(_progress(positions, progress, f"preferences (rel={rel})")):
-            for m, decl, params in kernels:
-                tensors[m.label][q] = decl.matrix(query, params)
-        qids = judged_queries(qrels)  # judged queries without a relevant document at rel: ties (0)
         rows = np.searchsorted(qids, np.array([p.query_id for p in positions], dtype=object))
-        for m in group:
-            prefs = np.zeros((len(qids), S, S))
-            prefs[rows] = tensors[m.label]
-            results.append(MethodResult(m, qids, prefs))
+        collectors = [_PreferenceCollector(m, len(qids), S, keep) for m in group]
+        for q, query in enumerate(_progress(positions, progress, f"preferences (rel={rel})")):
+            for collector, (_, decl, params) in zip(collectors, kernels):
+                collector.add(rows[q], decl.matrix(query, params))
+        results += [collector.result(qids) for collector in collectors]
     for mt in metric_tables:
         results += mt.results(qrels)
     return results
 
 
+def _warn_coverage(name: str, run: RankedRun, evaluated: np.ndarray, judged: int) -> None:
+    covered = np.unique(run.query_codes)
+    if not np.isin(covered, evaluated).any():
+        warnings.warn(f"run {name!r} has none of the {len(evaluated)} evaluated queries of the qrels; "
+                      "it counts as retrieving nothing for every query", stacklevel=4)
+    elif note := coverage_note(name, len(covered), judged):
+        warnings.warn(note, stacklevel=4)
+
+
+def combine_results(parts: Sequence[Sequence[MethodResult]]) -> list[MethodResult]:
+    """The results of disjoint blocks of queries (each a list from :func:`evaluate_block`, methods in the same
+    order) as one list, queries in the order :func:`evaluate_block` gives them on the union (sorted by id)."""
+    combined = []
+    for method_parts in zip(*parts):
+        query_ids = np.concatenate([r.query_ids for r in method_parts])
+        order = np.argsort(query_ids.astype(str), kind="stable")
+        values = None if method_parts[0].values is None else np.vstack([r.values for r in method_parts])[order]
+        kept = values is None and all(r.kept for r in method_parts)
+        prefs = np.concatenate([r.prefs for r in method_parts])[order] if kept else None
+        combined.append(MethodResult(method_parts[0].method, query_ids[order], prefs, values,
+                                     win_rates=np.vstack([r.win_rates for r in method_parts])[order],
+                                     sums=PairSums.combine(r.sums for r in method_parts)))
+    return combined
+
+
 def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None = None, *,
-            progress: bool = False, engine: str = "inprocess", client: Any = None, scheduler: str | None = None,
-            workers: int | None = None, partitions: int | None = None) -> Comparison:
+            per_query: bool | str | os.PathLike | None = None, progress: bool = False, engine: str = "inprocess",
+            client: Any = None, scheduler: str | None = None, workers: int | None = None,
+            partitions: int | None = None) -> Comparison:
     """Compare every pair of ``runs`` on every evaluated query under each of ``methods``.
 
     ``qrels``: a TREC qrels path, ir_datasets id, DataFrame, dict of dicts or Qrel records.
@@ -574,6 +713,19 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     ``methods``: names in ir-measures syntax or measure objects (one or a list); see the module docstring.
     ``rel``: minimum grade of a relevant document (a method's own ``rel=`` wins). ``depth``: truncate every
     run to its top ``depth`` documents first. ``progress``: show a progress bar.
+
+    ``per_query``: keep every per-query preference (``Comparison.per_query``, the wilcoxon and permutation
+    tests, the analyses that resample queries). ``None`` (default) keeps them when they take at most
+    :data:`KEEP_BYTES`; ``False`` never. Summaries, matrices, rankings, sign and t tests and randomized
+    Tukey HSD need only per-pair sums and per-query win rates, which are always computed, query by query,
+    so comparing thousands of runs does not need ``queries x runs^2`` memory.
+
+    ``engine="dask"``: the same computation on a Dask cluster, partitioned by query, with the same results
+    (:mod:`prefeval.engines.dask_engine`): ``client`` (a ``distributed.Client``), ``scheduler`` (an address) or
+    ``workers`` (local worker processes; default one per core); ``partitions`` (default: from the number of
+    queries and workers). ``runs`` may then also be a folder of Parquet files, a Dask DataFrame or a collection
+    generated partition by partition (:func:`prefeval.simulate.recsys`, with ``qrels=None``), and ``per_query``
+    a folder: the per-query values are written there as Parquet files, one per partition.
     """
 
     if isinstance(methods, str) or hasattr(methods, "NAME"):
@@ -585,6 +737,10 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
         raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
         raise PrefevalError(f"rel must be an integer >= 1 (a grade >= rel is relevant); got {rel!r}")
+    other = engines.options(engine, client, scheduler, workers, partitions)
+    if per_query not in (None, True, False) and not (other is not None and isinstance(per_query, (str, os.PathLike))):
+        raise PrefevalError(f"per_query must be True, False or None (keep when small), or a folder with "
+                            f"engine='dask'; got {per_query!r}")
     parsed = [parse_method(m, rel, depth) for m in methods]
     seen: dict[str, str] = {}
     for m in parsed:
@@ -592,33 +748,41 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
         if key in seen:
             raise PrefevalError(f"methods {seen[key]!r} and {m.label!r} are the same; give each once")
         seen[key] = m.label
-    other = engines.options(engine, client, scheduler, workers, partitions)
     if other is not None:
-        return other.compare(qrels, runs, parsed, client=client, scheduler=scheduler, workers=workers,
-                             partitions=partitions, progress=progress)
+        return other.compare(qrels, runs, parsed, per_query=per_query, client=client, scheduler=scheduler,
+                             workers=workers, partitions=partitions, progress=progress)
     qrels_df = qrels_frame(qrels)
     run_frames = runs_dict(runs)
     if len(run_frames) < 2:
         raise PrefevalError(f"compare needs at least two runs; got {len(run_frames)} ({', '.join(run_frames) or '-'})")
-    results = {r.method.label: r for r in _evaluate(parsed, run_frames, qrels_df, progress)}
+    check_relevant(parsed, qrels_df)
+    keep = keep_per_query(per_query, parsed, qrels_df, len(run_frames))
+    results = {r.method.label: r for r in evaluate_block(parsed, run_frames, qrels_df, keep=keep, progress=progress)}
     return Comparison(list(run_frames), [results[m.label] for m in parsed],
                       query_order=pd.unique(qrels_df["query_id"]))
 
 
-def evaluate_block(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels: pd.DataFrame, *,
-                   keep: bool = True, warn: bool = True) -> list[MethodResult]:
-    """The in-process computation of one set of queries (a partition of the Dask engine); per-query values are
-    always kept here (``keep`` and ``warn`` are accepted for the streamed version of issue 13)."""
-    return _evaluate(methods, run_frames, qrels, False)
+def per_query_bytes(methods: Sequence[Method], n_queries: int, n_runs: int) -> int:
+    """Bytes of the kept per-query preferences: a (queries, runs, runs) float64 tensor per preference method."""
+    return sum(m.kind == "preference" for m in methods) * n_queries * n_runs * n_runs * 8
 
 
-def combine_results(parts: Sequence[Sequence[MethodResult]]) -> list[MethodResult]:
-    """The results of several disjoint sets of queries as one, query rows in in-process order (sorted ids)."""
-    out = []
-    for rs in zip(*parts):
-        qids = np.concatenate([r.query_ids for r in rs])
-        order = np.argsort(qids.astype(str), kind="stable")
-        prefs = np.concatenate([r.prefs for r in rs])[order]
-        values = None if rs[0].values is None else np.concatenate([r.values for r in rs])[order]
-        out.append(MethodResult(rs[0].method, qids[order], prefs, values))
-    return out
+def keep_per_query(per_query: bool | None, methods: Sequence[Method], qrels: pd.DataFrame, n_runs: int) -> bool:
+    """Whether :func:`compare` keeps the per-query preferences (see its ``per_query``). Asked to keep more than the
+    machine's available memory, a warning gives the estimate and the options that avoid it."""
+    need = per_query_bytes(methods, len(judged_queries(qrels)), n_runs)
+    if per_query is None:
+        return need <= KEEP_BYTES
+    if per_query and need > available_memory():
+        warnings.warn(f"keeping the per-query preferences needs about {need / 2**30:.1f} GiB (more than the "
+                      f"{available_memory() / 2**30:.1f} GiB available); summaries, matrices, rankings, sign and "
+                      "t tests do not need them (per_query=False, or leave out --per-query)", stacklevel=3)
+    return bool(per_query)
+
+
+def available_memory() -> int:
+    """Bytes of physical memory available now (Linux and macOS; a large number where unknown)."""
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return 2**62

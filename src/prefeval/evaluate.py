@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from prefeval.compare import compare
+from prefeval.compare import check_relevant, evaluate_block, parse_method
 from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, runs_dict
@@ -143,17 +143,19 @@ def _standard_qrels(qrels: pd.DataFrame) -> pd.DataFrame | dict[str, dict[str, i
 
 
 def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measure: Any,
-                          rel: int | None, progress: bool = False) -> pd.DataFrame:
-    """Per query: each run's mean preference over the other runs (``prefs[q, s, :]`` averaged over b != s)."""
+                          rel: int | None, progress: bool = False, block: bool = False) -> pd.DataFrame:
+    """Per query: each run's mean preference over the other runs (its win rate / (S - 1)). ``block``: the queries
+    are one partition of a larger input (no error when none has a relevant document, no coverage warnings)."""
 
     if len(run_frames) < 2:
         raise PrefevalError(f"{measure} without a baseline is each run's mean preference over the other runs, "
                             f"which needs at least two runs; give baseline='...' to compare with one run")
-    result = compare(qrels, dict(run_frames), [measure], rel=1 if rel is None else rel, progress=progress)
-    method = result.result(result.methods[0])
-    prefs = np.asarray(method.prefs, dtype=float)  # (Q, S, S), zero diagonal
-    S = prefs.shape[1]
-    mean = prefs.sum(axis=2) / (S - 1)  # (Q, S)
+    method = parse_method(measure, 1 if rel is None else rel)
+    if not block:
+        check_relevant([method], qrels)
+    method = evaluate_block([method], dict(run_frames), qrels, keep=False, progress=progress, warn=not block)[0]
+    S = method.win_rates.shape[1]
+    mean = method.win_rates / (S - 1)  # (Q, S): sum over b of prefs[q, s, b] (zero diagonal), averaged over b != s
     names = list(run_frames)
     return pd.DataFrame({
         "run": np.repeat(np.asarray(names, dtype=object)[None, :], len(method.query_ids), axis=0).T.reshape(-1),
@@ -250,12 +252,12 @@ def per_query_table(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame], measu
     (what one partition of the Dask engine computes; rows in no particular order)."""
     ranked = {name: rank_run(frame, name=name) for name, frame in runs.items()}
     run_frames = {name: run.frame() for name, run in ranked.items()}
-    return _per_query_values(qrels, run_frames, ranked, measures, rel, False)
+    return _per_query_values(qrels, run_frames, ranked, measures, rel, False, block=True)
 
 
 def _per_query_values(qrels_df: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame],
                       ranked: Mapping[str, RankedRun], parsed: list[Any], rel: int | None,
-                      progress: bool) -> pd.DataFrame:
+                      progress: bool, block: bool = False) -> pd.DataFrame:
     if not run_frames:
         raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
     free = [m for m in parsed if _is_free_preference(m)]
@@ -264,7 +266,7 @@ def _per_query_values(qrels_df: pd.DataFrame, run_frames: Mapping[str, pd.DataFr
     if bound:
         parts.append(_metric_rows(qrels_df, run_frames, ranked, bound, progress))
     for measure in free:
-        parts.append(_mean_preference_rows(qrels_df, run_frames, measure, rel, progress))
+        parts.append(_mean_preference_rows(qrels_df, run_frames, measure, rel, progress, block))
     return pd.concat(parts, ignore_index=True)
 
 

@@ -147,14 +147,16 @@ def coverage_notes(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> lis
     judged = set(judged_queries(qrels).tolist())
     notes = []
     for name, run in runs.items():
-        covered = len(judged.intersection(map(str, run["query_id"].unique())))
-        if covered < len(judged):
-            notes.append(coverage_note(name, covered, len(judged)))
+        note = coverage_note(name, len(judged.intersection(map(str, run["query_id"].unique()))), len(judged))
+        if note:
+            notes.append(note)
     return notes
 
 
-def coverage_note(name: str, covered: int, judged: int) -> str:
-    """The sentence of :func:`coverage_notes` for run ``name`` covering ``covered`` of ``judged`` queries."""
+def coverage_note(name: str, covered: int, judged: int) -> str | None:
+    """The sentence of :func:`coverage_notes` for a run covering ``covered`` of ``judged`` queries (None if all)."""
+    if covered >= judged:
+        return None
     return (f"run {name!r} covers {covered} of the {judged} judged queries; the other {judged - covered} count as "
             "empty rankings (0 for a metric, the worst case for a preference)")
 

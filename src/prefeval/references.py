@@ -62,6 +62,8 @@ PAPERS: dict[str, Reference] = {ref.key: ref for ref in (
               "Web", "WWW 2001", "10.1145/371920.372165"),
     Reference("carterette-2012", "B. Carterette", 2012, "Multiple Testing in Statistical Analysis of "
               "Systems-Based Information Retrieval Experiments", "ACM TOIS 30(1)", "10.1145/2094072.2094076"),
+    Reference("chan-1979", "T. F. Chan, G. H. Golub, R. J. LeVeque", 1979, "Updating Formulae and a Pairwise "
+              "Algorithm for Computing Sample Variances", "Technical Report STAN-CS-79-773, Stanford University"),
     Reference("clarke-2008", "C. L. A. Clarke, M. Kolla, G. V. Cormack, O. Vechtomova, A. Ashkan, S. Büttcher, "
               "I. MacKinnon", 2008, "Novelty and Diversity in Information Retrieval Evaluation", "SIGIR 2008",
               "10.1145/1390334.1390446"),

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     import pandas as pd
 
-    from prefeval.compare import compare
+    from prefeval.compare import VALUE_TESTS, compare
     from prefeval.errors import PrefevalError
     from prefeval.inputs import qrels_frame, run_frame, run_name
 
@@ -76,7 +76,10 @@ def run(args: argparse.Namespace) -> int:
         if name in runs:
             raise PrefevalError(f"two runs are named {name!r} (from their file names); rename one of them")
         runs[name] = path if engine else run_frame(path, name)  # the Dask engine's tasks read the files
-    result = compare(qrels, runs, methods, rel=args.rel, depth=args.depth, progress=progress, **engine)
+    # per-query preferences are kept only for the output or a test that needs them; the rest streams
+    keep = bool(args.per_query or args.test in VALUE_TESTS)
+    result = compare(qrels, runs, methods, rel=args.rel, depth=args.depth, per_query=keep, progress=progress,
+                     **engine)
     # n_resamples and seed drive the randomised tests (permutation, randomized Tukey HSD)
     options = {"test": args.test, "correction": args.correction, "alpha": args.alpha,
                "n_resamples": args.resamples, "seed": args.seed}

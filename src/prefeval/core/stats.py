@@ -4,10 +4,11 @@ Pairwise tests take ``X`` of shape ``(n_pairs, Q)`` (or ``(Q,)`` for one pair): 
 pair, positive = first system better -- per-query preferences, or per-query metric differences
 ``mu(a) - mu(b)``. They return a :class:`TestResult` of arrays of shape ``(n_pairs,)``.
 
-* :func:`sign_test` -- exact two-sided binomial test of wins against losses (``scipy.stats.binomtest``);
+* :func:`sign_test` (:func:`sign_test_counts` from counts) -- exact two-sided binomial test of wins against losses (``scipy.stats.binomtest``);
   ties (|x| <= ``TIE_TOL``) are dropped, as in the sign test. This is the "binomial test" of Diaz & Mitra (2023) §6.2.3
   and Diaz (2023) §4.2 (the papers do not say how ties enter; dropping them is the sign-test convention).
-* :func:`t_test` -- Student's one-sample t-test of the values against 0 (``scipy.stats.ttest_1samp``); on
+* :func:`t_test` (:func:`t_test_moments` from means and squared deviations) -- Student's one-sample t-test of
+  the values against 0 (as ``scipy.stats.ttest_1samp``); on
   metric differences this *is* the paired t-test ``scipy.stats.ttest_rel(mu_a, mu_b)`` (Smucker et al. 2007).
 * :func:`wilcoxon_test` -- Wilcoxon signed-rank test (``scipy.stats.wilcoxon``, zeros dropped).
 * :func:`permutation_test` -- paired randomisation test of the mean: random sign flips of the per-query
@@ -72,7 +73,13 @@ def wins_losses_ties(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def sign_test(X: np.ndarray) -> TestResult:
-    """Exact two-sided sign test: ``binomtest(wins, wins + losses, 0.5)``; ties dropped.
+    """Exact two-sided sign test: ``binomtest(wins, wins + losses, 0.5)``; ties dropped (:func:`sign_test_counts`)."""
+    wins, losses, _ = wins_losses_ties(X)
+    return sign_test_counts(wins, losses)
+
+
+def sign_test_counts(wins: np.ndarray, losses: np.ndarray) -> TestResult:
+    """The sign test from the counts of wins and losses of each pair.
 
     ``statistic`` = wins - losses. With no wins and no losses (all ties) the p-value is 1. The p-values are
     those of ``scipy.stats.binomtest``, computed once per distinct (wins, wins + losses).
@@ -80,7 +87,7 @@ def sign_test(X: np.ndarray) -> TestResult:
     # deferred: scipy.stats is slow to import
     from scipy.stats import binomtest
 
-    wins, losses, _ = wins_losses_ties(X)
+    wins, losses = np.asarray(wins, dtype=np.int64), np.asarray(losses, dtype=np.int64)
     n = wins + losses
     keys, inverse = np.unique(np.stack([wins, n], axis=1), axis=0, return_inverse=True)
     pvals = np.array([binomtest(int(k), int(m), 0.5).pvalue if m > 0 else 1.0 for k, m in keys])
@@ -88,21 +95,33 @@ def sign_test(X: np.ndarray) -> TestResult:
 
 
 def t_test(X: np.ndarray) -> TestResult:
-    """Two-sided one-sample t-test of the per-query values against 0 (``scipy.stats.ttest_1samp``).
+    """Two-sided one-sample t-test of the per-query values against 0 (:func:`t_test_moments` of ``X``).
 
-    On metric differences this equals the paired t-test (``ttest_rel``). All values 0: statistic 0, p = 1.
-    Identical non-zero values (zero variance): scipy's limit, |t| = inf and p = 0.
+    On metric differences this equals the paired t-test (``ttest_rel``).
+    """
+    X = _pairs(X)
+    mean = X.mean(axis=1)
+    m2 = ((X - mean[:, None]) ** 2).sum(axis=1)
+    return t_test_moments(X.shape[1], mean, m2, np.all(np.abs(X) <= TIE_TOL, axis=1))
+
+
+def t_test_moments(n: int, mean: np.ndarray, m2: np.ndarray, all_ties: np.ndarray) -> TestResult:
+    """Student's one-sample t-test against 0 from ``n`` values per pair summarised by their ``mean`` and ``m2``
+    (sum of squared deviations): ``t = mean / sqrt(m2 / (n - 1) / n)``, two-sided p from the t distribution
+    with ``n - 1`` degrees of freedom (what ``scipy.stats.ttest_1samp`` computes from the values).
+
+    Pairs whose values are all ties (``all_ties``): statistic 0, p = 1. Identical non-zero values (zero
+    variance): scipy's limit, |t| = inf and p = 0. A single query: NaN (no variance estimate).
     """
     # deferred: scipy.stats is slow to import
-    from scipy.stats import ttest_1samp
+    from scipy.stats import t as student_t
 
-    X = _pairs(X)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        res = ttest_1samp(X, 0.0, axis=1)
-    stat = np.asarray(res.statistic, dtype=np.float64)
-    pval = np.asarray(res.pvalue, dtype=np.float64)
-    zero = np.all(np.abs(X) <= TIE_TOL, axis=1)
+    mean = np.asarray(mean, dtype=np.float64)
+    m2 = np.maximum(np.asarray(m2, dtype=np.float64), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stat = mean / np.sqrt(m2 / (n - 1) / n) if n > 1 else np.full_like(mean, np.nan)
+        pval = 2.0 * student_t.sf(np.abs(stat), n - 1) if n > 1 else np.full_like(mean, np.nan)
+    zero = np.asarray(all_ties, dtype=bool)
     stat[zero], pval[zero] = 0.0, 1.0
     return TestResult(stat, pval)
 

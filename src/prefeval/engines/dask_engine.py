@@ -32,7 +32,14 @@ import ir_measures
 import pandas as pd
 from tqdm.auto import tqdm
 
-from prefeval.compare import Comparison, combine_results, evaluate_block
+from prefeval.compare import (
+    KEEP_BYTES,
+    Comparison,
+    MethodResult,
+    combine_results,
+    evaluate_block,
+    per_query_bytes,
+)
 from prefeval.engines import partitions as parts
 from prefeval.engines.registry import Engine, register
 from prefeval.errors import PrefevalError
@@ -239,11 +246,17 @@ def _compare_task(names: list[str], generated: Any, index: int, qrels_pieces: li
         results = evaluate_block(_restore(methods), runs, qrels, keep=keep or out is not None, warn=False)
     if out is not None:
         frame = Comparison(names, results).per_query
+        frame = frame.astype({c: str for c in ("method", "query_id", "run_a", "run_b")})  # same types in every file
         frame.to_parquet(Path(out) / f"part-{index:05d}.parquet", index=False)
-        if not keep:
-            results = [dataclasses.replace(r, prefs=None) for r in results]
-    results = [dataclasses.replace(r, method=r.method.label) for r in results]  # the driver puts its Method back
+    # the driver puts its Method objects back (measure objects do not pickle)
+    results = [_with_method(r, r.method.label, keep) for r in results]
     return results, counts, [str(w.message) for w in caught]
+
+
+def _with_method(r: MethodResult, method: Any, keep: bool = True) -> MethodResult:
+    """``r`` with another ``method``, and without its per-query preferences unless ``keep``."""
+    prefs = r.prefs if keep and r.kept and r.values is None else None
+    return MethodResult(method, r.query_ids, prefs, r.values, win_rates=r.win_rates, sums=r.sums)
 
 
 def _evaluate_task(names: list[str], generated: Any, index: int, qrels_pieces: list[pd.DataFrame],
@@ -298,28 +311,29 @@ def compare(qrels: Any, runs: Any, methods: list[Any], *, client: Any = None, sc
     """:func:`prefeval.compare` on Dask (module docstring); ``methods`` are parsed :class:`prefeval.compare.Method`.
 
     ``partitions``: number of query partitions (default: 4 per worker thread, fewer for fewer than
-    :data:`QUERIES_PER_PARTITION` queries each; a generated collection brings
-    its own). ``per_query``: ``True`` keeps the per-query pair values (collected on the driver), a path writes
-    them as Parquet files ``part-NNNNN.parquet`` (columns ``method, query_id, run_a, run_b, value``) into that
-    folder, ``None``/``False`` keeps only the reductions and per-query scores.
+    :data:`QUERIES_PER_PARTITION` queries each; a generated collection brings its own). ``per_query``: ``True``
+    keeps the per-query pair values (collected on the driver), ``None`` keeps them when the qrels are known on
+    the driver and they are small (as in-process), a path writes them as Parquet files ``part-NNNNN.parquet``
+    (columns ``method, query_id, run_a, run_b, value``) into that folder, ``False`` keeps only the reductions
+    and per-query scores.
     """
     out = None
     if isinstance(per_query, (str, os.PathLike)):
         out = str(per_query)
         Path(out).mkdir(parents=True, exist_ok=True)
-    keep = per_query is True
     with cluster(client, scheduler, workers) as c:
         plan = _plan(c, qrels, runs, partitions)
         if len(plan.names) < 2:
             raise PrefevalError(f"compare needs at least two runs; got {len(plan.names)} ({', '.join(plan.names) or '-'})")
+        keep = per_query is True or (per_query is None and plan.query_order is not None
+                                     and per_query_bytes(methods, len(plan.query_order), len(plan.names)) <= KEEP_BYTES)
         blocks, notes = _run(c, plan, _compare_task, _portable(methods), keep, out, progress=progress)
     for note in notes:
         warnings.warn(note, stacklevel=3)
     if not blocks:
         raise PrefevalError("the qrels have no judged query; nothing to compare")
     by_label = {m.label: m for m in methods}
-    results = combine_results([[dataclasses.replace(r, method=by_label[r.method]) for r in block]
-                               for block in blocks])
+    results = combine_results([[_with_method(r, by_label[r.method]) for r in block] for block in blocks])
     return Comparison(plan.names, results, query_order=plan.query_order)
 
 
