@@ -179,3 +179,18 @@ def test_dl_hard_doc_runs_equal_in_process(client, shared_data):
     assert_frames(prefeval.evaluate(qrels, runs, measures, per_query=True),
                   prefeval.evaluate(qrels, runs, measures, per_query=True, engine="dask", client=client,
                                     partitions=4))
+
+
+@pytest.mark.integration
+def test_scale_workload_summary_on_a_10k_user_subsample(client):
+    """The scale workload's model (10 models x 20 items, graded labels) on 10^4 users: the summary, rankings and
+    sign tests of the Dask engine (generated in the tasks) equal the in-process ones (materialised)."""
+    rec = simulate.recsys(n_users=10_000, n_models=10, items_per_list=20, users_per_partition=2_500, seed=42)
+    methods = ["LexiRecall", "LexiPrecision", "RPP"]
+    qrels, runs = rec.materialise()
+    a = prefeval.compare(qrels, runs, methods, per_query=False)
+    b = prefeval.compare(None, rec, methods, engine="dask", client=client)
+    assert_frames(a.summary(), b.summary())
+    for m in methods:
+        assert_frames(a.ranking(m, aggregate="mc4"), b.ranking(m, aggregate="mc4"))
+        assert_frames(a.significance(m, test="sign"), b.significance(m, test="sign"))

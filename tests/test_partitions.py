@@ -133,3 +133,14 @@ def test_recsys_models_of_higher_quality_rank_better():
 def test_recsys_rejects_bad_parameters(bad, message):
     with pytest.raises(PrefevalError, match=message):
         simulate.recsys(**bad)
+
+
+def test_import_prefeval_and_the_cli_do_not_import_dask():
+    code = ("import sys; sys.path.insert(0, 'src'); import prefeval\n"
+            "from prefeval.cli import main\n"
+            "try:\n    main(['compare', '--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1]).stdout
+    assert out.strip().endswith("[]"), out[-300:]
+    assert "--engine {inprocess,dask}" in out and "--scheduler ADDRESS" in out and "--workers N" in out
