@@ -6,7 +6,9 @@ holds the collection. Every measurement starts a fresh ``LocalCluster`` of singl
 and reports:
 
 * wall time and throughput in query-pairs per second (users x model pairs / seconds, all methods together);
-* peak memory per worker (the largest ``ru_maxrss`` of the worker processes, read at the end) and of the driver;
+* peak memory per worker (resident set size of the worker processes, sampled every 0.1 s) and of the driver;
+* the seconds the tasks spent computing (Dask's task stream) and the CPU seconds of the workers: on a machine
+  shared with other jobs, computing time well above CPU time means the workers waited for a core;
 * the speed-up of 2 workers over 1 on the same workload (``--users-speedup`` users);
 * the cost vs users (1 worker) and vs models (1 worker);
 * the full workload (``--users``, default 10^6 x 10 models x 20 items = 2 x 10^8 run rows) on ``--workers``
@@ -71,7 +73,7 @@ class PeakMemory(threading.Thread):
 def run(users: int, models: int, items: int, workers: int, methods: list[str], per_partition: int) -> dict:
     """One measurement on a fresh LocalCluster; returns time, throughput and peak memory."""
     # a fresh cluster per measurement: its worker processes' peak RSS is this workload's
-    from distributed import Client, LocalCluster
+    from distributed import Client, LocalCluster, get_task_stream
 
     rec = simulate.recsys(n_users=users, n_models=models, items_per_list=items,
                           users_per_partition=min(per_partition, users), seed=7)
@@ -81,23 +83,34 @@ def run(users: int, models: int, items: int, workers: int, methods: list[str], p
                                memory_limit="4GiB")
     with cluster, Client(cluster) as client:
         client.run(importlib.import_module, "prefeval")  # workers up and warm before the clock starts
-        sampler = PeakMemory(list(client.run(os.getpid).values()))
+        pids = list(client.run(os.getpid).values())
+        sampler = PeakMemory(pids)
+        cpu_before = sum(_cpu(p) for p in sampler.processes)
         sampler.start()
         start = time.perf_counter()
-        comparison = prefeval.compare(None, rec, methods, engine="dask", client=client)
+        with get_task_stream(client) as stream:
+            comparison = prefeval.compare(None, rec, methods, engine="dask", client=client)
         comparison.summary()
         seconds = time.perf_counter() - start
         worker_peak = sampler.stop()
+        cpu = sum(_cpu(p) for p in sampler.processes) - cpu_before
+        busy = sum(end - begin for task in stream.data for kind, begin, end in
+                   ((s["action"], s["start"], s["stop"]) for s in task["startstops"]) if kind == "compute")
     pairs = users * models * (models - 1) // 2
     return {"users": users, "models": models, "workers": workers, "seconds": seconds,
             "throughput": pairs / seconds, "worker_peak_mib": worker_peak, "driver_peak_mib": _peak_rss_mib(),
-            "comparison": comparison}
+            "cpu": cpu, "busy": busy, "comparison": comparison}
+
+
+def _cpu(process: psutil.Process) -> float:
+    times = process.cpu_times()
+    return times.user + times.system
 
 
 def line(r: dict) -> str:
     return (f"  {r['users']:>9,} users x {r['models']:>2} models, {r['workers']} worker(s): {r['seconds']:8.1f} s, "
             f"{r['throughput']:>12,.0f} query-pairs/s, peak worker {r['worker_peak_mib']:,.0f} MiB, "
-            f"driver {r['driver_peak_mib']:,.0f} MiB")
+            f"driver {r['driver_peak_mib']:,.0f} MiB; tasks computing {r['busy']:.0f} s, workers' CPU {r['cpu']:.0f} s")
 
 
 def check(users: int, models: int, items: int, methods: list[str]) -> float:

@@ -66,10 +66,11 @@ def cluster(client: Any = None, scheduler: str | None = None, workers: int | Non
         raise PrefevalError("engine='dask' needs dask[distributed]: pip install 'prefeval[dask]'") from None
     if scheduler is not None:
         try:
-            with Client(scheduler, timeout="20s") as connected:
-                yield connected
+            connected = Client(scheduler, timeout="20s")
         except OSError as exc:
             raise PrefevalError(f"cannot reach the Dask scheduler {scheduler!r}: {exc}") from None
+        with connected:
+            yield connected
         return
     n = workers or os.cpu_count() or 1
     with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as local, \

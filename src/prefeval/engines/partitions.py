@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import PrefevalError
-from prefeval.inputs import RUN_COLUMNS, canonical_qrels, qrels_frame, run_frame, run_name
+from prefeval.inputs import RUN_COLUMNS, canonical_qrels, qrels_frame, resolve_conflicts, run_frame, run_name
 from prefeval.ranking import coverage_note
 
 LONG_COLUMNS = ["run", *RUN_COLUMNS]
@@ -116,7 +116,8 @@ def block(qrels_parts: Sequence[pd.DataFrame], run_parts: Sequence[pd.DataFrame]
     """Qrels and ``{name: run}`` (every name, in order; a run without rows here gets an empty frame) of one
     partition from its pieces."""
     qrels = pd.concat(list(qrels_parts), ignore_index=True) if qrels_parts else qrels_frame({})
-    qrels = canonical_qrels(qrels, "qrels partition") if len(qrels) else qrels_frame({})
+    # conflicting lines of one query meet here (pieces in input order, so the last line still wins)
+    qrels = resolve_conflicts(canonical_qrels(qrels, "qrels partition")) if len(qrels) else qrels_frame({})
     long = pd.concat([p for p in run_parts if len(p)], ignore_index=True) if any(len(p) for p in run_parts) else None
     runs = {}
     groups = {} if long is None else {str(k): g for k, g in long.groupby("run", sort=False)}
