@@ -136,12 +136,14 @@ def main() -> None:
     parser.add_argument("--per-partition", type=int, default=10_000, help="users per partition")
     parser.add_argument("--methods", nargs="+", default=METHODS)
     parser.add_argument("--skip-full", action="store_true")
+    parser.add_argument("--skip-curves", action="store_true", help="no cost vs users / models")
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke run)")
     args = parser.parse_args()
     if args.quick:
         args.users, args.users_speedup, args.users_check, args.per_partition = 40_000, 20_000, 2_000, 2_500
     methods = args.methods
-    print(f"methods: {', '.join(methods)}; {args.items} items per list; {args.per_partition:,} users per partition")
+    print(f"methods: {', '.join(methods)}; {args.items} items per list; {args.per_partition:,} users per partition; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
 
     print(f"\nsummary on a {args.users_check:,}-user subsample, dask vs in-process: max abs difference "
           f"{check(args.users_check, args.models, args.items, methods):.2e}")
@@ -153,13 +155,14 @@ def main() -> None:
     print(line(two))
     print(f"  speed-up with 2 workers: {two['throughput'] / one['throughput']:.2f}x")
 
-    print("\ncost vs users (1 worker):")
-    for users in (args.users_speedup // 4, args.users_speedup // 2):
-        print(line(run(users, args.models, args.items, 1, methods, args.per_partition)))
-    print(line(one))
-    print("\ncost vs models (1 worker):")
-    for models in (5, 20):
-        print(line(run(args.users_speedup // 2, models, args.items, 1, methods, args.per_partition)))
+    if not args.skip_curves:
+        print("\ncost vs users (1 worker):")
+        for users in (args.users_speedup // 4, args.users_speedup // 2):
+            print(line(run(users, args.models, args.items, 1, methods, args.per_partition)))
+        print(line(one))
+        print("\ncost vs models (1 worker):")
+        for models in (5, 20):
+            print(line(run(args.users_speedup // 2, models, args.items, 1, methods, args.per_partition)))
 
     if not args.skip_full:
         print(f"\nfull workload ({args.users * args.models * args.items:,} run rows), {args.workers} workers:")
