@@ -6,7 +6,7 @@ Layers, lowest first (a module may import its own layer and the layers below):
    (numpy / scipy only)
 1. ``methods`` -- the method declarations and their registry
 2. ``io``, ``inputs``, ``ranking``, ``runs``, ``datasets``, ``simulate``, ``aspects`` -- data
-3. ``compare``, ``evaluate`` -- the engine
+3. ``compare``, ``evaluate``, ``engines`` -- the engine (in-process, and on a Dask cluster)
 4. ``measures``, ``provider``, ``extras`` (ir-measures), ``interop`` (PyTerrier, ranx), ``analysis``, ``axioms``
 5. ``pipeline``
 6. ``commands``, ``cli``, ``__main__``
@@ -27,7 +27,7 @@ LAYERS = [
     ("prefeval.methods",),
     ("prefeval.io", "prefeval.inputs", "prefeval.ranking", "prefeval.runs", "prefeval.datasets", "prefeval.simulate",
      "prefeval.aspects"),
-    ("prefeval.compare", "prefeval.evaluate"),
+    ("prefeval.compare", "prefeval.evaluate", "prefeval.engines"),
     ("prefeval.measures", "prefeval.provider", "prefeval.extras", "prefeval.interop", "prefeval.analysis",
      "prefeval.axioms"),
     ("prefeval.pipeline",),

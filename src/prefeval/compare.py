@@ -35,6 +35,7 @@ from prefeval._text import latex_escape, md_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import reduce, stats
 from prefeval.core.reduce import PairAccumulator, PairSums
+from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.measure_syntax import reject_negative_literals
@@ -615,7 +616,7 @@ class _PreferenceCollector:
                             sums=self.sums.sums(len(query_ids)))
 
 
-def _check_relevant(methods: list[Method], qrels: pd.DataFrame) -> None:
+def check_relevant(methods: list[Method], qrels: pd.DataFrame) -> None:
     """An error when no query has a relevant document at a method's ``rel``: there is nothing to compare."""
     for rel in dict.fromkeys(m.rel for m in methods):
         if not len(relevant_documents(qrels, rel)):
@@ -702,7 +703,9 @@ def combine_results(parts: Sequence[Sequence[MethodResult]]) -> list[MethodResul
 
 
 def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None = None, *,
-            per_query: bool | None = None, progress: bool = False) -> Comparison:
+            per_query: bool | str | os.PathLike | None = None, progress: bool = False, engine: str = "inprocess",
+            client: Any = None, scheduler: str | None = None, workers: int | None = None,
+            partitions: int | None = None) -> Comparison:
     """Compare every pair of ``runs`` on every evaluated query under each of ``methods``.
 
     ``qrels``: a TREC qrels path, ir_datasets id, DataFrame, dict of dicts or Qrel records.
@@ -716,6 +719,13 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     :data:`KEEP_BYTES`; ``False`` never. Summaries, matrices, rankings, sign and t tests and randomized
     Tukey HSD need only per-pair sums and per-query win rates, which are always computed, query by query,
     so comparing thousands of runs does not need ``queries x runs^2`` memory.
+
+    ``engine="dask"``: the same computation on a Dask cluster, partitioned by query, with the same results
+    (:mod:`prefeval.engines.dask_engine`): ``client`` (a ``distributed.Client``), ``scheduler`` (an address) or
+    ``workers`` (local worker processes; default one per core); ``partitions`` (default: from the number of
+    queries and workers). ``runs`` may then also be a folder of Parquet files, a Dask DataFrame or a collection
+    generated partition by partition (:func:`prefeval.simulate.recsys`, with ``qrels=None``), and ``per_query``
+    a folder: the per-query values are written there as Parquet files, one per partition.
     """
 
     if isinstance(methods, str) or hasattr(methods, "NAME"):
@@ -727,8 +737,10 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
         raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
     if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
         raise PrefevalError(f"rel must be an integer >= 1 (a grade >= rel is relevant); got {rel!r}")
-    if per_query not in (None, True, False):
-        raise PrefevalError(f"per_query must be True, False or None (keep when small); got {per_query!r}")
+    other = engines.options(engine, client, scheduler, workers, partitions)
+    if per_query not in (None, True, False) and not (other is not None and isinstance(per_query, (str, os.PathLike))):
+        raise PrefevalError(f"per_query must be True, False or None (keep when small), or a folder with "
+                            f"engine='dask'; got {per_query!r}")
     parsed = [parse_method(m, rel, depth) for m in methods]
     seen: dict[str, str] = {}
     for m in parsed:
@@ -736,11 +748,14 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
         if key in seen:
             raise PrefevalError(f"methods {seen[key]!r} and {m.label!r} are the same; give each once")
         seen[key] = m.label
+    if other is not None:
+        return other.compare(qrels, runs, parsed, per_query=per_query, client=client, scheduler=scheduler,
+                             workers=workers, partitions=partitions, progress=progress)
     qrels_df = qrels_frame(qrels)
     run_frames = runs_dict(runs)
     if len(run_frames) < 2:
         raise PrefevalError(f"compare needs at least two runs; got {len(run_frames)} ({', '.join(run_frames) or '-'})")
-    _check_relevant(parsed, qrels_df)
+    check_relevant(parsed, qrels_df)
     keep = keep_per_query(per_query, parsed, qrels_df, len(run_frames))
     results = {r.method.label: r for r in evaluate_block(parsed, run_frames, qrels_df, keep=keep, progress=progress)}
     return Comparison(list(run_frames), [results[m.label] for m in parsed],

@@ -38,7 +38,8 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from prefeval.compare import compare
+from prefeval.compare import check_relevant, evaluate_block, parse_method
+from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.measure_syntax import reject_negative_literals
@@ -209,15 +210,17 @@ def _standard_qrels(qrels: pd.DataFrame) -> pd.DataFrame | dict[str, dict[str, i
 
 
 def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measure: Any,
-                          rel: int | None, progress: bool = False) -> pd.DataFrame:
-    """Per query: each run's mean preference over the other runs (its win rate / (S - 1))."""
+                          rel: int | None, progress: bool = False, block: bool = False) -> pd.DataFrame:
+    """Per query: each run's mean preference over the other runs (its win rate / (S - 1)). ``block``: the queries
+    are one partition of a larger input (no error when none has a relevant document, no coverage warnings)."""
 
     if len(run_frames) < 2:
         raise PrefevalError(f"{measure} without a baseline is each run's mean preference over the other runs, "
                             f"which needs at least two runs; give baseline='...' to compare with one run")
-    result = compare(qrels, dict(run_frames), [measure], rel=1 if rel is None else rel, per_query=False,
-                     progress=progress)
-    method = result.result(result.methods[0])
+    method = parse_method(measure, 1 if rel is None else rel)
+    if not block:
+        check_relevant([method], qrels)
+    method = evaluate_block([method], dict(run_frames), qrels, keep=False, progress=progress, warn=not block)[0]
     S = method.win_rates.shape[1]
     mean = method.win_rates / (S - 1)  # (Q, S): sum over b of prefs[q, s, b] (zero diagonal), averaged over b != s
     names = list(run_frames)
@@ -278,7 +281,8 @@ def ranked_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, RunFrames, dict[
 
 
 def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel: int | None = None, *,
-             progress: bool = False) -> pd.DataFrame:
+             progress: bool = False, engine: str = "inprocess", client: Any = None, scheduler: str | None = None,
+             workers: int | None = None, partitions: int | None = None) -> pd.DataFrame:
     """Evaluate ``runs`` against ``qrels`` with ``measures`` (see the module docstring).
 
     Returns a DataFrame ``run, measure, value, given`` (one row per run and measure, runs and measures in
@@ -286,23 +290,20 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     holds the canonical ir-measures name of the measure computed (``str(measure)``, e.g.
     ``RBU(variant='evall')``), ``given`` the measure as it was written (``"RBU(p=0.8,e=0.03,variant='evall')"``,
     ``"ndcg_cut_10"``; ``str()`` of a measure object), so results can be looked up by either.
-    ``progress`` shows a progress bar over the runs.
+    ``progress`` shows a progress bar over the runs. ``engine="dask"`` evaluates partitions of the queries on a
+    Dask cluster (``client``, ``scheduler`` address, or a local cluster of ``workers`` processes; ``partitions``
+    query partitions; :mod:`prefeval.engines.dask_engine`), with the same result.
     """
 
     parsed = parse_measures(measures, rel)
     given = _given_names(measures, rel)
-    qrels_df, run_frames, ranked = ranked_inputs(qrels, runs)
-    if not run_frames:
-        raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
-    free = [m for m in parsed if _is_free_preference(m)]
-    bound = [m for m in parsed if not _is_free_preference(m)]
-    parts = []
-    if bound:
-        parts.append(_metric_rows(qrels_df, run_frames, ranked, bound, progress))
-    for measure in free:
-        parts.append(_mean_preference_rows(qrels_df, run_frames, measure, rel, progress))
-    table = pd.concat(parts, ignore_index=True)
-    names = list(run_frames)
+    other = engines.options(engine, client, scheduler, workers, partitions)
+    if other is not None:
+        table, names = other.evaluate(qrels, runs, parsed, rel, client=client, scheduler=scheduler, workers=workers,
+                                      partitions=partitions, progress=progress)
+    else:
+        qrels_df, run_frames, ranked = ranked_inputs(qrels, runs)
+        table, names = _per_query_values(qrels_df, run_frames, ranked, parsed, rel, progress), list(run_frames)
     if not per_query:
         out = system_values(table, parsed, names)
         return out.assign(given=out["measure"].map(given))
@@ -311,6 +312,29 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     table = table.sort_values(["_r", "query_id", "_m"], kind="stable").drop(columns=["_r", "_m"])
     table["given"] = table["measure"].map(given)
     return table.reset_index(drop=True)[["run", "query_id", "measure", "value", "given"]]
+
+
+def per_query_table(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame], measures: list[Any],
+                    rel: int | None) -> pd.DataFrame:
+    """Per-query values ``run, query_id, measure, value`` of parsed ``measures`` on canonical inputs, in-process
+    (what one partition of the Dask engine computes; rows in no particular order)."""
+    ranked = {name: rank_run(frame, name=name) for name, frame in runs.items()}
+    return _per_query_values(qrels, RunFrames(ranked), ranked, measures, rel, False, block=True)
+
+
+def _per_query_values(qrels_df: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame],
+                      ranked: Mapping[str, RankedRun], parsed: list[Any], rel: int | None,
+                      progress: bool, block: bool = False) -> pd.DataFrame:
+    if not run_frames:
+        raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
+    free = [m for m in parsed if _is_free_preference(m)]
+    bound = [m for m in parsed if not _is_free_preference(m)]
+    parts = []
+    if bound:
+        parts.append(_metric_rows(qrels_df, run_frames, ranked, bound, progress))
+    for measure in free:
+        parts.append(_mean_preference_rows(qrels_df, run_frames, measure, rel, progress, block))
+    return pd.concat(parts, ignore_index=True)
 
 
 def _given_names(measures: Any, rel: int | None) -> dict[str, str]:

@@ -42,7 +42,8 @@ import pandas as pd
 
 from prefeval.errors import PrefevalError
 
-__all__ = ["SimulatedCollection", "collection", "check_params", "run_names", "DEFAULTS"]
+__all__ = ["SimulatedCollection", "collection", "check_params", "run_names", "DEFAULTS", "RecsysCollection", "recsys",
+           "RECSYS_DEFAULTS"]
 
 #: Default parameters of :func:`collection` (the demo pipeline's collection).
 DEFAULTS: dict[str, Any] = {
@@ -225,3 +226,148 @@ def collection(**kwargs: Any) -> SimulatedCollection:
         true_qrels=frame(grades, np.ones((nq, nd), dtype=bool)),
         params=p,
     )
+
+
+# ----------------------------------------------------------------------------------------------
+# recommendation-style collections, generated partition by partition
+
+#: Default parameters of :func:`recsys`.
+RECSYS_DEFAULTS: dict[str, Any] = {
+    "n_users": 10_000,
+    "n_models": 10,
+    "items_per_list": 20,
+    "n_candidates": 50,
+    "n_items": 100_000,
+    "max_grade": 3,
+    "relevant_beta": (1.0, 12.0),
+    "quality_range": (0.2, 1.2),
+    "query_variation": 0.5,
+    "noise": 1.0,
+    "users_per_partition": 10_000,
+    "seed": 0,
+}
+
+
+@dataclass(frozen=True)
+class RecsysCollection:
+    """A simulated recommendation collection described by its parameters and generated on demand, one
+    partition of users at a time (:meth:`partition`), so that no process ever holds all of it.
+
+    Users play the role of queries (``query_id`` ``u0000001``...), items of documents (``doc_id``
+    ``i000042``...), models of runs (``model01``...). :meth:`partition` is a pure function of the parameters
+    and the partition index; :meth:`materialise` concatenates some or all partitions (small sizes only).
+    """
+
+    params: dict[str, Any]
+
+    @property
+    def n_partitions(self) -> int:
+        """Number of partitions: ``ceil(n_users / users_per_partition)``."""
+        return -(-self.params["n_users"] // self.params["users_per_partition"])
+
+    @property
+    def run_names(self) -> list[str]:
+        """The models' names: ``model01``, ``model02``, ..."""
+        width = max(2, len(str(self.params["n_models"])))
+        return [f"model{i:0{width}d}" for i in range(1, self.params["n_models"] + 1)]
+
+    @property
+    def quality(self) -> dict[str, float]:
+        """Each model's quality ``theta_m`` (spread evenly over ``quality_range``, assigned in a seeded order)."""
+        p = self.params
+        theta = np.linspace(*p["quality_range"], p["n_models"])
+        theta = theta[np.random.default_rng([p["seed"], 2**32 - 1]).permutation(p["n_models"])]
+        return {name: float(t) for name, t in zip(self.run_names, theta)}
+
+    @property
+    def true_order(self) -> list[str]:
+        """Model names from the best (highest quality) to the worst; equal qualities keep name order."""
+        quality = self.quality
+        return sorted(quality, key=lambda name: (-quality[name], name))
+
+    def describe(self) -> str:
+        """One line saying that this collection is simulated, and how."""
+        p = self.params
+        return (f"SIMULATED recommendation collection (prefeval.simulate.recsys, seed {p['seed']}): {p['n_users']} "
+                f"users x {p['n_models']} models x {p['items_per_list']} items per list "
+                f"({p['n_users'] * p['n_models'] * p['items_per_list']} run rows), grades 0..{p['max_grade']}, "
+                f"{self.n_partitions} partitions of {p['users_per_partition']} users")
+
+    def partition(self, index: int) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+        """Qrels and runs (canonical frames, ``{model: run}``) of the users of partition ``index``."""
+        p = self.params
+        if not 0 <= index < self.n_partitions:
+            raise PrefevalError(f"simulate.recsys: partition {index} out of range 0..{self.n_partitions - 1}")
+        first = index * p["users_per_partition"]
+        nu = min(p["users_per_partition"], p["n_users"] - first)
+        nc, nm, k, gmax, n_items = (p["n_candidates"], p["n_models"], p["items_per_list"], p["max_grade"],
+                                    p["n_items"])
+        rng = np.random.default_rng([p["seed"], index])
+        # 1. candidates: nc distinct items per user, base + j * step (mod n_items)
+        step = n_items // nc
+        items = (rng.integers(0, n_items, size=nu)[:, None] + step * np.arange(nc)[None, :]) % n_items
+        # 2. latent grades, as in collection()
+        share = rng.beta(*p["relevant_beta"], size=nu)
+        relevant = rng.random((nu, nc)) < share[:, None]
+        level_p = 2.0 ** -np.arange(gmax)
+        level = rng.choice(np.arange(1, gmax + 1), size=(nu, nc), p=level_p / level_p.sum())
+        grades = np.where(relevant, level, 0)
+        grades[~relevant.any(axis=1), 0] = 1
+        # 3. each model's top-k list; candidates are in item order within a user only by chance, so ties
+        # (probability 0 for continuous scores) are broken by the candidate index
+        theta = np.array(list(self.quality.values()))
+        theta_u = np.maximum(0.0, theta[:, None] + float(p["query_variation"]) * rng.standard_normal((nm, nu)))
+        scores = theta_u[:, :, None] * grades[None] + float(p["noise"]) * rng.standard_normal((nm, nu, nc))
+        order = np.argsort(-scores, axis=-1, kind="stable")[..., :k]
+        item_names = _ids("i", n_items)
+        user_names = np.array([f"u{first + u + 1:0{len(str(p['n_users']))}d}" for u in range(nu)], dtype=object)
+        users = np.repeat(user_names, k)
+        runs = {name: pd.DataFrame({
+            "query_id": users,
+            "doc_id": item_names[np.take_along_axis(items, order[m], axis=1).ravel()],
+            "score": np.take_along_axis(scores[m], order[m], axis=1).ravel(),
+        }) for m, name in enumerate(self.run_names)}
+        # 4. labels: the user's held-out items with a grade >= 1 (graded feedback)
+        ui, ci = np.nonzero(grades)
+        qrels = pd.DataFrame({"query_id": user_names[ui], "doc_id": item_names[items[ui, ci]],
+                              "relevance": grades[ui, ci].astype(np.int64), "iteration": "0"})
+        return qrels, runs
+
+    def materialise(self, partitions: Any = None) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
+        """Qrels and runs of the given partitions (default: all) concatenated, for in-process evaluation."""
+        indices = range(self.n_partitions) if partitions is None else partitions
+        parts = [self.partition(i) for i in indices]
+        qrels = pd.concat([q for q, _ in parts], ignore_index=True)
+        runs = {name: pd.concat([r[name] for _, r in parts], ignore_index=True) for name in self.run_names}
+        return qrels, runs
+
+
+def recsys(**kwargs: Any) -> RecsysCollection:
+    """A simulated recommendation collection: ``n_users`` users (queries), ``n_models`` models (runs) that each
+    recommend ``items_per_list`` items per user, graded labels; generated partition by partition.
+
+    Model (per partition ``k``, draws from ``numpy.random.default_rng([seed, k])``): each user has
+    ``n_candidates`` distinct candidate items out of a catalogue of ``n_items`` (``base + j * (n_items //
+    n_candidates)`` modulo ``n_items``, ``base`` uniform), latent grades drawn as in :func:`collection` (a
+    user's share of relevant candidates ``~ Beta(*relevant_beta)``, grades ``1..max_grade`` with probability
+    proportional to ``2**-(k-1)``, at least one relevant candidate), and model ``m`` with quality ``theta_m``
+    scores candidates ``max(0, theta_m + query_variation * z) * grade + noise * eps`` and recommends its
+    ``items_per_list`` best. The labels (qrels) are every candidate with a grade >= 1, the user's graded
+    held-out feedback. Diaz & Ferraro (2022) evaluate recall-paired preference on such recommendation data.
+    """
+    unknown = sorted(set(kwargs) - set(RECSYS_DEFAULTS))
+    if unknown:
+        raise PrefevalError(f"simulate.recsys: unknown parameter(s) {unknown}; known: {sorted(RECSYS_DEFAULTS)}")
+    p = {**RECSYS_DEFAULTS, **kwargs}
+    p["relevant_beta"], p["quality_range"] = tuple(p["relevant_beta"]), tuple(p["quality_range"])
+    for key in ("n_users", "n_models", "items_per_list", "n_candidates", "n_items", "max_grade",
+                "users_per_partition"):
+        value = p[key]
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise PrefevalError(f"simulate.recsys: {key} must be an integer >= 1, got {value!r}")
+    if not p["items_per_list"] <= p["n_candidates"] <= p["n_items"]:
+        raise PrefevalError(f"simulate.recsys: need items_per_list <= n_candidates <= n_items, got "
+                            f"{p['items_per_list']}, {p['n_candidates']}, {p['n_items']}")
+    _check({**p, "n_queries": p["n_users"], "n_runs": p["n_models"], "depth": 1, "n_docs": 1,
+            "label_noise": 0.0, "judged_depth": None, "score_decimals": None})
+    return RecsysCollection(p)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from prefeval.commands.engine_args import add_engine_arguments, engine_options
 from prefeval.core.aggregate import AGGREGATES, TIES
 from prefeval.core.stats import CORRECTIONS, TESTS
 
@@ -50,6 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
     parser.add_argument("--per-query", action="store_true", help="output the per-query preferences instead")
     parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    add_engine_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -66,16 +68,18 @@ def run(args: argparse.Namespace) -> int:
     if args.resamples < 1:
         raise PrefevalError(f"--resamples must be at least 1; got {args.resamples}")
     progress = not args.quiet
+    engine = engine_options(args)
     qrels = qrels_frame(args.qrels)
     runs = {}
     for path in _progress(args.runs, progress, "reading runs"):
         name = run_name(path)
         if name in runs:
             raise PrefevalError(f"two runs are named {name!r} (from their file names); rename one of them")
-        runs[name] = run_frame(path, name)
+        runs[name] = path if engine else run_frame(path, name)  # the Dask engine's tasks read the files
     # per-query preferences are kept only for the output or a test that needs them; the rest streams
     keep = bool(args.per_query or args.test in VALUE_TESTS)
-    result = compare(qrels, runs, methods, rel=args.rel, depth=args.depth, per_query=keep, progress=progress)
+    result = compare(qrels, runs, methods, rel=args.rel, depth=args.depth, per_query=keep, progress=progress,
+                     **engine)
     # n_resamples and seed drive the randomised tests (permutation, randomized Tukey HSD)
     options = {"test": args.test, "correction": args.correction, "alpha": args.alpha,
                "n_resamples": args.resamples, "seed": args.seed}

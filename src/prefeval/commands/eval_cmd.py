@@ -13,6 +13,8 @@ import argparse
 import json
 import sys
 
+from prefeval.commands.engine_args import add_engine_arguments, engine_options
+
 PLACES = 4
 SUMMARY_QID = "all"
 MAX_PLACES = 17
@@ -28,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no_summary", "-n", action="store_true", help="with -q: omit the 'all' lines")
     parser.add_argument("--output_format", "-o", choices=["tsv", "jsonl"], default="tsv")
     parser.add_argument("--provider", help="evaluate with this ir-measures provider only")
+    add_engine_arguments(parser)
 
 
 def parse_measures(texts: list[str]) -> list:
@@ -71,6 +74,9 @@ def run(args: argparse.Namespace) -> int:
         raise PrefevalError("--no_summary (-n) only works with --by_query (-q)")
     if not -1 <= args.places <= MAX_PLACES:
         raise PrefevalError(f"--places must be -1 (all) or 0 to {MAX_PLACES}; got {args.places}")
+    engine = engine_options(args)
+    if engine:
+        return _run_on_engine(args, measures, engine)
     qrels, _, ranked = ranked_inputs(args.qrels, {args.run: args.run})
     provider = None
     if args.provider:
@@ -93,6 +99,33 @@ def run(args: argparse.Namespace) -> int:
                 _explain(m, aggregators[m].result(), qrels)
     except (AssertionError, RuntimeError) as exc:
         raise PrefevalError(str(exc)) from exc
+    return 0
+
+
+def _run_on_engine(args: argparse.Namespace, measures: list, engine: dict) -> int:
+    """The same output computed by :func:`prefeval.evaluate` on another engine (partitions of the queries)."""
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
+    from ir_measures import Metric
+
+    from prefeval.errors import PrefevalError
+    from prefeval.evaluate import evaluate
+    from prefeval.inputs import qrels_frame
+
+    if args.provider:
+        raise PrefevalError("--provider applies to --engine inprocess only")
+    table = evaluate(args.qrels, {args.run: args.run}, measures, per_query=True, **engine)
+    by_name = {str(m): m for m in measures}
+    aggregators = {m: m.aggregator() for m in measures}
+    output = _writer(args)
+    for query_id, name, value in zip(table["query_id"], table["measure"], table["value"]):
+        if args.by_query:
+            output(Metric(query_id, by_name[name], value))
+        aggregators[by_name[name]].add(value)
+    if not args.by_query or not args.no_summary:
+        qrels = qrels_frame(args.qrels)
+        for m in measures:
+            output(Metric(SUMMARY_QID, m, aggregators[m].result()))
+            _explain(m, aggregators[m].result(), qrels)
     return 0
 
 

@@ -19,7 +19,7 @@ from prefeval.pipeline.evaluation import Compare, Evaluate
 from prefeval.pipeline.report import Report
 from prefeval.pipeline.runner import Pipeline, load, terminal_summary
 from prefeval.pipeline.schema import PipelineDefinitionError
-from prefeval.pipeline.sources import Qrels, Retrieve, Runs, Simulate
+from prefeval.pipeline.sources import Qrels, Recsys, Retrieve, Runs, Simulate
 
 SCHEMA = schema()
 """The tables of a definition (``[pipeline]`` and the built-in steps), as declared by the step classes."""
@@ -27,5 +27,5 @@ SCHEMA = schema()
 __all__ = [
     "Pipeline", "PipelineContext", "PipelineDefinitionError", "load", "terminal_summary", "SCHEMA",
     "Step", "STEPS", "Origin", "Plan", "schema",
-    "Qrels", "Simulate", "Runs", "Retrieve", "Evaluate", "Compare", "Aggregate", "Analyse", "Report",
+    "Qrels", "Simulate", "Recsys", "Runs", "Retrieve", "Evaluate", "Compare", "Aggregate", "Analyse", "Report",
 ]

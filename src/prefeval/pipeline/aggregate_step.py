@@ -27,9 +27,10 @@ import numpy as np
 import pandas as pd
 
 from prefeval.analysis.agreement import kendall_tau_b, ranking_values
-from prefeval.compare import correction_for, pair_significance
+from prefeval.compare import VALUE_TESTS, correction_for, pair_significance
 from prefeval.core import stats
 from prefeval.core.aggregate import AGGREGATES, TIES
+from prefeval.core.reduce import PairSums
 from prefeval.core.stats import CORRECTIONS, TESTS
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
@@ -157,21 +158,46 @@ def _metrics_vs_baseline(context: PipelineContext, test: str, correction: str, a
 def _preferences_vs_baseline(context: PipelineContext, test: str, correction: str,
                              alpha: float) -> list[dict[str, Any]]:
     baseline, rows = context.baseline, []
-    per_query = context.comparison.per_query
+    runs = context.comparison.runs
     others = [r for r in context.runs if r != baseline]
+    pairs = _baseline_pairs(runs, others, baseline)
     for method in context.methods:
-        data = per_query[per_query["method"] == method]
-        a_side = data[data["run_b"] == baseline].assign(run=lambda d: d["run_a"], v=lambda d: d["value"])
-        b_side = data[data["run_a"] == baseline].assign(run=lambda d: d["run_b"], v=lambda d: -d["value"])
-        both = pd.concat([a_side, b_side])[["run", "query_id", "v"]]
-        table = both.pivot_table(index="run", columns="query_id", values="v", aggfunc="first").reindex(others)
-        if table.isna().to_numpy().any():
-            raise ValueError(f"preferences of {method} against the baseline miss some queries")
-        X = table.to_numpy()
         result = context.comparison.result(method)
+        if not result.kept and test not in VALUE_TESTS:  # not kept (e.g. the Dask engine): the pairs' sums
+            rows += _family_of_sums(method, others, _baseline_sums(result.sums, len(runs), pairs), test,
+                                    correction, alpha, result.scores(), pairs)
+            continue
+        X = result.pair_values(pairs)  # (S - 1, Q): preference of each run over the baseline
         rows += _family("preference", method, others, list(X.mean(axis=1)), X, test, correction, alpha,
-                        result.scores(), _baseline_pairs(context.comparison.runs, others, baseline))
+                        result.scores(), pairs)
     return rows
+
+
+def _baseline_sums(sums: PairSums, n_runs: int, pairs: tuple[np.ndarray, np.ndarray]) -> PairSums:
+    """The pair sums of (run, baseline) for each run of ``pairs``, oriented as the run's preference over the
+    baseline (a pair stored the other way round has its mean negated and wins and losses swapped)."""
+    a, b = pairs
+    lo, hi = np.minimum(a, b), np.maximum(a, b)
+    index = lo * n_runs - lo * (lo + 1) // 2 + (hi - lo - 1)  # position of (lo, hi) in triu_indices order
+    taken = sums.take(index)
+    flip = a > b
+    return PairSums(taken.n, np.where(flip, -taken.mean, taken.mean), taken.m2,
+                    np.where(flip, taken.losses, taken.wins), np.where(flip, taken.wins, taken.losses))
+
+
+def _family_of_sums(method: str, runs: list[str], sums: PairSums, test: str, correction: str, alpha: float,
+                    scores: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]) -> list[dict[str, Any]]:
+    """:func:`_family` of preferences from the pairs' sums (sign, t and randomized Tukey HSD tests)."""
+    if not runs:
+        return []
+    tests = pair_significance(test, None, scores, pairs, correction_for(test, correction), alpha,
+                              family_statistic=sums.mean, sums=sums)
+    return [{"kind": "preference", "method": method, "run": run, "value": float(value), "wins": int(w),
+             "ties": int(t), "losses": int(lo), "queries": int(sums.n), "test": test, "statistic": float(st),
+             "p_value": float(p), "p_adjusted": float(a), "significant": bool(sig)}
+            for run, value, w, t, lo, st, p, a, sig in zip(runs, sums.mean, sums.wins, sums.ties, sums.losses,
+                                                            tests.statistic, tests.pvalue, tests.adjusted,
+                                                            tests.significant)]
 
 
 def _baseline_pairs(columns: list[str], others: list[str], baseline: str) -> tuple[np.ndarray, np.ndarray]:

@@ -7,10 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
-from prefeval.core.stats import TIE_TOL
 from prefeval.errors import PrefevalError
 
 
@@ -24,6 +22,8 @@ class PipelineContext:
     * ``qrels`` canonical qrels frame; ``rel`` relevance threshold; ``qrels_label`` where they came from;
       ``topics`` (``query_id, text``; loaded on first use through :meth:`get_topics`)
     * ``simulation``: the :class:`prefeval.simulate.SimulatedCollection` when the data are simulated
+    * ``generated``: a collection generated partition by partition (:func:`prefeval.simulate.recsys`); until a
+      step materialises it (in-process engine), ``qrels`` is None and ``runs`` holds its run names with None
     * ``runs``: ``{name: run frame}`` in definition order; ``run_sources``: ``{name: file or callable}``
     * ``measures``: metric names; ``per_query`` (``run, query_id, measure, value``); ``means``
       (``run, measure, value``, the official aggregate of each measure)
@@ -46,6 +46,7 @@ class PipelineContext:
     topics: pd.DataFrame | None = None
     topics_loader: Callable[[], pd.DataFrame] | None = None
     simulation: Any = None
+    generated: Any = None
     runs: dict[str, pd.DataFrame] = field(default_factory=dict)
     run_sources: dict[str, str] = field(default_factory=dict)
     measures: list[str] = field(default_factory=list)
@@ -79,13 +80,18 @@ class PipelineContext:
     def evaluated_queries(self) -> list[str]:
         """Query ids with at least one relevant document (grade >= rel): the queries that count."""
         if self.qrels is None:
-            return []
+            return self.judged_queries()  # a generated collection labels relevant items only
         rel = self.qrels[self.qrels["relevance"] >= self.rel]
         return sorted(rel["query_id"].unique())
 
     def judged_queries(self) -> list[str]:
-        """Query ids with at least one judgment (what trec_eval -c averages metrics over)."""
-        return [] if self.qrels is None else sorted(self.qrels["query_id"].unique())
+        """Query ids with at least one judgment (what trec_eval -c averages metrics over); for a collection
+        that was not materialised, the queries the comparison (or the evaluation) covered."""
+        if self.qrels is not None:
+            return sorted(self.qrels["query_id"].unique())
+        if self.comparison is not None:
+            return [str(q) for q in next(iter(self.comparison.results.values())).query_ids]
+        return [] if self.per_query is None else sorted(self.per_query["query_id"].unique())
 
     def metric_queries(self) -> dict[str, int]:
         """Number of queries each metric was averaged over."""
@@ -124,8 +130,10 @@ class PipelineContext:
 
     def tie_share(self, method: str) -> float:
         """Share of (query, pair of runs) preferences of ``method`` that are ties (|value| <= TIE_TOL, as in
-        :mod:`prefeval.analysis.ties`); NaN when there are none."""
+        :mod:`prefeval.analysis.ties`); NaN when there are none. Read from the comparison's summary, which the
+        Dask engine computes without keeping per-query values."""
 
-        per_query = self.comparison.per_query
-        values = per_query.loc[per_query["method"] == method, "value"].to_numpy(dtype=float)
-        return float((np.abs(values) <= TIE_TOL).mean()) if values.size else float("nan")
+        summary = self.comparison.summary()
+        rows = summary[summary["method"] == method]
+        total = int(rows["queries"].sum())
+        return float(rows["ties"].sum() / total) if total else float("nan")

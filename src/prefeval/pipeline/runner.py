@@ -63,9 +63,9 @@ class Pipeline:
         for kind in dict.fromkeys(s.kind for s in self.steps if s.SINGLE):
             if kinds.count(kind) > 1:
                 raise PrefevalError(f"{self._where()}: [{kind}] appears {kinds.count(kind)} times; at most once")
-        if "qrels" not in kinds and "simulate" not in kinds:
-            raise PrefevalError(f"{self._where()}: no [qrels] (or [simulate]) step: the pipeline needs relevance "
-                                "judgments")
+        if "qrels" not in kinds and "simulate" not in kinds and "recsys" not in kinds:
+            raise PrefevalError(f"{self._where()}: no [qrels] (or [simulate], [recsys]) step: the pipeline needs "
+                                "relevance judgments")
         if "evaluate" not in kinds and "compare" not in kinds:
             raise PrefevalError(f"{self._where()}: nothing to compute: add an [evaluate] or a [compare] step")
         plan = Plan()

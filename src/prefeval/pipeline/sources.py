@@ -20,9 +20,9 @@ from prefeval.pipeline.base import Origin, Plan, Step, import_callable
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
 from prefeval.pipeline.schema import Key, Table
-from prefeval.simulate import DEFAULTS, check_params, collection, run_names
+from prefeval.simulate import DEFAULTS, RECSYS_DEFAULTS, check_params, collection, recsys, run_names
 
-__all__ = ["Qrels", "Simulate", "Runs", "Retrieve"]
+__all__ = ["Qrels", "Simulate", "Recsys", "Runs", "Retrieve"]
 
 _GLOB_CHARS = set("*?[")
 
@@ -234,6 +234,57 @@ class Simulate(Step):
             for name, run in sim.runs.items():
                 context.runs[name] = run
                 context.run_sources[name] = "prefeval.simulate"
+
+
+class Recsys(Step):
+    """A simulated recommendation collection (:func:`prefeval.simulate.recsys`), generated partition by partition.
+
+    It is never materialised here: ``engine = "dask"`` steps generate each partition inside their tasks; an
+    in-process step materialises it (small sizes only). Reports say that the data are simulated.
+    """
+
+    kind = "recsys"
+    TABLE = Table(doc="a simulated recommendation collection generated partition by partition (prefeval.simulate."
+                      "recsys): users are queries, models are runs", conflicts=("qrels", "simulate"), keys={
+        "n_users": Key("int", RECSYS_DEFAULTS["n_users"], "number of users (queries)", minimum=1),
+        "n_models": Key("int", RECSYS_DEFAULTS["n_models"], "number of models (runs) of known quality", minimum=1),
+        "items_per_list": Key("int", RECSYS_DEFAULTS["items_per_list"], "items each model recommends per user",
+                              minimum=1),
+        "n_candidates": Key("int", RECSYS_DEFAULTS["n_candidates"], "candidate items per user", minimum=1),
+        "n_items": Key("int", RECSYS_DEFAULTS["n_items"], "items in the catalogue", minimum=1),
+        "max_grade": Key("int", RECSYS_DEFAULTS["max_grade"], "highest relevance grade", minimum=1),
+        "users_per_partition": Key("int", RECSYS_DEFAULTS["users_per_partition"], "users generated per partition "
+                                   "(per task)", minimum=1),
+        "seed": Key("int", 0, "random seed"),
+    })
+    NEEDS = frozenset()
+    PROVIDES = frozenset({"qrels", "runs"})
+
+    def __init__(self, origin: Origin | None = None, **params: Any) -> None:
+        super().__init__(origin)
+        self.params = params
+
+    def options(self) -> dict[str, Any]:
+        return {**{k: RECSYS_DEFAULTS[k] for k in self.TABLE.keys}, **self.params}
+
+    def validate(self, plan: Plan) -> None:
+        try:
+            collection = recsys(**self.params)
+        except PrefevalError as exc:
+            bad = next((k for k in self.TABLE.keys if f" {k} " in str(exc)), None)
+            raise self.error(bad, str(exc).removeprefix("simulate.recsys: ")) from None
+        plan.simulated = True
+        plan.rel = 1
+        for name in collection.run_names:
+            plan.add_run(name, self.origin, None)
+
+    def run(self, context: PipelineContext, progress: Progress) -> None:
+        collection = recsys(**self.params)
+        context.simulation = context.generated = collection
+        context.qrels_label, context.rel = collection.describe(), 1
+        for name in collection.run_names:
+            context.runs[name] = None
+            context.run_sources[name] = "prefeval.simulate.recsys"
 
 
 def _run_files_in(folder: str) -> list[str]:

@@ -1,0 +1,56 @@
+"""Where :func:`prefeval.compare` and :func:`prefeval.evaluate` find an engine other than in-process.
+
+An engine registers itself when imported (``import prefeval`` imports :mod:`prefeval.engines.dask_engine`), so
+that compare and evaluate do not depend on the modules above them that implement engines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from prefeval.errors import PrefevalError
+
+INPROCESS = "inprocess"
+
+
+@dataclass(frozen=True)
+class Engine:
+    """An engine: ``compare(qrels, runs, methods, **options)`` with parsed methods, returning a
+    :class:`prefeval.compare.Comparison`, and ``evaluate(qrels, runs, measures, rel, **options)`` with parsed
+    measures, returning ``(per-query table, run names)``."""
+
+    name: str
+    compare: Callable[..., Any]
+    evaluate: Callable[..., Any]
+
+
+_ENGINES: dict[str, Engine] = {}
+
+
+def register(engine: Engine) -> None:
+    """Make ``engine`` available by its name."""
+    _ENGINES[engine.name] = engine
+
+
+def names() -> list[str]:
+    """The engine names: ``inprocess`` and the registered ones."""
+    return [INPROCESS, *_ENGINES]
+
+
+def options(engine: str, client: Any = None, scheduler: str | None = None, workers: int | None = None,
+            partitions: int | None = None) -> Engine | None:
+    """The registered engine named ``engine`` (``None`` for in-process), after checking the cluster options."""
+    if engine != INPROCESS and engine not in _ENGINES:
+        raise PrefevalError(f"unknown engine {engine!r}; choose one of {', '.join(names())}")
+    if engine == INPROCESS and any(x is not None for x in (client, scheduler, workers, partitions)):
+        raise PrefevalError("client, scheduler, workers and partitions apply to engine='dask' only")
+    for key, value in (("workers", workers), ("partitions", partitions)):
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1):
+            raise PrefevalError(f"{key} must be an integer >= 1; got {value!r}")
+    if client is not None and scheduler is not None:
+        raise PrefevalError("give either client or scheduler, not both")
+    return _ENGINES.get(engine)
