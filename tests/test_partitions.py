@@ -144,3 +144,16 @@ def test_import_prefeval_and_the_cli_do_not_import_dask():
                          cwd=Path(__file__).resolve().parents[1]).stdout
     assert out.strip().endswith("[]"), out[-300:]
     assert "--engine {inprocess,dask}" in out and "--scheduler ADDRESS" in out and "--workers N" in out
+
+
+def test_engine_names_are_registered_once():
+    from prefeval.engines import registry
+
+    dask = registry.options("dask")
+    assert dask is not None and "dask" in registry.names()
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(dask)
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(registry.Engine(registry.INPROCESS, dask.compare, dask.evaluate))
+    with pytest.raises(PrefevalError, match="unknown engine 'spark'"):
+        registry.options("spark")

@@ -32,7 +32,9 @@ _ENGINES: dict[str, Engine] = {}
 
 
 def register(engine: Engine) -> None:
-    """Make ``engine`` available by its name."""
+    """Make ``engine`` available by its name (a name is registered once)."""
+    if engine.name == INPROCESS or engine.name in _ENGINES:
+        raise ValueError(f"an engine named {engine.name!r} is already registered")
     _ENGINES[engine.name] = engine
 
 
