@@ -233,10 +233,10 @@ def _load(names: list[str], generated: Any, index: int, qrels_pieces: list[pd.Da
     return parts.block(qrels_pieces, run_pieces, names)
 
 
-def _compare_task(names: list[str], generated: Any, index: int, qrels_pieces: list[pd.DataFrame],
-                  run_pieces: list[pd.DataFrame], methods: list[Any], keep: bool, out: str | None
-                  ) -> tuple[Any, Any, list[str]]:
-    """One partition: its results (``None`` without judged queries), coverage counts and other warnings."""
+def _in_partition(compute: Any, names: list[str], generated: Any, index: int, qrels_pieces: list[pd.DataFrame],
+                  run_pieces: list[pd.DataFrame]) -> tuple[Any, Any, list[str]]:
+    """Load partition ``index`` and return ``compute(qrels, runs)`` (``None`` without judged queries), its coverage
+    counts and the warnings it gave other than the input warnings the driver gives for the whole input."""
     qrels, runs = _load(names, generated, index, qrels_pieces, run_pieces)
     counts = parts.coverage(qrels, runs)
     if not len(qrels):
@@ -244,14 +244,25 @@ def _compare_task(names: list[str], generated: Any, index: int, qrels_pieces: li
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", message=_PARTITION_WARNINGS)
+        value = compute(qrels, runs)
+    return value, counts, [str(w.message) for w in caught]
+
+
+def _compare_task(names: list[str], generated: Any, index: int, qrels_pieces: list[pd.DataFrame],
+                  run_pieces: list[pd.DataFrame], methods: list[Any], keep: bool, out: str | None
+                  ) -> tuple[Any, Any, list[str]]:
+    """One partition: its results (``None`` without judged queries), coverage counts and other warnings."""
+
+    def compute(qrels: pd.DataFrame, runs: dict[str, pd.DataFrame]) -> list[MethodResult]:
         results = evaluate_block(_restore(methods), runs, qrels, keep=keep or out is not None, warn=False)
-    if out is not None:
-        frame = Comparison(names, results).per_query
-        frame = frame.astype({c: str for c in ("method", "query_id", "run_a", "run_b")})  # same types in every file
-        frame.to_parquet(Path(out) / f"part-{index:05d}.parquet", index=False)
-    # the driver puts its Method objects back (measure objects do not pickle)
-    results = [_with_method(r, r.method.label, keep) for r in results]
-    return results, counts, [str(w.message) for w in caught]
+        if out is not None:
+            frame = Comparison(names, results).per_query
+            frame = frame.astype({c: str for c in ("method", "query_id", "run_a", "run_b")})  # same types in every file
+            frame.to_parquet(Path(out) / f"part-{index:05d}.parquet", index=False)
+        # the driver puts its Method objects back (measure objects do not pickle)
+        return [_with_method(r, r.method.label, keep) for r in results]
+
+    return _in_partition(compute, names, generated, index, qrels_pieces, run_pieces)
 
 
 def _with_method(r: MethodResult, method: Any, keep: bool = True) -> MethodResult:
@@ -263,15 +274,8 @@ def _with_method(r: MethodResult, method: Any, keep: bool = True) -> MethodResul
 def _evaluate_task(names: list[str], generated: Any, index: int, qrels_pieces: list[pd.DataFrame],
                    run_pieces: list[pd.DataFrame], measures: list[Any], rel: int | None) -> tuple[Any, Any, list[str]]:
     """One partition's per-query values (``evaluate(..., per_query=True)`` in-process on the block)."""
-    qrels, runs = _load(names, generated, index, qrels_pieces, run_pieces)
-    counts = parts.coverage(qrels, runs)
-    if not len(qrels):
-        return None, counts, []
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        warnings.filterwarnings("ignore", message=_PARTITION_WARNINGS)
-        table = per_query_table(qrels, runs, _restore(measures), rel)
-    return table, counts, [str(w.message) for w in caught]
+    return _in_partition(lambda qrels, runs: per_query_table(qrels, runs, _restore(measures), rel),
+                         names, generated, index, qrels_pieces, run_pieces)
 
 
 def _run(client: Any, plan: _Plan, task: Any, *args: Any, progress: bool = False) -> tuple[list[Any], list[str]]:
