@@ -62,8 +62,9 @@ class RankedRun:
     Rows are grouped by query in the order of ``queries`` and ranked within each query: ``query_codes[i]``
     indexes ``queries``, ``rank[i]`` is 1-based, no document repeats within a query. ``doc_codes[i] < len(candidates)``
     exactly when ``doc_ids[i] == candidates[doc_codes[i]]`` (the candidate relevant documents given to
-    :func:`rank_run`); other documents have larger codes. ``doc_ids[i] == doc_names[doc_raw[i]]``, built on first
-    use. ``full_order`` is False when only the candidates' ranks are exact (``rank_run(..., ties="candidates")``).
+    :func:`rank_run`); other documents have larger codes (unique within a query; with ``ties="candidates"`` the same
+    id may have other codes in other queries, and ``doc_names`` may repeat). ``doc_ids[i] == doc_names[doc_raw[i]]``,
+    built on first use. ``full_order`` is False when only the candidates' ranks are exact (``rank_run(..., ties="candidates")``).
     """
 
     queries: pd.Index
@@ -366,7 +367,8 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     candidate: the rank of every candidate is then exact -- 1 + the number of distinct documents of its query ranked
     above it -- but the order of other tied documents is not (:meth:`RankedRun.rows` and
     :meth:`RankedRun.to_dict` refuse such a ranking). Vectorised on integer codes (query and document ids are
-    factorised once per run, Arrow-backed strings without conversion); the sort is skipped when the rows are
+    factorised once per run, Arrow-backed strings without conversion; with ``ties="candidates"`` the document ids of
+    a run grouped by query are factorised in blocks of whole queries, linear in the rows); the sort is skipped when the rows are
     already grouped by query with non-increasing scores (as in TREC files). A missing query or doc id is an error
     naming the run.
     """
