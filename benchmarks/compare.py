@@ -19,8 +19,12 @@ Values of both are checked against prefeval's. Peak memory: ``tracemalloc`` peak
 
 With ``--real``, the 14 real DL-Hard doc runs themselves (700k rows, 91 pairs) as read by ``read_run``.
 
-Run: ``python benchmarks/compare.py [--data PATH] [--runs 100 | --real] [--naive-pairs N]``; ``--data`` defaults to
-``../shared/data`` beside the checkout.
+With ``--queries-scaling``, instead, the time of the same ``compare`` on simulated collections
+(``prefeval.simulate.collection``: 20 runs, depth 1000) of 50, 500 and 5,000 queries, and the ratio of the
+5,000-query time to the 50-query one (target: at most 100x, linear in queries).
+
+Run: ``python benchmarks/compare.py [--data PATH] [--runs 100 | --real | --queries-scaling] [--naive-pairs N]``;
+``--data`` defaults to ``../shared/data`` beside the checkout.
 """
 
 from __future__ import annotations
@@ -175,6 +179,24 @@ def read_back(runs: dict[str, pd.DataFrame], folder: Path) -> dict[str, pd.DataF
 # ----------------------------------------------------------------------------------------------
 
 
+def queries_scaling(sizes: tuple[int, ...] = (50, 500, 5000), n_runs: int = 20, depth: int = 1000) -> None:
+    """Linear in queries: ``compare`` on ``prefeval.simulate.collection`` at each number of queries (best of 3
+    below 5,000 queries, one run at 5,000), and the ratio of the largest to the smallest time."""
+    from prefeval import simulate
+
+    times = {}
+    for nq in sizes:
+        c = simulate.collection(n_queries=nq, n_runs=n_runs, depth=depth, n_docs=1000, seed=1)
+        if not times:
+            prefeval.compare(c.qrels, c.runs, METHODS)  # warm-up (imports)
+        times[nq] = min(timed(lambda c=c: prefeval.compare(c.qrels, c.runs, METHODS))[0]
+                        for _ in range(3 if nq < 5000 else 1))
+        print(f"{nq:>6,} queries x {n_runs} runs x depth {depth}: {times[nq]:.2f} s", flush=True)
+    small, large = sizes[0], sizes[-1]
+    print(f"{large:,} / {small:,} queries: {times[large] / times[small]:.0f}x the time for {large // small}x the "
+          f"queries (target <= {large // small}x)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data folder (with dl-hard/)")
@@ -187,7 +209,13 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="timed repetitions of compare (best is reported)")
     parser.add_argument("--naive-pairs", type=int, default=500,
                         help="time the per-pair pure-Python loop on this many pairs and scale up (0: all pairs)")
+    parser.add_argument("--queries-scaling", action="store_true",
+                        help="instead: time compare on simulated collections of 50, 500 and 5,000 queries (20 runs, "
+                             "depth 1000) and the ratio of the 5,000-query time to the 50-query one (target <= 100)")
     args = parser.parse_args()
+    if args.queries_scaling:
+        queries_scaling()
+        return
     folder = args.data / "dl-hard"
     if not folder.is_dir():
         sys.exit(f"DL-Hard data not found under {args.data}; pass --data")

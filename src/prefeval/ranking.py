@@ -62,8 +62,9 @@ class RankedRun:
     Rows are grouped by query in the order of ``queries`` and ranked within each query: ``query_codes[i]``
     indexes ``queries``, ``rank[i]`` is 1-based, no document repeats within a query. ``doc_codes[i] < len(candidates)``
     exactly when ``doc_ids[i] == candidates[doc_codes[i]]`` (the candidate relevant documents given to
-    :func:`rank_run`); other documents have larger codes. ``doc_ids[i] == doc_names[doc_raw[i]]``, built on first
-    use. ``full_order`` is False when only the candidates' ranks are exact (``rank_run(..., ties="candidates")``).
+    :func:`rank_run`); other documents have larger codes (unique within a query; with ``ties="candidates"`` the same
+    id may have other codes in other queries, and ``doc_names`` may repeat). ``doc_ids[i] == doc_names[doc_raw[i]]``,
+    built on first use. ``full_order`` is False when only the candidates' ranks are exact (``rank_run(..., ties="candidates")``).
     """
 
     queries: pd.Index
@@ -271,6 +272,37 @@ def _query_codes(column: pd.Series, queries: pd.Index | None, name: str) -> tupl
     return queries.get_indexer(uniques)[raw] if len(raw) else np.zeros(0, dtype=np.intp), queries
 
 
+_BLOCK_ROWS = 1 << 16
+
+
+def _doc_codes(column: pd.Series, qc: np.ndarray, by_block: bool) -> tuple[np.ndarray, pd.Index]:
+    """Code of each row's document id in the returned names (``-1``: missing id).
+
+    Default: one factorisation of the column (every distinct id once in the names). ``by_block`` and rows grouped
+    by query (each query's rows contiguous, as in TREC files): the column is factorised in blocks of whole queries
+    of about ``_BLOCK_ROWS`` rows, each block's distinct ids appended to the names. A document then has one code
+    within each query -- all :func:`rank_run` needs to tell documents apart and find repeats -- but may have another
+    in another block (the names may repeat). Small hash tables stay in cache: the time is linear in the rows, where
+    one table of every distinct id of a large run (ids distinct per query) grows slower than linearly."""
+    n = len(qc)
+    if not by_block or n <= 2 * _BLOCK_ROWS:
+        return pd.factorize(column)
+    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
+    kept = qc[starts] >= 0
+    if np.unique(qc[starts][kept]).size < np.count_nonzero(kept):  # some query's rows are not contiguous
+        return pd.factorize(column)
+    cuts = np.unique(np.r_[starts, n][np.searchsorted(starts, np.arange(0, n, _BLOCK_ROWS))].tolist() + [0, n])
+    raw = np.empty(n, dtype=np.intp)
+    names = []
+    offset = 0
+    for a, b in zip(cuts[:-1], cuts[1:]):
+        codes, uniques = pd.factorize(column.iloc[a:b])
+        raw[a:b] = np.where(codes >= 0, codes + offset, -1)
+        offset += len(uniques)
+        names.append(uniques)
+    return raw, names[0].append(names[1:])
+
+
 class _Candidates:
     """The last ``candidates`` given to :func:`rank_run`, deduplicated, with their lookup structures: the runs of
     one evaluation share them, so they are built once (reused while the array's content is unchanged)."""
@@ -335,7 +367,8 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     candidate: the rank of every candidate is then exact -- 1 + the number of distinct documents of its query ranked
     above it -- but the order of other tied documents is not (:meth:`RankedRun.rows` and
     :meth:`RankedRun.to_dict` refuse such a ranking). Vectorised on integer codes (query and document ids are
-    factorised once per run, Arrow-backed strings without conversion); the sort is skipped when the rows are
+    factorised once per run, Arrow-backed strings without conversion; with ``ties="candidates"`` the document ids of
+    a run grouped by query are factorised in blocks of whole queries, linear in the rows); the sort is skipped when the rows are
     already grouped by query with non-increasing scores (as in TREC files). A missing query or doc id is an error
     naming the run.
     """
@@ -344,7 +377,7 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
     candidates = prepared.unique
     qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
-    raw_docs, dnames = pd.factorize(frame["doc_id"])
+    raw_docs, dnames = _doc_codes(frame["doc_id"], qc, ties == "candidates")
     sc = frame["score"].to_numpy(dtype=np.float64)
     keep = qc >= 0
     if not keep.all():
