@@ -231,18 +231,14 @@ def collection(**kwargs: Any) -> SimulatedCollection:
 # ----------------------------------------------------------------------------------------------
 # recommendation-style collections, generated partition by partition
 
-#: Default parameters of :func:`recsys`.
+#: Default parameters of :func:`recsys`; the relevance and quality model's are :func:`collection`'s.
 RECSYS_DEFAULTS: dict[str, Any] = {
     "n_users": 10_000,
     "n_models": 10,
     "items_per_list": 20,
     "n_candidates": 50,
     "n_items": 100_000,
-    "max_grade": 3,
-    "relevant_beta": (1.0, 12.0),
-    "quality_range": (0.2, 1.2),
-    "query_variation": 0.5,
-    "noise": 1.0,
+    **{key: DEFAULTS[key] for key in ("max_grade", "relevant_beta", "quality_range", "query_variation", "noise")},
     "users_per_partition": 10_000,
     "seed": 0,
 }

@@ -64,13 +64,6 @@ class PairSums:
         return cls(X.shape[0], mean, m2, wins, losses)
 
     @classmethod
-    def of_values(cls, X: np.ndarray) -> PairSums:
-        """The sums of per-query values ``X`` of shape (queries, pairs), folded in blocks of queries."""
-        X = np.asarray(X, dtype=np.float64)
-        rows = max(1, BLOCK_ENTRIES // max(1, X.shape[1]))
-        return cls.combine(cls.of_block(X[i:i + rows]) for i in range(0, max(1, X.shape[0]), rows))
-
-    @classmethod
     def combine(cls, parts: Iterable[PairSums]) -> PairSums:
         """The sums of the union of disjoint sets of queries."""
         total = None
