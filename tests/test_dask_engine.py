@@ -15,6 +15,7 @@ from prefeval.errors import PrefevalError
 from prefeval.io import write_run
 
 distributed = pytest.importorskip("distributed")
+pytest.importorskip("pyarrow")  # the dask extra installs pyarrow (dask.dataframe needs it)
 
 TOL = 1e-12
 PREFERENCES = ["LexiRecall", "LexiPrecision", "RPP", "RPP(graded=False)"]

@@ -70,6 +70,7 @@ def test_coverage_counts_summed_over_partitions_give_the_whole_input_warnings():
 
 
 def test_parquet_sources_single_and_multi_run(tmp_path):
+    pytest.importorskip("pyarrow")  # Parquet sources are read with pyarrow (the dask extra installs it)
     run = pd.DataFrame({"query_id": ["1", "1", "2"], "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
     run.to_parquet(tmp_path / "bm25.parquet")
     pd.concat([run.assign(run="x"), run.assign(run="y")]).to_parquet(tmp_path / "many.parquet")

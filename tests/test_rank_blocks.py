@@ -59,6 +59,7 @@ def test_candidate_ranks_by_blocks(monkeypatch, ids: str, block: int, shuffle: b
     rng = np.random.default_rng(block + 3 * shuffle)
     frame, candidates = random_run(rng, 60, ints=ids == "int")
     if ids == "arrow":
+        pytest.importorskip("pyarrow")
         frame["doc_id"] = frame["doc_id"].astype("string[pyarrow]")
         frame["query_id"] = frame["query_id"].astype("string[pyarrow]")
     if shuffle:  # rows not grouped by query: the whole column is factorised at once
@@ -75,6 +76,7 @@ def test_candidate_ranks_by_blocks(monkeypatch, ids: str, block: int, shuffle: b
 
 def test_blocks_give_same_ranks_on_a_large_grouped_run(monkeypatch) -> None:
     """Against the single factorisation (one block), on a run large enough for many default-sized blocks."""
+    pytest.importorskip("pyarrow")
     rng = np.random.default_rng(5)
     n_q, depth = 300, 500
     docs = rng.integers(0, 800, size=(n_q, depth))
