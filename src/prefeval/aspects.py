@@ -124,12 +124,13 @@ def run_graded_rankings(run: RankedRun, depth: int | None, qrels: pd.DataFrame, 
                         n_relevant: np.ndarray | None = None, side: QrelsSide | None = None) -> GradedRankings:
     """:func:`graded_rankings` of ``run.rows(depth)``, read from the run's integer codes when every relevant
     document is one of its candidates (:func:`prefeval.ranking.rank_run`): only the candidates' rows are matched
-    with the qrels, no document id of the run is converted."""
+    with the qrels, no document id of the run is converted. That reads just the ranks of the candidates and the
+    number of ranked documents per query, so a run ranked with ``ties="candidates"`` gives the same rankings."""
     side = qrels_side(qrels, queries, rel) if side is None else side
     n_cand = len(run.candidates)
     relevant_docs = side.relevant["doc_id"].to_numpy(dtype=object)
     code = pd.Index(run.candidates, dtype=object).get_indexer(relevant_docs) if n_cand else np.full(len(relevant_docs), -1)
-    if not run.full_order or (code < 0).any():
+    if (code < 0).any():  # rows() refuses a run ranked with ties='candidates'
         return graded_rankings(run.rows(depth), qrels, queries, rel, n_relevant, side)
     row_of = np.array([side.index.get(q, -1) for q in run.queries.to_numpy(dtype=object)], dtype=np.int64)
     row = row_of[run.query_codes] if len(run.query_codes) else np.zeros(0, dtype=np.int64)

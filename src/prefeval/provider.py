@@ -60,12 +60,71 @@ class PrefevalProvider(ir_measures.providers.Provider):
         return PrefevalEvaluator(list(measures), qrels_frame(qrels))
 
 
-class PrefevalEvaluator(ir_measures.providers.Evaluator):
-    """Holds the qrels, their position tables and the ranked baselines once; evaluates any number of runs."""
+class _QrelsState:
+    """What evaluators derive from one canonical qrels frame alone -- judged and evaluated queries, candidates,
+    position tables, the qrels side of graded rankings -- and the baselines ranked against it, each built on first
+    use. :func:`_qrels_state` shares it between evaluators of equal qrels (e.g. one ``calc_aggregate`` call per
+    run), so that the qrels are not processed again for every run."""
 
-    def __init__(self, measures: list, qrels: pd.DataFrame) -> None:
+    def __init__(self, qrels: pd.DataFrame) -> None:
         self.qrels = qrels
         self.judged = judged_queries(qrels).tolist()
+        self.queries = qrels_queries(qrels)
+        self._candidates: dict[int, np.ndarray] = {}
+        self._tables: dict[int, PositionTable] = {}
+        self._sides: dict[tuple[int, tuple[str, ...]], QrelsSide] = {}
+        # baseline name -> (a copy of the canonical frame it was ranked from, candidates' rel, ranked run)
+        self._baselines: dict[str, tuple[pd.DataFrame, int, RankedRun]] = {}
+
+    def candidates(self, rel: int) -> np.ndarray:
+        if rel not in self._candidates:
+            self._candidates[rel] = candidate_documents(self.qrels, rel)
+        return self._candidates[rel]
+
+    def table(self, rel: int) -> PositionTable:
+        if rel not in self._tables:
+            self._tables[rel] = PositionTable(self.qrels, rel, self.queries)
+        return self._tables[rel]
+
+    def side(self, rel: int, queries: list[str]) -> QrelsSide:
+        """:func:`prefeval.aspects.qrels_side` of ``queries`` at ``rel``."""
+        key = (rel, tuple(queries))
+        if key not in self._sides:
+            self._sides[key] = qrels_side(self.qrels, queries, rel)
+        return self._sides[key]
+
+    def baseline(self, name: str, frame: pd.DataFrame, rel: int) -> RankedRun:
+        """The baseline ``frame`` (canonical) ranked with the candidates at ``rel``; reused while the frame
+        registered under ``name`` keeps the same content."""
+        cached = self._baselines.get(name)
+        if cached is None or cached[1] != rel or not cached[0].equals(frame):
+            ranked = rank_run(frame, self.queries, self.candidates(rel), name, ties="candidates")
+            cached = (frame.copy(), rel, ranked)
+            self._baselines[name] = cached
+        return cached[2]
+
+
+_last_state: list[_QrelsState] = []
+
+
+def _qrels_state(qrels: pd.DataFrame) -> _QrelsState:
+    """The :class:`_QrelsState` of the last qrels when ``qrels`` has the same content (same canonical frame:
+    values, dtypes and order), else a new one (which replaces it)."""
+    if _last_state and _last_state[0].qrels.equals(qrels):
+        return _last_state[0]
+    _last_state[:] = [_QrelsState(qrels)]
+    return _last_state[0]
+
+
+class PrefevalEvaluator(ir_measures.providers.Evaluator):
+    """Holds the qrels, their position tables and the ranked baselines once; evaluates any number of runs.
+
+    Runs are ranked with ``ties="candidates"`` (:func:`prefeval.ranking.rank_run`): every measure here reads only
+    the ranks of documents with grade >= its ``rel`` (all candidates) and the length of each ranking."""
+
+    def __init__(self, measures: list, qrels: pd.DataFrame) -> None:
+        state = _qrels_state(qrels)
+        self.state, self.qrels, self.judged = state, state.qrels, state.judged
         # measures sharing (rel, cutoff) share one position table and depth; sorted: the order of yielded values
         # (and of PyTerrier's columns) must not depend on the hash order of the set ir-measures passes
         self.groups: dict[tuple[int, int | None], list] = defaultdict(list)
@@ -73,30 +132,24 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         for measure in sorted(measures, key=str):
             self.groups[(self.params[measure]["rel"], measure.params.get("cutoff"))].append(measure)
         self.baselines = {m["baseline"]: resolve_run(m["baseline"]) for m in measures if _is_preference(m)}
-        self.queries = qrels_queries(qrels)
-        self.candidates = candidate_documents(qrels, min((rel for rel, _ in self.groups), default=1))
-        self.tables = {rel: PositionTable(qrels, rel, self.queries) for rel, _ in self.groups}
-        self._ranked_baselines: dict[str, RankedRun] = {}
-        self._sides: dict[tuple[int, tuple[str, ...]], QrelsSide] = {}  # the qrels side of graded_rankings
+        self.queries = state.queries
+        self.rel = min((rel for rel, _ in self.groups), default=1)
+        self.candidates = state.candidates(self.rel)
+        self.tables = {rel: state.table(rel) for rel, _ in self.groups}
         super().__init__(measures, set(self.judged))
 
     def _side(self, rel: int, queries: list[str]) -> QrelsSide:
         """:func:`prefeval.aspects.qrels_side` of ``queries`` at ``rel``, built on first use (shared by all runs)."""
-        key = (rel, tuple(queries))
-        if key not in self._sides:
-            self._sides[key] = qrels_side(self.qrels, queries, rel)
-        return self._sides[key]
+        return self.state.side(rel, queries)
 
     def _baseline(self, name: str) -> RankedRun:
         """The baseline run ``name``, ranked on first use."""
-        if name not in self._ranked_baselines:
-            self._ranked_baselines[name] = rank_run(self.baselines[name], self.queries, self.candidates, name)
-        return self._ranked_baselines[name]
+        return self.state.baseline(name, self.baselines[name], self.rel)
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            ranked = rank_run(run_frame(run), self.queries, self.candidates)
+            ranked = rank_run(run_frame(run), self.queries, self.candidates, ties="candidates")
         for warning in caught:  # standard providers in the same ir-measures call read the run as given
             warnings.warn(f"{warning.message}; standard measures computed from this run by other providers keep "
                           "their own rule (pytrec_eval: the last occurrence) -- prefeval.evaluate gives every "
