@@ -8,8 +8,9 @@ per run and the ratio to nDCG@10.
 ``--forms`` (the default) repeats nDCG@10, RBU@20 and RPP for each input form ir-measures accepts, qrels and runs
 given in the same form: DataFrames (:func:`prefeval.io.read_qrels` / :func:`~prefeval.io.read_run`), lists of
 ``ir_measures.Qrel`` / ``ScoredDoc``, generators over those lists (a fresh one per call, as
-``ir_measures.read_trec_run(...)`` gives) and dicts of dicts. Conversions between forms are untimed; times are
-the best of ``--repeat``, and the ratios are measured in the same run.
+``ir_measures.read_trec_run(...)`` gives) and dicts of dicts. Conversions between forms are untimed; each run's
+time is the best of ``--repeat`` calls, the measures timed in turn on the same run, so the ratios compare calls
+made under the same load.
 
     python benchmarks/measures.py [--data ../shared/data] [--runs 14] [--repeat 3] [--forms | --all-measures]
 """
@@ -31,19 +32,21 @@ from prefeval.io import read_qrels, read_run
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
-def best_time(measure, qrels: Callable[[], Any], runs: list[Callable[[], Any]], repeat: int = 3) -> float:
-    """Best of ``repeat`` wall-clock times to evaluate every run (seconds per run); ``qrels`` and each run are
-    functions giving the input (a generator is made afresh for each call, outside the timed region)."""
-    times = []
+def best_times(measures: list, qrels: Callable[[], Any], runs: list[Callable[[], Any]],
+               repeat: int = 3) -> list[float]:
+    """Seconds per run to evaluate every run with each of ``measures`` (one ``calc_aggregate`` call per run and
+    measure): for each run the best of ``repeat`` calls, the measures timed one after the other on the same run
+    (so that the load of a shared machine affects them alike). ``qrels`` and each run are functions giving the
+    input (a generator is made afresh for each call, outside the timed region)."""
+    best = [[float("inf")] * len(runs) for _ in measures]
     for _ in range(repeat):
-        elapsed = 0.0
-        for run in runs:
-            q, r = qrels(), run()
-            start = time.perf_counter()
-            ir_measures.calc_aggregate([measure], q, r)
-            elapsed += time.perf_counter() - start
-        times.append(elapsed / len(runs))
-    return min(times)
+        for r, run in enumerate(runs):
+            for m, measure in enumerate(measures):
+                q, data = qrels(), run()
+                start = time.perf_counter()
+                ir_measures.calc_aggregate([measure], q, data)
+                best[m][r] = min(best[m][r], time.perf_counter() - start)
+    return [sum(row) / len(runs) for row in best]
 
 
 def as_dict(frame: pd.DataFrame, value: str) -> dict[str, dict[str, Any]]:
@@ -74,26 +77,21 @@ def by_form(qrels: pd.DataFrame, runs: list[pd.DataFrame], repeat: int) -> None:
     print(f"{'input form':12s} {'nDCG@10 s/run':>14s} " + " ".join(f"{n + ' s/run':>13s} {'ratio':>6s}"
                                                                     for n in measures))
     for form in per_run[0]:
-        qrels_of = per_run[0][form][0]
-        run_of = [p[form][1] for p in per_run]
-        reference = best_time(ir_measures.nDCG @ 10, qrels_of, run_of, repeat)
-        cells = []
-        for measure in measures.values():
-            seconds = best_time(measure, qrels_of, run_of, repeat)
-            cells.append(f"{seconds:13.4f} {seconds / reference:6.2f}")
-        print(f"{form:12s} {reference:14.4f} " + " ".join(cells), flush=True)
+        reference, *seconds = best_times([ir_measures.nDCG @ 10, *measures.values()], per_run[0][form][0],
+                                         [p[form][1] for p in per_run], repeat)
+        print(f"{form:12s} {reference:14.4f} " + " ".join(f"{s:13.4f} {s / reference:6.2f}" for s in seconds),
+              flush=True)
 
 
 def all_measures(qrels: pd.DataFrame, runs: list[pd.DataFrame], repeat: int) -> None:
-    run_of = [lambda r=r: r for r in runs]
-    reference = best_time(ir_measures.nDCG @ 10, lambda: qrels, run_of, repeat)
+    measures = [ir_measures.nDCG @ 10, prefeval.RBU(p=0.8, e=0.03) @ 20, prefeval.RPP(baseline="bm25"),
+                prefeval.RPP(baseline="bm25", weighting="dcg", graded=False),
+                prefeval.LexiRecall(baseline="bm25"), prefeval.LexiPrecision(baseline="bm25"), prefeval.TSE]
+    reference, *seconds = best_times(measures, lambda: qrels, [lambda r=r: r for r in runs], repeat)
     print(f"{'measure (DataFrames)':45s} {'s/run':>8s} {'x nDCG@10':>10s}")
     print(f"{'nDCG@10 (pytrec_eval)':45s} {reference:8.3f} {1.0:10.2f}")
-    for measure in (prefeval.RBU(p=0.8, e=0.03) @ 20, prefeval.RPP(baseline="bm25"),
-                    prefeval.RPP(baseline="bm25", weighting="dcg", graded=False),
-                    prefeval.LexiRecall(baseline="bm25"), prefeval.LexiPrecision(baseline="bm25"), prefeval.TSE):
-        seconds = best_time(measure, lambda: qrels, run_of, repeat)
-        print(f"{str(measure):45s} {seconds:8.3f} {seconds / reference:10.2f}")
+    for measure, value in zip(measures[1:], seconds):
+        print(f"{str(measure):45s} {value:8.3f} {value / reference:10.2f}")
 
 
 def main() -> None:

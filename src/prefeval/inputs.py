@@ -19,6 +19,7 @@ The semantics of rankings built from runs (ties, repeated documents) are in :mod
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import warnings
@@ -31,7 +32,8 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import PrefevalError
-from prefeval.io import _string_dtype, _to_pandas, read_qrels, read_run
+from prefeval.io import _string_dtype as _io_string_dtype
+from prefeval.io import _to_pandas, read_qrels, read_run
 
 QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
 RUN_COLUMNS = ["query_id", "doc_id", "score"]
@@ -181,27 +183,42 @@ def _records_frame(records: Iterable, label: str) -> pd.DataFrame:
 def _nested_frame(nested: Mapping, value: str) -> pd.DataFrame:
     """A dict of dicts ``{query_id: {doc_id: value}}`` as a frame ``query_id, doc_id, value``, ids as ``str(id)``
     (in the dicts' order)."""
-    queries: list = []
     docs: list = []
     values: list = []
-    for query, inner in nested.items():
-        queries.extend([query] * len(inner))
+    for inner in nested.values():
         docs.extend(inner.keys())
         values.extend(inner.values())
-    return pd.DataFrame({"query_id": _text_column(queries), "doc_id": _text_column(docs), value: _column(values)})
+    lengths = np.fromiter(map(len, nested.values()), dtype=np.intp, count=len(nested))
+    queries = _text_column(list(nested.keys())).array.take(np.repeat(np.arange(len(nested)), lengths))
+    return pd.DataFrame({"query_id": queries, "doc_id": _text_column(docs), value: _column(values)})
 
 
 def _column(values: list) -> Any:
-    """``values`` as one column: the canonical string column when every value is a ``str`` (:func:`_strings`),
-    else the list (pandas infers its dtype)."""
-    strings = _strings(values) if values and isinstance(values[0], str) else None
-    return values if strings is None else strings
+    """``values`` as one column: the canonical string column when every value is a ``str`` (:func:`_strings`), the
+    numpy array when numpy infers a number dtype (as pandas does: all ints, all floats, ints and floats), else the
+    list (pandas infers its dtype)."""
+    if values and isinstance(values[0], str):
+        strings = _strings(values)
+        return values if strings is None else strings
+    if values and isinstance(values[0], (int, float)) and not isinstance(values[0], bool):
+        array = np.array(values)
+        if array.dtype.kind in "if" and array.ndim == 1:
+            return array
+    return values
 
 
 def _text_column(values: list) -> pd.Series:
     """``[str(v) for v in values]`` as a column of the string dtype of canonical frames."""
+    if not values:
+        return pd.Series([], dtype=_string_dtype())
     strings = _strings(values)
     return _strings([str(v) for v in values]) if strings is None else strings  # type: ignore[return-value]
+
+
+@functools.cache
+def _string_dtype() -> Any:
+    """The string dtype of canonical frames (:func:`prefeval.io.read_run`'s), looked up once."""
+    return _io_string_dtype()
 
 
 def _strings(values: list) -> pd.Series | None:

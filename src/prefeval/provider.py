@@ -73,7 +73,7 @@ class _QrelsState:
         self._candidates: dict[int, np.ndarray] = {}
         self._tables: dict[int, PositionTable] = {}
         self._sides: dict[tuple[int, tuple[str, ...]], QrelsSide] = {}
-        # baseline name -> (a copy of the canonical frame it was ranked from, candidates' rel, ranked run)
+        # baseline name -> (the canonical frame it was ranked from, candidates' rel, ranked run)
         self._baselines: dict[str, tuple[pd.DataFrame, int, RankedRun]] = {}
 
     def candidates(self, rel: int) -> np.ndarray:
@@ -94,12 +94,12 @@ class _QrelsState:
         return self._sides[key]
 
     def baseline(self, name: str, frame: pd.DataFrame, rel: int) -> RankedRun:
-        """The baseline ``frame`` (canonical) ranked with the candidates at ``rel``; reused while the frame
-        registered under ``name`` keeps the same content."""
+        """The baseline ``frame`` (canonical, as :func:`prefeval.runs.resolve_run` gives it) ranked with the
+        candidates at ``rel``; reused while ``name`` resolves to the same frame object (registering a run or
+        changing a run file gives another one; a registered frame is prefeval's own copy)."""
         cached = self._baselines.get(name)
-        if cached is None or cached[1] != rel or not cached[0].equals(frame):
-            ranked = rank_run(frame, self.queries, self.candidates(rel), name, ties="candidates")
-            cached = (frame.copy(), rel, ranked)
+        if cached is None or cached[1] != rel or cached[0] is not frame:
+            cached = (frame, rel, rank_run(frame, self.queries, self.candidates(rel), name, ties="candidates"))
             self._baselines[name] = cached
         return cached[2]
 
