@@ -171,3 +171,37 @@ def test_real_runs_same_values_for_every_input_form(shared_data):
         assert _values(_nested(qrels, "relevance"), _nested(run, "score")) == from_frames
     finally:
         prefeval.runs._REGISTERED.pop("forms-base", None)
+
+
+@pytest.mark.parametrize("run, expected", [
+    ([ir_measures.ScoredDoc("1", "a", "1.5")], [("1", "a", 1.5)]),  # numeric text
+    ([ir_measures.ScoredDoc("1", "a", True), ir_measures.ScoredDoc("1", "b", 2.5)], [("1", "a", 1.0), ("1", "b", 2.5)]),
+    ([ir_measures.ScoredDoc("1", "a", 1), ir_measures.ScoredDoc("1", "b", 2)], [("1", "a", 1.0), ("1", "b", 2.0)]),
+    ({"q": {"a": "1.5", "b": 2}}, [("q", "a", 1.5), ("q", "b", 2.0)]),
+    ({1: {2: 3}}, [("1", "2", 3.0)]),
+])
+def test_scores_of_records_and_dicts(run, expected):
+    frame = run_frame(run)
+    assert list(frame.itertuples(index=False, name=None)) == expected
+    assert frame["score"].dtype == "float64"
+
+
+@pytest.mark.parametrize("run, message", [
+    ([ir_measures.ScoredDoc("1", "a", None), ir_measures.ScoredDoc("1", "b", 1.0)],
+     r"run \(records\): score .* of document a in query 1 is not a number"),
+    ({"q": {"a": float("nan")}}, r"run \(dict\): score .* of document a in query q is not a number"),
+])
+def test_bad_scores_are_named(run, message):
+    with pytest.raises(prefeval.PrefevalError, match=message):
+        run_frame(run)
+
+
+def test_grades_of_records():
+    frame = qrels_frame([ir_measures.Qrel("1", "a", "2"), ir_measures.Qrel("2", 5, 1.0)])
+    assert list(frame.itertuples(index=False, name=None)) == [("1", "a", 2, "0"), ("2", "5", 1, "0")]
+    with pytest.raises(prefeval.PrefevalError, match="integer grade, got .*1.5.* for query 1, document a"):
+        qrels_frame([ir_measures.Qrel("1", "a", 1.5)])
+    # repeated judgments in records: the last wins, with a warning (a dict cannot repeat one)
+    with pytest.warns(UserWarning, match="repeated judgment"):
+        frame = qrels_frame([ir_measures.Qrel("0012", "d", 2, "1"), ir_measures.Qrel("0012", "d", 1, "1")])
+    assert frame["relevance"].tolist() == [1]

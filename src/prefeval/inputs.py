@@ -59,8 +59,10 @@ def _is_pathlike(obj: Any) -> bool:
 
 
 def qrels_frame(qrels: Any) -> pd.DataFrame:
-    """Return ``qrels`` as a canonical DataFrame (see module docstring), conflicting lines resolved."""
-    return resolve_conflicts(_qrels_frame(qrels))
+    """Return ``qrels`` as a canonical DataFrame (see module docstring), conflicting lines resolved (a dict of
+    dicts has none: one grade per query and document)."""
+    frame = _qrels_frame(qrels)
+    return frame if isinstance(qrels, Mapping) else resolve_conflicts(frame)
 
 
 def _qrels_frame(qrels: Any) -> pd.DataFrame:
@@ -189,7 +191,8 @@ def _nested_frame(nested: Mapping, value: str) -> pd.DataFrame:
         docs.extend(inner.keys())
         values.extend(inner.values())
     lengths = np.fromiter(map(len, nested.values()), dtype=np.intp, count=len(nested))
-    queries = _text_column(list(nested.keys())).array.take(np.repeat(np.arange(len(nested)), lengths))
+    keys = list(nested.keys()) if docs else []
+    queries = _text_column(keys).array.take(np.repeat(np.arange(len(keys)), lengths[:len(keys)]))
     return pd.DataFrame({"query_id": queries, "doc_id": _text_column(docs), value: _column(values)})
 
 
@@ -210,7 +213,7 @@ def _column(values: list) -> Any:
 def _text_column(values: list) -> pd.Series:
     """``[str(v) for v in values]`` as a column of the string dtype of canonical frames."""
     if not values:
-        return pd.Series([], dtype=_string_dtype())
+        return pd.Series([], dtype=object)  # as the frames built from no rows before
     strings = _strings(values)
     return _strings([str(v) for v in values]) if strings is None else strings  # type: ignore[return-value]
 
@@ -270,20 +273,25 @@ def canonical_qrels(frame: pd.DataFrame, label: str) -> pd.DataFrame:
         return pd.DataFrame({c: pd.Series(dtype=object if c != "relevance" else "int64") for c in QRELS_COLUMNS})
     frame = _standard_columns(frame, QRELS_COLUMNS)
     _require(frame, QRELS_COLUMNS[:3], label)
-    frame = frame.copy()
-    if "iteration" not in frame.columns:
-        frame["iteration"] = frame["subtopic_id"] if "subtopic_id" in frame.columns else "0"
-    relevance = pd.to_numeric(frame["relevance"], errors="coerce")
-    bad = relevance.isna() | (relevance != np.round(relevance))
-    if bad.any():
-        row = frame[bad].iloc[0]
-        raise PrefevalError(f"{label}: relevance must be an integer grade, got {row['relevance']!r} "
-                            f"for query {row['query_id']}, document {row['doc_id']}")
+    if "iteration" in frame.columns or "subtopic_id" in frame.columns:
+        iteration = _as_text(frame["iteration" if "iteration" in frame.columns else "subtopic_id"])
+    elif len(frame):
+        iteration = _text_column(["0"]).array.take(np.zeros(len(frame), dtype=np.intp))
+    else:
+        iteration = np.zeros(0, dtype=object)
+    relevance = frame["relevance"]
+    if relevance.dtype != np.int64:  # int64 grades are integers already
+        relevance = pd.to_numeric(relevance, errors="coerce")
+        bad = relevance.isna() | (relevance != np.round(relevance))
+        if bad.any():
+            row = frame[bad].iloc[0]
+            raise PrefevalError(f"{label}: relevance must be an integer grade, got {row['relevance']!r} "
+                                f"for query {row['query_id']}, document {row['doc_id']}")
     return pd.DataFrame({
         "query_id": _as_text(frame["query_id"]),
         "doc_id": _as_text(frame["doc_id"]),
         "relevance": relevance.astype("int64").to_numpy(),
-        "iteration": _as_text(frame["iteration"]),
+        "iteration": iteration,
     })
 
 
