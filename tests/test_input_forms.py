@@ -155,6 +155,27 @@ def test_the_qrels_work_is_shared_only_between_equal_qrels():
         prefeval.runs._REGISTERED.pop("forms-base", None)
 
 
+def test_qrels_records_reused_only_when_equal():
+    rng = random.Random(4)
+    qrels, run = _qrels(rng, True), _run(rng, repeats=False)
+    prefeval.register_run("forms-base", _run(rng, repeats=False))
+    try:
+        records = _records(qrels, ir_measures.Qrel)
+        first = _values(records, run)
+        assert _values(iter(records), run) == first == _values(qrels, run)
+        # the same list changed in place: another grade for a relevant document
+        k = next(i for i, r in enumerate(records) if r.relevance > 0)
+        records[k] = records[k]._replace(relevance=records[k].relevance + 1)
+        changed = _values(records, run)
+        assert changed != first and changed == _values(_records(pd.DataFrame(records), ir_measures.Qrel), run)
+        # equal tuples of another record type with the fields in another order are not the same qrels
+        Swapped = __import__("collections").namedtuple("Swapped", ["doc_id", "query_id", "relevance", "iteration"])
+        swapped = [Swapped(r.query_id, r.doc_id, r.relevance, r.iteration) for r in records]
+        assert _values(swapped, run) != changed
+    finally:
+        prefeval.runs._REGISTERED.pop("forms-base", None)
+
+
 @pytest.mark.integration
 def test_real_runs_same_values_for_every_input_form(shared_data):
     folder = shared_data / "dl-hard"

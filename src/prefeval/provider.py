@@ -57,7 +57,7 @@ class PrefevalProvider(ir_measures.providers.Provider):
         return True
 
     def _evaluator(self, measures, qrels) -> PrefevalEvaluator:
-        return PrefevalEvaluator(list(measures), qrels_frame(qrels))
+        return PrefevalEvaluator(list(measures), _qrels_input(qrels))
 
 
 class _QrelsState:
@@ -105,6 +105,22 @@ class _QrelsState:
 
 
 _last_state: list[_QrelsState] = []
+_last_records: list[tuple[list, set, pd.DataFrame]] = []
+
+
+def _qrels_input(qrels) -> pd.DataFrame:
+    """:func:`prefeval.inputs.qrels_frame` of ``qrels``; for records (a list or an iterator of ``Qrel``-like
+    namedtuples, read once), the frame of the previous records when these are equal, element by element and of
+    the same types (e.g. one ``calc_aggregate`` call per run with the same ``read_trec_qrels`` list)."""
+    if not isinstance(qrels, (list, tuple, Iterator)):
+        return qrels_frame(qrels)
+    rows = list(qrels)
+    kinds = set(map(type, rows))
+    if _last_records and _last_records[0][1] == kinds and _last_records[0][0] == rows:
+        return _last_records[0][2]
+    frame = qrels_frame(rows)
+    _last_records[:] = [(rows, kinds, frame)]
+    return frame
 
 
 def _qrels_state(qrels: pd.DataFrame) -> _QrelsState:
