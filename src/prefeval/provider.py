@@ -184,7 +184,7 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
             baselines = sorted({m["baseline"] for m in group if _is_preference(m)})
             table = self.tables[rel]
             queries, n_relevant = table.query_sizes()
-            positions = None  # per query, built only for the measures that read positions
+            doc_pos = positions = None  # built only for the measures that read positions
             rankings = None
             for measure in group:
                 declaration, params = methods.declaration_of(measure), self.params[measure]
@@ -193,18 +193,32 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
                         rankings = run_graded_rankings(ranked, cutoff, self.qrels, queries, rel, n_relevant,
                                                        self._side(rel, queries))
                     values = declaration.values(rankings, params)
-                else:
+                    found = {query_id: float(value) for query_id, value in zip(queries, values)}
+                    yield from self._judged_values(measure, found)
+                    continue
+                if doc_pos is None:
+                    runs = (ranked, *map(self._baseline, baselines))
+                    doc_pos = np.vstack([table.locate(r, cutoff) for r in runs])
+                row = 1 + baselines.index(measure["baseline"]) if declaration.kind == "preference" else 0
+                values = None
+                if declaration.pairwise_queries is not None:  # every query at once, if these params allow
+                    group_of = np.repeat(np.arange(len(queries)), n_relevant)
+                    values = declaration.pairwise_queries(doc_pos[0], doc_pos[row], group_of,
+                                                          table.relevant["relevance"].to_numpy(np.int64),
+                                                          len(queries), params)
+                if values is None:
                     if positions is None:
-                        runs = (ranked, *map(self._baseline, baselines))
-                        positions = table.positions(np.vstack([table.locate(r, cutoff) for r in runs]))
+                        positions = table.positions(doc_pos)
                     if declaration.kind == "metric":  # binary relevance: positions suffice
                         values = (declaration.positions(position_vectors(q.doc_pos[0]), params) for q in positions)
                     else:
-                        row = 1 + baselines.index(measure["baseline"])
                         values = (declaration.pairwise(q, 0, row, params) for q in positions)
                 found = {query_id: float(value) for query_id, value in zip(queries, values)}
-                for query_id in self.judged:  # judged queries without a relevant document at rel: 0
-                    yield Metric(query_id, measure, found.get(query_id, 0.0))
+                yield from self._judged_values(measure, found)
+
+    def _judged_values(self, measure, found: dict[str, float]) -> Iterator[Metric]:
+        for query_id in self.judged:  # judged queries without a relevant document at rel: 0
+            yield Metric(query_id, measure, found.get(query_id, 0.0))
 
 
 def _is_preference(measure) -> bool:
