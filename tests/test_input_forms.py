@@ -176,6 +176,25 @@ def test_qrels_records_reused_only_when_equal():
         prefeval.runs._REGISTERED.pop("forms-base", None)
 
 
+def test_qrels_dicts_reused_only_when_equal():
+    rng = random.Random(6)
+    qrels, run = _qrels(rng, False), _run(rng, repeats=False)
+    prefeval.register_run("forms-base", _run(rng, repeats=False))
+    try:
+        nested = _nested(qrels, "relevance")
+        first = _values(nested, run)
+        assert _values(nested, run) == first == _values(qrels, run)
+        query = next(q for q, docs in nested.items() if any(g > 0 for g in docs.values()))
+        doc = next(d for d, g in nested[query].items() if g > 0)
+        nested[query][doc] += 1  # changed in place
+        changed = _values(nested, run)
+        assert changed != first
+        assert changed == _values(pd.DataFrame([(q, d, g) for q, docs in nested.items() for d, g in docs.items()],
+                                               columns=["query_id", "doc_id", "relevance"]), run)
+    finally:
+        prefeval.runs._REGISTERED.pop("forms-base", None)
+
+
 @pytest.mark.integration
 def test_real_runs_same_values_for_every_input_form(shared_data):
     folder = shared_data / "dl-hard"

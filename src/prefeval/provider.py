@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import ir_measures
 import numpy as np
@@ -110,15 +110,20 @@ _last_records: list[tuple[list, set, pd.DataFrame]] = []
 
 def _qrels_input(qrels) -> pd.DataFrame:
     """:func:`prefeval.inputs.qrels_frame` of ``qrels``; for records (a list or an iterator of ``Qrel``-like
-    namedtuples, read once), the frame of the previous records when these are equal, element by element and of
-    the same types (e.g. one ``calc_aggregate`` call per run with the same ``read_trec_qrels`` list)."""
-    if not isinstance(qrels, (list, tuple, Iterator)):
+    namedtuples, read once) or a dict of dicts, the frame of the previous ones when these are equal, element by
+    element, in the same order and of the same types (e.g. one ``calc_aggregate`` call per run with the same
+    ``read_trec_qrels`` list or qrels dict)."""
+    if isinstance(qrels, Mapping):
+        rows = [(query, list(docs.items())) for query, docs in qrels.items()]
+        kinds = {type(qrels)}
+    elif isinstance(qrels, (list, tuple, Iterator)):
+        rows = list(qrels)
+        kinds = set(map(type, rows))
+    else:
         return qrels_frame(qrels)
-    rows = list(qrels)
-    kinds = set(map(type, rows))
     if _last_records and _last_records[0][1] == kinds and _last_records[0][0] == rows:
         return _last_records[0][2]
-    frame = qrels_frame(rows)
+    frame = qrels_frame(qrels if isinstance(qrels, Mapping) else rows)
     _last_records[:] = [(rows, kinds, frame)]
     return frame
 
