@@ -195,6 +195,23 @@ def test_qrels_dicts_reused_only_when_equal():
         prefeval.runs._REGISTERED.pop("forms-base", None)
 
 
+def test_large_qrels_records_are_not_kept(monkeypatch):
+    from prefeval import provider
+
+    rng = random.Random(8)
+    qrels, run = _qrels(rng, False), _run(rng, repeats=False)
+    prefeval.register_run("forms-base", _run(rng, repeats=False))
+    try:
+        records = _records(qrels, ir_measures.Qrel)
+        monkeypatch.setattr(provider, "_KEPT_RECORDS", len(records) - 1)
+        values = _values(records, run)
+        assert provider._last_records == [] and values == _values(qrels, run)
+        monkeypatch.setattr(provider, "_KEPT_RECORDS", len(records))
+        assert _values(records, run) == values and provider._last_records[0][0] == records
+    finally:
+        prefeval.runs._REGISTERED.pop("forms-base", None)
+
+
 @pytest.mark.integration
 def test_real_runs_same_values_for_every_input_form(shared_data):
     folder = shared_data / "dl-hard"

@@ -106,6 +106,7 @@ class _QrelsState:
 
 _last_state: list[_QrelsState] = []
 _last_records: list[tuple[list, set, pd.DataFrame]] = []
+_KEPT_RECORDS = 1_000_000  # judgments: larger qrels records are converted again for every evaluator
 
 
 def _qrels_input(qrels) -> pd.DataFrame:
@@ -115,16 +116,17 @@ def _qrels_input(qrels) -> pd.DataFrame:
     ``read_trec_qrels`` list or qrels dict)."""
     if isinstance(qrels, Mapping):
         rows = [(query, list(docs.items())) for query, docs in qrels.items()]
-        kinds = {type(qrels)}
+        kinds, size = {type(qrels)}, sum(len(docs) for _, docs in rows)
     elif isinstance(qrels, (list, tuple, Iterator)):
         rows = list(qrels)
-        kinds = set(map(type, rows))
+        kinds, size = set(map(type, rows)), len(rows)
     else:
         return qrels_frame(qrels)
     if _last_records and _last_records[0][1] == kinds and _last_records[0][0] == rows:
         return _last_records[0][2]
     frame = qrels_frame(qrels if isinstance(qrels, Mapping) else rows)
-    _last_records[:] = [(rows, kinds, frame)]
+    # kept for the next call unless large (the copy of the records would stay in memory)
+    _last_records[:] = [(rows, kinds, frame)] if size <= _KEPT_RECORDS else []
     return frame
 
 
