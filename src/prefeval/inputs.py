@@ -122,13 +122,12 @@ def run_frame(run: Any, name: str | None = None) -> pd.DataFrame:
         return read_run(run)
     if _is_ranx(run):
         run = run.to_dict()
-    if isinstance(run, Mapping):
-        return _canonical_run(_nested_frame(run, "score"), f"{label} (dict)")
-    if isinstance(run, Iterable):
-        frame = _records_frame(run, label)
-        if _is_canonical_run(frame):
+    if isinstance(run, Iterable):  # a dict of dicts or records
+        dict_of_dicts = isinstance(run, Mapping)
+        frame = _nested_frame(run, "score") if dict_of_dicts else _records_frame(run, label)
+        if _is_canonical_run(frame):  # string ids and float scores already: no second conversion
             return frame if list(frame.columns) == RUN_COLUMNS else frame[RUN_COLUMNS]
-        return _canonical_run(frame, f"{label} (records)")
+        return _canonical_run(frame, f"{label} ({'dict' if dict_of_dicts else 'records'})")
     raise PrefevalError(f"cannot use {type(run).__name__} as a run: give a path, a DataFrame, "
                         "a dict of dicts, a ranx Run or ScoredDoc records")
 
