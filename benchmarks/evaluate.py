@@ -9,7 +9,8 @@
 
 Times are the best of ``--repeat``; the ratio is prefeval's time over ir-measures'. Measured on the 2-core
 development machine (shared and loaded, +-30%): 5,000 queries 1.6-1.9 s vs 1.15-1.45 s, ratio 1.25-1.7 (before:
-7.5 s, 4.2); DL-Hard nDCG@10 ratio 1.05-1.5 (before 1.9).
+7.5 s, 4.2); DL-Hard nDCG@10 ratio 0.64-0.91 (1.1-1.4 before ties were ordered only where they reach
+the top 10; 1.9 before that).
 
     python benchmarks/evaluate.py [--data ../shared/data] [--repeat 3]
 """

@@ -19,7 +19,7 @@ one very long ranking does not blow up the padding of all others.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
@@ -67,6 +67,20 @@ class QrelsSide:
     gmax: np.ndarray  # (Q, A)
     sizes: np.ndarray  # (Q,) pool sizes
     pool: np.ndarray  # (Q, m, A)
+    _keys: dict = field(default_factory=dict, compare=False, repr=False)  # see judged_keys
+
+    def judged_keys(self, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Of each relevant judgment: the code of its document among ``candidates`` (-1: not one), and its ``q``,
+        ``a`` and ``grade`` columns; kept for the last candidates array object (the runs of one evaluation share
+        it)."""
+        cached = self._keys.get("candidates")
+        if cached is None or cached[0] is not candidates:
+            docs = self.relevant["doc_id"].to_numpy(dtype=object)
+            code = pd.Index(candidates, dtype=object).get_indexer(docs) if len(candidates) else np.full(len(docs), -1)
+            columns = tuple(self.relevant[c].to_numpy(dtype=np.int64) for c in ("q", "a", "grade"))
+            cached = (candidates, (code, *columns))
+            self._keys["candidates"] = cached
+        return cached[1]
 
 
 def qrels_side(qrels: pd.DataFrame, queries: list[str], rel: int) -> QrelsSide:
@@ -124,24 +138,27 @@ def run_graded_rankings(run: RankedRun, depth: int | None, qrels: pd.DataFrame, 
                         n_relevant: np.ndarray | None = None, side: QrelsSide | None = None) -> GradedRankings:
     """:func:`graded_rankings` of ``run.rows(depth)``, read from the run's integer codes when every relevant
     document is one of its candidates (:func:`prefeval.ranking.rank_run`): only the candidates' rows are matched
-    with the qrels, no document id of the run is converted."""
+    with the qrels, no document id of the run is converted. That reads just the ranks of the candidates and the
+    number of ranked documents per query, so a run ranked with ``ties="candidates"`` gives the same rankings."""
     side = qrels_side(qrels, queries, rel) if side is None else side
     n_cand = len(run.candidates)
-    relevant_docs = side.relevant["doc_id"].to_numpy(dtype=object)
-    code = pd.Index(run.candidates, dtype=object).get_indexer(relevant_docs) if n_cand else np.full(len(relevant_docs), -1)
-    if not run.full_order or (code < 0).any():
+    code, judged_q, judged_a, judged_grade = side.judged_keys(run.candidates)
+    if (code < 0).any():  # rows() refuses a run ranked with ties='candidates'
         return graded_rankings(run.rows(depth), qrels, queries, rel, n_relevant, side)
     row_of = np.array([side.index.get(q, -1) for q in run.queries.to_numpy(dtype=object)], dtype=np.int64)
     row = row_of[run.query_codes] if len(run.query_codes) else np.zeros(0, dtype=np.int64)
     kept = row >= 0 if depth is None else (row >= 0) & (run.rank <= depth)
     length = np.bincount(row[kept], minlength=len(queries))
     hit = kept & (run.doc_codes < n_cand)
-    rows = pd.DataFrame({"key": row[hit] * n_cand + run.doc_codes[hit], "q": row[hit], "rank": run.rank[hit]})
-    judged = pd.DataFrame({"key": side.relevant["q"].to_numpy(dtype=np.int64) * n_cand + code,
-                           "a": side.relevant["a"].to_numpy(), "grade": side.relevant["grade"].to_numpy()})
-    hits = rows.merge(judged, on="key")
+    # each (query, candidate) is ranked once: find the ranked row of each judgment by its key
+    keys = row[hit] * n_cand + run.doc_codes[hit]
+    order = np.argsort(keys)
+    keys, ranks = keys[order], run.rank[hit][order]
+    wanted = judged_q * n_cand + code
+    at = np.minimum(np.searchsorted(keys, wanted), max(len(keys) - 1, 0))
+    found = keys[at] == wanted if len(keys) else np.zeros(len(wanted), dtype=bool)
     grades = np.zeros((len(queries), max(int(length.max(initial=0)), 1), side.gmax.shape[1]))
-    grades[hits["q"], hits["rank"] - 1, hits["a"]] = hits["grade"]
+    grades[judged_q[found], ranks[at[found]] - 1, judged_a[found]] = judged_grade[found]
     return GradedRankings(grades, length, side.gmax, side.n_aspects,
                           side.sizes if n_relevant is None else np.asarray(n_relevant, dtype=np.int64), side.pool)
 

@@ -269,10 +269,13 @@ def canonical_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.
     return qrels_df, dict(run_frames)
 
 
-def ranked_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, RunFrames, dict[str, RankedRun]]:
-    """:func:`canonical_inputs` and the rankings the run frames were made from."""
+def ranked_inputs(qrels: Any, runs: Any, depth: int | None = None) -> tuple[pd.DataFrame, RunFrames,
+                                                                           dict[str, RankedRun]]:
+    """:func:`canonical_inputs` and the rankings the run frames were made from. ``depth``: only the top ``depth``
+    ranks need be exact (every measure reads only those, :func:`top_k_depth`): tied scores are ordered only where
+    they reach them (:func:`prefeval.ranking.rank_run`), and the run frames are not available."""
     qrels_df = qrels_frame(qrels)
-    ranked = {name: rank_run(frame, name=name) for name, frame in runs_dict(runs).items()}
+    ranked = {name: rank_run(frame, name=name, depth=depth) for name, frame in runs_dict(runs).items()}
     run_frames = RunFrames(ranked)
     disjoint = _warn_disjoint(qrels_df, ranked)
     for note in coverage_notes(qrels_df, {n: r for n, r in ranked.items() if n not in disjoint}):
@@ -302,7 +305,7 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
         table, names = other.evaluate(qrels, runs, parsed, rel, client=client, scheduler=scheduler, workers=workers,
                                       partitions=partitions, progress=progress)
     else:
-        qrels_df, run_frames, ranked = ranked_inputs(qrels, runs)
+        qrels_df, run_frames, ranked = ranked_inputs(qrels, runs, top_k_depth(parsed))
         table, names = _per_query_values(qrels_df, run_frames, ranked, parsed, rel, progress), list(run_frames)
     if not per_query:
         out = system_values(table, parsed, names)

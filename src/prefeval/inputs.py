@@ -19,10 +19,12 @@ The semantics of rankings built from runs (ties, repeated documents) are in :mod
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,8 @@ import numpy as np
 import pandas as pd
 
 from prefeval.errors import PrefevalError
-from prefeval.io import read_qrels, read_run
+from prefeval.io import _string_dtype as _io_string_dtype
+from prefeval.io import _to_pandas, read_qrels, read_run
 
 QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
 RUN_COLUMNS = ["query_id", "doc_id", "score"]
@@ -56,8 +59,10 @@ def _is_pathlike(obj: Any) -> bool:
 
 
 def qrels_frame(qrels: Any) -> pd.DataFrame:
-    """Return ``qrels`` as a canonical DataFrame (see module docstring), conflicting lines resolved."""
-    return resolve_conflicts(_qrels_frame(qrels))
+    """Return ``qrels`` as a canonical DataFrame (see module docstring), conflicting lines resolved (a dict of
+    dicts has none: one grade per query and document)."""
+    frame = _qrels_frame(qrels)
+    return frame if isinstance(qrels, Mapping) else resolve_conflicts(frame)
 
 
 def _qrels_frame(qrels: Any) -> pd.DataFrame:
@@ -73,9 +78,7 @@ def _qrels_frame(qrels: Any) -> pd.DataFrame:
     if _is_ranx(qrels):
         qrels = qrels.to_dict()
     if isinstance(qrels, Mapping):
-        rows = [(str(q), str(d), g) for q, docs in qrels.items() for d, g in docs.items()]
-        frame = pd.DataFrame(rows, columns=["query_id", "doc_id", "relevance"])
-        return canonical_qrels(frame, "qrels dict")
+        return canonical_qrels(_nested_frame(qrels, "relevance"), "qrels dict")
     if isinstance(qrels, Iterable):
         return canonical_qrels(_records_frame(qrels, "qrels"), "qrels records")
     raise PrefevalError(f"cannot use {type(qrels).__name__} as qrels: give a path, an ir_datasets id, "
@@ -119,11 +122,12 @@ def run_frame(run: Any, name: str | None = None) -> pd.DataFrame:
         return read_run(run)
     if _is_ranx(run):
         run = run.to_dict()
-    if isinstance(run, Mapping):
-        rows = [(str(q), str(d), s) for q, docs in run.items() for d, s in docs.items()]
-        return _canonical_run(pd.DataFrame(rows, columns=RUN_COLUMNS), f"{label} (dict)")
-    if isinstance(run, Iterable):
-        return _canonical_run(_records_frame(run, label), f"{label} (records)")
+    if isinstance(run, Iterable):  # a dict of dicts or records
+        dict_of_dicts = isinstance(run, Mapping)
+        frame = _nested_frame(run, "score") if dict_of_dicts else _records_frame(run, label)
+        if _is_canonical_run(frame):  # string ids and float scores already: no second conversion
+            return frame if list(frame.columns) == RUN_COLUMNS else frame[RUN_COLUMNS]
+        return _canonical_run(frame, f"{label} ({'dict' if dict_of_dicts else 'records'})")
     raise PrefevalError(f"cannot use {type(run).__name__} as a run: give a path, a DataFrame, "
                         "a dict of dicts, a ranx Run or ScoredDoc records")
 
@@ -158,22 +162,83 @@ def runs_dict(runs: Any) -> dict[str, pd.DataFrame]:
 
 
 def _records_frame(records: Iterable, label: str) -> pd.DataFrame:
-    rows = list(records)
+    """The records (namedtuples or mappings) as a frame, one column per field, each field's values typed as pandas
+    infers them from the records (all ``str``: the string dtype of canonical frames). One pass over the records
+    (a generator is read once); namedtuples of one type are read by position into one list per field."""
+    rows = records if isinstance(records, list) else list(records)
     if not rows:
         return pd.DataFrame()
     first = rows[0]
     if hasattr(first, "_asdict"):
         kind = type(first)
-        if all(type(r) is kind for r in rows):  # one namedtuple type: its fields are the columns (no dicts)
-            frame = pd.DataFrame(rows, columns=list(kind._fields))
-        else:
-            frame = pd.DataFrame([r._asdict() for r in rows])
-    elif isinstance(first, Mapping):
-        frame = pd.DataFrame(rows)
-    else:
-        raise PrefevalError(f"{label}: records must be namedtuples (e.g. ir_measures.Qrel) or mappings, "
-                            f"got {type(first).__name__}")
-    return frame
+        if len(set(map(type, rows))) == 1:  # one namedtuple type: its fields are the columns (no dicts)
+            return pd.DataFrame({field: _column(list(map(itemgetter(i), rows)))
+                                 for i, field in enumerate(kind._fields)})
+        return pd.DataFrame([r._asdict() for r in rows])
+    if isinstance(first, Mapping):
+        return pd.DataFrame(rows)
+    raise PrefevalError(f"{label}: records must be namedtuples (e.g. ir_measures.Qrel) or mappings, "
+                        f"got {type(first).__name__}")
+
+
+def _nested_frame(nested: Mapping, value: str) -> pd.DataFrame:
+    """A dict of dicts ``{query_id: {doc_id: value}}`` as a frame ``query_id, doc_id, value``, ids as ``str(id)``
+    (in the dicts' order)."""
+    docs: list = []
+    values: list = []
+    for inner in nested.values():
+        docs.extend(inner.keys())
+        values.extend(inner.values())
+    lengths = np.fromiter(map(len, nested.values()), dtype=np.intp, count=len(nested))
+    keys = list(nested.keys()) if docs else []
+    queries = _text_column(keys).array.take(np.repeat(np.arange(len(keys)), lengths[:len(keys)]))
+    return pd.DataFrame({"query_id": queries, "doc_id": _text_column(docs), value: _column(values)})
+
+
+def _column(values: list) -> Any:
+    """``values`` as one column: the canonical string column when every value is a ``str`` (:func:`_strings`), the
+    numpy array when numpy infers a number dtype (as pandas does: all ints, all floats, ints and floats), else the
+    list (pandas infers its dtype)."""
+    if values and isinstance(values[0], str):
+        strings = _strings(values)
+        return values if strings is None else strings
+    if values and isinstance(values[0], (int, float)) and not isinstance(values[0], bool):
+        array = np.array(values)
+        if array.dtype.kind in "if" and array.ndim == 1:
+            return array
+    return values
+
+
+def _text_column(values: list) -> pd.Series:
+    """``[str(v) for v in values]`` as a column of the string dtype of canonical frames."""
+    if not values:
+        return pd.Series([], dtype=object)  # as the frames built from no rows before
+    strings = _strings(values)
+    return _strings([str(v) for v in values]) if strings is None else strings  # type: ignore[return-value]
+
+
+@functools.cache
+def _string_dtype() -> Any:
+    """The string dtype of canonical frames (:func:`prefeval.io.read_run`'s), looked up once."""
+    return _io_string_dtype()
+
+
+def _strings(values: list) -> pd.Series | None:
+    """``values`` as a column of the string dtype of canonical frames (:func:`prefeval.io.read_run`'s) when every
+    value is a ``str`` (None otherwise); built by Arrow directly when that dtype is Arrow-backed."""
+    string = _string_dtype()
+    if isinstance(string, pd.StringDtype) and string.storage == "pyarrow":
+        import pyarrow as pa  # deferred: installed, as pandas' string dtype is Arrow-backed
+
+        try:  # Arrow infers ``string`` only when every value is a str (bytes give ``binary``, None a null)
+            array = pa.array(values)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            return None
+        return _to_pandas(array, string) if array.type == pa.string() and not array.null_count else None
+    array = np.fromiter(values, dtype=object, count=len(values))
+    if pd.api.types.infer_dtype(array, skipna=False) != "string":
+        return None
+    return pd.Series(array, dtype=string)
 
 
 #: Column names other tools use for the canonical columns: PyTerrier (qid, docno, label), ranx (q_id).
@@ -207,22 +272,34 @@ def canonical_qrels(frame: pd.DataFrame, label: str) -> pd.DataFrame:
         return pd.DataFrame({c: pd.Series(dtype=object if c != "relevance" else "int64") for c in QRELS_COLUMNS})
     frame = _standard_columns(frame, QRELS_COLUMNS)
     _require(frame, QRELS_COLUMNS[:3], label)
-    frame = frame.copy()
-    if "iteration" not in frame.columns:
-        frame["iteration"] = frame["subtopic_id"] if "subtopic_id" in frame.columns else "0"
-    relevance = pd.to_numeric(frame["relevance"], errors="coerce")
-    bad = relevance.isna() | (relevance != np.round(relevance))
-    if bad.any():
-        row = frame[bad].iloc[0]
-        raise PrefevalError(f"{label}: relevance must be an integer grade, got {row['relevance']!r} "
-                            f"for query {row['query_id']}, document {row['doc_id']}")
-    out = pd.DataFrame({
-        "query_id": frame["query_id"].astype(str).to_numpy(),
-        "doc_id": frame["doc_id"].astype(str).to_numpy(),
+    if "iteration" in frame.columns or "subtopic_id" in frame.columns:
+        iteration = _as_text(frame["iteration" if "iteration" in frame.columns else "subtopic_id"])
+    elif len(frame):
+        iteration = _text_column(["0"]).array.take(np.zeros(len(frame), dtype=np.intp))
+    else:
+        iteration = np.zeros(0, dtype=object)
+    relevance = frame["relevance"]
+    if relevance.dtype != np.int64:  # int64 grades are integers already
+        relevance = pd.to_numeric(relevance, errors="coerce")
+        bad = relevance.isna() | (relevance != np.round(relevance))
+        if bad.any():
+            row = frame[bad].iloc[0]
+            raise PrefevalError(f"{label}: relevance must be an integer grade, got {row['relevance']!r} "
+                                f"for query {row['query_id']}, document {row['doc_id']}")
+    return pd.DataFrame({
+        "query_id": _as_text(frame["query_id"]),
+        "doc_id": _as_text(frame["doc_id"]),
         "relevance": relevance.astype("int64").to_numpy(),
-        "iteration": frame["iteration"].astype(str).to_numpy(),
+        "iteration": iteration,
     })
-    return out
+
+
+def _as_text(column: pd.Series) -> Any:
+    """The values of ``column.astype(str)`` for a canonical frame: the column's own array when it already has the
+    string dtype of canonical frames (no conversion through Python objects)."""
+    if isinstance(column.dtype, pd.StringDtype) and column.dtype == _string_dtype():
+        return column.array
+    return column.astype(str).to_numpy()
 
 
 def _is_canonical_run(frame: pd.DataFrame) -> bool:
@@ -255,7 +332,7 @@ def _canonical_run(frame: pd.DataFrame, label: str) -> pd.DataFrame:
         raise PrefevalError(f"{label}: score {row['score']!r} of document {row['doc_id']} in query "
                             f"{row['query_id']} is not a number ({int(bad.sum())} such rows)")
     return pd.DataFrame({
-        "query_id": frame["query_id"].astype(str).to_numpy(),
-        "doc_id": frame["doc_id"].astype(str).to_numpy(),
+        "query_id": _as_text(frame["query_id"]),
+        "doc_id": _as_text(frame["doc_id"]),
         "score": score.astype("float64").to_numpy(),
     })

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import warnings
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import ir_measures
 import numpy as np
@@ -57,15 +57,97 @@ class PrefevalProvider(ir_measures.providers.Provider):
         return True
 
     def _evaluator(self, measures, qrels) -> PrefevalEvaluator:
-        return PrefevalEvaluator(list(measures), qrels_frame(qrels))
+        return PrefevalEvaluator(list(measures), _qrels_input(qrels))
+
+
+class _QrelsState:
+    """What evaluators derive from one canonical qrels frame alone -- judged and evaluated queries, candidates,
+    position tables, the qrels side of graded rankings -- and the baselines ranked against it, each built on first
+    use. :func:`_qrels_state` shares it between evaluators of equal qrels (e.g. one ``calc_aggregate`` call per
+    run), so that the qrels are not processed again for every run."""
+
+    def __init__(self, qrels: pd.DataFrame) -> None:
+        self.qrels = qrels
+        self.judged = judged_queries(qrels).tolist()
+        self.queries = qrels_queries(qrels)
+        self._candidates: dict[int, np.ndarray] = {}
+        self._tables: dict[int, PositionTable] = {}
+        self._sides: dict[tuple[int, tuple[str, ...]], QrelsSide] = {}
+        # baseline name -> (the canonical frame it was ranked from, candidates' rel, ranked run)
+        self._baselines: dict[str, tuple[pd.DataFrame, int, RankedRun]] = {}
+
+    def candidates(self, rel: int) -> np.ndarray:
+        if rel not in self._candidates:
+            self._candidates[rel] = candidate_documents(self.qrels, rel)
+        return self._candidates[rel]
+
+    def table(self, rel: int) -> PositionTable:
+        if rel not in self._tables:
+            self._tables[rel] = PositionTable(self.qrels, rel, self.queries)
+        return self._tables[rel]
+
+    def side(self, rel: int, queries: list[str]) -> QrelsSide:
+        """:func:`prefeval.aspects.qrels_side` of ``queries`` at ``rel``."""
+        key = (rel, tuple(queries))
+        if key not in self._sides:
+            self._sides[key] = qrels_side(self.qrels, queries, rel)
+        return self._sides[key]
+
+    def baseline(self, name: str, frame: pd.DataFrame, rel: int) -> RankedRun:
+        """The baseline ``frame`` (canonical, as :func:`prefeval.runs.resolve_run` gives it) ranked with the
+        candidates at ``rel``; reused while ``name`` resolves to the same frame object (registering a run or
+        changing a run file gives another one; a registered frame is prefeval's own copy)."""
+        cached = self._baselines.get(name)
+        if cached is None or cached[1] != rel or cached[0] is not frame:
+            cached = (frame, rel, rank_run(frame, self.queries, self.candidates(rel), name, ties="candidates"))
+            self._baselines[name] = cached
+        return cached[2]
+
+
+_last_state: list[_QrelsState] = []
+_last_records: list[tuple[list, set, pd.DataFrame]] = []
+_KEPT_RECORDS = 1_000_000  # judgments: larger qrels records are converted again for every evaluator
+
+
+def _qrels_input(qrels) -> pd.DataFrame:
+    """:func:`prefeval.inputs.qrels_frame` of ``qrels``; for records (a list or an iterator of ``Qrel``-like
+    namedtuples, read once) or a dict of dicts, the frame of the previous ones when these are equal, element by
+    element, in the same order and of the same types (e.g. one ``calc_aggregate`` call per run with the same
+    ``read_trec_qrels`` list or qrels dict)."""
+    if isinstance(qrels, Mapping):
+        rows = [(query, list(docs.items())) for query, docs in qrels.items()]
+        kinds, size = {type(qrels)}, sum(len(docs) for _, docs in rows)
+    elif isinstance(qrels, (list, tuple, Iterator)):
+        rows = list(qrels)
+        kinds, size = set(map(type, rows)), len(rows)
+    else:
+        return qrels_frame(qrels)
+    if _last_records and _last_records[0][1] == kinds and _last_records[0][0] == rows:
+        return _last_records[0][2]
+    frame = qrels_frame(qrels if isinstance(qrels, Mapping) else rows)
+    # kept for the next call unless large (the copy of the records would stay in memory)
+    _last_records[:] = [(rows, kinds, frame)] if size <= _KEPT_RECORDS else []
+    return frame
+
+
+def _qrels_state(qrels: pd.DataFrame) -> _QrelsState:
+    """The :class:`_QrelsState` of the last qrels when ``qrels`` has the same content (same canonical frame:
+    values, dtypes and order), else a new one (which replaces it)."""
+    if _last_state and _last_state[0].qrels.equals(qrels):
+        return _last_state[0]
+    _last_state[:] = [_QrelsState(qrels)]
+    return _last_state[0]
 
 
 class PrefevalEvaluator(ir_measures.providers.Evaluator):
-    """Holds the qrels, their position tables and the ranked baselines once; evaluates any number of runs."""
+    """Holds the qrels, their position tables and the ranked baselines once; evaluates any number of runs.
+
+    Runs are ranked with ``ties="candidates"`` (:func:`prefeval.ranking.rank_run`): every measure here reads only
+    the ranks of documents with grade >= its ``rel`` (all candidates) and the length of each ranking."""
 
     def __init__(self, measures: list, qrels: pd.DataFrame) -> None:
-        self.qrels = qrels
-        self.judged = judged_queries(qrels).tolist()
+        state = _qrels_state(qrels)
+        self.state, self.qrels, self.judged = state, state.qrels, state.judged
         # measures sharing (rel, cutoff) share one position table and depth; sorted: the order of yielded values
         # (and of PyTerrier's columns) must not depend on the hash order of the set ir-measures passes
         self.groups: dict[tuple[int, int | None], list] = defaultdict(list)
@@ -73,30 +155,24 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         for measure in sorted(measures, key=str):
             self.groups[(self.params[measure]["rel"], measure.params.get("cutoff"))].append(measure)
         self.baselines = {m["baseline"]: resolve_run(m["baseline"]) for m in measures if _is_preference(m)}
-        self.queries = qrels_queries(qrels)
-        self.candidates = candidate_documents(qrels, min((rel for rel, _ in self.groups), default=1))
-        self.tables = {rel: PositionTable(qrels, rel, self.queries) for rel, _ in self.groups}
-        self._ranked_baselines: dict[str, RankedRun] = {}
-        self._sides: dict[tuple[int, tuple[str, ...]], QrelsSide] = {}  # the qrels side of graded_rankings
+        self.queries = state.queries
+        self.rel = min((rel for rel, _ in self.groups), default=1)
+        self.candidates = state.candidates(self.rel)
+        self.tables = {rel: state.table(rel) for rel, _ in self.groups}
         super().__init__(measures, set(self.judged))
 
     def _side(self, rel: int, queries: list[str]) -> QrelsSide:
         """:func:`prefeval.aspects.qrels_side` of ``queries`` at ``rel``, built on first use (shared by all runs)."""
-        key = (rel, tuple(queries))
-        if key not in self._sides:
-            self._sides[key] = qrels_side(self.qrels, queries, rel)
-        return self._sides[key]
+        return self.state.side(rel, queries)
 
     def _baseline(self, name: str) -> RankedRun:
         """The baseline run ``name``, ranked on first use."""
-        if name not in self._ranked_baselines:
-            self._ranked_baselines[name] = rank_run(self.baselines[name], self.queries, self.candidates, name)
-        return self._ranked_baselines[name]
+        return self.state.baseline(name, self.baselines[name], self.rel)
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            ranked = rank_run(run_frame(run), self.queries, self.candidates)
+            ranked = rank_run(run_frame(run), self.queries, self.candidates, ties="candidates")
         for warning in caught:  # standard providers in the same ir-measures call read the run as given
             warnings.warn(f"{warning.message}; standard measures computed from this run by other providers keep "
                           "their own rule (pytrec_eval: the last occurrence) -- prefeval.evaluate gives every "
@@ -115,7 +191,7 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
             baselines = sorted({m["baseline"] for m in group if _is_preference(m)})
             table = self.tables[rel]
             queries, n_relevant = table.query_sizes()
-            positions = None  # per query, built only for the measures that read positions
+            doc_pos = positions = None  # built only for the measures that read positions
             rankings = None
             for measure in group:
                 declaration, params = methods.declaration_of(measure), self.params[measure]
@@ -124,18 +200,32 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
                         rankings = run_graded_rankings(ranked, cutoff, self.qrels, queries, rel, n_relevant,
                                                        self._side(rel, queries))
                     values = declaration.values(rankings, params)
-                else:
+                    found = {query_id: float(value) for query_id, value in zip(queries, values)}
+                    yield from self._judged_values(measure, found)
+                    continue
+                if doc_pos is None:
+                    runs = (ranked, *map(self._baseline, baselines))
+                    doc_pos = np.vstack([table.locate(r, cutoff) for r in runs])
+                row = 1 + baselines.index(measure["baseline"]) if declaration.kind == "preference" else 0
+                values = None
+                if declaration.pairwise_queries is not None:  # every query at once, if these params allow
+                    group_of = np.repeat(np.arange(len(queries)), n_relevant)
+                    values = declaration.pairwise_queries(doc_pos[0], doc_pos[row], group_of,
+                                                          table.relevant["relevance"].to_numpy(np.int64),
+                                                          len(queries), params)
+                if values is None:
                     if positions is None:
-                        runs = (ranked, *map(self._baseline, baselines))
-                        positions = table.positions(np.vstack([table.locate(r, cutoff) for r in runs]))
+                        positions = table.positions(doc_pos)
                     if declaration.kind == "metric":  # binary relevance: positions suffice
                         values = (declaration.positions(position_vectors(q.doc_pos[0]), params) for q in positions)
                     else:
-                        row = 1 + baselines.index(measure["baseline"])
                         values = (declaration.pairwise(q, 0, row, params) for q in positions)
                 found = {query_id: float(value) for query_id, value in zip(queries, values)}
-                for query_id in self.judged:  # judged queries without a relevant document at rel: 0
-                    yield Metric(query_id, measure, found.get(query_id, 0.0))
+                yield from self._judged_values(measure, found)
+
+    def _judged_values(self, measure, found: dict[str, float]) -> Iterator[Metric]:
+        for query_id in self.judged:  # judged queries without a relevant document at rel: 0
+            yield Metric(query_id, measure, found.get(query_id, 0.0))
 
 
 def _is_preference(measure) -> bool:

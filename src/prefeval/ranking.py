@@ -64,7 +64,8 @@ class RankedRun:
     exactly when ``doc_ids[i] == candidates[doc_codes[i]]`` (the candidate relevant documents given to
     :func:`rank_run`); other documents have larger codes (unique within a query; with ``ties="candidates"`` the same
     id may have other codes in other queries, and ``doc_names`` may repeat). ``doc_ids[i] == doc_names[doc_raw[i]]``,
-    built on first use. ``full_order`` is False when only the candidates' ranks are exact (``rank_run(..., ties="candidates")``).
+    built on first use. ``full_order`` is False when only the candidates' ranks are exact (``rank_run(..., ties="candidates")``)
+    or, with ``exact_depth``, only the ranks up to that depth (``rank_run(..., depth=k)``).
     """
 
     queries: pd.Index
@@ -75,6 +76,7 @@ class RankedRun:
     rank: np.ndarray
     candidates: np.ndarray
     full_order: bool = True
+    exact_depth: int | None = None  # not full_order: the order of ranks <= exact_depth is exact (rank_run's depth)
 
     @functools.cached_property
     def doc_ids(self) -> np.ndarray:
@@ -88,9 +90,10 @@ class RankedRun:
         return np.asarray(self.doc_names.take(self.doc_raw[keep]), dtype=object)
 
     def _top(self, depth: int | None) -> slice | np.ndarray:
-        if not self.full_order:
-            raise ValueError("this ranking orders tied scores only around the candidate documents; rank the run "
-                             "with ties='all' for its rows")
+        if not self.full_order and (self.exact_depth is None or depth is None or depth > self.exact_depth):
+            where = "around the candidate documents" if self.exact_depth is None else f"up to rank {self.exact_depth}"
+            raise ValueError(f"this ranking orders tied scores only {where}; rank the run with ties='all' (and no "
+                             "depth) for these rows")
         return slice(None) if depth is None else self.rank <= depth
 
     def rows(self, depth: int | None = None) -> pd.DataFrame:
@@ -115,6 +118,7 @@ class RankedRun:
     def frame(self) -> pd.DataFrame:
         """The ranked rows as a canonical run ``query_id, doc_id, score`` with ``score = -rank``; Arrow-backed ids
         stay Arrow-backed (no Python string per row)."""
+        self._top(None)  # every row's rank must be exact
         queries = self.queries.to_numpy(dtype=object)
         if _is_arrow(self.doc_names) and "doc_ids" not in self.__dict__ and all(isinstance(q, str) for q in queries):
             import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
@@ -357,7 +361,7 @@ def _candidate_of(names: pd.Index, candidates: _Candidates) -> np.ndarray:
 
 
 def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: np.ndarray | None = None,
-             name: str = "run", ties: str = "all") -> RankedRun:
+             name: str = "run", ties: str = "all", depth: int | None = None) -> RankedRun:
     """Rank one canonical run as trec_eval does: score descending, ties by doc_id descending, a repeated document keeps
     its first (best) position (one warning per run).
 
@@ -371,9 +375,17 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     a run grouped by query are factorised in blocks of whole queries, linear in the rows); the sort is skipped when the rows are
     already grouped by query with non-increasing scores (as in TREC files). A missing query or doc id is an error
     naming the run.
+
+    ``depth`` (with ``ties="all"``): order tied scores by doc id only inside the tied stretches that reach the first
+    ``depth + r`` rows of their query in score order, ``r`` the number of its rows whose document occurs more than once
+    in the run (at least the rows deduplication can remove there): the top ``depth`` ranks are then those of the full
+    ranking (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` accept depths up to it), e.g. for measures that
+    read only the top k documents.
     """
     if ties not in ("all", "candidates"):
         raise ValueError(f"ties must be 'all' or 'candidates'; got {ties!r}")
+    if depth is not None and (ties != "all" or depth < 1):
+        raise ValueError(f"depth needs ties='all' and a positive integer; got ties={ties!r}, depth={depth!r}")
     prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
     candidates = prepared.unique
     qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
@@ -400,9 +412,15 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
         if n > 1 and np.any(qc[starts][1:] < qc[starts][:-1]):
             order = np.argsort(qc, kind="stable")  # whole blocks move: cheap on runs of equal keys
         if n > 1 and np.any((qc[1:] == qc[:-1]) & (sc[1:] == sc[:-1])):
-            order = _tie_order(np.arange(n) if order is None else order, qc, sc, raw_docs, dnames, only)
+            order = np.arange(n) if order is None else order
+            if depth is not None:
+                only = _top_rows(order, qc, codes, depth)
+            order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     else:
-        order = _tie_order(_query_score_order(qc, sc, _is_arrow(dnames)), qc, sc, raw_docs, dnames, only)
+        order = _query_score_order(qc, sc, _is_arrow(dnames))
+        if depth is not None:
+            only = _top_rows(order, qc, codes, depth)
+        order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     if order is not None:
         qc, raw_docs, codes = qc[order], raw_docs[order], codes[order]
     size = len(candidates) + len(dnames)
@@ -426,7 +444,22 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     np.maximum.accumulate(rank, out=rank)
     np.subtract(idx, rank, out=rank)
     rank += 1
-    return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, ties == "all")
+    full = ties == "all" and (depth is None or only is None)  # no tie ordered only in part
+    return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, full, None if full else depth)
+
+
+def _top_rows(order: np.ndarray, qc: np.ndarray, codes: np.ndarray, depth: int) -> np.ndarray:
+    """Per row (original order): whether it is among the first ``depth + r`` rows of its query in ``order`` (rows
+    grouped by query, scores descending), ``r`` the query's rows whose document occurs more than once in the run."""
+    n = len(order)
+    repeated = np.bincount(codes)[codes] > 1
+    extra = np.bincount(qc, weights=repeated, minlength=1).astype(np.int64)
+    qs = qc[order]
+    idx = np.arange(n)
+    first = np.maximum.accumulate(np.where(np.r_[True, qs[1:] != qs[:-1]], idx, 0))
+    top = np.empty(n, dtype=bool)
+    top[order] = idx - first < depth + extra[qs]
+    return top
 
 
 def recode_run(run: RankedRun, queries: pd.Index | None = None, candidates: np.ndarray | None = None) -> RankedRun:

@@ -21,10 +21,11 @@ _FILE_CACHE: dict[tuple[str, float], pd.DataFrame] = {}
 
 
 def register_run(name: str, run: Any) -> None:
-    """Make ``run`` (DataFrame, dict of dicts, records or path) available as ``baseline=name``."""
+    """Make ``run`` (DataFrame, dict of dicts, records or path) available as ``baseline=name``. The run is
+    copied: changing the given DataFrame later does not change the registered run."""
     if not isinstance(name, str) or not name:
         raise PrefevalError("register_run: the name must be a non-empty string")
-    _REGISTERED[name] = run_frame(run, name)
+    _REGISTERED[name] = run_frame(run, name).copy()
 
 
 def resolve_run(baseline: str) -> pd.DataFrame:
@@ -43,9 +44,10 @@ def resolve_run(baseline: str) -> pd.DataFrame:
 
 @contextlib.contextmanager
 def registered(runs: Mapping[str, pd.DataFrame]) -> Iterator[None]:
-    """Register ``runs`` (name -> canonical run) while the block lasts; earlier registrations come back after."""
+    """Register ``runs`` (name -> canonical run, copied as by :func:`register_run`) while the block lasts; earlier
+    registrations come back after."""
     saved = {name: _REGISTERED[name] for name in runs if name in _REGISTERED}
-    _REGISTERED.update(runs)
+    _REGISTERED.update({name: run.copy() for name, run in runs.items()})
     try:
         yield
     finally:

@@ -187,6 +187,43 @@ def population_rpp(
     return _clip(acc)
 
 
+def uniform_rpp_by_query(doc_pos_a: np.ndarray, doc_pos_b: np.ndarray, query: np.ndarray, grades: np.ndarray,
+                         n_queries: int, rel: int = 1, graded: bool = True) -> np.ndarray:
+    """:func:`population_rpp` with uniform weights of ``a`` over ``b`` for many queries at once: (Q,) values.
+
+    ``doc_pos_*`` (n,): positions of the relevant documents of all queries; ``query`` (n,): the query (0..Q-1) of
+    each; ``grades`` (n,): their grades. Populations per query: :func:`graded_populations` of its grades at
+    ``rel`` (``graded``), else all its documents (binary RPP). Each value is the exact integer sum of signs over
+    every (population, recall level) of the query divided by the sum of the population sizes (0 without any).
+    """
+    a = np.asarray(doc_pos_a, dtype=np.float64)
+    b = np.asarray(doc_pos_b, dtype=np.float64)
+    query = np.asarray(query, dtype=np.intp)
+    count = np.zeros(n_queries, dtype=np.int64)
+    total = np.zeros(n_queries, dtype=np.int64)
+
+    def add(members: np.ndarray) -> None:  # one population per query: the documents ``members``
+        q, pa, pb = query[members], a[members], b[members]
+        by_a, by_b = np.lexsort((pa, q)), np.lexsort((pb, q))  # i-th recall level of each query side by side
+        signs = _signs(pa[by_a], pb[by_b])
+        count[:] += np.bincount(q[by_a], weights=signs, minlength=n_queries).astype(np.int64)
+        total[:] += np.bincount(q, minlength=n_queries)
+
+    if graded:
+        g = np.asarray(grades)
+        judged = g >= rel
+        levels = np.unique(g[judged])
+        has = np.zeros((n_queries, len(levels)), dtype=bool)  # level present among a query's grades
+        has[query[judged], np.searchsorted(levels, g[judged])] = True
+        for k, level in enumerate(levels):
+            add((g >= level) & has[query, k])
+    else:
+        add(np.ones(len(a), dtype=bool))
+    out = np.zeros(n_queries, dtype=np.float64)
+    np.divide(count, total, out=out, where=total > 0)
+    return out
+
+
 def _int_type(bound: int) -> type:
     """The narrowest signed integer type holding every value in ``[-bound, bound]``."""
     for dtype in (np.int8, np.int16, np.int32):

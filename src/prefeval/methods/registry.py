@@ -19,6 +19,10 @@ given, ``cutoff``):
   ``positions(A, B, params)`` for a preference), when the method is a function of the positions of the
   relevant documents only (simulations of random rankings; the ir-measures provider then computes a
   metric from positions too, which must agree with ``values``);
+* preference, optional: ``pairwise_queries(doc_pos_a, doc_pos_b, query, grades, n_queries, params) -> (Q,)``,
+  the ``pairwise`` values of many queries at once from the positions of all their relevant documents (``query``:
+  each document's query, 0..Q-1, documents grouped by query; ``grades``: their grades), or ``None`` for
+  parameters it does not cover (then ``pairwise`` is used query by query);
 * ``tie_probability(n, m, exact)``: probability that two uniformly random complete rankings of ``n`` items,
   ``m`` relevant, tie (``None`` when no closed form is known).
 """
@@ -108,6 +112,7 @@ class Declaration:
     matrix: Callable[..., Any] | None = None
     values: Callable[..., Any] | None = None
     positions: Callable[..., Any] | None = None
+    pairwise_queries: Callable[..., Any] | None = None
     tie_probability: Callable[[int, int, bool], Any] | None = None
     aspects: bool = False
     subtopics: Callable[[Mapping[str, Any]], bool] | None = None

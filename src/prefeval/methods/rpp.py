@@ -52,6 +52,9 @@ METHOD = register(Declaration(
     matrix=lambda query, params: rpp.rpp_matrix(query.doc_pos, populations=populations(query, params),
                                                 weighting=params["weighting"]),
     positions=lambda A, B, params: rpp.rpp(A, B, params["weighting"]),
+    pairwise_queries=lambda a, b, query, grades, n, params: (
+        rpp.uniform_rpp_by_query(a, b, query, grades, n, params["rel"], params["graded"])
+        if params["weighting"] == "uniform" and not params["subtopics"] else None),
     subtopics=lambda params: params["subtopics"],
     validate=validate,
 ))

@@ -1,0 +1,76 @@
+"""rank_run(..., depth=k) orders tied scores only where they reach the top k ranks: its top k rows are those of the
+full ranking, for runs with ties, repeated documents (within and across queries) and unsorted rows."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import pandas as pd
+import pytest
+
+import prefeval
+from prefeval.evaluate import parse_measures, top_k_depth
+from prefeval.ranking import rank_run
+
+
+def _run(rng: random.Random, shuffle: bool) -> pd.DataFrame:
+    rows = []
+    for q in ("q1", "q2", "10", "010"):
+        docs = [f"d{rng.randrange(40)}" for _ in range(rng.randint(1, 30))]  # repeats within and across queries
+        rows += [(q, d, float(rng.choice([1, 2, 2, 3, 3, 3, 3, 5]))) for d in docs]
+    if shuffle:
+        rng.shuffle(rows)
+    else:
+        rows.sort(key=lambda r: (r[0], -r[2]))
+    return pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+
+
+def test_top_ranks_equal_the_full_ranking():
+    partly = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        partly += _check(_run(rng, shuffle=seed % 2 == 0))
+    assert partly > 60  # most rankings order their ties only in part
+
+
+def _check(run: pd.DataFrame) -> int:
+    partly = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = rank_run(run)
+        for depth in (1, 3, 10, 50):
+            partial = rank_run(run, depth=depth)
+            partly += not partial.full_order
+            assert partial.to_dict(depth) == full.to_dict(depth)
+            assert partial.rows(depth).equals(full.rows(depth))
+            if not partial.full_order:
+                assert partial.exact_depth == depth
+                with pytest.raises(ValueError, match="up to rank"):
+                    partial.to_dict(depth + 1)
+                with pytest.raises(ValueError, match="up to rank"):
+                    partial.frame()
+    return partly
+
+
+def test_depth_needs_full_ties_and_a_positive_depth():
+    run = pd.DataFrame({"query_id": ["q"], "doc_id": ["d"], "score": [1.0]})
+    with pytest.raises(ValueError, match="depth needs"):
+        rank_run(run, ties="candidates", depth=3)
+    with pytest.raises(ValueError, match="depth needs"):
+        rank_run(run, depth=0)
+
+
+def test_evaluate_with_top_k_measures_only_gives_the_full_ranking_values():
+    rng = random.Random(5)
+    runs = {f"r{i}": _run(rng, shuffle=True) for i in range(3)}
+    qrels = pd.DataFrame([(q, f"d{k}", rng.choice([0, 1, 2])) for q in ("q1", "q2", "10", "010") for k in range(40)],
+                         columns=["query_id", "doc_id", "relevance"])
+    measures = ["nDCG@10", "P@5", "AP@3", "RR@10"]
+    assert top_k_depth(parse_measures(measures, None)) == 10
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        top = prefeval.evaluate(qrels, runs, measures, per_query=True)
+        # with a measure that reads whole rankings every tie is ordered: the top-k values must be the same
+        whole = prefeval.evaluate(qrels, runs, [*measures, "AP"], per_query=True)
+    assert top.equals(whole[whole["measure"] != "AP"].reset_index(drop=True))
