@@ -86,6 +86,8 @@ def resolve_conflicts(qrels: pd.DataFrame) -> pd.DataFrame:
     """``qrels`` with one line per (query, document, subtopic): where lines repeat, the last one wins (as in the
     dictionaries pytrec_eval and ir-measures build), with one warning naming the first conflicting judgment and
     the number of repeated lines."""
+    if not _has_repeats(qrels):
+        return qrels
     key = ["query_id", "doc_id", "iteration"]
     repeated = qrels.duplicated(key, keep="last")
     if not repeated.any():
@@ -100,6 +102,22 @@ def resolve_conflicts(qrels: pd.DataFrame) -> pd.DataFrame:
                   f"line wins (e.g. query {first['query_id']}, document {first['doc_id']}{subtopic}: grades "
                   f"{' then '.join(map(str, grades))}, kept {grades[-1]})", stacklevel=3)
     return qrels[~repeated].reset_index(drop=True)
+
+
+def _has_repeats(qrels: pd.DataFrame) -> bool:
+    """Whether some (query, document, subtopic) has several lines: one sort of integer keys, the document ids coded
+    within blocks of whole queries when the lines are grouped by query (linear in the lines, where one hash table
+    of every distinct (query, document, subtopic) of a large qrels grows faster)."""
+    from prefeval.ranking import _doc_codes  # deferred: ranking is not needed to read inputs
+
+    if len(qrels) < 2:
+        return False
+    queries, query_names = pd.factorize(qrels["query_id"])
+    docs, _ = _doc_codes(qrels["doc_id"], queries, by_block=True)  # unique within each query
+    subtopics, subtopic_names = pd.factorize(qrels["iteration"])
+    key = (docs.astype(np.int64) * max(1, len(subtopic_names)) + subtopics) * max(1, len(query_names)) + queries
+    key.sort()
+    return bool(np.any(key[1:] == key[:-1]))
 
 
 def _is_ranx(obj: Any) -> bool:
@@ -216,11 +234,11 @@ def canonical_qrels(frame: pd.DataFrame, label: str) -> pd.DataFrame:
         row = frame[bad].iloc[0]
         raise PrefevalError(f"{label}: relevance must be an integer grade, got {row['relevance']!r} "
                             f"for query {row['query_id']}, document {row['doc_id']}")
-    out = pd.DataFrame({
-        "query_id": frame["query_id"].astype(str).to_numpy(),
-        "doc_id": frame["doc_id"].astype(str).to_numpy(),
+    out = pd.DataFrame({  # string arrays as they are (Arrow-backed ones not converted to Python objects and back)
+        "query_id": frame["query_id"].astype(str).array,
+        "doc_id": frame["doc_id"].astype(str).array,
         "relevance": relevance.astype("int64").to_numpy(),
-        "iteration": frame["iteration"].astype(str).to_numpy(),
+        "iteration": frame["iteration"].astype(str).array,
     })
     return out
 
