@@ -31,6 +31,7 @@ import pandas as pd
 
 from prefeval.errors import PrefevalError
 from prefeval.io import read_qrels, read_run
+from prefeval.ranking import _doc_codes
 
 QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
 RUN_COLUMNS = ["query_id", "doc_id", "score"]
@@ -108,8 +109,6 @@ def _has_repeats(qrels: pd.DataFrame) -> bool:
     """Whether some (query, document, subtopic) has several lines: one sort of integer keys, the document ids coded
     within blocks of whole queries when the lines are grouped by query (linear in the lines, where one hash table
     of every distinct (query, document, subtopic) of a large qrels grows faster)."""
-    from prefeval.ranking import _doc_codes  # deferred: ranking is not needed to read inputs
-
     if len(qrels) < 2:
         return False
     queries, query_names = pd.factorize(qrels["query_id"])

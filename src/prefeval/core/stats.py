@@ -100,9 +100,9 @@ def _binomial_functions() -> tuple[Callable, Callable, Callable]:
     it calls, from ``scipy.special`` (several times faster to import than ``scipy.stats``); through
     ``scipy.stats.binom`` where those private ufuncs are missing."""
     try:
-        from scipy.special._ufuncs import _binom_cdf, _binom_pmf, _binom_sf
+        from scipy.special._ufuncs import _binom_cdf, _binom_pmf, _binom_sf  # deferred: slow to import
     except ImportError:  # pragma: no cover  (other scipy versions)
-        from scipy.stats import binom
+        from scipy.stats import binom  # deferred: scipy.stats is slower still to import
 
         return binom.pmf, binom.cdf, binom.sf
 
