@@ -447,7 +447,7 @@ class _BlockLookup:
 
 
 def _candidate_codes(raw_docs: np.ndarray, qc: np.ndarray, names: pd.Index, prepared: _Candidates,
-                     per_query: QueryCandidates | None, queries: pd.Index) -> np.ndarray:
+                     per_query: QueryCandidates | None, queries: pd.Index, dtype: type = np.int64) -> np.ndarray:
     """Per row, the code of :class:`RankedRun`: the index of its document in ``prepared.unique`` where it is a
     candidate, else ``len(prepared.unique)`` + its index in ``names`` (``raw_docs``).
 
@@ -464,10 +464,10 @@ def _candidate_codes(raw_docs: np.ndarray, qc: np.ndarray, names: pd.Index, prep
             cuts = None
     if cuts is None:
         of_name = _candidate_of(names, prepared)
-        recode = np.where(of_name >= 0, of_name, base + np.arange(len(names)))
-        return recode[raw_docs] if n else np.zeros(0, dtype=np.intp)
+        recode = np.where(of_name >= 0, of_name, base + np.arange(len(names))).astype(dtype)
+        return recode[raw_docs] if n else np.zeros(0, dtype=dtype)
     lookup = _BlockLookup(names, prepared)
-    codes = np.empty(n, dtype=np.int64)
+    codes = np.empty(n, dtype=dtype)
     starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
     for k, (a, b) in enumerate(zip(cuts[:-1].tolist(), cuts[1:].tolist())):
         block_queries = qc[starts[np.searchsorted(starts, a):np.searchsorted(starts, b)]]
@@ -518,7 +518,7 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None,
     small = np.int32 if max(n, len(queries), len(candidates) + len(dnames)) < 2**31 - 1 else np.int64
     qc, raw_docs = qc.astype(small, copy=False), raw_docs.astype(small, copy=False)
     # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
-    codes = _candidate_codes(raw_docs, qc, dnames, prepared, per_query, queries).astype(small, copy=False)
+    codes = _candidate_codes(raw_docs, qc, dnames, prepared, per_query, queries, small)
     only = codes < len(candidates) if ties == "candidates" else None
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
     grouped = np.count_nonzero(starts) == np.count_nonzero(np.bincount(qc, minlength=1))
