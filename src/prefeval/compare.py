@@ -45,12 +45,11 @@ from prefeval.methods.registry import canonical_text, declaration_of, declaratio
 from prefeval.ranking import (
     PositionTable,
     RankedRun,
-    candidate_documents,
     coverage_note,
     judged_queries,
     qrels_queries,
+    query_candidates,
     rank_run,
-    relevant_documents,
 )
 
 AGGREGATES = agg.AGGREGATES
@@ -619,7 +618,7 @@ class _PreferenceCollector:
 def check_relevant(methods: list[Method], qrels: pd.DataFrame) -> None:
     """An error when no query has a relevant document at a method's ``rel``: there is nothing to compare."""
     for rel in dict.fromkeys(m.rel for m in methods):
-        if not len(relevant_documents(qrels, rel)):
+        if not (qrels["relevance"].to_numpy() >= rel).any():
             labels = ", ".join(m.label for m in methods if m.rel == rel)
             raise PrefevalError(f"no query has a relevant document (grade >= {rel}) in the qrels; nothing to "
                                 f"compare for {labels}")
@@ -647,7 +646,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, pd.DataFrame], q
         else:
             metric_groups.setdefault(m.depth, []).append(m)
     min_rel = min(m.rel for m in methods)
-    candidates = candidate_documents(qrels, min_rel)
+    candidates = query_candidates(qrels, min_rel)  # each block of queries looked up among its own candidates
     tables = {rel: PositionTable(qrels, rel, queries) for rel in dict.fromkeys(rel for rel, _ in pref_groups)}
     doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
     metric_tables = [_MetricTable(group, qrels, depth, S) for depth, group in metric_groups.items()]
@@ -678,7 +677,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, pd.DataFrame], q
 
 
 def _warn_coverage(name: str, run: RankedRun, evaluated: np.ndarray, judged: int) -> None:
-    covered = np.unique(run.query_codes)
+    covered = np.flatnonzero(np.bincount(run.query_codes, minlength=len(run.queries)))  # linear, no sort
     if not np.isin(covered, evaluated).any():
         warnings.warn(f"run {name!r} has none of the {len(evaluated)} evaluated queries of the qrels; "
                       "it counts as retrieving nothing for every query", stacklevel=4)

@@ -34,6 +34,7 @@ import pandas as pd
 from prefeval.errors import PrefevalError
 from prefeval.io import _string_dtype as _io_string_dtype
 from prefeval.io import _to_pandas, read_qrels, read_run
+from prefeval.ranking import _doc_codes
 
 QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
 RUN_COLUMNS = ["query_id", "doc_id", "score"]
@@ -89,6 +90,8 @@ def resolve_conflicts(qrels: pd.DataFrame) -> pd.DataFrame:
     """``qrels`` with one line per (query, document, subtopic): where lines repeat, the last one wins (as in the
     dictionaries pytrec_eval and ir-measures build), with one warning naming the first conflicting judgment and
     the number of repeated lines."""
+    if not _has_repeats(qrels):
+        return qrels
     key = ["query_id", "doc_id", "iteration"]
     repeated = qrels.duplicated(key, keep="last")
     if not repeated.any():
@@ -103,6 +106,20 @@ def resolve_conflicts(qrels: pd.DataFrame) -> pd.DataFrame:
                   f"line wins (e.g. query {first['query_id']}, document {first['doc_id']}{subtopic}: grades "
                   f"{' then '.join(map(str, grades))}, kept {grades[-1]})", stacklevel=3)
     return qrels[~repeated].reset_index(drop=True)
+
+
+def _has_repeats(qrels: pd.DataFrame) -> bool:
+    """Whether some (query, document, subtopic) has several lines: one sort of integer keys, the document ids coded
+    within blocks of whole queries when the lines are grouped by query (linear in the lines, where one hash table
+    of every distinct (query, document, subtopic) of a large qrels grows faster)."""
+    if len(qrels) < 2:
+        return False
+    queries, query_names = pd.factorize(qrels["query_id"])
+    docs, _ = _doc_codes(qrels["doc_id"], queries, by_block=True)  # unique within each query
+    subtopics, subtopic_names = pd.factorize(qrels["iteration"])
+    key = (docs.astype(np.int64) * max(1, len(subtopic_names)) + subtopics) * max(1, len(query_names)) + queries
+    key.sort()
+    return bool(np.any(key[1:] == key[:-1]))
 
 
 def _is_ranx(obj: Any) -> bool:
@@ -299,7 +316,7 @@ def _as_text(column: pd.Series) -> Any:
     string dtype of canonical frames (no conversion through Python objects)."""
     if isinstance(column.dtype, pd.StringDtype) and column.dtype == _string_dtype():
         return column.array
-    return column.astype(str).to_numpy()
+    return column.astype(str).array  # Arrow-backed strings stay so (no Python string per row)
 
 
 def _is_canonical_run(frame: pd.DataFrame) -> bool:

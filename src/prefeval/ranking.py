@@ -159,7 +159,7 @@ def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
 
     A judged query without a document at grade ``>= rel`` scores 0 with every measure (trec_eval and ir-measures
     give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie)."""
-    return np.sort(pd.unique(qrels["query_id"].to_numpy(dtype=object)).astype(str)).astype(object)
+    return np.sort(np.asarray(pd.unique(qrels["query_id"]), dtype=object).astype(str)).astype(object)
 
 
 def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
@@ -279,6 +279,17 @@ def _query_codes(column: pd.Series, queries: pd.Index | None, name: str) -> tupl
 _BLOCK_ROWS = 1 << 16
 
 
+def _query_blocks(qc: np.ndarray) -> np.ndarray | None:
+    """Boundaries of blocks of whole queries of about ``_BLOCK_ROWS`` rows each (``cuts[k]:cuts[k + 1]``), for rows
+    grouped by query; None when some query's rows are not contiguous (rows with a negative code not counted)."""
+    n = len(qc)
+    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
+    kept = qc[starts] >= 0
+    if np.unique(qc[starts][kept]).size < np.count_nonzero(kept):  # some query's rows are not contiguous
+        return None
+    return np.unique(np.r_[starts, n][np.searchsorted(starts, np.arange(0, n, _BLOCK_ROWS))].tolist() + [0, n])
+
+
 def _doc_codes(column: pd.Series, qc: np.ndarray, by_block: bool) -> tuple[np.ndarray, pd.Index]:
     """Code of each row's document id in the returned names (``-1``: missing id).
 
@@ -289,13 +300,9 @@ def _doc_codes(column: pd.Series, qc: np.ndarray, by_block: bool) -> tuple[np.nd
     in another block (the names may repeat). Small hash tables stay in cache: the time is linear in the rows, where
     one table of every distinct id of a large run (ids distinct per query) grows slower than linearly."""
     n = len(qc)
-    if not by_block or n <= 2 * _BLOCK_ROWS:
+    cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
+    if cuts is None:
         return pd.factorize(column)
-    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
-    kept = qc[starts] >= 0
-    if np.unique(qc[starts][kept]).size < np.count_nonzero(kept):  # some query's rows are not contiguous
-        return pd.factorize(column)
-    cuts = np.unique(np.r_[starts, n][np.searchsorted(starts, np.arange(0, n, _BLOCK_ROWS))].tolist() + [0, n])
     raw = np.empty(n, dtype=np.intp)
     names = []
     offset = 0
@@ -360,15 +367,133 @@ def _candidate_of(names: pd.Index, candidates: _Candidates) -> np.ndarray:
     return candidates.index.get_indexer(np.asarray(names, dtype=object))
 
 
-def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: np.ndarray | None = None,
-             name: str = "run", ties: str = "all", depth: int | None = None) -> RankedRun:
+class QueryCandidates:
+    """Candidate documents per query: the pairs ``(query_ids[i], doc_ids[i])``, e.g. every judgment with grade
+    ``>= rel`` (:func:`query_candidates`), given to :func:`rank_run` instead of one set of documents for all queries.
+
+    The ranked run's ``candidates`` are then the distinct documents of the pairs, and a row gets a candidate code
+    (``doc_codes[i] < len(candidates)``) wherever its (query, document) is a pair -- and possibly elsewhere, when
+    the document is a candidate of another query looked up with it. :func:`rank_run` looks the document ids of each
+    block of whole queries up among the candidates of that block's queries only (a few thousand ids, a hash table
+    that stays in cache), so the lookup is linear in the rows of the run: one lookup of every id of a large run
+    among all the candidates of a large qrels grows faster.
+    """
+
+    def __init__(self, query_ids: Any, doc_ids: Any) -> None:
+        query_codes, queries = pd.factorize(np.asarray(query_ids, dtype=object))
+        doc_codes, docs = pd.factorize(np.asarray(doc_ids, dtype=object))
+        self.documents = _Candidates(np.asarray(docs, dtype=object))
+        order = np.argsort(query_codes, kind="stable")
+        self.queries = pd.Index(np.asarray(queries, dtype=object), dtype=object)
+        self._docs = doc_codes[order]  # the pairs' documents grouped by query
+        self._bounds = np.searchsorted(query_codes[order], np.arange(len(queries) + 1))
+        self._spans: tuple[object, np.ndarray, np.ndarray] | None = None
+        self._blocks: dict[bytes, tuple[np.ndarray, dict]] = {}
+
+    def of(self, queries: pd.Index, codes: np.ndarray) -> tuple[np.ndarray, dict]:
+        """Indices in ``documents.unique`` (sorted, distinct) of the candidates of the queries ``queries[codes]``, and
+        a cache for their lookup structures: the runs of one evaluation share ``queries`` and usually their blocks."""
+        if self._spans is None or self._spans[0] is not queries:
+            at = self.queries.get_indexer(queries)
+            self._spans = (queries, np.where(at >= 0, self._bounds[np.maximum(at, 0)], 0),
+                           np.where(at >= 0, self._bounds[at + 1], 0))
+            self._blocks.clear()
+        key = codes.astype(np.int64, copy=False).tobytes()
+        block = self._blocks.get(key)
+        if block is None:
+            start, stop = self._spans[1][codes], self._spans[2][codes]
+            lengths = stop - start
+            first = np.cumsum(lengths) - lengths
+            block = (np.unique(self._docs[np.repeat(start - first, lengths) + np.arange(lengths.sum())]), {})
+            if len(self._blocks) >= 4096:
+                self._blocks.clear()
+            self._blocks[key] = block
+        return block
+
+
+def query_candidates(qrels: pd.DataFrame, rel: int = 1) -> QueryCandidates:
+    """Each query's documents with grade ``>= rel`` (for some subtopic): the per-query ``candidates`` for
+    :func:`rank_run` (the documents of :func:`relevant_documents`, per query)."""
+    rows = qrels.loc[qrels["relevance"].to_numpy() >= rel]
+    return QueryCandidates(rows["query_id"].to_numpy(dtype=object), rows["doc_id"].to_numpy(dtype=object))
+
+
+class _BlockLookup:
+    """Looks ranges of the distinct ids ``names`` up among subsets of the candidates (the ids converted once)."""
+
+    def __init__(self, names: pd.Index, candidates: _Candidates) -> None:
+        self.candidates, self.value_set = candidates, None
+        if _is_arrow(names):
+            import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
+
+            self.values = pa.array(names.array)
+            self.value_set = candidates.arrow_set(self.values.type)
+        if self.value_set is None:  # else candidates that are not strings: compare as Python objects
+            self.values = np.asarray(names, dtype=object)
+
+    def __call__(self, a: int, b: int, subset: np.ndarray, cache: dict) -> np.ndarray:
+        """Index in ``subset`` of each id ``names[a:b]`` among the candidates ``subset`` (-1: none); ``cache`` keeps
+        the subset's lookup structure for the next run."""
+        if not len(subset):
+            return np.full(b - a, -1, dtype=np.intp)
+        if self.value_set is not None:
+            import pyarrow.compute as pc  # deferred: loaded already when ids are Arrow-backed
+
+            value_set = cache.get(self.value_set.type)
+            if value_set is None:
+                value_set = cache[self.value_set.type] = self.value_set.take(subset)
+            found = pc.index_in(self.values.slice(a, b - a), value_set=value_set)
+            return np.asarray(found.fill_null(-1), dtype=np.intp)
+        index = cache.get("index")
+        if index is None:
+            index = cache["index"] = pd.Index(self.candidates.unique[subset], dtype=object)
+        return index.get_indexer(self.values[a:b])
+
+
+def _candidate_codes(raw_docs: np.ndarray, qc: np.ndarray, names: pd.Index, prepared: _Candidates,
+                     per_query: QueryCandidates | None, queries: pd.Index, dtype: type = np.int64) -> np.ndarray:
+    """Per row, the code of :class:`RankedRun`: the index of its document in ``prepared.unique`` where it is a
+    candidate, else ``len(prepared.unique)`` + its index in ``names`` (``raw_docs``).
+
+    All names are looked up among all candidates, except with ``per_query`` candidates for rows grouped by query
+    whose names are local to blocks of whole queries (:func:`_doc_codes` by blocks): then each block's names are
+    looked up among the candidates of the block's queries (:class:`QueryCandidates`)."""
+    n, base = len(raw_docs), len(prepared.unique)
+    cuts = None
+    if per_query is not None and n:
+        cuts = _query_blocks(qc) if n > 2 * _BLOCK_ROWS else np.array([0, n])
+    if cuts is not None:
+        lo, hi = np.minimum.reduceat(raw_docs, cuts[:-1]), np.maximum.reduceat(raw_docs, cuts[:-1]) + 1
+        if (hi - lo).sum() > len(names) + n:  # the blocks share their names: one lookup of all of them
+            cuts = None
+    if cuts is None:
+        of_name = _candidate_of(names, prepared)
+        recode = np.where(of_name >= 0, of_name, base + np.arange(len(names))).astype(dtype)
+        return recode[raw_docs] if n else np.zeros(0, dtype=dtype)
+    lookup = _BlockLookup(names, prepared)
+    codes = np.empty(n, dtype=dtype)
+    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
+    for k, (a, b) in enumerate(zip(cuts[:-1].tolist(), cuts[1:].tolist())):
+        block_queries = qc[starts[np.searchsorted(starts, a):np.searchsorted(starts, b)]]
+        subset, cache = per_query.of(queries, block_queries)
+        at = lookup(lo[k], hi[k], subset, cache)
+        recode = base + np.arange(lo[k], hi[k])
+        recode[at >= 0] = subset[at[at >= 0]]
+        codes[a:b] = recode[raw_docs[a:b] - lo[k]]
+    return codes
+
+
+def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None,
+             candidates: np.ndarray | QueryCandidates | None = None, name: str = "run",
+             ties: str = "all", depth: int | None = None) -> RankedRun:
     """Rank one canonical run as trec_eval does: score descending, ties by doc_id descending, a repeated document keeps
     its first (best) position (one warning per run).
 
     ``queries``: the queries to keep (others are dropped; default: all, in order of appearance). ``candidates``:
     documents to pre-locate (e.g. those with grade >= rel), which makes :meth:`PositionTable.locate` a pure integer
-    lookup. ``ties="candidates"`` orders tied scores by doc id only inside the tied stretches that contain a
-    candidate: the rank of every candidate is then exact -- 1 + the number of distinct documents of its query ranked
+    lookup; as :class:`QueryCandidates`, each query's own (:func:`query_candidates`: linear in the rows of a run
+    grouped by query, however many queries the qrels judge). ``ties="candidates"`` orders tied scores by doc id only
+    inside the tied stretches that contain a candidate: the rank of every candidate is then exact -- 1 + the number of distinct documents of its query ranked
     above it -- but the order of other tied documents is not (:meth:`RankedRun.rows` and
     :meth:`RankedRun.to_dict` refuse such a ranking). Vectorised on integer codes (query and document ids are
     factorised once per run, Arrow-backed strings without conversion; with ``ties="candidates"`` the document ids of
@@ -386,7 +511,11 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
         raise ValueError(f"ties must be 'all' or 'candidates'; got {ties!r}")
     if depth is not None and (ties != "all" or depth < 1):
         raise ValueError(f"depth needs ties='all' and a positive integer; got ties={ties!r}, depth={depth!r}")
-    prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
+    per_query = candidates if isinstance(candidates, QueryCandidates) else None
+    if per_query is not None:
+        prepared = per_query.documents
+    else:
+        prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
     candidates = prepared.unique
     qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
     raw_docs, dnames = _doc_codes(frame["doc_id"], qc, ties == "candidates")
@@ -401,9 +530,7 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     small = np.int32 if max(n, len(queries), len(candidates) + len(dnames)) < 2**31 - 1 else np.int64
     qc, raw_docs = qc.astype(small, copy=False), raw_docs.astype(small, copy=False)
     # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
-    cand_of_name = _candidate_of(dnames, prepared)
-    recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames))).astype(small)
-    codes = recode[raw_docs] if n else np.zeros(0, dtype=small)
+    codes = _candidate_codes(raw_docs, qc, dnames, prepared, per_query, queries, small)
     only = codes < len(candidates) if ties == "candidates" else None
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
     grouped = np.count_nonzero(starts) == np.count_nonzero(np.bincount(qc, minlength=1))
@@ -462,14 +589,18 @@ def _top_rows(order: np.ndarray, qc: np.ndarray, codes: np.ndarray, depth: int) 
     return top
 
 
-def recode_run(run: RankedRun, queries: pd.Index | None = None, candidates: np.ndarray | None = None) -> RankedRun:
+def recode_run(run: RankedRun, queries: pd.Index | None = None,
+               candidates: np.ndarray | QueryCandidates | None = None) -> RankedRun:
     """``run`` (from :func:`rank_run` with ``ties="all"``) as :func:`rank_run` gives it for these ``queries`` and
     ``candidates``, from its integer codes: rows of other queries dropped, groups in the order of ``queries``, the
     candidates' codes looked up among the run's distinct document ids; no row is hashed or sorted by id again.
     (Document codes of non-candidates may differ from a fresh :func:`rank_run`; they only tell documents apart.)"""
     if not run.full_order:
         raise ValueError("recode_run needs a run ranked with ties='all'")
-    prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
+    if isinstance(candidates, QueryCandidates):
+        prepared = candidates.documents
+    else:
+        prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
     if queries is None:
         queries, qc = run.queries, run.query_codes
     else:
@@ -495,8 +626,9 @@ def recode_run(run: RankedRun, queries: pd.Index | None = None, candidates: np.n
 
 def relevant_documents(qrels: pd.DataFrame, rel: int = 1) -> pd.DataFrame:
     """Documents with grade ``>= rel`` per query (grade = max over subtopics), sorted by query and doc."""
-    general = qrels.groupby(["query_id", "doc_id"], sort=True, as_index=False)["relevance"].max()
-    return general[general["relevance"] >= rel].reset_index(drop=True)
+    # a document's grade is >= rel exactly when one of its judgments is: group just those (a few of all judgments)
+    judged = qrels.loc[qrels["relevance"].to_numpy() >= rel, ["query_id", "doc_id", "relevance"]]
+    return judged.groupby(["query_id", "doc_id"], sort=True, as_index=False)["relevance"].max()
 
 
 def candidate_documents(qrels: pd.DataFrame, rel: int = 1) -> np.ndarray:
@@ -506,7 +638,7 @@ def candidate_documents(qrels: pd.DataFrame, rel: int = 1) -> np.ndarray:
 
 def qrels_queries(qrels: pd.DataFrame) -> pd.Index:
     """The queries of the qrels in order of appearance: the ``queries`` for :func:`rank_run`."""
-    return pd.Index(pd.unique(qrels["query_id"].to_numpy(dtype=object)), dtype=object)
+    return pd.Index(np.asarray(pd.unique(qrels["query_id"]), dtype=object), dtype=object)
 
 
 class PositionTable:

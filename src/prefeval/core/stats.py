@@ -82,17 +82,73 @@ def sign_test_counts(wins: np.ndarray, losses: np.ndarray) -> TestResult:
     """The sign test from the counts of wins and losses of each pair.
 
     ``statistic`` = wins - losses. With no wins and no losses (all ties) the p-value is 1. The p-values are
-    those of ``scipy.stats.binomtest``, computed once per distinct (wins, wins + losses).
+    those of ``scipy.stats.binomtest`` (:func:`binomial_two_sided`), computed once per distinct
+    (wins, wins + losses).
     """
-    # deferred: scipy.stats is slow to import
-    from scipy.stats import binomtest
-
     wins, losses = np.asarray(wins, dtype=np.int64), np.asarray(losses, dtype=np.int64)
     n = wins + losses
     base = int(n.max(initial=0)) + 1
     keys, inverse = np.unique(wins * base + n, return_inverse=True)  # one int key per (wins, n)
-    pvals = np.array([binomtest(int(k // base), int(k % base), 0.5).pvalue if k % base else 1.0 for k in keys])
+    pvals = np.ones(len(keys))
+    some = keys % base > 0
+    pvals[some] = binomial_two_sided(keys[some] // base, keys[some] % base)
     return TestResult((wins - losses).astype(np.float64), pvals[np.ravel(inverse)])
+
+
+def _binomial_functions() -> tuple[Callable, Callable, Callable]:
+    """The binomial pmf, cdf and sf of ``scipy.stats.binom`` (support checks and clipping as there) on the ufuncs
+    it calls, from ``scipy.special`` (several times faster to import than ``scipy.stats``); through
+    ``scipy.stats.binom`` where those private ufuncs are missing."""
+    try:
+        from scipy.special._ufuncs import _binom_cdf, _binom_pmf, _binom_sf  # deferred: slow to import
+    except ImportError:  # pragma: no cover  (other scipy versions)
+        from scipy.stats import binom  # deferred: scipy.stats is slower still to import
+
+        return binom.pmf, binom.cdf, binom.sf
+
+    def pmf(k: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
+        inside = (k >= 0) & (k <= n)
+        return np.where(inside, np.clip(_binom_pmf(np.where(inside, k, 0), n, p), 0, 1), 0.0)
+
+    def cdf(k: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
+        inside = (k >= 0) & (k < n)
+        value = np.clip(_binom_cdf(np.where(inside, k, 0), n, p), 0, 1)
+        return np.where(inside, value, np.where(k >= n, 1.0, 0.0))
+
+    def sf(k: np.ndarray, n: np.ndarray, p: float) -> np.ndarray:
+        inside = (k >= 0) & (k < n)
+        value = np.clip(_binom_sf(np.where(inside, k, 0), n, p), 0, 1)
+        return np.where(inside, value, np.where(k < 0, 1.0, 0.0))
+
+    return pmf, cdf, sf
+
+
+def binomial_two_sided(k: np.ndarray, n: np.ndarray, p: float = 0.5) -> np.ndarray:
+    """Two-sided exact binomial test p-values of ``k`` successes in ``n >= 1`` trials (arrays), the same numbers as
+    ``scipy.stats.binomtest(k, n, p).pvalue``: the probability of the outcomes no more likely than ``k`` (relative
+    tolerance 1e-7), the other tail found by binary search on the pmf -- vectorised over all (k, n) at once."""
+    pmf, cdf, sf = _binomial_functions()
+    k, n = np.asarray(k, dtype=np.int64), np.asarray(n, dtype=np.int64)
+    d = pmf(k, n, p)
+    rerr = 1 + 1e-7
+    low = k < p * n  # the other tail lies above the mode (search -pmf), else below it (search pmf)
+    sign = np.where(low, -1.0, 1.0)
+    target = sign * d * rerr
+    lo = np.where(low, np.ceil(p * n), 0).astype(np.int64)
+    hi = np.where(low, n, np.floor(p * n)).astype(np.int64)
+    found = np.full(len(k), -1, dtype=np.int64)
+    active = (lo < hi) & (k != p * n)
+    while active.any():  # scipy's _binary_search_for_binom_tst, every search one step at a time
+        mid = lo + (hi - lo) // 2
+        midval = sign * pmf(mid, n, p)
+        below, above = active & (midval < target), active & (midval > target)
+        found = np.where(active & ~below & ~above, mid, found)
+        lo, hi = np.where(below, mid + 1, lo), np.where(above, mid - 1, hi)
+        active = (lo < hi) & (found < 0) & (k != p * n)
+    ix = np.where(found >= 0, found, np.where(sign * pmf(lo, n, p) <= target, lo, lo - 1))
+    y_low = n - ix + (d * rerr == pmf(ix, n, p)).astype(np.int64)
+    pval = np.where(low, cdf(k, n, p) + sf(n - y_low, n, p), cdf(ix, n, p) + sf(k - 1, n, p))
+    return np.where(k == p * n, 1.0, np.minimum(1.0, pval))
 
 
 def t_test(X: np.ndarray) -> TestResult:
