@@ -82,3 +82,27 @@ def test_import_prefeval_registers_measures_and_resolves_names():
     assert proc.returncode == 0, proc.stderr
     heavy, count = proc.stdout.rsplit(" ", 1)
     assert heavy == "[]" and int(count) > 10
+
+
+def test_import_prefeval_loads_no_pandas_nor_other_heavy_module():
+    """``import prefeval`` (measures registered with ir-measures) leaves pandas, scipy, statsmodels, matplotlib,
+    ir_datasets, dask and tqdm unimported: they load when a feature that needs them is used."""
+    code = ("import sys, prefeval, ir_measures\n"
+            "ir_measures.parse_measure('RPP'); ir_measures.parse_measure('LexiPrecision')\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('pandas', 'scipy', 'statsmodels', 'matplotlib', 'ir_datasets', 'dask', 'tqdm')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(SRC)))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_pandas_loads_on_first_use():
+    code = ("import sys, prefeval\n"
+            "before = 'pandas' in sys.modules\n"
+            "frame = prefeval.read_qrels(__import__('io').StringIO('1 0 d1 1\\n'))\n"
+            "print(before, 'pandas' in sys.modules, type(frame).__name__)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(SRC)))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "True", "DataFrame"]

@@ -24,13 +24,12 @@ import os
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ir_measures
 import numpy as np
-import pandas as pd
-from tqdm.auto import tqdm
 
+from prefeval._lazy import lazy_module
 from prefeval._text import latex_escape, md_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import reduce, stats
@@ -52,6 +51,12 @@ from prefeval.ranking import (
     rank_run,
     relevant_documents,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
+_tqdm = lazy_module("tqdm.auto")  # progress bars load on use
 
 AGGREGATES = agg.AGGREGATES
 TESTS = stats.TESTS
@@ -562,7 +567,7 @@ def _progress(iterable: Iterable, enabled: bool, desc: str, total: int | None = 
     if not enabled:
         return iterable
 
-    return tqdm(iterable, desc=desc, total=total, leave=False)
+    return _tqdm.tqdm(iterable, desc=desc, total=total, leave=False)
 
 
 class _MetricTable:

@@ -24,13 +24,18 @@ import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from prefeval._lazy import lazy_module
 from prefeval.errors import PrefevalError
 from prefeval.io import read_qrels, read_run
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
 RUN_COLUMNS = ["query_id", "doc_id", "score"]

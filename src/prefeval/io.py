@@ -33,12 +33,17 @@ import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from prefeval._lazy import lazy_module
 from prefeval.errors import InputFormatError, PrefevalError
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 PathOrFile = str | os.PathLike | IO[str] | IO[bytes]
 
@@ -106,7 +111,8 @@ def _strip_comments(raw: bytes) -> bytes:
 
 # Scores must parse exactly (as trec_eval's strtod) or equal scores could differ and reorder ties. pandas 3
 # parses exactly by default and deprecates the option; pandas 2's default converter can be off by an ulp.
-_EXACT_FLOATS = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+def _exact_floats() -> dict[str, str]:
+    return {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
 
 
 def _parse(raw: bytes, dtypes: dict[int, Any]) -> pd.DataFrame:
@@ -119,7 +125,7 @@ def _parse(raw: bytes, dtypes: dict[int, Any]) -> pd.DataFrame:
         engine="c",
         encoding="utf-8",
         skip_blank_lines=True,
-        **_EXACT_FLOATS,
+        **_exact_floats(),
     )
 
 

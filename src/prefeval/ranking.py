@@ -23,12 +23,17 @@ import functools
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from prefeval._lazy import lazy_module
 from prefeval.errors import PrefevalError
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 NO_SUBTOPIC = frozenset({"0", "Q0", ""})
 
