@@ -37,7 +37,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval._lazy import lazy_module
+from prefeval._lazy import is_pandas, lazy_module
 from prefeval.errors import InputFormatError, PrefevalError
 
 if TYPE_CHECKING:
@@ -141,25 +141,16 @@ def _single_delimiter(data: bytes) -> str | None:
     return None if b" " in data else "\t"
 
 
-def _arrow_run(data: bytes, extra_columns: bool) -> pd.DataFrame | None:
-    """The run parsed by ``pyarrow.csv`` when pyarrow is installed, one separator byte is used (see
-    :func:`_single_delimiter`), every line has 6 non-empty fields and every score is a number that is not
-    NaN; ``None`` otherwise (the caller then takes the pandas path, which names the bad line)."""
-    delimiter = _single_delimiter(data)
-    if delimiter is None:
-        return None
+def _arrow_table(data: bytes, delimiter: str, names: list[str], types: dict[str, Any]) -> Any:
+    """``data`` parsed by ``pyarrow.csv`` with these column names and types (no quoting, no nulls, UTF-8
+    checked); ``None`` when pyarrow is not installed or rejects the data."""
     try:
         import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
-        import pyarrow.compute as pc  # deferred: optional
         import pyarrow.csv as pacsv  # deferred: optional
     except ImportError:
         return None
-    names = ["query_id", "Q0", "doc_id", "rank", "score", "tag"]
-    coded = pa.dictionary(pa.int32(), pa.string())  # few distinct values: cheap to convert and to check
-    types = {"query_id": pa.string(), "Q0": coded, "doc_id": pa.string(), "rank": coded, "score": pa.float64(),
-             "tag": coded}
     try:
-        table = pacsv.read_csv(
+        return pacsv.read_csv(
             io.BytesIO(data),
             read_options=pacsv.ReadOptions(column_names=names),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
@@ -168,16 +159,95 @@ def _arrow_run(data: bytes, extra_columns: bool) -> pd.DataFrame | None:
         )
     except (pa.ArrowException, ValueError):
         return None
+
+
+def _no_empty_field(columns: list[Any]) -> bool:
+    """Whether no string in these Arrow columns (or dictionaries) is empty: an empty field means two separators
+    in a row, or one at the start or end of a line, which the whitespace-run rule does not split that way."""
+    import pyarrow.compute as pc  # deferred: loaded with pyarrow.csv
+
+    return not any(len(text) and pc.min(pc.binary_length(text)).as_py() == 0 for text in columns)
+
+
+def _arrow_run(data: bytes, extra_columns: bool) -> dict[str, Any] | None:
+    """The run's columns as Arrow arrays, parsed by ``pyarrow.csv`` when pyarrow is installed, one separator byte
+    is used (see :func:`_single_delimiter`), every line has 6 non-empty fields and every score is a number that is
+    not NaN; ``None`` otherwise (the caller then takes the pandas path, which names the bad line)."""
+    delimiter = _single_delimiter(data)
+    if delimiter is None:
+        return None
+    try:
+        import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
+    except ImportError:
+        return None
+    coded = pa.dictionary(pa.int32(), pa.string())  # few distinct values: cheap to convert and to check
+    names = ["query_id", "Q0", "doc_id", "rank", "score", "tag"]
+    types = {"query_id": pa.string(), "Q0": coded, "doc_id": pa.string(), "rank": coded, "score": pa.float64(),
+             "tag": coded}
+    table = _arrow_table(data, delimiter, names, types)
+    if table is None:
+        return None
+    import pyarrow.compute as pc  # deferred: loaded with pyarrow.csv
+
     scores = table.column("score")
     if table.num_rows == 0 or scores.null_count or pc.any(pc.is_nan(scores)).as_py():
         return None
     texts = [table.column("query_id"), table.column("doc_id")]
     texts += [chunk.dictionary for name in ("Q0", "rank", "tag") for chunk in table.column(name).chunks]
-    if any(len(text) and pc.min(pc.binary_length(text)).as_py() == 0 for text in texts):
-        return None  # an empty field: two separators in a row, or one at the start or end of a line
-    string = _string_dtype()
+    if not _no_empty_field(texts):
+        return None
     keep = ["query_id", "doc_id", "score"] + (["rank", "tag"] if extra_columns else [])
-    return pd.DataFrame({name: _to_pandas(table.column(name), string) for name in keep})
+    return {name: _plain(table.column(name)) for name in keep}
+
+
+_DECIMAL_INT = re.compile(r"[+-]?\d{1,18}")
+
+
+def _arrow_qrels(data: bytes) -> dict[str, Any] | None:
+    """The qrels' columns as Arrow arrays (relevance as int64 numpy), parsed by ``pyarrow.csv`` under the
+    conditions of :func:`_arrow_run` (4 non-empty fields per line) when every grade is a plain decimal integer;
+    ``None`` otherwise (pandas' parser then decides, as without pyarrow)."""
+    delimiter = _single_delimiter(data)
+    if delimiter is None:
+        return None
+    try:
+        import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
+    except ImportError:
+        return None
+    coded = pa.dictionary(pa.int32(), pa.string())
+    names = ["query_id", "iteration", "doc_id", "relevance"]
+    types = {"query_id": pa.string(), "iteration": pa.string(), "doc_id": pa.string(), "relevance": coded}
+    table = _arrow_table(data, delimiter, names, types)
+    if table is None or table.num_rows == 0:
+        return None
+    grades = table.column("relevance").combine_chunks()
+    tokens = grades.dictionary.to_pylist()  # a few distinct grades, checked as pandas reads them
+    if not all(_DECIMAL_INT.fullmatch(token) for token in tokens):
+        return None
+    texts = [table.column("query_id"), table.column("iteration"), table.column("doc_id")]
+    if not _no_empty_field(texts):
+        return None
+    values = np.array([int(token) for token in tokens], dtype=np.int64)
+    relevance = values[grades.indices.to_numpy(zero_copy_only=False)] if len(values) else np.zeros(0, np.int64)
+    return {"query_id": _plain(table.column("query_id")), "doc_id": _plain(table.column("doc_id")),
+            "relevance": relevance, "iteration": _plain(table.column("iteration"))}
+
+
+def _plain(column: Any) -> Any:
+    """An Arrow column as one array: dictionary-encoded strings decoded, scores as a float64 numpy array."""
+    column = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    if column.type == "double":
+        return column.to_numpy()
+    if hasattr(column.type, "value_type"):  # dictionary-encoded
+        return column.cast(column.type.value_type)
+    return column
+
+
+def _frame(columns: dict[str, Any]) -> pd.DataFrame:
+    """The DataFrame :func:`read_run` / :func:`read_qrels` return, from reader columns: Arrow strings become the
+    dtype pandas gives ``dtype=str`` columns; numpy arrays and pandas Series are kept."""
+    string = _string_dtype()
+    return pd.DataFrame({name: _to_pandas(column, string) for name, column in columns.items()})
 
 
 def _string_dtype() -> Any:
@@ -185,11 +255,9 @@ def _string_dtype() -> Any:
     return pd.Series(["x"], dtype=str).dtype
 
 
-def _to_pandas(column: Any, string: Any) -> pd.Series:
-    if column.type == "double":
-        return pd.Series(column.to_numpy(), dtype="float64")
-    if hasattr(column.type, "value_type"):  # dictionary-encoded
-        column = column.cast(column.type.value_type)
+def _to_pandas(column: Any, string: Any) -> Any:
+    if isinstance(column, np.ndarray) or is_pandas(column, "Series"):
+        return column
     if isinstance(string, pd.StringDtype) and string.storage == "pyarrow":
         return column.to_pandas(types_mapper=lambda _: string)
     return column.to_pandas().astype(string)
@@ -242,6 +310,13 @@ def read_run(source: PathOrFile, *, extra_columns: bool = False) -> pd.DataFrame
     :class:`~prefeval.errors.InputFormatError` (naming file and line) for a line with the wrong
     number of fields or a score that is not a number or is NaN.
     """
+    return _frame(read_run_columns(source, extra_columns=extra_columns))
+
+
+def read_run_columns(source: PathOrFile, *, extra_columns: bool = False) -> dict[str, Any]:
+    """The columns of :func:`read_run` (same parsing, validation and errors) without building a DataFrame: when
+    pyarrow parses the file, ``query_id`` and ``doc_id`` (and ``rank``, ``tag``) are Arrow string arrays and
+    ``score`` a float64 numpy array, and pandas is not imported; otherwise the columns of pandas' parse."""
     raw, name = _read_bytes(source, "run")
     data = _strip_comments(raw)
     fast = _arrow_run(data, extra_columns)
@@ -251,12 +326,12 @@ def read_run(source: PathOrFile, *, extra_columns: bool = False) -> pd.DataFrame
     try:
         df = _parse(data, dtypes)
     except pd.errors.EmptyDataError:
-        return _empty_run(extra_columns)
+        return dict(_empty_run(extra_columns).items())
     except (ValueError, UnicodeDecodeError) as exc:  # ParserError is a ValueError
         raise _locate_error(raw, name, _check_run_line, str(exc)) from None
     if df.shape[1] != 6 or (df[5] == "").any() or np.isnan(df[4].to_numpy()).any():
         raise _locate_error(raw, name, _check_run_line, f"{df.shape[1]} columns")
-    out = pd.DataFrame({"query_id": df[0], "doc_id": df[2], "score": df[4]})
+    out = {"query_id": df[0], "doc_id": df[2], "score": df[4]}
     if extra_columns:
         out["rank"] = df[3]
         out["tag"] = df[5]
@@ -272,17 +347,27 @@ def read_qrels(source: PathOrFile) -> pd.DataFrame:
     :class:`~prefeval.errors.InputFormatError` (naming file and line) for a line with the wrong
     number of fields or a grade that is not an integer.
     """
+    return _frame(read_qrels_columns(source))
+
+
+def read_qrels_columns(source: PathOrFile) -> dict[str, Any]:
+    """The columns of :func:`read_qrels` (same parsing, validation and errors) without building a DataFrame: when
+    pyarrow parses the file, ``query_id``, ``doc_id`` and ``iteration`` are Arrow string arrays and ``relevance``
+    an int64 numpy array, and pandas is not imported; otherwise the columns of pandas' parse."""
     raw, name = _read_bytes(source, "qrels")
     data = _strip_comments(raw)
+    fast = _arrow_qrels(data)
+    if fast is not None:
+        return fast
     try:
         df = _parse(data, {0: str, 1: str, 2: str, 3: "int64"})
     except pd.errors.EmptyDataError:
-        return _empty_qrels()
+        return dict(_empty_qrels().items())
     except (ValueError, OverflowError, UnicodeDecodeError) as exc:
         raise _locate_error(raw, name, _check_qrels_line, str(exc)) from None
     if df.shape[1] != 4 or not pd.api.types.is_integer_dtype(df[3]) or (df[2] == "").any():
         raise _locate_error(raw, name, _check_qrels_line, f"{df.shape[1]} columns")
-    return pd.DataFrame({"query_id": df[0], "doc_id": df[2], "relevance": df[3].astype("int64"), "iteration": df[1]})
+    return {"query_id": df[0], "doc_id": df[2], "relevance": df[3].astype("int64"), "iteration": df[1]}
 
 
 def _empty_run(extra_columns: bool) -> pd.DataFrame:
