@@ -42,3 +42,9 @@ def is_pandas(obj: object, *types: str) -> bool:
     pandas: False when pandas was never imported."""
     pandas = sys.modules.get("pandas")
     return pandas is not None and isinstance(obj, tuple(getattr(pandas, t) for t in types))
+
+
+def is_arrow_array(obj: object) -> bool:
+    """Whether ``obj`` is a pyarrow ``Array`` or ``ChunkedArray``, without importing pyarrow."""
+    pyarrow = sys.modules.get("pyarrow")
+    return pyarrow is not None and isinstance(obj, (pyarrow.Array, pyarrow.ChunkedArray))

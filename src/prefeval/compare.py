@@ -36,7 +36,8 @@ from prefeval.core import reduce, stats
 from prefeval.core.reduce import PairAccumulator, PairSums
 from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
-from prefeval.inputs import qrels_frame, runs_dict
+from prefeval.inputs import qrels_table, run_frame, runs_dict
+from prefeval.io import Columns
 from prefeval.measure_syntax import reject_negative_literals
 from prefeval.methods import metric_difference
 from prefeval.methods.checks import did_you_mean, validate
@@ -45,11 +46,11 @@ from prefeval.ranking import (
     PositionTable,
     RankedRun,
     candidate_documents,
+    column_values,
     coverage_note,
     judged_queries,
     qrels_queries,
     rank_run,
-    relevant_documents,
 )
 
 if TYPE_CHECKING:
@@ -621,22 +622,24 @@ class _PreferenceCollector:
                             sums=self.sums.sums(len(query_ids)))
 
 
-def check_relevant(methods: list[Method], qrels: pd.DataFrame) -> None:
+def check_relevant(methods: list[Method], qrels: pd.DataFrame | Columns) -> None:
     """An error when no query has a relevant document at a method's ``rel``: there is nothing to compare."""
+    grades = column_values(qrels["relevance"], np.int64)
     for rel in dict.fromkeys(m.rel for m in methods):
-        if not len(relevant_documents(qrels, rel)):
+        if not np.any(grades >= rel):
             labels = ", ".join(m.label for m in methods if m.rel == rel)
             raise PrefevalError(f"no query has a relevant document (grade >= {rel}) in the qrels; nothing to "
                                 f"compare for {labels}")
 
 
-def evaluate_block(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels: pd.DataFrame, *,
+def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.DataFrame | Columns, *,
                    keep: bool, progress: bool = False, warn: bool = True) -> list[MethodResult]:
     """Every method on the queries of ``qrels``: one pass over the runs (rank each once, locate its documents for
     every position and metric table), then the per-query kernels, folded into :class:`MethodResult` (pair sums
     streamed; per-query preferences kept only with ``keep``).
 
-    Every query of ``qrels`` counts (one without a document at a method's ``rel`` is a tie). The engines call
+    Runs and qrels are DataFrames or :class:`~prefeval.io.Columns` (pandas is then needed only by metric
+    methods); a run may also be a TREC file path, read when its turn comes (one run in memory at a time). Every query of ``qrels`` counts (one without a document at a method's ``rel`` is a tie). The engines call
     this on blocks of queries and combine the results (:func:`combine_results`); ``warn=False`` leaves the
     coverage warnings to the caller.
     """
@@ -655,11 +658,16 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, pd.DataFrame], q
     candidates = candidate_documents(qrels, min_rel)
     tables = {rel: PositionTable(qrels, rel, queries) for rel in dict.fromkeys(rel for rel, _ in pref_groups)}
     doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
-    metric_tables = [_MetricTable(group, qrels, depth, S) for depth, group in metric_groups.items()]
-    evaluated = queries.get_indexer(pd.unique(qrels.loc[qrels["relevance"] >= min_rel, "query_id"]))
+    qrels_df = qrels.frame() if metric_groups and isinstance(qrels, Columns) else qrels  # ir-measures reads frames
+    metric_tables = [_MetricTable(group, qrels_df, depth, S) for depth, group in metric_groups.items()]
+    evaluated = queries.get_indexer(np.unique(column_values(qrels["query_id"], object)[
+        column_values(qrels["relevance"], np.int64) >= min_rel]))
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
     for s, name in enumerate(_progress(names, progress, "ranking runs")):
-        run = rank_run(run_frames[name], queries, candidates, name, ties=ties)
+        source = run_frames[name]
+        frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
+        run = rank_run(frame, queries, candidates, name, ties=ties)
+        del frame  # the ranking keeps integer codes; the columns of a file go
         if warn:
             _warn_coverage(name, run, evaluated, len(queries))
         for (rel, depth), pos in doc_pos.items():
@@ -756,15 +764,15 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     if other is not None:
         return other.compare(qrels, runs, parsed, per_query=per_query, client=client, scheduler=scheduler,
                              workers=workers, partitions=partitions, progress=progress)
-    qrels_df = qrels_frame(qrels)
-    run_frames = runs_dict(runs)
+    qrels_df = qrels_table(qrels)  # files are read into columns: no pandas on this path with pyarrow
+    run_frames = runs_dict(runs, columns=True)
     if len(run_frames) < 2:
         raise PrefevalError(f"compare needs at least two runs; got {len(run_frames)} ({', '.join(run_frames) or '-'})")
     check_relevant(parsed, qrels_df)
     keep = keep_per_query(per_query, parsed, qrels_df, len(run_frames))
     results = {r.method.label: r for r in evaluate_block(parsed, run_frames, qrels_df, keep=keep, progress=progress)}
     return Comparison(list(run_frames), [results[m.label] for m in parsed],
-                      query_order=pd.unique(qrels_df["query_id"]))
+                      query_order=qrels_queries(qrels_df).tolist())
 
 
 def per_query_bytes(methods: Sequence[Method], n_queries: int, n_runs: int) -> int:
@@ -772,7 +780,8 @@ def per_query_bytes(methods: Sequence[Method], n_queries: int, n_runs: int) -> i
     return sum(m.kind == "preference" for m in methods) * n_queries * n_runs * n_runs * 8
 
 
-def keep_per_query(per_query: bool | None, methods: Sequence[Method], qrels: pd.DataFrame, n_runs: int) -> bool:
+def keep_per_query(per_query: bool | None, methods: Sequence[Method], qrels: pd.DataFrame | Columns,
+                   n_runs: int) -> bool:
     """Whether :func:`compare` keeps the per-query preferences (see its ``per_query``). Asked to keep more than the
     machine's available memory, a warning gives the estimate and the options that avoid it."""
     need = per_query_bytes(methods, len(judged_queries(qrels)), n_runs)

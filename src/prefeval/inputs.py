@@ -28,9 +28,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval._lazy import lazy_module
+from prefeval._lazy import is_pandas, lazy_module
 from prefeval.errors import PrefevalError
-from prefeval.io import read_qrels, read_run
+from prefeval.io import Columns, read_qrels, read_qrels_columns, read_run, read_run_columns
+from prefeval.ranking import factorize
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -65,13 +66,21 @@ def qrels_frame(qrels: Any) -> pd.DataFrame:
     return resolve_conflicts(_qrels_frame(qrels))
 
 
-def _qrels_frame(qrels: Any) -> pd.DataFrame:
-    if isinstance(qrels, pd.DataFrame):
+def qrels_table(qrels: Any) -> pd.DataFrame | Columns:
+    """:func:`qrels_frame`, except that a TREC file is read into :class:`~prefeval.io.Columns`
+    (:func:`~prefeval.io.read_qrels_columns`: no pandas with pyarrow) and columns are taken as they are."""
+    return resolve_conflicts(_qrels_frame(qrels, columns=True))
+
+
+def _qrels_frame(qrels: Any, columns: bool = False) -> pd.DataFrame | Columns:
+    if is_pandas(qrels, "DataFrame"):
         return canonical_qrels(qrels, "qrels DataFrame")
+    if isinstance(qrels, Columns):
+        return qrels if columns else qrels.frame()
     if _is_pathlike(qrels):
         text = str(qrels)
         if os.path.exists(text) and not text.startswith("irds:"):
-            return read_qrels(text)
+            return read_qrels_columns(text) if columns else read_qrels(text)
         if _DATASET_QRELS is None:  # pragma: no cover  (prefeval/__init__ imports prefeval.datasets)
             raise PrefevalError(f"cannot read {text!r}: no such file, and ir_datasets ids need prefeval.datasets")
         return _DATASET_QRELS(text)
@@ -87,10 +96,15 @@ def _qrels_frame(qrels: Any) -> pd.DataFrame:
                         "a DataFrame, a dict of dicts, a ranx Qrels or Qrel records")
 
 
-def resolve_conflicts(qrels: pd.DataFrame) -> pd.DataFrame:
+def resolve_conflicts(qrels: pd.DataFrame | Columns) -> pd.DataFrame | Columns:
     """``qrels`` with one line per (query, document, subtopic): where lines repeat, the last one wins (as in the
     dictionaries pytrec_eval and ir-measures build), with one warning naming the first conflicting judgment and
-    the number of repeated lines."""
+    the number of repeated lines. :class:`~prefeval.io.Columns` without repeated lines are returned as they are
+    (checked on integer codes, without pandas); with some, as a resolved DataFrame."""
+    if isinstance(qrels, Columns):
+        if not _repeats(qrels):
+            return qrels
+        qrels = qrels.frame()
     key = ["query_id", "doc_id", "iteration"]
     repeated = qrels.duplicated(key, keep="last")
     if not repeated.any():
@@ -107,21 +121,34 @@ def resolve_conflicts(qrels: pd.DataFrame) -> pd.DataFrame:
     return qrels[~repeated].reset_index(drop=True)
 
 
+def _repeats(qrels: Columns) -> bool:
+    """Whether some (query, document, subtopic) occurs on more than one line of the qrels columns."""
+    key = np.zeros(len(qrels), dtype=np.int64)
+    for name in ("query_id", "doc_id", "iteration"):
+        codes, uniques = factorize(qrels[name])
+        key = key * (len(uniques) + 1) + (codes + 1)
+    return np.unique(key).size < len(key)
+
+
 def _is_ranx(obj: Any) -> bool:
     """A ranx ``Qrels`` or ``Run`` (converted through its ``to_dict()``)."""
     return type(obj).__module__.split(".", 1)[0] == "ranx" and hasattr(obj, "to_dict")
 
 
-def run_frame(run: Any, name: str | None = None) -> pd.DataFrame:
-    """Return ``run`` as a canonical DataFrame; NaN or non-numeric scores are an error naming the query."""
+def run_frame(run: Any, name: str | None = None, columns: bool = False) -> pd.DataFrame | Columns:
+    """Return ``run`` as a canonical DataFrame; NaN or non-numeric scores are an error naming the query. With
+    ``columns``, a TREC file is read into :class:`~prefeval.io.Columns` (:func:`~prefeval.io.read_run_columns`: no
+    pandas with pyarrow), and columns are taken as they are."""
     label = name or "run"
-    if isinstance(run, pd.DataFrame):
+    if isinstance(run, Columns):
+        return run if columns else run.frame()
+    if is_pandas(run, "DataFrame"):
         run = _standard_columns(run, RUN_COLUMNS)
         if _is_canonical_run(run):
             return run if list(run.columns) == RUN_COLUMNS else run[RUN_COLUMNS]
         return _canonical_run(run, f"{label} (DataFrame)")
     if _is_pathlike(run):
-        return read_run(run)
+        return read_run_columns(run) if columns else read_run(run)
     if _is_ranx(run):
         run = run.to_dict()
     if isinstance(run, Mapping):
@@ -141,8 +168,10 @@ def run_name(path: str | os.PathLike) -> str:
     return _RUN_NAME_SUFFIXES.sub("", name) or name
 
 
-def runs_dict(runs: Any) -> dict[str, pd.DataFrame]:
-    """Coerce ``runs`` (a mapping name -> run, or a list of run paths) to ``{name: canonical run}``."""
+def runs_dict(runs: Any, columns: bool = False) -> dict[str, Any]:
+    """Coerce ``runs`` (a mapping name -> run, or a list of run paths) to ``{name: canonical run}``. With
+    ``columns``, run files are not read yet: their paths are kept, for :func:`run_frame` (``columns=True``) to read
+    each into :class:`~prefeval.io.Columns` when it is needed (one run in memory at a time)."""
     if isinstance(runs, Mapping):
         items = [(str(name), run) for name, run in runs.items()]
     elif _is_pathlike(runs):
@@ -159,7 +188,7 @@ def runs_dict(runs: Any) -> dict[str, pd.DataFrame]:
     duplicated = sorted({n for n in names if names.count(n) > 1})
     if duplicated:
         raise PrefevalError(f"several runs are named {', '.join(duplicated)}; pass a dict with distinct names")
-    return {name: run_frame(run, name) for name, run in items}
+    return {name: run if columns and _is_pathlike(run) else run_frame(run, name, columns) for name, run in items}
 
 
 def _records_frame(records: Iterable, label: str) -> pd.DataFrame:

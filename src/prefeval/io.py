@@ -37,6 +37,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from prefeval._arrow import to_numpy
 from prefeval._lazy import is_pandas, lazy_module
 from prefeval.errors import InputFormatError, PrefevalError
 
@@ -49,6 +50,22 @@ PathOrFile = str | os.PathLike | IO[str] | IO[bytes]
 
 RUN_COLUMNS = ["query_id", "doc_id", "score"]
 QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
+
+
+
+class Columns(dict):
+    """Named columns of a canonical run (``query_id, doc_id, score``) or qrels table (``query_id, doc_id,
+    relevance, iteration``), as :func:`read_run_columns` / :func:`read_qrels_columns` give them: pyarrow string
+    arrays and numpy arrays (no pandas needed), or pandas Series. Ranking and :func:`prefeval.compare` accept them
+    where they accept a DataFrame; :meth:`frame` gives the DataFrame :func:`read_run` / :func:`read_qrels` give."""
+
+    def __len__(self) -> int:  # rows, as len() of a DataFrame
+        return len(next(iter(self.values()))) if dict.__len__(self) else 0
+
+    def frame(self) -> pd.DataFrame:
+        """The columns as the DataFrame of :func:`read_run` / :func:`read_qrels`."""
+        return _frame(self)
+
 
 _RUN_FIELDS = "query_id Q0 doc_id rank score tag"
 _QRELS_FIELDS = "query_id iteration doc_id relevance"
@@ -152,7 +169,7 @@ def _arrow_table(data: bytes, delimiter: str, names: list[str], types: dict[str,
     try:
         return pacsv.read_csv(
             io.BytesIO(data),
-            read_options=pacsv.ReadOptions(column_names=names),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
                                                  check_utf8=True),
@@ -169,7 +186,7 @@ def _no_empty_field(columns: list[Any]) -> bool:
     return not any(len(text) and pc.min(pc.binary_length(text)).as_py() == 0 for text in columns)
 
 
-def _arrow_run(data: bytes, extra_columns: bool) -> dict[str, Any] | None:
+def _arrow_run(data: bytes, extra_columns: bool) -> Columns | None:
     """The run's columns as Arrow arrays, parsed by ``pyarrow.csv`` when pyarrow is installed, one separator byte
     is used (see :func:`_single_delimiter`), every line has 6 non-empty fields and every score is a number that is
     not NaN; ``None`` otherwise (the caller then takes the pandas path, which names the bad line)."""
@@ -197,13 +214,13 @@ def _arrow_run(data: bytes, extra_columns: bool) -> dict[str, Any] | None:
     if not _no_empty_field(texts):
         return None
     keep = ["query_id", "doc_id", "score"] + (["rank", "tag"] if extra_columns else [])
-    return {name: _plain(table.column(name)) for name in keep}
+    return Columns({name: _plain(table.column(name)) for name in keep})
 
 
 _DECIMAL_INT = re.compile(r"[+-]?\d{1,18}")
 
 
-def _arrow_qrels(data: bytes) -> dict[str, Any] | None:
+def _arrow_qrels(data: bytes) -> Columns | None:
     """The qrels' columns as Arrow arrays (relevance as int64 numpy), parsed by ``pyarrow.csv`` under the
     conditions of :func:`_arrow_run` (4 non-empty fields per line) when every grade is a plain decimal integer;
     ``None`` otherwise (pandas' parser then decides, as without pyarrow)."""
@@ -228,22 +245,22 @@ def _arrow_qrels(data: bytes) -> dict[str, Any] | None:
     if not _no_empty_field(texts):
         return None
     values = np.array([int(token) for token in tokens], dtype=np.int64)
-    relevance = values[grades.indices.to_numpy(zero_copy_only=False)] if len(values) else np.zeros(0, np.int64)
-    return {"query_id": _plain(table.column("query_id")), "doc_id": _plain(table.column("doc_id")),
-            "relevance": relevance, "iteration": _plain(table.column("iteration"))}
+    relevance = values[to_numpy(grades.indices)] if len(values) else np.zeros(0, np.int64)
+    return Columns(query_id=_plain(table.column("query_id")), doc_id=_plain(table.column("doc_id")),
+                   relevance=relevance, iteration=_plain(table.column("iteration")))
 
 
 def _plain(column: Any) -> Any:
     """An Arrow column as one array: dictionary-encoded strings decoded, scores as a float64 numpy array."""
     column = column.combine_chunks() if hasattr(column, "combine_chunks") else column
     if column.type == "double":
-        return column.to_numpy()
+        return to_numpy(column)
     if hasattr(column.type, "value_type"):  # dictionary-encoded
         return column.cast(column.type.value_type)
     return column
 
 
-def _frame(columns: dict[str, Any]) -> pd.DataFrame:
+def _frame(columns: Columns) -> pd.DataFrame:
     """The DataFrame :func:`read_run` / :func:`read_qrels` return, from reader columns: Arrow strings become the
     dtype pandas gives ``dtype=str`` columns; numpy arrays and pandas Series are kept."""
     string = _string_dtype()
@@ -313,7 +330,7 @@ def read_run(source: PathOrFile, *, extra_columns: bool = False) -> pd.DataFrame
     return _frame(read_run_columns(source, extra_columns=extra_columns))
 
 
-def read_run_columns(source: PathOrFile, *, extra_columns: bool = False) -> dict[str, Any]:
+def read_run_columns(source: PathOrFile, *, extra_columns: bool = False) -> Columns:
     """The columns of :func:`read_run` (same parsing, validation and errors) without building a DataFrame: when
     pyarrow parses the file, ``query_id`` and ``doc_id`` (and ``rank``, ``tag``) are Arrow string arrays and
     ``score`` a float64 numpy array, and pandas is not imported; otherwise the columns of pandas' parse."""
@@ -326,12 +343,12 @@ def read_run_columns(source: PathOrFile, *, extra_columns: bool = False) -> dict
     try:
         df = _parse(data, dtypes)
     except pd.errors.EmptyDataError:
-        return dict(_empty_run(extra_columns).items())
+        return Columns(_empty_run(extra_columns).items())
     except (ValueError, UnicodeDecodeError) as exc:  # ParserError is a ValueError
         raise _locate_error(raw, name, _check_run_line, str(exc)) from None
     if df.shape[1] != 6 or (df[5] == "").any() or np.isnan(df[4].to_numpy()).any():
         raise _locate_error(raw, name, _check_run_line, f"{df.shape[1]} columns")
-    out = {"query_id": df[0], "doc_id": df[2], "score": df[4]}
+    out = Columns(query_id=df[0], doc_id=df[2], score=df[4])
     if extra_columns:
         out["rank"] = df[3]
         out["tag"] = df[5]
@@ -350,7 +367,7 @@ def read_qrels(source: PathOrFile) -> pd.DataFrame:
     return _frame(read_qrels_columns(source))
 
 
-def read_qrels_columns(source: PathOrFile) -> dict[str, Any]:
+def read_qrels_columns(source: PathOrFile) -> Columns:
     """The columns of :func:`read_qrels` (same parsing, validation and errors) without building a DataFrame: when
     pyarrow parses the file, ``query_id``, ``doc_id`` and ``iteration`` are Arrow string arrays and ``relevance``
     an int64 numpy array, and pandas is not imported; otherwise the columns of pandas' parse."""
@@ -362,12 +379,12 @@ def read_qrels_columns(source: PathOrFile) -> dict[str, Any]:
     try:
         df = _parse(data, {0: str, 1: str, 2: str, 3: "int64"})
     except pd.errors.EmptyDataError:
-        return dict(_empty_qrels().items())
+        return Columns(_empty_qrels().items())
     except (ValueError, OverflowError, UnicodeDecodeError) as exc:
         raise _locate_error(raw, name, _check_qrels_line, str(exc)) from None
     if df.shape[1] != 4 or not pd.api.types.is_integer_dtype(df[3]) or (df[2] == "").any():
         raise _locate_error(raw, name, _check_qrels_line, f"{df.shape[1]} columns")
-    return {"query_id": df[0], "doc_id": df[2], "relevance": df[3].astype("int64"), "iteration": df[1]}
+    return Columns(query_id=df[0], doc_id=df[2], relevance=df[3].astype("int64"), iteration=df[1])
 
 
 def _empty_run(extra_columns: bool) -> pd.DataFrame:

@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval._lazy import lazy_module
+from prefeval._arrow import from_numpy, strings, to_numpy
+from prefeval._lazy import is_arrow_array, lazy_module
 from prefeval.errors import PrefevalError
 
 if TYPE_CHECKING:
@@ -72,9 +73,9 @@ class RankedRun:
     built on first use. ``full_order`` is False when only the candidates' ranks are exact (``rank_run(..., ties="candidates")``).
     """
 
-    queries: pd.Index
+    queries: Ids
     query_codes: np.ndarray
-    doc_names: pd.Index
+    doc_names: Any
     doc_raw: np.ndarray
     doc_codes: np.ndarray
     rank: np.ndarray
@@ -84,13 +85,13 @@ class RankedRun:
     @functools.cached_property
     def doc_ids(self) -> np.ndarray:
         """The document id of every row (Python objects)."""
-        return np.asarray(self.doc_names.take(self.doc_raw), dtype=object)
+        return _take(self.doc_names, self.doc_raw)
 
     def _ids(self, keep: slice | np.ndarray) -> np.ndarray:
         """The document ids of the rows ``keep`` (Python objects), without those of the other rows."""
         if isinstance(keep, slice) or "doc_ids" in self.__dict__:
             return self.doc_ids[keep]
-        return np.asarray(self.doc_names.take(self.doc_raw[keep]), dtype=object)
+        return _take(self.doc_names, self.doc_raw[keep])
 
     def _top(self, depth: int | None) -> slice | np.ndarray:
         if not self.full_order:
@@ -124,9 +125,10 @@ class RankedRun:
         if _is_arrow(self.doc_names) and "doc_ids" not in self.__dict__ and all(isinstance(q, str) for q in queries):
             import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
 
+            string = _string_dtype() if is_arrow_array(self.doc_names) else self.doc_names.dtype
             names = pd.array(pa.array(queries.tolist(), type=pa.string()).take(pa.array(self.query_codes)),
-                             dtype=self.doc_names.dtype)
-            docs = self.doc_names.array.take(self.doc_raw)
+                             dtype=string)
+            docs = pd.array(_arrow_values(self.doc_names).take(pa.array(self.doc_raw)), dtype=string)
         else:
             names = queries[self.query_codes] if len(self.rank) else np.zeros(0, object)
             docs = self.doc_ids
@@ -160,7 +162,7 @@ def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
 
     A judged query without a document at grade ``>= rel`` scores 0 with every measure (trec_eval and ir-measures
     give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie)."""
-    return np.sort(pd.unique(qrels["query_id"].to_numpy(dtype=object)).astype(str)).astype(object)
+    return np.unique(column_values(qrels["query_id"], object).astype(str)).astype(object)
 
 
 def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
@@ -231,13 +233,12 @@ def _string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
     Python strings (``str()`` of each id)."""
     if _is_arrow(names):
         # deferred: pyarrow is loaded already when ids are Arrow-backed
-        import pyarrow as pa
         import pyarrow.compute as pc
 
-        values = pa.array(names.array)
+        values = _arrow_values(names)
         if subset is not None:
-            values = values.take(pa.array(subset))
-        return np.asarray(pc.rank(values, sort_keys="ascending", tiebreaker="dense"), dtype=np.int64) - 1
+            values = values.take(from_numpy(subset))
+        return to_numpy(pc.rank(values, sort_keys="ascending", tiebreaker="dense")).astype(np.int64) - 1
     values = np.asarray(names, dtype=object)
     if subset is not None:
         values = values[subset]
@@ -253,25 +254,127 @@ def _query_score_order(qc: np.ndarray, sc: np.ndarray, arrow: bool) -> np.ndarra
     import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
     import pyarrow.compute as pc
 
-    table = pa.table({"q": qc, "s": sc})
-    return np.asarray(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending")]), dtype=np.intp)
+    table = pa.table({"q": from_numpy(qc), "s": from_numpy(sc)})
+    return to_numpy(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending")])).astype(np.intp)
 
 
-def _as_index(values) -> pd.Index:
-    return values if isinstance(values, pd.Index) else pd.Index(np.asarray(values, dtype=object), dtype=object)
+class Ids:
+    """Distinct ids in a fixed order and the position of each: the query (or relevant document) axis of rankings and
+    position tables. :meth:`get_indexer` gives the position of each of some values (-1: absent), as
+    ``pandas.Index.get_indexer`` does, from a dict (no pandas needed)."""
+
+    def __init__(self, values: Any) -> None:
+        self.values = np.asarray(_py_list(values) if not isinstance(values, np.ndarray) else values, dtype=object)
+        self._position = {v: i for i, v in enumerate(self.values.tolist())}
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __iter__(self):
+        return iter(self.values.tolist())
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.values[i]
+
+    def __repr__(self) -> str:
+        return f"Ids({self.values.tolist()!r})"
+
+    def tolist(self) -> list:
+        return self.values.tolist()
+
+    def equals(self, other: Any) -> bool:
+        """Whether ``other`` (ids, or a pandas Index) holds the same ids in the same order."""
+        return self.values.tolist() == _py_list(other)
+
+    def to_numpy(self, dtype: Any = object) -> np.ndarray:
+        """The ids as a numpy object array."""
+        return self.values if dtype is object else self.values.astype(dtype)
+
+    def get_indexer(self, values: Any) -> np.ndarray:
+        """Position of each of ``values`` (a sequence, numpy, pandas or Arrow array) among the ids; -1 where absent."""
+        position = self._position
+        values = _py_list(values)
+        return np.fromiter((position.get(v, -1) for v in values), dtype=np.intp, count=len(values))
+
+
+def _py_list(values: Any) -> list:
+    """``values`` (a sequence, numpy, pandas or Arrow array) as a list of Python objects."""
+    if is_arrow_array(values):
+        return values.to_pylist()
+    return values.tolist() if hasattr(values, "tolist") else list(values)
+
+
+def column_values(column: Any, dtype: Any = None) -> np.ndarray:
+    """A column (pandas Series, numpy or Arrow array) as a numpy array; Arrow strings become Python ``str``."""
+    if is_arrow_array(column):
+        if str(column.type) in ("string", "large_string"):
+            out = np.empty(len(column), dtype=object)
+            out[:] = column.to_pylist()
+            column = out
+        else:
+            column = to_numpy(column)
+    return np.asarray(column, dtype=dtype)
+
+
+def _unique(values: Any) -> np.ndarray:
+    """The distinct values (hashable Python objects) in order of first appearance, as a numpy object array."""
+    out = np.empty(0, dtype=object)
+    distinct = list(dict.fromkeys(_py_list(values)))
+    return np.asarray(distinct, dtype=object) if distinct else out
+
+
+def _as_index(values) -> Ids:
+    return values if isinstance(values, Ids) else Ids(values)
 
 
 def _is_arrow(values) -> bool:
+    """Whether ``values`` (a pyarrow array, or a pandas object) hold Arrow strings."""
+    if is_arrow_array(values):
+        return True
     return getattr(values.dtype, "storage", None) == "pyarrow" or type(values.dtype).__name__ == "ArrowDtype"
 
 
-def _query_codes(column: pd.Series, queries: pd.Index | None, name: str) -> tuple[np.ndarray, pd.Index]:
+def _arrow_values(values) -> Any:
+    """The pyarrow array behind ``values`` (an Arrow-backed pandas object, or a pyarrow array)."""
+    import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
+
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks()
+    return values if isinstance(values, pa.Array) else pa.array(values.array)
+
+
+def _take(names: Any, codes: np.ndarray) -> np.ndarray:
+    """``names[codes]`` (distinct ids: a pandas Index or a pyarrow array) as a numpy array of Python objects."""
+    if is_arrow_array(names):
+        return np.asarray(_arrow_values(names).take(from_numpy(codes)).to_pylist(), dtype=object).reshape(-1)
+    return np.asarray(names.take(codes), dtype=object)
+
+
+def _string_dtype() -> Any:
+    """The dtype pandas gives string columns (Arrow-backed ``str`` in pandas 3, object in 2)."""
+    return pd.Series(["x"], dtype=str).dtype
+
+
+def factorize(column: Any) -> tuple[np.ndarray, Any]:
+    """``pandas.factorize(column)``: each row's code (-1: missing) and the distinct values in order of first
+    appearance. A pyarrow array is encoded by Arrow (``dictionary_encode``, the same codes; the distinct values
+    stay a pyarrow array), without pandas."""
+    if is_arrow_array(column):
+        import pyarrow.compute as pc  # deferred: loaded already when the column is a pyarrow array
+
+        encoded = pc.dictionary_encode(_arrow_values(column))
+        codes = to_numpy(encoded.indices, -1).astype(np.intp, copy=False)
+        return codes, encoded.dictionary
+    return pd.factorize(column)
+
+
+def _query_codes(column: Any, queries: Ids | None, name: str) -> tuple[np.ndarray, Ids]:
     """Code of each row's query in ``queries`` (-1: not there; default: all queries in order of appearance),
     from one factorisation of the column (integer codes; the ids are looked up once each)."""
-    raw, uniques = pd.factorize(column)
+    raw, uniques = factorize(column)
     if len(raw) and raw.min() < 0:
         raise PrefevalError(f"run {name!r} has a missing query id")
-    uniques = pd.Index(np.asarray(uniques, dtype=object), dtype=object)
+    uniques = Ids(uniques)
     if queries is None:
         return raw.astype(np.intp, copy=False), uniques
     return queries.get_indexer(uniques)[raw] if len(raw) else np.zeros(0, dtype=np.intp), queries
@@ -280,7 +383,7 @@ def _query_codes(column: pd.Series, queries: pd.Index | None, name: str) -> tupl
 _BLOCK_ROWS = 1 << 16
 
 
-def _doc_codes(column: pd.Series, qc: np.ndarray, by_block: bool) -> tuple[np.ndarray, pd.Index]:
+def _doc_codes(column: Any, qc: np.ndarray, by_block: bool) -> tuple[np.ndarray, Any]:
     """Code of each row's document id in the returned names (``-1``: missing id).
 
     Default: one factorisation of the column (every distinct id once in the names). ``by_block`` and rows grouped
@@ -288,8 +391,11 @@ def _doc_codes(column: pd.Series, qc: np.ndarray, by_block: bool) -> tuple[np.nd
     of about ``_BLOCK_ROWS`` rows, each block's distinct ids appended to the names. A document then has one code
     within each query -- all :func:`rank_run` needs to tell documents apart and find repeats -- but may have another
     in another block (the names may repeat). Small hash tables stay in cache: the time is linear in the rows, where
-    one table of every distinct id of a large run (ids distinct per query) grows slower than linearly."""
+    one table of every distinct id of a large run (ids distinct per query) grows slower than linearly. A pyarrow
+    array is encoded at once by Arrow (:func:`factorize`)."""
     n = len(qc)
+    if is_arrow_array(column):
+        return factorize(column)
     if not by_block or n <= 2 * _BLOCK_ROWS:
         return pd.factorize(column)
     starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
@@ -314,9 +420,13 @@ class _Candidates:
 
     def __init__(self, candidates: np.ndarray) -> None:
         self.given = candidates.copy()
-        self.unique = np.asarray(pd.unique(candidates), dtype=object) if len(candidates) else candidates
-        self.index = pd.Index(self.unique, dtype=object)
+        self.unique = _unique(candidates) if len(candidates) else candidates
         self.arrow: dict[object, object] = {}
+
+    @functools.cached_property
+    def index(self) -> pd.Index:
+        """The candidates as a pandas Index (to look up ids that are not Arrow-backed)."""
+        return pd.Index(self.unique, dtype=object)
 
     def same(self, candidates: np.ndarray) -> bool:
         return len(candidates) == len(self.given) and bool(np.all(candidates == self.given))
@@ -327,7 +437,9 @@ class _Candidates:
             import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
 
             try:
-                self.arrow[value_type] = pa.array(self.unique.tolist()).cast(value_type)
+                given = self.unique.tolist()
+                values = strings(given) if all(isinstance(v, str) for v in given) else pa.array(given)
+                self.arrow[value_type] = values.cast(value_type)
             except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
                 self.arrow[value_type] = None
         return self.arrow[value_type]
@@ -344,24 +456,22 @@ def _prepared(candidates: np.ndarray) -> _Candidates:
     return prepared
 
 
-def _candidate_of(names: pd.Index, candidates: _Candidates) -> np.ndarray:
+def _candidate_of(names: Any, candidates: _Candidates) -> np.ndarray:
     """Index in ``candidates.unique`` of each of the distinct ids ``names`` (-1: not a candidate); Arrow-backed ids
     are looked up in Arrow (``pyarrow.compute.index_in``) without converting them to Python strings."""
     if not len(candidates.unique) or not len(names):
         return np.full(len(names), -1, dtype=np.intp)
     if _is_arrow(names):
-        # deferred: pyarrow is loaded already when ids are Arrow-backed
-        import pyarrow as pa
-        import pyarrow.compute as pc
+        import pyarrow.compute as pc  # deferred: pyarrow is loaded already when ids are Arrow-backed
 
-        values = pa.array(names.array)
+        values = _arrow_values(names)
         value_set = candidates.arrow_set(values.type)
         if value_set is not None:  # else candidates that are not strings: compare as Python objects below
-            return np.asarray(pc.index_in(values, value_set=value_set).fill_null(-1), dtype=np.intp)
+            return to_numpy(pc.index_in(values, value_set=value_set), -1).astype(np.intp, copy=False)
     return candidates.index.get_indexer(np.asarray(names, dtype=object))
 
 
-def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: np.ndarray | None = None,
+def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = None,
              name: str = "run", ties: str = "all") -> RankedRun:
     """Rank one canonical run as trec_eval does: score descending, ties by doc_id descending, a repeated document keeps
     its first (best) position (one warning per run).
@@ -383,7 +493,7 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     candidates = prepared.unique
     qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
     raw_docs, dnames = _doc_codes(frame["doc_id"], qc, ties == "candidates")
-    sc = frame["score"].to_numpy(dtype=np.float64)
+    sc = column_values(frame["score"], np.float64)
     keep = qc >= 0
     if not keep.all():
         qc, raw_docs, sc = qc[keep], raw_docs[keep], sc[keep]
@@ -419,7 +529,9 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
         if np.any(key[1:] == key[:-1]):
             multi = np.flatnonzero(multi)
             key = qc[multi].astype(np.int64) * size + codes[multi]
-            repeated[multi[pd.Series(key).duplicated(keep="first").to_numpy()]] = True
+            _, first = np.unique(key, return_index=True)  # the first row of each (query, document)
+            repeated[multi] = True
+            repeated[multi[first]] = False
         if repeated.any():
             warnings.warn(f"run {name!r}: {int(repeated.sum())} repeated document(s) within a query; "
                           "each keeps its first (best) position", stacklevel=3)
@@ -434,7 +546,7 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None, candidates: n
     return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, ties == "all")
 
 
-def recode_run(run: RankedRun, queries: pd.Index | None = None, candidates: np.ndarray | None = None) -> RankedRun:
+def recode_run(run: RankedRun, queries: Any = None, candidates: np.ndarray | None = None) -> RankedRun:
     """``run`` (from :func:`rank_run` with ``ties="all"``) as :func:`rank_run` gives it for these ``queries`` and
     ``candidates``, from its integer codes: rows of other queries dropped, groups in the order of ``queries``, the
     candidates' codes looked up among the run's distinct document ids; no row is hashed or sorted by id again.
@@ -465,37 +577,56 @@ def recode_run(run: RankedRun, queries: pd.Index | None = None, candidates: np.n
 # locating the relevant documents
 
 
-def relevant_documents(qrels: pd.DataFrame, rel: int = 1) -> pd.DataFrame:
+def relevant_documents(qrels: Any, rel: int = 1) -> pd.DataFrame:
     """Documents with grade ``>= rel`` per query (grade = max over subtopics), sorted by query and doc."""
-    general = qrels.groupby(["query_id", "doc_id"], sort=True, as_index=False)["relevance"].max()
-    return general[general["relevance"] >= rel].reset_index(drop=True)
+    return pd.DataFrame(_relevant(qrels, rel))
 
 
-def candidate_documents(qrels: pd.DataFrame, rel: int = 1) -> np.ndarray:
+def _relevant(qrels: Any, rel: int) -> dict[str, np.ndarray]:
+    """The columns of :func:`relevant_documents` as numpy arrays, from qrels columns (a DataFrame, or the columns
+    :func:`prefeval.io.read_qrels_columns` gives)."""
+    queries, docs = column_values(qrels["query_id"], object), column_values(qrels["doc_id"], object)
+    grades = column_values(qrels["relevance"], np.int64)
+    if not len(grades):
+        return {"query_id": queries, "doc_id": docs, "relevance": grades}
+    query_names, qi = np.unique(queries, return_inverse=True)
+    doc_names, di = np.unique(docs, return_inverse=True)
+    key = qi.reshape(-1).astype(np.int64) * len(doc_names) + di.reshape(-1)
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    best = np.maximum.reduceat(grades[order], starts)  # max over the subtopics of each (query, document)
+    keep = best >= rel
+    first = order[starts[keep]]
+    return {"query_id": queries[first], "doc_id": docs[first], "relevance": best[keep]}
+
+
+def candidate_documents(qrels: Any, rel: int = 1) -> np.ndarray:
     """Distinct documents with grade ``>= rel`` for some query: the ``candidates`` for :func:`rank_run`."""
-    return pd.unique(qrels.loc[qrels["relevance"] >= rel, "doc_id"].to_numpy(dtype=object))
+    return _unique(column_values(qrels["doc_id"], object)[column_values(qrels["relevance"], np.int64) >= rel])
 
 
-def qrels_queries(qrels: pd.DataFrame) -> pd.Index:
+def qrels_queries(qrels: Any) -> Ids:
     """The queries of the qrels in order of appearance: the ``queries`` for :func:`rank_run`."""
-    return pd.Index(pd.unique(qrels["query_id"].to_numpy(dtype=object)), dtype=object)
+    return Ids(_unique(column_values(qrels["query_id"], object)))
 
 
 class PositionTable:
     """The relevant documents (grade >= ``rel``) of every evaluated query as columns, sorted by query then doc.
 
-    ``relevant`` holds the columns (``query_id, doc_id, relevance``); :meth:`locate` gives their positions in one
-    ranked run, :meth:`positions` turns the positions of many runs into :class:`QueryPositions`.
+    ``relevant`` holds the columns (``query_id, doc_id, relevance``, numpy arrays); :meth:`locate` gives their
+    positions in one ranked run, :meth:`positions` turns the positions of many runs into :class:`QueryPositions`.
+    ``qrels``: a DataFrame or the columns :func:`prefeval.io.read_qrels_columns` gives.
     """
 
-    def __init__(self, qrels: pd.DataFrame, rel: int = 1, queries: pd.Index | None = None) -> None:
+    def __init__(self, qrels: Any, rel: int = 1, queries: Ids | None = None) -> None:
         self.qrels, self.rel = qrels, rel
-        self.relevant = relevant_documents(qrels, rel)
+        self.relevant = _relevant(qrels, rel)
         self.queries = qrels_queries(qrels) if queries is None else _as_index(queries)
-        self.docs = pd.Index(pd.unique(self.relevant["doc_id"].to_numpy(dtype=object)))
+        self.docs = Ids(_unique(self.relevant["doc_id"]))
         self.query_codes = self.queries.get_indexer(self.relevant["query_id"])
         if (self.query_codes < 0).any():
-            missing = self.relevant["query_id"][self.query_codes < 0].iloc[0]
+            missing = self.relevant["query_id"][self.query_codes < 0][0]
             raise PrefevalError(f"the queries given to PositionTable lack qrels query {missing!r}")
         keys = self._keys(self.query_codes, self.docs.get_indexer(self.relevant["doc_id"]))
         self.sorter = np.argsort(keys, kind="stable")
@@ -504,7 +635,7 @@ class PositionTable:
         self._subtopics: tuple[list[str], np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
-        return len(self.relevant)
+        return len(self.relevant["query_id"])
 
     def _keys(self, query_codes: np.ndarray, doc_columns: np.ndarray) -> np.ndarray:
         return query_codes.astype(np.int64) * len(self.docs) + doc_columns
@@ -532,7 +663,7 @@ class PositionTable:
 
     def locate(self, run: RankedRun, depth: int | None = None) -> np.ndarray:
         """(len(self),) float64: the rank of each relevant document in ``run`` (ranks ``<= depth``), +inf if absent."""
-        out = np.full(len(self.relevant), np.inf)
+        out = np.full(len(self), np.inf)
         if not len(self.sorted_keys) or not len(run.rank):
             return out
         query_map = self._map("queries", run.queries, lambda: self.queries.get_indexer(run.queries))
@@ -552,7 +683,7 @@ class PositionTable:
         documents."""
         qc = self.query_codes
         bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True]) if len(qc) else np.zeros(1, dtype=np.intp)
-        qids = self.relevant["query_id"].to_numpy(dtype=object)
+        qids = self.relevant["query_id"]
         return [str(qids[a]) for a in bounds[:-1]], np.diff(bounds).astype(np.int64)
 
     def positions(self, doc_pos: np.ndarray, subtopics: bool = True) -> list[QueryPositions]:
@@ -560,9 +691,8 @@ class PositionTable:
         rows from :meth:`locate`); ``subtopics=False`` skips the subtopic membership."""
         qc = self.query_codes
         bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True]) if len(qc) else np.zeros(1, dtype=np.intp)
-        qids = self.relevant["query_id"].to_numpy(dtype=object)
-        dids = self.relevant["doc_id"].to_numpy(dtype=object)
-        grades = self.relevant["relevance"].to_numpy(dtype=np.int64)
+        qids = self.relevant["query_id"]
+        dids, grades = self.relevant["doc_id"], self.relevant["relevance"]
         ids, sub_col, sub_code = self._subtopic_rows() if subtopics else ([], np.zeros(0, np.intp), None)
         sub_bounds = np.searchsorted(sub_col, bounds)
         out = []
@@ -582,11 +712,14 @@ class PositionTable:
         >= rel for a subtopic, sorted by column."""
         if self._subtopics is None:
             qrels = self.qrels
-            rows = qrels[~qrels["iteration"].isin(NO_SUBTOPIC) & (qrels["relevance"] >= self.rel)]
-            ids = sorted(rows["iteration"].unique(), key=lambda t: (len(t), t))  # "2" before "10"
-            key = self._keys(self.queries.get_indexer(rows["query_id"]), self.docs.get_indexer(rows["doc_id"]))
+            subtopic = column_values(qrels["iteration"], object)
+            rows = ~np.isin(subtopic, list(NO_SUBTOPIC)) & (column_values(qrels["relevance"], np.int64) >= self.rel)
+            subtopic = subtopic[rows]
+            ids = sorted(set(subtopic.tolist()), key=lambda t: (len(t), t))  # "2" before "10"
+            key = self._keys(self.queries.get_indexer(column_values(qrels["query_id"], object)[rows]),
+                             self.docs.get_indexer(column_values(qrels["doc_id"], object)[rows]))
             column = self.sorter[np.searchsorted(self.sorted_keys, key)]  # such documents are relevant
-            code = pd.Index(ids).get_indexer(rows["iteration"])
+            code = Ids(ids).get_indexer(subtopic)
             order = np.argsort(column, kind="stable")
             self._subtopics = (ids, column[order], code[order])
         return self._subtopics
