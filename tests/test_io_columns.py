@@ -80,3 +80,20 @@ def test_errors_name_file_and_line(tmp_path):
     path.write_text("1 0 d1 1\n1 0 d2 one\n")
     with pytest.raises(InputFormatError, match=r"bad.qrels, line 2: relevance 'one' is not an integer"):
         pio.read_qrels_columns(path)
+
+
+@pytest.mark.parametrize("data", [b"q1 Q0 d1 1 1.5 t\nq1 Q0 d2 2 1 t\xff\n", b"q1 Q0 d1 1 1.5 t\nq1 Q\xe9 d2 2 1 t\n"])
+def test_invalid_utf8_in_a_column_the_reader_skips_is_still_an_error(data):
+    """The rank, Q0 and tag fields are split but not converted; the bytes are still checked to be UTF-8."""
+    assert pio._arrow_run(pio._strip_comments(data), False) is None
+    with pytest.raises(InputFormatError, match=r"line 2: not valid UTF-8"):
+        pio.read_run_columns(io.BytesIO(data))
+
+
+@pytest.mark.parametrize(("data", "empty"), [
+    (b"a b\nc d\n", False), (b"a b\n\n\nc d", False), (b"a  b\n", True), (b" a b\n", True), (b"a b \n", True),
+    (b"a b\n c d\n", True), (b"a b\nc d ", True), (b"\n\na b\n", False), (b"a b\n \n", True),
+])
+def test_empty_field_detection(data, empty):
+    assert pio._empty_field(data, " ") is empty
+    assert pio._empty_field(data.replace(b" ", b"\t"), "\t") is empty

@@ -150,7 +150,7 @@ def _single_delimiter(data: bytes) -> str | None:
     """``" "`` or ``"\\t"`` when only one of the two occurs in ``data`` and there is no quote, CR, vertical
     tab or form feed; ``None`` otherwise. Splitting a line on that byte then gives the fields of the
     whitespace-run rule unless some field comes out empty (a doubled, leading or trailing blank), which
-    :func:`_arrow_run` checks on the parsed columns (cheaper than scanning the bytes for such pairs)."""
+    :func:`_empty_field` finds."""
     if any(ch in data for ch in (b'"', b"\r", b"\x0b", b"\x0c")):
         return None
     if b"\t" not in data:
@@ -158,9 +158,17 @@ def _single_delimiter(data: bytes) -> str | None:
     return None if b" " in data else "\t"
 
 
-def _arrow_table(data: bytes, delimiter: str, names: list[str], types: dict[str, Any]) -> Any:
-    """``data`` parsed by ``pyarrow.csv`` with these column names and types (no quoting, no nulls, UTF-8
-    checked); ``None`` when pyarrow is not installed or rejects the data."""
+def _arrow_table(data: bytes, delimiter: str, names: list[str], types: dict[str, Any],
+                 keep: list[str] | None = None) -> Any:
+    """``data`` parsed by ``pyarrow.csv`` with these column names and types (no quoting, no nulls; only the columns
+    ``keep`` converted, default all); ``None`` when pyarrow is not installed or rejects the data (a line with
+    another number of fields, a score that is not a number, ...) or the data is not UTF-8 (pandas then names the
+    line)."""
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
     try:
         import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
         import pyarrow.csv as pacsv  # deferred: optional
@@ -172,18 +180,23 @@ def _arrow_table(data: bytes, delimiter: str, names: list[str], types: dict[str,
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
-                                                 check_utf8=True),
+                                                 check_utf8=False, include_columns=keep or names),
         )
     except (pa.ArrowException, ValueError):
         return None
 
 
-def _no_empty_field(columns: list[Any]) -> bool:
-    """Whether no string in these Arrow columns (or dictionaries) is empty: an empty field means two separators
-    in a row, or one at the start or end of a line, which the whitespace-run rule does not split that way."""
-    import pyarrow.compute as pc  # deferred: loaded with pyarrow.csv
-
-    return not any(len(text) and pc.min(pc.binary_length(text)).as_py() == 0 for text in columns)
+def _empty_field(data: bytes, delimiter: str) -> bool:
+    """Whether splitting the lines of ``data`` on ``delimiter`` gives an empty field: the delimiter twice in a
+    row, or at the start or end of a line (of the data). Blank lines are no fields (the parser skips them)."""
+    if not data:
+        return False
+    raw = np.frombuffer(data, dtype=np.uint8)
+    sep = raw == ord(delimiter)
+    if sep[0] or sep[-1]:
+        return True
+    edge = sep | (raw == ord("\n"))  # a delimiter next to a delimiter or a newline
+    return bool(np.any(edge[1:] & edge[:-1] & (sep[1:] | sep[:-1])))
 
 
 def _arrow_run(data: bytes, extra_columns: bool) -> Columns | None:
@@ -197,24 +210,18 @@ def _arrow_run(data: bytes, extra_columns: bool) -> Columns | None:
         import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
     except ImportError:
         return None
-    coded = pa.dictionary(pa.int32(), pa.string())  # few distinct values: cheap to convert and to check
+    if _empty_field(data, delimiter):
+        return None
     names = ["query_id", "Q0", "doc_id", "rank", "score", "tag"]
-    types = {"query_id": pa.string(), "Q0": coded, "doc_id": pa.string(), "rank": coded, "score": pa.float64(),
-             "tag": coded}
-    table = _arrow_table(data, delimiter, names, types)
-    if table is None:
-        return None
-    import pyarrow.compute as pc  # deferred: loaded with pyarrow.csv
-
-    scores = table.column("score")
-    if table.num_rows == 0 or scores.null_count or pc.any(pc.is_nan(scores)).as_py():
-        return None
-    texts = [table.column("query_id"), table.column("doc_id")]
-    texts += [chunk.dictionary for name in ("Q0", "rank", "tag") for chunk in table.column(name).chunks]
-    if not _no_empty_field(texts):
-        return None
     keep = ["query_id", "doc_id", "score"] + (["rank", "tag"] if extra_columns else [])
-    return Columns({name: _plain(table.column(name)) for name in keep})
+    types = {name: pa.float64() if name == "score" else pa.string() for name in keep}
+    table = _arrow_table(data, delimiter, names, types, keep)  # every line is split; only ``keep`` is converted
+    if table is None or table.num_rows == 0:
+        return None
+    columns = Columns({name: _plain(table.column(name)) for name in keep})
+    if np.isnan(columns["score"]).any():
+        return None
+    return columns
 
 
 _DECIMAL_INT = re.compile(r"[+-]?\d{1,18}")
@@ -225,7 +232,7 @@ def _arrow_qrels(data: bytes) -> Columns | None:
     conditions of :func:`_arrow_run` (4 non-empty fields per line) when every grade is a plain decimal integer;
     ``None`` otherwise (pandas' parser then decides, as without pyarrow)."""
     delimiter = _single_delimiter(data)
-    if delimiter is None:
+    if delimiter is None or _empty_field(data, delimiter):
         return None
     try:
         import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
@@ -240,9 +247,6 @@ def _arrow_qrels(data: bytes) -> Columns | None:
     grades = table.column("relevance").combine_chunks()
     tokens = grades.dictionary.to_pylist()  # a few distinct grades, checked as pandas reads them
     if not all(_DECIMAL_INT.fullmatch(token) for token in tokens):
-        return None
-    texts = [table.column("query_id"), table.column("iteration"), table.column("doc_id")]
-    if not _no_empty_field(texts):
         return None
     values = np.array([int(token) for token in tokens], dtype=np.int64)
     relevance = values[to_numpy(grades.indices)] if len(values) else np.zeros(0, np.int64)
