@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval._arrow import from_numpy, strings, to_numpy
+from prefeval._arrow import call, from_numpy, options, strings, to_numpy
 from prefeval._lazy import is_arrow_array, lazy_module
 from prefeval.errors import PrefevalError
 
@@ -232,13 +232,11 @@ def _string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
     Arrow-backed ids are ranked by Arrow's sort (UTF-8 byte order is code point order, Python's), others as
     Python strings (``str()`` of each id)."""
     if _is_arrow(names):
-        # deferred: pyarrow is loaded already when ids are Arrow-backed
-        import pyarrow.compute as pc
-
         values = _arrow_values(names)
         if subset is not None:
-            values = values.take(from_numpy(subset))
-        return to_numpy(pc.rank(values, sort_keys="ascending", tiebreaker="dense")).astype(np.int64) - 1
+            values = call("take", values, from_numpy(subset))
+        ranks = call("rank", values, options=options("RankOptions", sort_keys="ascending", tiebreaker="dense"))
+        return to_numpy(ranks).astype(np.int64) - 1
     values = np.asarray(names, dtype=object)
     if subset is not None:
         values = values[subset]
@@ -252,10 +250,11 @@ def _query_score_order(qc: np.ndarray, sc: np.ndarray, arrow: bool) -> np.ndarra
     if not arrow:
         return np.lexsort((-sc, qc))
     import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
-    import pyarrow.compute as pc
 
     table = pa.table({"q": from_numpy(qc), "s": from_numpy(sc)})
-    return to_numpy(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending")])).astype(np.intp)
+    order = call("sort_indices", table, options=options("SortOptions", sort_keys=[("q", "ascending"),
+                                                                               ("s", "descending")]))
+    return to_numpy(order).astype(np.intp)
 
 
 class Ids:
@@ -346,7 +345,7 @@ def _arrow_values(values) -> Any:
 def _take(names: Any, codes: np.ndarray) -> np.ndarray:
     """``names[codes]`` (distinct ids: a pandas Index or a pyarrow array) as a numpy array of Python objects."""
     if is_arrow_array(names):
-        return np.asarray(_arrow_values(names).take(from_numpy(codes)).to_pylist(), dtype=object).reshape(-1)
+        return np.asarray(call("take", _arrow_values(names), from_numpy(codes)).to_pylist(), dtype=object).reshape(-1)
     return np.asarray(names.take(codes), dtype=object)
 
 
@@ -360,9 +359,7 @@ def factorize(column: Any) -> tuple[np.ndarray, Any]:
     appearance. A pyarrow array is encoded by Arrow (``dictionary_encode``, the same codes; the distinct values
     stay a pyarrow array), without pandas."""
     if is_arrow_array(column):
-        import pyarrow.compute as pc  # deferred: loaded already when the column is a pyarrow array
-
-        encoded = pc.dictionary_encode(_arrow_values(column))
+        encoded = call("dictionary_encode", _arrow_values(column))
         codes = to_numpy(encoded.indices, -1).astype(np.intp, copy=False)
         return codes, encoded.dictionary
     return pd.factorize(column)
@@ -439,7 +436,7 @@ class _Candidates:
             try:
                 given = self.unique.tolist()
                 values = strings(given) if all(isinstance(v, str) for v in given) else pa.array(given)
-                self.arrow[value_type] = values.cast(value_type)
+                self.arrow[value_type] = values if values.type == value_type else values.cast(value_type)
             except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
                 self.arrow[value_type] = None
         return self.arrow[value_type]
@@ -462,12 +459,11 @@ def _candidate_of(names: Any, candidates: _Candidates) -> np.ndarray:
     if not len(candidates.unique) or not len(names):
         return np.full(len(names), -1, dtype=np.intp)
     if _is_arrow(names):
-        import pyarrow.compute as pc  # deferred: pyarrow is loaded already when ids are Arrow-backed
-
         values = _arrow_values(names)
         value_set = candidates.arrow_set(values.type)
         if value_set is not None:  # else candidates that are not strings: compare as Python objects below
-            return to_numpy(pc.index_in(values, value_set=value_set), -1).astype(np.intp, copy=False)
+            found = call("index_in", values, options=options("SetLookupOptions", value_set=value_set))
+            return to_numpy(found, -1).astype(np.intp, copy=False)
     return candidates.index.get_indexer(np.asarray(names, dtype=object))
 
 
