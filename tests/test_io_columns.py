@@ -97,3 +97,15 @@ def test_invalid_utf8_in_a_column_the_reader_skips_is_still_an_error(data):
 def test_empty_field_detection(data, empty):
     assert pio._empty_field(data, " ") is empty
     assert pio._empty_field(data.replace(b" ", b"\t"), "\t") is empty
+
+
+def test_empty_field_detection_against_splitting_lines():
+    """Random data (small, and larger than the 256 KiB scan blocks) against the definition: some non-blank line,
+    split on the delimiter, has an empty field."""
+    rng = np.random.default_rng(13)
+    alphabet = np.frombuffer(b"ab \n", dtype=np.uint8)
+    for trial in range(200):
+        size = int(rng.integers(300_000, 700_000)) if trial % 20 == 0 else int(rng.integers(1, 40))
+        data = bytes(rng.choice(alphabet, size=size, p=[0.45, 0.45, 0.05, 0.05]))
+        expected = any(field == b"" for line in data.split(b"\n") if line for field in line.split(b" "))
+        assert pio._empty_field(data, " ") is expected
