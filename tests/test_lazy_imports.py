@@ -138,3 +138,16 @@ def test_without_pyarrow_the_command_writes_the_same_text(trec_files, output):
     assert code in (0, None) and code_without in (0, None)
     assert "pyarrow" not in modules_without and "pandas" in modules_without
     assert without == with_arrow and len(without.splitlines()) > 5
+
+
+def test_a_lazy_module_pickles_as_the_module():
+    """Functions sent to Dask workers may reference a lazily bound module: it pickles as an import of the module
+    (deterministically, as Dask's tokenizer requires)."""
+    import pickle
+
+    from prefeval._lazy import lazy_module
+
+    lazy = lazy_module("json")
+    assert pickle.dumps(lazy) == pickle.dumps(lazy_module("json"))
+    assert pickle.loads(pickle.dumps(lazy)) is sys.modules["json"]
+    assert lazy.dumps([1]) == "[1]"

@@ -23,6 +23,10 @@ class LazyModule:
     def __getattr__(self, attr: str) -> Any:  # called only for attributes the proxy itself lacks
         return getattr(importlib.import_module(self._name), attr)
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        # pickled (e.g. in a function sent to a Dask worker) as the import of the module itself
+        return importlib.import_module, (self._name,)
+
     def __repr__(self) -> str:
         return f"<lazy module {self._name!r} ({'imported' if loaded(self._name) else 'not imported yet'})>"
 
