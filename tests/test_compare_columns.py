@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import prefeval
+import prefeval.ranking
 from prefeval import io as pio
 from prefeval.ranking import PositionTable, candidate_documents, qrels_queries, rank_run
 
@@ -140,3 +141,22 @@ def test_dl_hard_command_output_is_the_same_without_pyarrow(shared_data):
         assert proc.returncode == 0, proc.stderr
         outputs.append(proc.stdout)
     assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == 1 + 3 * 50 * 91
+
+
+@pytest.mark.parametrize("dtype", [object, "str"])
+def test_relevant_documents_match_the_groupby_definition(dtype):
+    """Relevant documents (max grade over subtopics >= rel), sorted by query and document id as strings, computed
+    on integer codes: the same rows as a pandas groupby."""
+    rng = np.random.default_rng(5)
+    n = 3000
+    qrels = pd.DataFrame({"query_id": pd.array([str(x) for x in rng.integers(0, 60, n)], dtype=dtype),
+                          "doc_id": pd.array([f"{x:0{int(rng.integers(1, 4))}d}" for x in rng.integers(0, 400, n)],
+                                             dtype=dtype),
+                          "relevance": rng.integers(-1, 4, n), "iteration": "0"})
+    for rel in (1, 2, 3):
+        expected = qrels.groupby(["query_id", "doc_id"], sort=True, as_index=False)["relevance"].max()
+        expected = expected[expected["relevance"] >= rel]
+        got = prefeval.ranking.relevant_documents(qrels, rel)
+        assert got.values.tolist() == expected.values.tolist()
+        assert prefeval.ranking.candidate_documents(qrels, rel).tolist() == \
+            pd.unique(qrels.loc[qrels["relevance"] >= rel, "doc_id"].to_numpy(dtype=object)).tolist()

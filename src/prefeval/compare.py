@@ -48,6 +48,7 @@ from prefeval.ranking import (
     candidate_documents,
     column_values,
     coverage_note,
+    distinct,
     judged_queries,
     qrels_queries,
     rank_run,
@@ -660,8 +661,9 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
     qrels_df = qrels.frame() if metric_groups and isinstance(qrels, Columns) else qrels  # ir-measures reads frames
     metric_tables = [_MetricTable(group, qrels_df, depth, S) for depth, group in metric_groups.items()]
-    evaluated = queries.get_indexer(np.unique(column_values(qrels["query_id"], object)[
-        column_values(qrels["relevance"], np.int64) >= min_rel]))
+    query_codes, query_ids = distinct(qrels["query_id"])
+    evaluated = queries.get_indexer(
+        query_ids[np.unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
     for s, name in enumerate(_progress(names, progress, "ranking runs")):
         source = run_frames[name]

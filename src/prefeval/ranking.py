@@ -162,7 +162,8 @@ def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
 
     A judged query without a document at grade ``>= rel`` scores 0 with every measure (trec_eval and ir-measures
     give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie)."""
-    return np.unique(column_values(qrels["query_id"], object).astype(str)).astype(object)
+    _, names = distinct(qrels["query_id"])
+    return np.unique(names.astype(str)).astype(object)
 
 
 def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
@@ -581,30 +582,57 @@ def relevant_documents(qrels: Any, rel: int = 1) -> pd.DataFrame:
 def _relevant(qrels: Any, rel: int) -> dict[str, np.ndarray]:
     """The columns of :func:`relevant_documents` as numpy arrays, from qrels columns (a DataFrame, or the columns
     :func:`prefeval.io.read_qrels_columns` gives)."""
-    queries, docs = column_values(qrels["query_id"], object), column_values(qrels["doc_id"], object)
     grades = column_values(qrels["relevance"], np.int64)
     if not len(grades):
-        return {"query_id": queries, "doc_id": docs, "relevance": grades}
-    query_names, qi = np.unique(queries, return_inverse=True)
-    doc_names, di = np.unique(docs, return_inverse=True)
-    key = qi.reshape(-1).astype(np.int64) * len(doc_names) + di.reshape(-1)
+        empty = np.zeros(0, dtype=object)
+        return {"query_id": empty, "doc_id": empty.copy(), "relevance": grades}
+    qi, query_names = _sorted_codes(qrels["query_id"])
+    di, doc_names = _sorted_codes(qrels["doc_id"])
+    key = qi.astype(np.int64) * len(doc_names) + di
     order = np.argsort(key, kind="stable")
     key = key[order]
     starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
     best = np.maximum.reduceat(grades[order], starts)  # max over the subtopics of each (query, document)
     keep = best >= rel
     first = order[starts[keep]]
-    return {"query_id": queries[first], "doc_id": docs[first], "relevance": best[keep]}
+    return {"query_id": query_names[qi[first]], "doc_id": doc_names[di[first]], "relevance": best[keep]}
+
+
+def distinct(column: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(code of each row, the distinct values as a numpy object array) of a column, distinct values in order of
+    first appearance: :func:`factorize` (hash-based: Arrow's or pandas'), the values converted once each."""
+    codes, uniques = factorize(column)
+    names = np.empty(len(uniques), dtype=object)
+    names[:] = _py_list(uniques)
+    return codes, names
+
+
+def _sorted_codes(column: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(code of each row, the distinct values in Python string order): codes rank the values as strings. Only the
+    distinct values are sorted (by Arrow when the column is Arrow-backed: UTF-8 byte order is code point order)."""
+    codes, uniques = factorize(column)
+    if _is_arrow(uniques):
+        order = to_numpy(call("sort_indices", _arrow_values(uniques))).astype(np.intp)
+    else:
+        order = np.argsort(np.asarray(_py_list(uniques), dtype=object), kind="stable")
+    names = np.empty(len(order), dtype=object)
+    names[:] = _py_list(uniques)
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    return rank[codes], names[order]
 
 
 def candidate_documents(qrels: Any, rel: int = 1) -> np.ndarray:
     """Distinct documents with grade ``>= rel`` for some query: the ``candidates`` for :func:`rank_run`."""
-    return _unique(column_values(qrels["doc_id"], object)[column_values(qrels["relevance"], np.int64) >= rel])
+    rows = np.flatnonzero(column_values(qrels["relevance"], np.int64) >= rel)
+    docs = qrels["doc_id"]
+    docs = call("take", _arrow_values(docs), from_numpy(rows)) if is_arrow_array(docs) else np.asarray(docs)[rows]
+    return distinct(docs)[1]
 
 
 def qrels_queries(qrels: Any) -> Ids:
     """The queries of the qrels in order of appearance: the ``queries`` for :func:`rank_run`."""
-    return Ids(_unique(column_values(qrels["query_id"], object)))
+    return Ids(distinct(qrels["query_id"])[1])
 
 
 class PositionTable:
