@@ -116,15 +116,16 @@ def test_pandas_loads_on_first_use():
 COMPARE = ("-m", "LexiRecall", "LexiPrecision", "RPP", "-q")
 
 
-@pytest.mark.parametrize("output", [("--per-query", "--format", "csv"), ("--per-query",)])
-def test_compare_per_query_of_trec_files_imports_no_pandas(trec_files, output):
-    """The issue's guard: a plain LexiRecall/LexiPrecision/RPP comparison of TREC files, per query, reads, ranks,
-    compares and writes without pandas (nor scipy, statsmodels, matplotlib, ir_datasets) when pyarrow is there."""
+@pytest.mark.parametrize("output", [("--per-query", "--format", "csv"), ("--per-query",), (), ("--format", "latex")])
+def test_compare_of_trec_files_imports_no_pandas(trec_files, output):
+    """The issue's guard: a plain LexiRecall/LexiPrecision/RPP comparison of TREC files -- per query, or the default
+    report with sign tests and Holm's correction -- reads, ranks, compares and writes without pandas (nor scipy,
+    statsmodels, matplotlib, ir_datasets) when pyarrow is there."""
     pytest.importorskip("pyarrow.csv")
     qrels, runs = trec_files
     code, modules, out = imported_by("compare", qrels, *runs, *COMPARE, *output)
     assert code in (0, None)
-    assert "LexiPrecision" in out and "RPP" in out
+    assert "LexiPrecision" in out and "RPP" in out and "run_a" in out
     assert not modules & {"pandas", "tqdm", *HEAVY}, sorted(modules & {"pandas", "tqdm", *HEAVY})
 
 

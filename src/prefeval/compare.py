@@ -475,6 +475,20 @@ class Comparison:
         ``correction`` over the family of all pairs of this method: ``holm`` (default), ``bonferroni``,
         ``fdr_bh`` or ``none`` (statsmodels ``multipletests``); ``randomized_tukey_hsd`` accepts only ``none``.
         """
+        r, test, correction, res = self._tests(method, test, correction, alpha, n_resamples, seed)
+        frame = self._pair_frame(r.method.label)
+        frame["mean"] = r.sums.mean
+        frame["statistic"] = res.statistic
+        frame["p_value"] = res.pvalue
+        frame["p_adjusted"] = res.adjusted
+        frame["significant"] = res.significant
+        frame.attrs.update(method=r.method.label, test=test, correction=correction, alpha=alpha)
+        return frame
+
+    def _tests(self, method: Any, test: str | None, correction: str | None, alpha: float,
+               n_resamples: int = 10_000, seed: int | None = 0) -> tuple[MethodResult, str, str, PairTests]:
+        """The method's result, the test and correction used, and the :class:`PairTests` of :meth:`significance`
+        (arrays, no frame)."""
         r = self.result(method)
         if test is None:
             test = "t" if r.method.kind == "metric" else "sign"
@@ -489,14 +503,7 @@ class Comparison:
         X = r.pair_values(self._pairs) if test in VALUE_TESTS else None
         res = pair_significance(test, X, r.scores(), self._pairs, correction, alpha, n_resamples, seed,
                                 sums=r.sums)
-        frame = self._pair_frame(r.method.label)
-        frame["mean"] = r.sums.mean
-        frame["statistic"] = res.statistic
-        frame["p_value"] = res.pvalue
-        frame["p_adjusted"] = res.adjusted
-        frame["significant"] = res.significant
-        frame.attrs.update(method=r.method.label, test=test, correction=correction, alpha=alpha)
-        return frame
+        return r, test, correction, res
 
     # -- reports -----------------------------------------------------------------------------
 
@@ -516,19 +523,22 @@ class Comparison:
         return frame
 
     def _wide(self, test: str | None, correction: str | None, alpha: float, digits: int, mark: str,
-              **options: Any) -> tuple[pd.DataFrame, str]:
-        frame = self.to_frame(test=test, correction=correction, alpha=alpha, **options)
-        cells = frame["mean"].map(lambda v: f"{v:+.{digits}f}") + np.where(frame["significant"], mark, "")
-        wide = (frame.assign(cell=cells).pivot(index=["run_a", "run_b"], columns="method", values="cell")
-                .reindex(columns=self.methods))
-        order = self._pair_frame("")[["run_a", "run_b"]]
-        wide = wide.reindex(pd.MultiIndex.from_frame(order)).reset_index()
-        tests = frame.drop_duplicates("method").set_index("method")[["test", "correction"]]
-        used = "; ".join(f"{m}: {tests.loc[m, 'test']}, {tests.loc[m, 'correction']}" for m in self.methods)
+              **options: Any) -> tuple[list[str], list[list[str]], str]:
+        """The report table of :meth:`to_markdown` / :meth:`to_latex`, from the result arrays (no frame): header
+        ``run_a, run_b, method...``, one row per pair (in :meth:`summary`'s order) whose cells are the mean
+        preference with ``mark`` where significant, and the note naming the tests."""
+        columns, used = [], []
+        for label in self.methods:
+            r, test_used, correction_used, res = self._tests(label, test, correction, alpha, **options)
+            columns.append([f"{v:+.{digits}f}" + (mark if significant else "")
+                            for v, significant in zip(r.sums.mean.tolist(), res.significant.tolist())])
+            used.append(f"{label}: {test_used}, {correction_used}")
+        pairs = zip(*(k.tolist() for k in self._pairs))
+        rows = [[self.runs[i], self.runs[j], *(cells[p] for cells in columns)] for p, (i, j) in enumerate(pairs)]
         note = (f"Mean per-query preference of run_a over run_b over {self._queries_note()} "
                 f"(positive: run_a preferred); {mark.strip() or 'mark'} = significant at alpha={alpha} "
-                f"after correction ({used}).")
-        return wide, note
+                f"after correction ({'; '.join(used)}).")
+        return ["run_a", "run_b", *self.methods], rows, note
 
     def _queries_note(self) -> str:
         counts = sorted({len(r.query_ids) for r in self.results.values()})
@@ -537,9 +547,8 @@ class Comparison:
     def to_markdown(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
                     digits: int = 3, **options: Any) -> str:
         """Markdown table: one row per pair, one column per method, ``*`` marks significant differences."""
-        wide, note = self._wide(test, correction, alpha, digits, "*", **options)
-        header = list(wide.columns)
-        rows = [[str(v) for v in row] for row in wide.itertuples(index=False)]
+        header, rows, note = self._wide(test, correction, alpha, digits, "*", **options)
+        rows = [[str(v) for v in row] for row in rows]
         esc = [header[:2] + [md_escape(c) for c in header[2:]]] + [[md_escape(c) for c in row] for row in rows]
         lines = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join("---" if k < 2 else "---:" for k in range(len(header))) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in esc[1:]]
@@ -548,11 +557,11 @@ class Comparison:
     def to_latex(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
                  digits: int = 3, **options: Any) -> str:
         """LaTeX ``tabular`` (booktabs): one row per pair, one column per method, ``$^*$`` marks significance."""
-        wide, note = self._wide(test, correction, alpha, digits, "$^*$", **options)
-        header = [latex_escape(str(c)) for c in wide.columns]
+        columns, rows, note = self._wide(test, correction, alpha, digits, "$^*$", **options)
+        header = [latex_escape(str(c)) for c in columns]
         lines = ["\\begin{tabular}{ll" + "r" * (len(header) - 2) + "}", "\\toprule", " & ".join(header) + " \\\\",
                  "\\midrule"]
-        for row in wide.itertuples(index=False):
+        for row in rows:
             cells = [latex_escape(str(row[0])), latex_escape(str(row[1]))]
             cells += [str(c).replace("+", "$+$", 1) if str(c).startswith("+") else str(c).replace("-", "$-$", 1)
                       for c in row[2:]]

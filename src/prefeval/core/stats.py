@@ -4,7 +4,8 @@ Pairwise tests take ``X`` of shape ``(n_pairs, Q)`` (or ``(Q,)`` for one pair): 
 pair, positive = first system better -- per-query preferences, or per-query metric differences
 ``mu(a) - mu(b)``. They return a :class:`TestResult` of arrays of shape ``(n_pairs,)``.
 
-* :func:`sign_test` (:func:`sign_test_counts` from counts) -- exact two-sided binomial test of wins against losses (``scipy.stats.binomtest``);
+* :func:`sign_test` (:func:`sign_test_counts` from counts) -- exact two-sided binomial test of wins against losses
+  (the p-value of ``scipy.stats.binomtest``, computed exactly in integers without scipy);
   ties (|x| <= ``TIE_TOL``) are dropped, as in the sign test. This is the "binomial test" of Diaz & Mitra (2023) §6.2.3
   and Diaz (2023) §4.2 (the papers do not say how ties enter; dropping them is the sign-test convention).
 * :func:`t_test` (:func:`t_test_moments` from means and squared deviations) -- Student's one-sample t-test of
@@ -81,17 +82,30 @@ def sign_test(X: np.ndarray) -> TestResult:
 def sign_test_counts(wins: np.ndarray, losses: np.ndarray) -> TestResult:
     """The sign test from the counts of wins and losses of each pair.
 
-    ``statistic`` = wins - losses. With no wins and no losses (all ties) the p-value is 1. The p-values are
-    those of ``scipy.stats.binomtest``, computed once per distinct (wins, wins + losses).
+    ``statistic`` = wins - losses. The p-value is the two-sided exact binomial one of ``scipy.stats.binomtest(wins,
+    n, 0.5)`` (the probability of the outcomes at most as likely as the observed one) with ``n = wins + losses``: by
+    symmetry ``min(1, 2 P(X <= min(wins, losses)))``, and 1 when ``wins == losses`` (also with no wins and no
+    losses). Computed exactly in integers and rounded once (scipy's floating-point value agrees to ~1e-15
+    relative), once per distinct (wins, n).
     """
-    # deferred: scipy.stats is slow to import
-    from scipy.stats import binomtest
-
     wins, losses = np.asarray(wins, dtype=np.int64), np.asarray(losses, dtype=np.int64)
     n = wins + losses
     base = int(n.max(initial=0)) + 1
-    keys, inverse = np.unique(wins * base + n, return_inverse=True)  # one int key per (wins, n)
-    pvals = np.array([binomtest(int(k // base), int(k % base), 0.5).pvalue if k % base else 1.0 for k in keys])
+    keys, inverse = np.unique(np.minimum(wins, losses) * base + n, return_inverse=True)  # one key per (min, n)
+    tails: dict[int, tuple[int, int, int]] = {}  # n -> (i, C(n, i), C(n, 0) + ... + C(n, i)), largest i so far
+    pvals = np.empty(len(keys))
+    for k, key in enumerate(keys.tolist()):  # keys ascend, so for one n the tail only grows
+        low, total = divmod(key, base)
+        if 2 * low >= total:  # wins == losses (or n = 0): the observed outcome is the most likely one
+            pvals[k] = 1.0
+            continue
+        i, term, tail = tails.get(total, (0, 1, 1))
+        while i < low:  # C(n, i + 1) = C(n, i) (n - i) / (i + 1), exactly
+            term = term * (total - i) // (i + 1)
+            tail += term
+            i += 1
+        tails[total] = (i, term, tail)
+        pvals[k] = min(1.0, 2 * tail / (1 << total))  # int / int: correctly rounded
     return TestResult((wins - losses).astype(np.float64), pvals[np.ravel(inverse)])
 
 
