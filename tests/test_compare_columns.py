@@ -160,3 +160,23 @@ def test_relevant_documents_match_the_groupby_definition(dtype):
         assert got.values.tolist() == expected.values.tolist()
         assert prefeval.ranking.candidate_documents(qrels, rel).tolist() == \
             pd.unique(qrels.loc[qrels["relevance"] >= rel, "doc_id"].to_numpy(dtype=object)).tolist()
+
+
+def test_factorize_of_grouped_arrow_ids_equals_hashing():
+    """Query ids in runs of equal values (as in TREC files) are factorised from their neighbours: the same codes and
+    distinct values as Arrow's dictionary_encode, grouped or not, sliced or not."""
+    from prefeval._arrow import strings
+    from prefeval.ranking import _py_list, factorize
+
+    rng = np.random.default_rng(1)
+    for trial in range(300):
+        values = [str(x) for x in rng.integers(0, int(rng.integers(1, 30)), size=int(rng.integers(0, 400)))]
+        if trial % 2:
+            values.sort(key=lambda v: (int(v) * 7919) % 31)  # runs of equal values, not in sorted order
+        array = strings(values)
+        if trial % 3 == 0 and len(values) > 3:
+            array = array.slice(2)
+        grouped, grouped_names = factorize(array, grouped=True)
+        hashed, hashed_names = factorize(array)
+        assert np.array_equal(grouped, hashed)
+        assert _py_list(grouped_names) == _py_list(hashed_names)

@@ -16,12 +16,16 @@ _TYPES = {np.dtype(np.int32): "int32", np.dtype(np.int64): "int64", np.dtype(np.
 
 
 def to_numpy(array: Any, null: Any = None) -> np.ndarray:
-    """A fixed-width pyarrow array (or chunked array) of integers or floats as a numpy array: a read-only view of
-    its buffer without nulls; with nulls, a copy in which they are ``null`` (which must then be given)."""
+    """A fixed-width pyarrow array (or chunked array) of integers, floats or booleans as a numpy array: a read-only
+    view of its buffer without nulls (booleans: unpacked from their bits); with nulls, a copy in which they are
+    ``null`` (which must then be given)."""
     if hasattr(array, "combine_chunks"):
         array = array.combine_chunks()
-    dtype = np.dtype(_NUMPY[str(array.type)])
     buffers = array.buffers()
+    if str(array.type) == "bool" and not array.null_count:
+        bits = np.unpackbits(np.frombuffer(buffers[1], dtype=np.uint8), bitorder="little") if len(array) else []
+        return np.asarray(bits[array.offset:array.offset + len(array)], dtype=bool)
+    dtype = np.dtype(_NUMPY[str(array.type)])
     if not len(array):
         return np.empty(0, dtype=dtype)
     values = np.frombuffer(buffers[1], dtype=dtype)[array.offset:array.offset + len(array)]

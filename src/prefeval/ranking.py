@@ -355,10 +355,22 @@ def _string_dtype() -> Any:
     return pd.Series(["x"], dtype=str).dtype
 
 
-def factorize(column: Any) -> tuple[np.ndarray, Any]:
+def factorize(column: Any, grouped: bool = False) -> tuple[np.ndarray, Any]:
     """``pandas.factorize(column)``: each row's code (-1: missing) and the distinct values in order of first
     appearance. A pyarrow array is encoded by Arrow (``dictionary_encode``, the same codes; the distinct values
-    stay a pyarrow array), without pandas."""
+    stay a pyarrow array), without pandas. ``grouped``: equal values usually stand in runs of rows (the query ids
+    of a TREC run), which are then found by comparing neighbours and only the first value of each run is looked
+    up (same codes; hashed as above when the runs are short)."""
+    if grouped and is_arrow_array(column) and not column.null_count and len(column) > 1:
+        column = _arrow_values(column)
+        n = len(column)
+        starts = np.flatnonzero(np.r_[True, to_numpy(call("not_equal", column.slice(1), column.slice(0, n - 1)))])
+        if 8 * len(starts) <= n:
+            firsts = call("take", column, from_numpy(starts)).to_pylist()
+            position: dict[Any, int] = {}
+            codes = np.fromiter((position.setdefault(v, len(position)) for v in firsts), dtype=np.intp,
+                                count=len(firsts))
+            return np.repeat(codes, np.diff(np.r_[starts, n])), list(position)
     if is_arrow_array(column):
         encoded = call("dictionary_encode", _arrow_values(column))
         codes = to_numpy(encoded.indices, -1).astype(np.intp, copy=False)
@@ -369,7 +381,7 @@ def factorize(column: Any) -> tuple[np.ndarray, Any]:
 def _query_codes(column: Any, queries: Ids | None, name: str) -> tuple[np.ndarray, Ids]:
     """Code of each row's query in ``queries`` (-1: not there; default: all queries in order of appearance),
     from one factorisation of the column (integer codes; the ids are looked up once each)."""
-    raw, uniques = factorize(column)
+    raw, uniques = factorize(column, grouped=True)
     if len(raw) and raw.min() < 0:
         raise PrefevalError(f"run {name!r} has a missing query id")
     uniques = Ids(uniques)

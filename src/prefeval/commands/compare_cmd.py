@@ -96,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
     if args.per_query and args.format == "json":
         _write_frame(result.per_query, args.format, out)
     elif args.per_query:  # written from the result's arrays, without building the frame (no pandas)
-        _write_rows(PER_QUERY_COLUMNS, _per_query_rows(result), args.format, out)
+        _write_rows(PER_QUERY_COLUMNS, _per_query_rows(result, nan="" if args.format == "csv" else None),
+                    args.format, out)
     elif args.format == "table":
         out.write(result.to_markdown(**options))
         if rankings is not None:
@@ -117,9 +118,10 @@ def run(args: argparse.Namespace) -> int:
 PER_QUERY_COLUMNS = ("method", "query_id", "run_a", "run_b", "value")
 
 
-def _per_query_rows(result):
+def _per_query_rows(result, nan=None):
     """The rows of ``result.per_query`` (:data:`PER_QUERY_COLUMNS`), in its order (method, query, pair), from the
-    per-query arrays of ``result`` (a :class:`prefeval.Comparison`) without building the frame."""
+    per-query arrays of ``result`` (a :class:`prefeval.Comparison`) without building the frame; NaN values become
+    ``nan`` when given (pandas writes NaN as an empty csv field)."""
     # deferred: keeps `prefeval --help` fast
     import numpy as np
 
@@ -127,20 +129,23 @@ def _per_query_rows(result):
     run_a, run_b = [result.runs[k] for k in pairs[0]], [result.runs[k] for k in pairs[1]]
     for label, r in result.results.items():
         X = r.pair_values(pairs)  # (pairs, queries)
+        if nan is not None and np.isnan(X).any():
+            X = np.where(np.isnan(X), None, X)
         for q, query in enumerate(r.query_ids.astype(str).tolist()):
-            yield from zip([label] * len(run_a), [query] * len(run_a), run_a, run_b, X[:, q].tolist())
+            values = X[:, q].tolist()
+            if X.dtype == object:
+                values = [nan if v is None else v for v in values]
+            yield from zip([label] * len(run_a), [query] * len(run_a), run_a, run_b, values)
 
 
 def _write_rows(header, rows, fmt: str, out) -> None:
     """Rows of values in ``fmt`` (csv, latex or a Markdown table), as :func:`_write_frame` writes a frame."""
     if fmt == "csv":
-        # deferred: keeps `prefeval --help` fast
-        import csv
-        import math
+        import csv  # deferred: keeps `prefeval --help` fast
 
-        writer = csv.writer(out, lineterminator="\n")  # pandas' to_csv text: floats by repr, NaN empty
+        writer = csv.writer(out, lineterminator="\n")  # pandas' to_csv text: floats by repr
         writer.writerow(header)
-        writer.writerows(["" if isinstance(v, float) and math.isnan(v) else v for v in row] for row in rows)
+        writer.writerows(rows)
     elif fmt == "latex":
         out.write(_latex(header, rows))
     else:
