@@ -23,7 +23,7 @@ def test_sign_test_agrees_with_binomtest(rng):
     for x, stat, p in zip(X, res.statistic, res.pvalue):
         wins, losses = int((x > 0).sum()), int((x < 0).sum())
         expected = 1.0 if wins + losses == 0 else st.binomtest(wins, wins + losses, 0.5).pvalue
-        assert p == expected
+        assert p == pytest.approx(expected, rel=1e-12)  # exact in integers; scipy's float agrees to ~1e-14
         assert stat == wins - losses
 
 
@@ -31,7 +31,22 @@ def test_sign_test_drops_ties_and_noise(rng):
     x = np.array([0.5, 1e-15, -1e-14, 0.0, -0.25, 0.1])
     wins, losses, ties = stats.wins_losses_ties(x)
     assert (wins[0], losses[0], ties[0]) == (2, 1, 3)
-    assert stats.sign_test(x).pvalue[0] == st.binomtest(2, 3, 0.5).pvalue
+    assert stats.sign_test(x).pvalue[0] == pytest.approx(st.binomtest(2, 3, 0.5).pvalue, rel=1e-12)
+
+
+def test_sign_test_is_the_exact_binomial_tail():
+    """The p-value from its definition in exact fractions: 2 P(X <= min(wins, losses)) for X ~ Bin(n, 1/2), capped
+    at 1, and 1 when wins == losses; correctly rounded to a float."""
+    from fractions import Fraction
+    from math import comb
+
+    wins = np.array([w for n in range(0, 70) for w in range(n + 1)] + [17, 2400, 2600])
+    losses = np.array([n - w for n in range(0, 70) for w in range(n + 1)] + [40, 2600, 2400])
+    got = stats.sign_test_counts(wins, losses).pvalue
+    for w, lost, p in zip(wins.tolist(), losses.tolist(), got.tolist()):
+        n, low = w + lost, min(w, lost)
+        exact = Fraction(1) if 2 * low >= n else min(Fraction(1), Fraction(2 * sum(comb(n, i) for i in range(low + 1)), 2**n))
+        assert p == float(exact)
 
 
 def test_t_test_is_the_paired_t_test(rng):

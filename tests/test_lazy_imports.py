@@ -17,16 +17,21 @@ HEAVY = ("scipy", "statsmodels", "matplotlib", "ir_datasets")
 
 PROBE = """
 import json, runpy, sys
+if sys.argv[1] == "--no-pyarrow":  # as in an environment without pyarrow: importing it fails
+    sys.modules["pyarrow"] = None
+    del sys.argv[1]
 sys.argv = ["prefeval"] + sys.argv[1:]
 try:
     runpy.run_module("prefeval", run_name="__main__")
 except SystemExit as exc:
     code = exc.code
-sys.stderr.write("\\n" + json.dumps({"code": code, "modules": sorted(m for m in sys.modules if "." not in m)}))
+sys.stderr.write("\\n" + json.dumps({"code": code, "modules": sorted(m for m, v in sys.modules.items() if "." not in m and v is not None)}))
 """
 
 
 def imported_by(*argv: str) -> tuple[int, set[str], str]:
+    """(exit code, top-level modules imported, stdout) of ``prefeval ARGV...`` in a fresh interpreter; a first
+    argument ``--no-pyarrow`` makes ``import pyarrow`` fail there."""
     env = dict(os.environ, PYTHONPATH=str(SRC))
     proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, env=env,
                           timeout=120)
@@ -82,3 +87,68 @@ def test_import_prefeval_registers_measures_and_resolves_names():
     assert proc.returncode == 0, proc.stderr
     heavy, count = proc.stdout.rsplit(" ", 1)
     assert heavy == "[]" and int(count) > 10
+
+
+def test_import_prefeval_loads_no_pandas_nor_other_heavy_module():
+    """``import prefeval`` (measures registered with ir-measures) leaves pandas, scipy, statsmodels, matplotlib,
+    ir_datasets, dask and tqdm unimported: they load when a feature that needs them is used."""
+    code = ("import sys, prefeval, ir_measures\n"
+            "ir_measures.parse_measure('RPP'); ir_measures.parse_measure('LexiPrecision')\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('pandas', 'scipy', 'statsmodels', 'matplotlib', 'ir_datasets', 'dask', 'tqdm')))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(SRC)))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "[]"
+
+
+def test_pandas_loads_on_first_use():
+    code = ("import sys, prefeval\n"
+            "before = 'pandas' in sys.modules\n"
+            "frame = prefeval.read_qrels(__import__('io').StringIO('1 0 d1 1\\n'))\n"
+            "print(before, 'pandas' in sys.modules, type(frame).__name__)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(SRC)))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "True", "DataFrame"]
+
+
+COMPARE = ("-m", "LexiRecall", "LexiPrecision", "RPP", "-q")
+
+
+@pytest.mark.parametrize("output", [("--per-query", "--format", "csv"), ("--per-query",), (), ("--format", "latex")])
+def test_compare_of_trec_files_imports_no_pandas(trec_files, output):
+    """The issue's guard: a plain LexiRecall/LexiPrecision/RPP comparison of TREC files -- per query, or the default
+    report with sign tests and Holm's correction -- reads, ranks, compares and writes without pandas (nor scipy,
+    statsmodels, matplotlib, ir_datasets) when pyarrow is there."""
+    pytest.importorskip("pyarrow.csv")
+    qrels, runs = trec_files
+    code, modules, out = imported_by("compare", qrels, *runs, *COMPARE, *output)
+    assert code in (0, None)
+    assert "LexiPrecision" in out and "RPP" in out and "run_a" in out
+    assert not modules & {"pandas", "tqdm", *HEAVY}, sorted(modules & {"pandas", "tqdm", *HEAVY})
+
+
+@pytest.mark.parametrize("output", [("--per-query", "--format", "csv"), ("--per-query", "--format", "json"), ()])
+def test_without_pyarrow_the_command_writes_the_same_text(trec_files, output):
+    """Without pyarrow, files are read by pandas' parser: the output is the same text."""
+    pytest.importorskip("pyarrow.csv")
+    qrels, runs = trec_files
+    code, modules, with_arrow = imported_by("compare", qrels, *runs, *COMPARE, *output)
+    code_without, modules_without, without = imported_by("--no-pyarrow", "compare", qrels, *runs, *COMPARE, *output)
+    assert code in (0, None) and code_without in (0, None)
+    assert "pyarrow" not in modules_without and "pandas" in modules_without
+    assert without == with_arrow and len(without.splitlines()) > 5
+
+
+def test_a_lazy_module_pickles_as_the_module():
+    """Functions sent to Dask workers may reference a lazily bound module: it pickles as an import of the module
+    (deterministically, as Dask's tokenizer requires)."""
+    import pickle
+
+    from prefeval._lazy import lazy_module
+
+    lazy = lazy_module("json")
+    assert pickle.dumps(lazy) == pickle.dumps(lazy_module("json"))
+    assert pickle.loads(pickle.dumps(lazy)) is sys.modules["json"]
+    assert lazy.dumps([1]) == "[1]"

@@ -20,16 +20,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
 
+from prefeval._lazy import lazy_module
 from prefeval.core import diversity
 from prefeval.core.graded import GradedRankings
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, run_frame
 from prefeval.ranking import NO_SUBTOPIC, RankedRun, qrels_queries, rank_run
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 __all__ = ["AspectArrays", "QrelsSide", "aspect_arrays", "evaluate_kernel", "graded_rankings", "kernel_measure",
            "qrels_side", "run_graded_rankings", "single_aspect"]

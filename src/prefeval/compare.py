@@ -24,20 +24,20 @@ import os
 import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ir_measures
 import numpy as np
-import pandas as pd
-from tqdm.auto import tqdm
 
+from prefeval._lazy import lazy_module
 from prefeval._text import latex_escape, md_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import reduce, stats
 from prefeval.core.reduce import PairAccumulator, PairSums
 from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
-from prefeval.inputs import qrels_frame, runs_dict
+from prefeval.inputs import qrels_table, run_frame, runs_dict
+from prefeval.io import Columns
 from prefeval.measure_syntax import reject_negative_literals
 from prefeval.methods import metric_difference
 from prefeval.methods.checks import did_you_mean, validate
@@ -45,12 +45,20 @@ from prefeval.methods.registry import canonical_text, declaration_of, declaratio
 from prefeval.ranking import (
     PositionTable,
     RankedRun,
+    candidate_documents,
+    column_values,
     coverage_note,
+    distinct,
     judged_queries,
     qrels_queries,
-    query_candidates,
     rank_run,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
+_tqdm = lazy_module("tqdm.auto")  # progress bars load on use
 
 AGGREGATES = agg.AGGREGATES
 TESTS = stats.TESTS
@@ -467,6 +475,20 @@ class Comparison:
         ``correction`` over the family of all pairs of this method: ``holm`` (default), ``bonferroni``,
         ``fdr_bh`` or ``none`` (statsmodels ``multipletests``); ``randomized_tukey_hsd`` accepts only ``none``.
         """
+        r, test, correction, res = self._tests(method, test, correction, alpha, n_resamples, seed)
+        frame = self._pair_frame(r.method.label)
+        frame["mean"] = r.sums.mean
+        frame["statistic"] = res.statistic
+        frame["p_value"] = res.pvalue
+        frame["p_adjusted"] = res.adjusted
+        frame["significant"] = res.significant
+        frame.attrs.update(method=r.method.label, test=test, correction=correction, alpha=alpha)
+        return frame
+
+    def _tests(self, method: Any, test: str | None, correction: str | None, alpha: float,
+               n_resamples: int = 10_000, seed: int | None = 0) -> tuple[MethodResult, str, str, PairTests]:
+        """The method's result, the test and correction used, and the :class:`PairTests` of :meth:`significance`
+        (arrays, no frame)."""
         r = self.result(method)
         if test is None:
             test = "t" if r.method.kind == "metric" else "sign"
@@ -481,14 +503,7 @@ class Comparison:
         X = r.pair_values(self._pairs) if test in VALUE_TESTS else None
         res = pair_significance(test, X, r.scores(), self._pairs, correction, alpha, n_resamples, seed,
                                 sums=r.sums)
-        frame = self._pair_frame(r.method.label)
-        frame["mean"] = r.sums.mean
-        frame["statistic"] = res.statistic
-        frame["p_value"] = res.pvalue
-        frame["p_adjusted"] = res.adjusted
-        frame["significant"] = res.significant
-        frame.attrs.update(method=r.method.label, test=test, correction=correction, alpha=alpha)
-        return frame
+        return r, test, correction, res
 
     # -- reports -----------------------------------------------------------------------------
 
@@ -508,19 +523,22 @@ class Comparison:
         return frame
 
     def _wide(self, test: str | None, correction: str | None, alpha: float, digits: int, mark: str,
-              **options: Any) -> tuple[pd.DataFrame, str]:
-        frame = self.to_frame(test=test, correction=correction, alpha=alpha, **options)
-        cells = frame["mean"].map(lambda v: f"{v:+.{digits}f}") + np.where(frame["significant"], mark, "")
-        wide = (frame.assign(cell=cells).pivot(index=["run_a", "run_b"], columns="method", values="cell")
-                .reindex(columns=self.methods))
-        order = self._pair_frame("")[["run_a", "run_b"]]
-        wide = wide.reindex(pd.MultiIndex.from_frame(order)).reset_index()
-        tests = frame.drop_duplicates("method").set_index("method")[["test", "correction"]]
-        used = "; ".join(f"{m}: {tests.loc[m, 'test']}, {tests.loc[m, 'correction']}" for m in self.methods)
+              **options: Any) -> tuple[list[str], list[list[str]], str]:
+        """The report table of :meth:`to_markdown` / :meth:`to_latex`, from the result arrays (no frame): header
+        ``run_a, run_b, method...``, one row per pair (in :meth:`summary`'s order) whose cells are the mean
+        preference with ``mark`` where significant, and the note naming the tests."""
+        columns, used = [], []
+        for label in self.methods:
+            r, test_used, correction_used, res = self._tests(label, test, correction, alpha, **options)
+            columns.append([f"{v:+.{digits}f}" + (mark if significant else "")
+                            for v, significant in zip(r.sums.mean.tolist(), res.significant.tolist())])
+            used.append(f"{label}: {test_used}, {correction_used}")
+        pairs = zip(*(k.tolist() for k in self._pairs))
+        rows = [[self.runs[i], self.runs[j], *(cells[p] for cells in columns)] for p, (i, j) in enumerate(pairs)]
         note = (f"Mean per-query preference of run_a over run_b over {self._queries_note()} "
                 f"(positive: run_a preferred); {mark.strip() or 'mark'} = significant at alpha={alpha} "
-                f"after correction ({used}).")
-        return wide, note
+                f"after correction ({'; '.join(used)}).")
+        return ["run_a", "run_b", *self.methods], rows, note
 
     def _queries_note(self) -> str:
         counts = sorted({len(r.query_ids) for r in self.results.values()})
@@ -529,9 +547,8 @@ class Comparison:
     def to_markdown(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
                     digits: int = 3, **options: Any) -> str:
         """Markdown table: one row per pair, one column per method, ``*`` marks significant differences."""
-        wide, note = self._wide(test, correction, alpha, digits, "*", **options)
-        header = list(wide.columns)
-        rows = [[str(v) for v in row] for row in wide.itertuples(index=False)]
+        header, rows, note = self._wide(test, correction, alpha, digits, "*", **options)
+        rows = [[str(v) for v in row] for row in rows]
         esc = [header[:2] + [md_escape(c) for c in header[2:]]] + [[md_escape(c) for c in row] for row in rows]
         lines = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join("---" if k < 2 else "---:" for k in range(len(header))) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in esc[1:]]
@@ -540,11 +557,11 @@ class Comparison:
     def to_latex(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
                  digits: int = 3, **options: Any) -> str:
         """LaTeX ``tabular`` (booktabs): one row per pair, one column per method, ``$^*$`` marks significance."""
-        wide, note = self._wide(test, correction, alpha, digits, "$^*$", **options)
-        header = [latex_escape(str(c)) for c in wide.columns]
+        columns, rows, note = self._wide(test, correction, alpha, digits, "$^*$", **options)
+        header = [latex_escape(str(c)) for c in columns]
         lines = ["\\begin{tabular}{ll" + "r" * (len(header) - 2) + "}", "\\toprule", " & ".join(header) + " \\\\",
                  "\\midrule"]
-        for row in wide.itertuples(index=False):
+        for row in rows:
             cells = [latex_escape(str(row[0])), latex_escape(str(row[1]))]
             cells += [str(c).replace("+", "$+$", 1) if str(c).startswith("+") else str(c).replace("-", "$-$", 1)
                       for c in row[2:]]
@@ -561,7 +578,7 @@ def _progress(iterable: Iterable, enabled: bool, desc: str, total: int | None = 
     if not enabled:
         return iterable
 
-    return tqdm(iterable, desc=desc, total=total, leave=False)
+    return _tqdm.tqdm(iterable, desc=desc, total=total, leave=False)
 
 
 class _MetricTable:
@@ -615,22 +632,24 @@ class _PreferenceCollector:
                             sums=self.sums.sums(len(query_ids)))
 
 
-def check_relevant(methods: list[Method], qrels: pd.DataFrame) -> None:
+def check_relevant(methods: list[Method], qrels: pd.DataFrame | Columns) -> None:
     """An error when no query has a relevant document at a method's ``rel``: there is nothing to compare."""
+    grades = column_values(qrels["relevance"], np.int64)
     for rel in dict.fromkeys(m.rel for m in methods):
-        if not (qrels["relevance"].to_numpy() >= rel).any():
+        if not np.any(grades >= rel):
             labels = ", ".join(m.label for m in methods if m.rel == rel)
             raise PrefevalError(f"no query has a relevant document (grade >= {rel}) in the qrels; nothing to "
                                 f"compare for {labels}")
 
 
-def evaluate_block(methods: list[Method], run_frames: dict[str, pd.DataFrame], qrels: pd.DataFrame, *,
+def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.DataFrame | Columns, *,
                    keep: bool, progress: bool = False, warn: bool = True) -> list[MethodResult]:
     """Every method on the queries of ``qrels``: one pass over the runs (rank each once, locate its documents for
     every position and metric table), then the per-query kernels, folded into :class:`MethodResult` (pair sums
     streamed; per-query preferences kept only with ``keep``).
 
-    Every query of ``qrels`` counts (one without a document at a method's ``rel`` is a tie). The engines call
+    Runs and qrels are DataFrames or :class:`~prefeval.io.Columns` (pandas is then needed only by metric
+    methods); a run may also be a TREC file path, read when its turn comes (one run in memory at a time). Every query of ``qrels`` counts (one without a document at a method's ``rel`` is a tie). The engines call
     this on blocks of queries and combine the results (:func:`combine_results`); ``warn=False`` leaves the
     coverage warnings to the caller.
     """
@@ -646,14 +665,20 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, pd.DataFrame], q
         else:
             metric_groups.setdefault(m.depth, []).append(m)
     min_rel = min(m.rel for m in methods)
-    candidates = query_candidates(qrels, min_rel)  # each block of queries looked up among its own candidates
+    candidates = candidate_documents(qrels, min_rel)
     tables = {rel: PositionTable(qrels, rel, queries) for rel in dict.fromkeys(rel for rel, _ in pref_groups)}
     doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
-    metric_tables = [_MetricTable(group, qrels, depth, S) for depth, group in metric_groups.items()]
-    evaluated = queries.get_indexer(pd.unique(qrels.loc[qrels["relevance"] >= min_rel, "query_id"]))
+    qrels_df = qrels.frame() if metric_groups and isinstance(qrels, Columns) else qrels  # ir-measures reads frames
+    metric_tables = [_MetricTable(group, qrels_df, depth, S) for depth, group in metric_groups.items()]
+    query_codes, query_ids = distinct(qrels["query_id"])
+    evaluated = queries.get_indexer(
+        query_ids[np.unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
     for s, name in enumerate(_progress(names, progress, "ranking runs")):
-        run = rank_run(run_frames[name], queries, candidates, name, ties=ties)
+        source = run_frames[name]
+        frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
+        run = rank_run(frame, queries, candidates, name, ties=ties)
+        del frame  # the ranking keeps integer codes; the columns of a file go
         if warn:
             _warn_coverage(name, run, evaluated, len(queries))
         for (rel, depth), pos in doc_pos.items():
@@ -750,15 +775,15 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     if other is not None:
         return other.compare(qrels, runs, parsed, per_query=per_query, client=client, scheduler=scheduler,
                              workers=workers, partitions=partitions, progress=progress)
-    qrels_df = qrels_frame(qrels)
-    run_frames = runs_dict(runs)
+    qrels_df = qrels_table(qrels)  # files are read into columns: no pandas on this path with pyarrow
+    run_frames = runs_dict(runs, columns=True)
     if len(run_frames) < 2:
         raise PrefevalError(f"compare needs at least two runs; got {len(run_frames)} ({', '.join(run_frames) or '-'})")
     check_relevant(parsed, qrels_df)
     keep = keep_per_query(per_query, parsed, qrels_df, len(run_frames))
     results = {r.method.label: r for r in evaluate_block(parsed, run_frames, qrels_df, keep=keep, progress=progress)}
     return Comparison(list(run_frames), [results[m.label] for m in parsed],
-                      query_order=pd.unique(qrels_df["query_id"]))
+                      query_order=qrels_queries(qrels_df).tolist())
 
 
 def per_query_bytes(methods: Sequence[Method], n_queries: int, n_runs: int) -> int:
@@ -766,7 +791,8 @@ def per_query_bytes(methods: Sequence[Method], n_queries: int, n_runs: int) -> i
     return sum(m.kind == "preference" for m in methods) * n_queries * n_runs * n_runs * 8
 
 
-def keep_per_query(per_query: bool | None, methods: Sequence[Method], qrels: pd.DataFrame, n_runs: int) -> bool:
+def keep_per_query(per_query: bool | None, methods: Sequence[Method], qrels: pd.DataFrame | Columns,
+                   n_runs: int) -> bool:
     """Whether :func:`compare` keeps the per-query preferences (see its ``per_query``). Asked to keep more than the
     machine's available memory, a warning gives the estimate and the options that avoid it."""
     need = per_query_bytes(methods, len(judged_queries(qrels)), n_runs)

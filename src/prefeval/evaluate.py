@@ -31,13 +31,12 @@ from __future__ import annotations
 import contextlib
 import warnings
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ir_measures
 import numpy as np
-import pandas as pd
-from tqdm.auto import tqdm
 
+from prefeval._lazy import lazy_module
 from prefeval.compare import check_relevant, evaluate_block, parse_method
 from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
@@ -47,6 +46,12 @@ from prefeval.methods.checks import did_you_mean, validate
 from prefeval.methods.registry import canonical_text, declaration_of
 from prefeval.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict, rank_run, run_queries
 from prefeval.runs import registered
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
+_tqdm = lazy_module("tqdm.auto")  # progress bars load on use
 
 
 def parse_measures(measures: Any, rel: int | None = None) -> list[Any]:
@@ -113,7 +118,7 @@ def _metric_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], ra
         except ValueError as exc:  # unsupported measure / parameters
             raise PrefevalError(str(exc)) from None
         frames = []
-        for name in tqdm(run_frames, desc="evaluation", unit="run", total=len(run_frames),
+        for name in _tqdm.tqdm(run_frames, desc="evaluation", unit="run", total=len(run_frames),
                          disable=not progress, leave=False):
             metrics = list(iter_metrics(evaluators, ranked[name]))
             labels: dict[int, str] = {}  # str() once per measure object (metrics keep the objects alive)

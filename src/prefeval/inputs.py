@@ -26,15 +26,20 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from prefeval._lazy import is_pandas, lazy_module
 from prefeval.errors import PrefevalError
+from prefeval.io import Columns, _to_pandas, read_qrels, read_qrels_columns, read_run, read_run_columns
 from prefeval.io import _string_dtype as _io_string_dtype
-from prefeval.io import _to_pandas, read_qrels, read_run
-from prefeval.ranking import _doc_codes
+from prefeval.ranking import factorize
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
 RUN_COLUMNS = ["query_id", "doc_id", "score"]
@@ -66,13 +71,21 @@ def qrels_frame(qrels: Any) -> pd.DataFrame:
     return frame if isinstance(qrels, Mapping) else resolve_conflicts(frame)
 
 
-def _qrels_frame(qrels: Any) -> pd.DataFrame:
-    if isinstance(qrels, pd.DataFrame):
+def qrels_table(qrels: Any) -> pd.DataFrame | Columns:
+    """:func:`qrels_frame`, except that a TREC file is read into :class:`~prefeval.io.Columns`
+    (:func:`~prefeval.io.read_qrels_columns`: no pandas with pyarrow) and columns are taken as they are."""
+    return resolve_conflicts(_qrels_frame(qrels, columns=True))
+
+
+def _qrels_frame(qrels: Any, columns: bool = False) -> pd.DataFrame | Columns:
+    if is_pandas(qrels, "DataFrame"):
         return canonical_qrels(qrels, "qrels DataFrame")
+    if isinstance(qrels, Columns):
+        return qrels if columns else qrels.frame()
     if _is_pathlike(qrels):
         text = str(qrels)
         if os.path.exists(text) and not text.startswith("irds:"):
-            return read_qrels(text)
+            return read_qrels_columns(text) if columns else read_qrels(text)
         if _DATASET_QRELS is None:  # pragma: no cover  (prefeval/__init__ imports prefeval.datasets)
             raise PrefevalError(f"cannot read {text!r}: no such file, and ir_datasets ids need prefeval.datasets")
         return _DATASET_QRELS(text)
@@ -86,12 +99,15 @@ def _qrels_frame(qrels: Any) -> pd.DataFrame:
                         "a DataFrame, a dict of dicts, a ranx Qrels or Qrel records")
 
 
-def resolve_conflicts(qrels: pd.DataFrame) -> pd.DataFrame:
+def resolve_conflicts(qrels: pd.DataFrame | Columns) -> pd.DataFrame | Columns:
     """``qrels`` with one line per (query, document, subtopic): where lines repeat, the last one wins (as in the
     dictionaries pytrec_eval and ir-measures build), with one warning naming the first conflicting judgment and
-    the number of repeated lines."""
+    the number of repeated lines. :class:`~prefeval.io.Columns` without repeated lines are returned as they are
+    (checked on integer codes, without pandas); with some, as a resolved DataFrame."""
     if not _has_repeats(qrels):
         return qrels
+    if isinstance(qrels, Columns):
+        qrels = qrels.frame()
     key = ["query_id", "doc_id", "iteration"]
     repeated = qrels.duplicated(key, keep="last")
     if not repeated.any():
@@ -108,16 +124,13 @@ def resolve_conflicts(qrels: pd.DataFrame) -> pd.DataFrame:
     return qrels[~repeated].reset_index(drop=True)
 
 
-def _has_repeats(qrels: pd.DataFrame) -> bool:
-    """Whether some (query, document, subtopic) has several lines: one sort of integer keys, the document ids coded
-    within blocks of whole queries when the lines are grouped by query (linear in the lines, where one hash table
-    of every distinct (query, document, subtopic) of a large qrels grows faster)."""
-    if len(qrels) < 2:
-        return False
-    queries, query_names = pd.factorize(qrels["query_id"])
-    docs, _ = _doc_codes(qrels["doc_id"], queries, by_block=True)  # unique within each query
-    subtopics, subtopic_names = pd.factorize(qrels["iteration"])
-    key = (docs.astype(np.int64) * max(1, len(subtopic_names)) + subtopics) * max(1, len(query_names)) + queries
+def _has_repeats(qrels: pd.DataFrame | Columns) -> bool:
+    """Whether some (query, document, subtopic) occurs on more than one line of the qrels: one sort of integer keys
+    from the codes of the three columns."""
+    key = np.zeros(len(qrels), dtype=np.int64)
+    for name in ("query_id", "doc_id", "iteration"):
+        codes, uniques = factorize(qrels[name])
+        key = key * (len(uniques) + 1) + (codes + 1)
     key.sort()
     return bool(np.any(key[1:] == key[:-1]))
 
@@ -127,16 +140,20 @@ def _is_ranx(obj: Any) -> bool:
     return type(obj).__module__.split(".", 1)[0] == "ranx" and hasattr(obj, "to_dict")
 
 
-def run_frame(run: Any, name: str | None = None) -> pd.DataFrame:
-    """Return ``run`` as a canonical DataFrame; NaN or non-numeric scores are an error naming the query."""
+def run_frame(run: Any, name: str | None = None, columns: bool = False) -> pd.DataFrame | Columns:
+    """Return ``run`` as a canonical DataFrame; NaN or non-numeric scores are an error naming the query. With
+    ``columns``, a TREC file is read into :class:`~prefeval.io.Columns` (:func:`~prefeval.io.read_run_columns`: no
+    pandas with pyarrow), and columns are taken as they are."""
     label = name or "run"
-    if isinstance(run, pd.DataFrame):
+    if isinstance(run, Columns):
+        return run if columns else run.frame()
+    if is_pandas(run, "DataFrame"):
         run = _standard_columns(run, RUN_COLUMNS)
         if _is_canonical_run(run):
             return run if list(run.columns) == RUN_COLUMNS else run[RUN_COLUMNS]
         return _canonical_run(run, f"{label} (DataFrame)")
     if _is_pathlike(run):
-        return read_run(run)
+        return read_run_columns(run) if columns else read_run(run)
     if _is_ranx(run):
         run = run.to_dict()
     if isinstance(run, Iterable):  # a dict of dicts or records
@@ -157,8 +174,10 @@ def run_name(path: str | os.PathLike) -> str:
     return _RUN_NAME_SUFFIXES.sub("", name) or name
 
 
-def runs_dict(runs: Any) -> dict[str, pd.DataFrame]:
-    """Coerce ``runs`` (a mapping name -> run, or a list of run paths) to ``{name: canonical run}``."""
+def runs_dict(runs: Any, columns: bool = False) -> dict[str, Any]:
+    """Coerce ``runs`` (a mapping name -> run, or a list of run paths) to ``{name: canonical run}``. With
+    ``columns``, run files are not read yet: their paths are kept, for :func:`run_frame` (``columns=True``) to read
+    each into :class:`~prefeval.io.Columns` when it is needed (one run in memory at a time)."""
     if isinstance(runs, Mapping):
         items = [(str(name), run) for name, run in runs.items()]
     elif _is_pathlike(runs):
@@ -175,7 +194,7 @@ def runs_dict(runs: Any) -> dict[str, pd.DataFrame]:
     duplicated = sorted({n for n in names if names.count(n) > 1})
     if duplicated:
         raise PrefevalError(f"several runs are named {', '.join(duplicated)}; pass a dict with distinct names")
-    return {name: run_frame(run, name) for name, run in items}
+    return {name: run if columns and _is_pathlike(run) else run_frame(run, name, columns) for name, run in items}
 
 
 def _records_frame(records: Iterable, label: str) -> pd.DataFrame:

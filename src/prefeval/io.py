@@ -33,17 +33,39 @@ import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from prefeval._arrow import to_numpy
+from prefeval._lazy import is_pandas, lazy_module
 from prefeval.errors import InputFormatError, PrefevalError
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 PathOrFile = str | os.PathLike | IO[str] | IO[bytes]
 
 RUN_COLUMNS = ["query_id", "doc_id", "score"]
 QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
+
+
+
+class Columns(dict):
+    """Named columns of a canonical run (``query_id, doc_id, score``) or qrels table (``query_id, doc_id,
+    relevance, iteration``), as :func:`read_run_columns` / :func:`read_qrels_columns` give them: pyarrow string
+    arrays and numpy arrays (no pandas needed), or pandas Series. Ranking and :func:`prefeval.compare` accept them
+    where they accept a DataFrame; :meth:`frame` gives the DataFrame :func:`read_run` / :func:`read_qrels` give."""
+
+    def __len__(self) -> int:  # rows, as len() of a DataFrame
+        return len(next(iter(self.values()))) if dict.__len__(self) else 0
+
+    def frame(self) -> pd.DataFrame:
+        """The columns as the DataFrame of :func:`read_run` / :func:`read_qrels`."""
+        return _frame(self)
+
 
 _RUN_FIELDS = "query_id Q0 doc_id rank score tag"
 _QRELS_FIELDS = "query_id iteration doc_id relevance"
@@ -106,7 +128,8 @@ def _strip_comments(raw: bytes) -> bytes:
 
 # Scores must parse exactly (as trec_eval's strtod) or equal scores could differ and reorder ties. pandas 3
 # parses exactly by default and deprecates the option; pandas 2's default converter can be off by an ulp.
-_EXACT_FLOATS = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+def _exact_floats() -> dict[str, str]:
+    return {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
 
 
 def _parse(raw: bytes, dtypes: dict[int, Any]) -> pd.DataFrame:
@@ -119,7 +142,7 @@ def _parse(raw: bytes, dtypes: dict[int, Any]) -> pd.DataFrame:
         engine="c",
         encoding="utf-8",
         skip_blank_lines=True,
-        **_EXACT_FLOATS,
+        **_exact_floats(),
     )
 
 
@@ -127,7 +150,7 @@ def _single_delimiter(data: bytes) -> str | None:
     """``" "`` or ``"\\t"`` when only one of the two occurs in ``data`` and there is no quote, CR, vertical
     tab or form feed; ``None`` otherwise. Splitting a line on that byte then gives the fields of the
     whitespace-run rule unless some field comes out empty (a doubled, leading or trailing blank), which
-    :func:`_arrow_run` checks on the parsed columns (cheaper than scanning the bytes for such pairs)."""
+    :func:`_empty_field` finds."""
     if any(ch in data for ch in (b'"', b"\r", b"\x0b", b"\x0c")):
         return None
     if b"\t" not in data:
@@ -135,43 +158,123 @@ def _single_delimiter(data: bytes) -> str | None:
     return None if b" " in data else "\t"
 
 
-def _arrow_run(data: bytes, extra_columns: bool) -> pd.DataFrame | None:
-    """The run parsed by ``pyarrow.csv`` when pyarrow is installed, one separator byte is used (see
-    :func:`_single_delimiter`), every line has 6 non-empty fields and every score is a number that is not
-    NaN; ``None`` otherwise (the caller then takes the pandas path, which names the bad line)."""
+def _arrow_table(data: bytes, delimiter: str, names: list[str], types: dict[str, Any],
+                 keep: list[str] | None = None) -> Any:
+    """``data`` parsed by ``pyarrow.csv`` with these column names and types (no quoting, no nulls; only the columns
+    ``keep`` converted, default all); ``None`` when pyarrow is not installed or rejects the data (a line with
+    another number of fields, a score that is not a number, ...) or the data is not UTF-8 (pandas then names the
+    line)."""
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    try:
+        import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
+        import pyarrow.csv as pacsv  # deferred: optional
+    except ImportError:
+        return None
+    try:
+        return pacsv.read_csv(
+            io.BytesIO(data),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
+            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
+                                                 check_utf8=False, include_columns=keep or names),
+        )
+    except (pa.ArrowException, ValueError):
+        return None
+
+
+def _empty_field(data: bytes, delimiter: str) -> bool:
+    """Whether splitting the lines of ``data`` on ``delimiter`` gives an empty field: the delimiter twice in a
+    row, or at the start or end of a line (of the data). Blank lines are no fields (the parser skips them).
+    Scanned in blocks of 256 KiB (overlapping by one byte), so the temporary arrays stay small."""
+    if not data:
+        return False
+    raw = np.frombuffer(data, dtype=np.uint8)
+    if raw[0] == ord(delimiter) or raw[-1] == ord(delimiter):
+        return True
+    step = 1 << 18
+    for start in range(0, len(raw) - 1, step):
+        block = raw[start:start + step + 1]
+        sep = block == ord(delimiter)
+        edge = sep | (block == ord("\n"))  # a delimiter next to a delimiter or a newline
+        if np.any(edge[1:] & edge[:-1] & (sep[1:] | sep[:-1])):
+            return True
+    return False
+
+
+def _arrow_run(data: bytes, extra_columns: bool) -> Columns | None:
+    """The run's columns as Arrow arrays, parsed by ``pyarrow.csv`` when pyarrow is installed, one separator byte
+    is used (see :func:`_single_delimiter`), every line has 6 non-empty fields and every score is a number that is
+    not NaN; ``None`` otherwise (the caller then takes the pandas path, which names the bad line)."""
     delimiter = _single_delimiter(data)
     if delimiter is None:
         return None
     try:
         import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
-        import pyarrow.compute as pc  # deferred: optional
-        import pyarrow.csv as pacsv  # deferred: optional
     except ImportError:
         return None
+    if _empty_field(data, delimiter):
+        return None
     names = ["query_id", "Q0", "doc_id", "rank", "score", "tag"]
-    coded = pa.dictionary(pa.int32(), pa.string())  # few distinct values: cheap to convert and to check
-    types = {"query_id": pa.string(), "Q0": coded, "doc_id": pa.string(), "rank": coded, "score": pa.float64(),
-             "tag": coded}
-    try:
-        table = pacsv.read_csv(
-            io.BytesIO(data),
-            read_options=pacsv.ReadOptions(column_names=names),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
-                                                 check_utf8=True),
-        )
-    except (pa.ArrowException, ValueError):
-        return None
-    scores = table.column("score")
-    if table.num_rows == 0 or scores.null_count or pc.any(pc.is_nan(scores)).as_py():
-        return None
-    texts = [table.column("query_id"), table.column("doc_id")]
-    texts += [chunk.dictionary for name in ("Q0", "rank", "tag") for chunk in table.column(name).chunks]
-    if any(len(text) and pc.min(pc.binary_length(text)).as_py() == 0 for text in texts):
-        return None  # an empty field: two separators in a row, or one at the start or end of a line
-    string = _string_dtype()
     keep = ["query_id", "doc_id", "score"] + (["rank", "tag"] if extra_columns else [])
-    return pd.DataFrame({name: _to_pandas(table.column(name), string) for name in keep})
+    types = {name: pa.float64() if name == "score" else pa.string() for name in keep}
+    table = _arrow_table(data, delimiter, names, types, keep)  # every line is split; only ``keep`` is converted
+    if table is None or table.num_rows == 0:
+        return None
+    columns = Columns({name: _plain(table.column(name)) for name in keep})
+    if np.isnan(columns["score"]).any():
+        return None
+    return columns
+
+
+_DECIMAL_INT = re.compile(r"[+-]?\d{1,18}")
+
+
+def _arrow_qrels(data: bytes) -> Columns | None:
+    """The qrels' columns as Arrow arrays (relevance as int64 numpy), parsed by ``pyarrow.csv`` under the
+    conditions of :func:`_arrow_run` (4 non-empty fields per line) when every grade is a plain decimal integer;
+    ``None`` otherwise (pandas' parser then decides, as without pyarrow)."""
+    delimiter = _single_delimiter(data)
+    if delimiter is None or _empty_field(data, delimiter):
+        return None
+    try:
+        import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
+    except ImportError:
+        return None
+    coded = pa.dictionary(pa.int32(), pa.string())
+    names = ["query_id", "iteration", "doc_id", "relevance"]
+    types = {"query_id": pa.string(), "iteration": pa.string(), "doc_id": pa.string(), "relevance": coded}
+    table = _arrow_table(data, delimiter, names, types)
+    if table is None or table.num_rows == 0:
+        return None
+    grades = table.column("relevance").combine_chunks()
+    tokens = grades.dictionary.to_pylist()  # a few distinct grades, checked as pandas reads them
+    if not all(_DECIMAL_INT.fullmatch(token) for token in tokens):
+        return None
+    values = np.array([int(token) for token in tokens], dtype=np.int64)
+    relevance = values[to_numpy(grades.indices)] if len(values) else np.zeros(0, np.int64)
+    return Columns(query_id=_plain(table.column("query_id")), doc_id=_plain(table.column("doc_id")),
+                   relevance=relevance, iteration=_plain(table.column("iteration")))
+
+
+def _plain(column: Any) -> Any:
+    """An Arrow column as one array: dictionary-encoded strings decoded, scores as a float64 numpy array."""
+    column = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    if column.type == "double":
+        return to_numpy(column)
+    if hasattr(column.type, "value_type"):  # dictionary-encoded
+        return column.cast(column.type.value_type)
+    return column
+
+
+def _frame(columns: Columns) -> pd.DataFrame:
+    """The DataFrame :func:`read_run` / :func:`read_qrels` return, from reader columns: Arrow strings become the
+    dtype pandas gives ``dtype=str`` columns; numpy arrays and pandas Series are kept."""
+    string = _string_dtype()
+    return pd.DataFrame({name: _to_pandas(column, string) for name, column in columns.items()})
 
 
 def _string_dtype() -> Any:
@@ -179,11 +282,9 @@ def _string_dtype() -> Any:
     return pd.Series(["x"], dtype=str).dtype
 
 
-def _to_pandas(column: Any, string: Any) -> pd.Series:
-    if column.type == "double":
-        return pd.Series(column.to_numpy(), dtype="float64")
-    if hasattr(column.type, "value_type"):  # dictionary-encoded
-        column = column.cast(column.type.value_type)
+def _to_pandas(column: Any, string: Any) -> Any:
+    if isinstance(column, np.ndarray) or is_pandas(column, "Series"):
+        return column
     if isinstance(string, pd.StringDtype) and string.storage == "pyarrow":
         return column.to_pandas(types_mapper=lambda _: string)
     return column.to_pandas().astype(string)
@@ -236,6 +337,13 @@ def read_run(source: PathOrFile, *, extra_columns: bool = False) -> pd.DataFrame
     :class:`~prefeval.errors.InputFormatError` (naming file and line) for a line with the wrong
     number of fields or a score that is not a number or is NaN.
     """
+    return _frame(read_run_columns(source, extra_columns=extra_columns))
+
+
+def read_run_columns(source: PathOrFile, *, extra_columns: bool = False) -> Columns:
+    """The columns of :func:`read_run` (same parsing, validation and errors) without building a DataFrame: when
+    pyarrow parses the file, ``query_id`` and ``doc_id`` (and ``rank``, ``tag``) are Arrow string arrays and
+    ``score`` a float64 numpy array, and pandas is not imported; otherwise the columns of pandas' parse."""
     raw, name = _read_bytes(source, "run")
     data = _strip_comments(raw)
     fast = _arrow_run(data, extra_columns)
@@ -245,12 +353,12 @@ def read_run(source: PathOrFile, *, extra_columns: bool = False) -> pd.DataFrame
     try:
         df = _parse(data, dtypes)
     except pd.errors.EmptyDataError:
-        return _empty_run(extra_columns)
+        return Columns(_empty_run(extra_columns).items())
     except (ValueError, UnicodeDecodeError) as exc:  # ParserError is a ValueError
         raise _locate_error(raw, name, _check_run_line, str(exc)) from None
     if df.shape[1] != 6 or (df[5] == "").any() or np.isnan(df[4].to_numpy()).any():
         raise _locate_error(raw, name, _check_run_line, f"{df.shape[1]} columns")
-    out = pd.DataFrame({"query_id": df[0], "doc_id": df[2], "score": df[4]})
+    out = Columns(query_id=df[0], doc_id=df[2], score=df[4])
     if extra_columns:
         out["rank"] = df[3]
         out["tag"] = df[5]
@@ -266,17 +374,27 @@ def read_qrels(source: PathOrFile) -> pd.DataFrame:
     :class:`~prefeval.errors.InputFormatError` (naming file and line) for a line with the wrong
     number of fields or a grade that is not an integer.
     """
+    return _frame(read_qrels_columns(source))
+
+
+def read_qrels_columns(source: PathOrFile) -> Columns:
+    """The columns of :func:`read_qrels` (same parsing, validation and errors) without building a DataFrame: when
+    pyarrow parses the file, ``query_id``, ``doc_id`` and ``iteration`` are Arrow string arrays and ``relevance``
+    an int64 numpy array, and pandas is not imported; otherwise the columns of pandas' parse."""
     raw, name = _read_bytes(source, "qrels")
     data = _strip_comments(raw)
+    fast = _arrow_qrels(data)
+    if fast is not None:
+        return fast
     try:
         df = _parse(data, {0: str, 1: str, 2: str, 3: "int64"})
     except pd.errors.EmptyDataError:
-        return _empty_qrels()
+        return Columns(_empty_qrels().items())
     except (ValueError, OverflowError, UnicodeDecodeError) as exc:
         raise _locate_error(raw, name, _check_qrels_line, str(exc)) from None
     if df.shape[1] != 4 or not pd.api.types.is_integer_dtype(df[3]) or (df[2] == "").any():
         raise _locate_error(raw, name, _check_qrels_line, f"{df.shape[1]} columns")
-    return pd.DataFrame({"query_id": df[0], "doc_id": df[2], "relevance": df[3].astype("int64"), "iteration": df[1]})
+    return Columns(query_id=df[0], doc_id=df[2], relevance=df[3].astype("int64"), iteration=df[1])
 
 
 def _empty_run(extra_columns: bool) -> pd.DataFrame:

@@ -19,13 +19,14 @@ from __future__ import annotations
 import warnings
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 import ir_measures
 import numpy as np
-import pandas as pd
 from ir_measures import Metric
 
 from prefeval import methods
+from prefeval._lazy import lazy_module
 from prefeval.aspects import QrelsSide, qrels_side, run_graded_rankings
 from prefeval.core.positions import position_vectors
 from prefeval.inputs import qrels_frame, run_frame
@@ -41,6 +42,11 @@ from prefeval.ranking import (
     recode_run,
 )
 from prefeval.runs import resolve_run
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 
 class PrefevalProvider(ir_measures.providers.Provider):
@@ -211,7 +217,7 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
                 if declaration.pairwise_queries is not None:  # every query at once, if these params allow
                     group_of = np.repeat(np.arange(len(queries)), n_relevant)
                     values = declaration.pairwise_queries(doc_pos[0], doc_pos[row], group_of,
-                                                          table.relevant["relevance"].to_numpy(np.int64),
+                                                          np.asarray(table.relevant["relevance"], dtype=np.int64),
                                                           len(queries), params)
                 if values is None:
                     if positions is None:

@@ -23,12 +23,18 @@ import functools
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from prefeval._arrow import call, from_numpy, options, strings, to_numpy
+from prefeval._lazy import is_arrow_array, lazy_module
 from prefeval.errors import PrefevalError
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 NO_SUBTOPIC = frozenset({"0", "Q0", ""})
 
@@ -68,9 +74,9 @@ class RankedRun:
     or, with ``exact_depth``, only the ranks up to that depth (``rank_run(..., depth=k)``).
     """
 
-    queries: pd.Index
+    queries: Ids
     query_codes: np.ndarray
-    doc_names: pd.Index
+    doc_names: Any
     doc_raw: np.ndarray
     doc_codes: np.ndarray
     rank: np.ndarray
@@ -81,13 +87,13 @@ class RankedRun:
     @functools.cached_property
     def doc_ids(self) -> np.ndarray:
         """The document id of every row (Python objects)."""
-        return np.asarray(self.doc_names.take(self.doc_raw), dtype=object)
+        return _take(self.doc_names, self.doc_raw)
 
     def _ids(self, keep: slice | np.ndarray) -> np.ndarray:
         """The document ids of the rows ``keep`` (Python objects), without those of the other rows."""
         if isinstance(keep, slice) or "doc_ids" in self.__dict__:
             return self.doc_ids[keep]
-        return np.asarray(self.doc_names.take(self.doc_raw[keep]), dtype=object)
+        return _take(self.doc_names, self.doc_raw[keep])
 
     def _top(self, depth: int | None) -> slice | np.ndarray:
         if not self.full_order and (self.exact_depth is None or depth is None or depth > self.exact_depth):
@@ -123,9 +129,10 @@ class RankedRun:
         if _is_arrow(self.doc_names) and "doc_ids" not in self.__dict__ and all(isinstance(q, str) for q in queries):
             import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
 
+            string = _string_dtype() if is_arrow_array(self.doc_names) else self.doc_names.dtype
             names = pd.array(pa.array(queries.tolist(), type=pa.string()).take(pa.array(self.query_codes)),
-                             dtype=self.doc_names.dtype)
-            docs = self.doc_names.array.take(self.doc_raw)
+                             dtype=string)
+            docs = pd.array(_arrow_values(self.doc_names).take(pa.array(self.doc_raw)), dtype=string)
         else:
             names = queries[self.query_codes] if len(self.rank) else np.zeros(0, object)
             docs = self.doc_ids
@@ -159,7 +166,8 @@ def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
 
     A judged query without a document at grade ``>= rel`` scores 0 with every measure (trec_eval and ir-measures
     give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie)."""
-    return np.sort(np.asarray(pd.unique(qrels["query_id"]), dtype=object).astype(str)).astype(object)
+    _, names = distinct(qrels["query_id"])
+    return np.unique(names.astype(str)).astype(object)
 
 
 def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
@@ -229,14 +237,11 @@ def _string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
     Arrow-backed ids are ranked by Arrow's sort (UTF-8 byte order is code point order, Python's), others as
     Python strings (``str()`` of each id)."""
     if _is_arrow(names):
-        # deferred: pyarrow is loaded already when ids are Arrow-backed
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        values = pa.array(names.array)
+        values = _arrow_values(names)
         if subset is not None:
-            values = values.take(pa.array(subset))
-        return np.asarray(pc.rank(values, sort_keys="ascending", tiebreaker="dense"), dtype=np.int64) - 1
+            values = call("take", values, from_numpy(subset))
+        ranks = call("rank", values, options=options("RankOptions", sort_keys="ascending", tiebreaker="dense"))
+        return to_numpy(ranks).astype(np.int64) - 1
     values = np.asarray(names, dtype=object)
     if subset is not None:
         values = values[subset]
@@ -250,27 +255,140 @@ def _query_score_order(qc: np.ndarray, sc: np.ndarray, arrow: bool) -> np.ndarra
     if not arrow:
         return np.lexsort((-sc, qc))
     import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
-    import pyarrow.compute as pc
 
-    table = pa.table({"q": qc, "s": sc})
-    return np.asarray(pc.sort_indices(table, sort_keys=[("q", "ascending"), ("s", "descending")]), dtype=np.intp)
+    table = pa.table({"q": from_numpy(qc), "s": from_numpy(sc)})
+    order = call("sort_indices", table, options=options("SortOptions", sort_keys=[("q", "ascending"),
+                                                                               ("s", "descending")]))
+    return to_numpy(order).astype(np.intp)
 
 
-def _as_index(values) -> pd.Index:
-    return values if isinstance(values, pd.Index) else pd.Index(np.asarray(values, dtype=object), dtype=object)
+class Ids:
+    """Distinct ids in a fixed order and the position of each: the query (or relevant document) axis of rankings and
+    position tables. :meth:`get_indexer` gives the position of each of some values (-1: absent), as
+    ``pandas.Index.get_indexer`` does, from a dict (no pandas needed)."""
+
+    def __init__(self, values: Any) -> None:
+        self.values = np.asarray(_py_list(values) if not isinstance(values, np.ndarray) else values, dtype=object)
+        self._position = {v: i for i, v in enumerate(self.values.tolist())}
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __iter__(self):
+        return iter(self.values.tolist())
+
+    def __getitem__(self, i: Any) -> Any:
+        return self.values[i]
+
+    def __repr__(self) -> str:
+        return f"Ids({self.values.tolist()!r})"
+
+    def tolist(self) -> list:
+        return self.values.tolist()
+
+    def equals(self, other: Any) -> bool:
+        """Whether ``other`` (ids, or a pandas Index) holds the same ids in the same order."""
+        return self.values.tolist() == _py_list(other)
+
+    def to_numpy(self, dtype: Any = object) -> np.ndarray:
+        """The ids as a numpy object array."""
+        return self.values if dtype is object else self.values.astype(dtype)
+
+    def get_indexer(self, values: Any) -> np.ndarray:
+        """Position of each of ``values`` (a sequence, numpy, pandas or Arrow array) among the ids; -1 where absent."""
+        position = self._position
+        values = _py_list(values)
+        return np.fromiter((position.get(v, -1) for v in values), dtype=np.intp, count=len(values))
+
+
+def _py_list(values: Any) -> list:
+    """``values`` (a sequence, numpy, pandas or Arrow array) as a list of Python objects."""
+    if is_arrow_array(values):
+        return values.to_pylist()
+    return values.tolist() if hasattr(values, "tolist") else list(values)
+
+
+def column_values(column: Any, dtype: Any = None) -> np.ndarray:
+    """A column (pandas Series, numpy or Arrow array) as a numpy array; Arrow strings become Python ``str``."""
+    if is_arrow_array(column):
+        if str(column.type) in ("string", "large_string"):
+            out = np.empty(len(column), dtype=object)
+            out[:] = column.to_pylist()
+            column = out
+        else:
+            column = to_numpy(column)
+    return np.asarray(column, dtype=dtype)
+
+
+def _unique(values: Any) -> np.ndarray:
+    """The distinct values (hashable Python objects) in order of first appearance, as a numpy object array."""
+    out = np.empty(0, dtype=object)
+    distinct = list(dict.fromkeys(_py_list(values)))
+    return np.asarray(distinct, dtype=object) if distinct else out
+
+
+def _as_index(values) -> Ids:
+    return values if isinstance(values, Ids) else Ids(values)
 
 
 def _is_arrow(values) -> bool:
+    """Whether ``values`` (a pyarrow array, or a pandas object) hold Arrow strings."""
+    if is_arrow_array(values):
+        return True
     return getattr(values.dtype, "storage", None) == "pyarrow" or type(values.dtype).__name__ == "ArrowDtype"
 
 
-def _query_codes(column: pd.Series, queries: pd.Index | None, name: str) -> tuple[np.ndarray, pd.Index]:
+def _arrow_values(values) -> Any:
+    """The pyarrow array behind ``values`` (an Arrow-backed pandas object, or a pyarrow array)."""
+    import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
+
+    if isinstance(values, pa.ChunkedArray):
+        return values.combine_chunks()
+    return values if isinstance(values, pa.Array) else pa.array(values.array)
+
+
+def _take(names: Any, codes: np.ndarray) -> np.ndarray:
+    """``names[codes]`` (distinct ids: a pandas Index or a pyarrow array) as a numpy array of Python objects."""
+    if is_arrow_array(names):
+        return np.asarray(call("take", _arrow_values(names), from_numpy(codes)).to_pylist(), dtype=object).reshape(-1)
+    return np.asarray(names.take(codes), dtype=object)
+
+
+def _string_dtype() -> Any:
+    """The dtype pandas gives string columns (Arrow-backed ``str`` in pandas 3, object in 2)."""
+    return pd.Series(["x"], dtype=str).dtype
+
+
+def factorize(column: Any, grouped: bool = False) -> tuple[np.ndarray, Any]:
+    """``pandas.factorize(column)``: each row's code (-1: missing) and the distinct values in order of first
+    appearance. A pyarrow array is encoded by Arrow (``dictionary_encode``, the same codes; the distinct values
+    stay a pyarrow array), without pandas. ``grouped``: equal values usually stand in runs of rows (the query ids
+    of a TREC run), which are then found by comparing neighbours and only the first value of each run is looked
+    up (same codes; hashed as above when the runs are short)."""
+    if grouped and is_arrow_array(column) and not column.null_count and len(column) > 1:
+        column = _arrow_values(column)
+        n = len(column)
+        starts = np.flatnonzero(np.r_[True, to_numpy(call("not_equal", column.slice(1), column.slice(0, n - 1)))])
+        if 8 * len(starts) <= n:
+            firsts = call("take", column, from_numpy(starts)).to_pylist()
+            position: dict[Any, int] = {}
+            codes = np.fromiter((position.setdefault(v, len(position)) for v in firsts), dtype=np.intp,
+                                count=len(firsts))
+            return np.repeat(codes, np.diff(np.r_[starts, n])), list(position)
+    if is_arrow_array(column):
+        encoded = call("dictionary_encode", _arrow_values(column))
+        codes = to_numpy(encoded.indices, -1).astype(np.intp, copy=False)
+        return codes, encoded.dictionary
+    return pd.factorize(column)
+
+
+def _query_codes(column: Any, queries: Ids | None, name: str) -> tuple[np.ndarray, Ids]:
     """Code of each row's query in ``queries`` (-1: not there; default: all queries in order of appearance),
     from one factorisation of the column (integer codes; the ids are looked up once each)."""
-    raw, uniques = pd.factorize(column)
+    raw, uniques = factorize(column, grouped=True)
     if len(raw) and raw.min() < 0:
         raise PrefevalError(f"run {name!r} has a missing query id")
-    uniques = pd.Index(np.asarray(uniques, dtype=object), dtype=object)
+    uniques = Ids(uniques)
     if queries is None:
         return raw.astype(np.intp, copy=False), uniques
     return queries.get_indexer(uniques)[raw] if len(raw) else np.zeros(0, dtype=np.intp), queries
@@ -279,18 +397,7 @@ def _query_codes(column: pd.Series, queries: pd.Index | None, name: str) -> tupl
 _BLOCK_ROWS = 1 << 16
 
 
-def _query_blocks(qc: np.ndarray) -> np.ndarray | None:
-    """Boundaries of blocks of whole queries of about ``_BLOCK_ROWS`` rows each (``cuts[k]:cuts[k + 1]``), for rows
-    grouped by query; None when some query's rows are not contiguous (rows with a negative code not counted)."""
-    n = len(qc)
-    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
-    kept = qc[starts] >= 0
-    if np.unique(qc[starts][kept]).size < np.count_nonzero(kept):  # some query's rows are not contiguous
-        return None
-    return np.unique(np.r_[starts, n][np.searchsorted(starts, np.arange(0, n, _BLOCK_ROWS))].tolist() + [0, n])
-
-
-def _doc_codes(column: pd.Series, qc: np.ndarray, by_block: bool) -> tuple[np.ndarray, pd.Index]:
+def _doc_codes(column: Any, qc: np.ndarray, by_block: bool) -> tuple[np.ndarray, Any]:
     """Code of each row's document id in the returned names (``-1``: missing id).
 
     Default: one factorisation of the column (every distinct id once in the names). ``by_block`` and rows grouped
@@ -298,11 +405,18 @@ def _doc_codes(column: pd.Series, qc: np.ndarray, by_block: bool) -> tuple[np.nd
     of about ``_BLOCK_ROWS`` rows, each block's distinct ids appended to the names. A document then has one code
     within each query -- all :func:`rank_run` needs to tell documents apart and find repeats -- but may have another
     in another block (the names may repeat). Small hash tables stay in cache: the time is linear in the rows, where
-    one table of every distinct id of a large run (ids distinct per query) grows slower than linearly."""
+    one table of every distinct id of a large run (ids distinct per query) grows slower than linearly. A pyarrow
+    array is encoded at once by Arrow (:func:`factorize`)."""
     n = len(qc)
-    cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
-    if cuts is None:
+    if is_arrow_array(column):
+        return factorize(column)
+    if not by_block or n <= 2 * _BLOCK_ROWS:
         return pd.factorize(column)
+    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
+    kept = qc[starts] >= 0
+    if np.unique(qc[starts][kept]).size < np.count_nonzero(kept):  # some query's rows are not contiguous
+        return pd.factorize(column)
+    cuts = np.unique(np.r_[starts, n][np.searchsorted(starts, np.arange(0, n, _BLOCK_ROWS))].tolist() + [0, n])
     raw = np.empty(n, dtype=np.intp)
     names = []
     offset = 0
@@ -320,9 +434,13 @@ class _Candidates:
 
     def __init__(self, candidates: np.ndarray) -> None:
         self.given = candidates.copy()
-        self.unique = np.asarray(pd.unique(candidates), dtype=object) if len(candidates) else candidates
-        self.index = pd.Index(self.unique, dtype=object)
+        self.unique = _unique(candidates) if len(candidates) else candidates
         self.arrow: dict[object, object] = {}
+
+    @functools.cached_property
+    def index(self) -> pd.Index:
+        """The candidates as a pandas Index (to look up ids that are not Arrow-backed)."""
+        return pd.Index(self.unique, dtype=object)
 
     def same(self, candidates: np.ndarray) -> bool:
         return len(candidates) == len(self.given) and bool(np.all(candidates == self.given))
@@ -333,7 +451,9 @@ class _Candidates:
             import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
 
             try:
-                self.arrow[value_type] = pa.array(self.unique.tolist()).cast(value_type)
+                given = self.unique.tolist()
+                values = strings(given) if all(isinstance(v, str) for v in given) else pa.array(given)
+                self.arrow[value_type] = values if values.type == value_type else values.cast(value_type)
             except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
                 self.arrow[value_type] = None
         return self.arrow[value_type]
@@ -350,150 +470,29 @@ def _prepared(candidates: np.ndarray) -> _Candidates:
     return prepared
 
 
-def _candidate_of(names: pd.Index, candidates: _Candidates) -> np.ndarray:
+def _candidate_of(names: Any, candidates: _Candidates) -> np.ndarray:
     """Index in ``candidates.unique`` of each of the distinct ids ``names`` (-1: not a candidate); Arrow-backed ids
     are looked up in Arrow (``pyarrow.compute.index_in``) without converting them to Python strings."""
     if not len(candidates.unique) or not len(names):
         return np.full(len(names), -1, dtype=np.intp)
     if _is_arrow(names):
-        # deferred: pyarrow is loaded already when ids are Arrow-backed
-        import pyarrow as pa
-        import pyarrow.compute as pc
-
-        values = pa.array(names.array)
+        values = _arrow_values(names)
         value_set = candidates.arrow_set(values.type)
         if value_set is not None:  # else candidates that are not strings: compare as Python objects below
-            return np.asarray(pc.index_in(values, value_set=value_set).fill_null(-1), dtype=np.intp)
+            found = call("index_in", values, options=options("SetLookupOptions", value_set=value_set))
+            return to_numpy(found, -1).astype(np.intp, copy=False)
     return candidates.index.get_indexer(np.asarray(names, dtype=object))
 
 
-class QueryCandidates:
-    """Candidate documents per query: the pairs ``(query_ids[i], doc_ids[i])``, e.g. every judgment with grade
-    ``>= rel`` (:func:`query_candidates`), given to :func:`rank_run` instead of one set of documents for all queries.
-
-    The ranked run's ``candidates`` are then the distinct documents of the pairs, and a row gets a candidate code
-    (``doc_codes[i] < len(candidates)``) wherever its (query, document) is a pair -- and possibly elsewhere, when
-    the document is a candidate of another query looked up with it. :func:`rank_run` looks the document ids of each
-    block of whole queries up among the candidates of that block's queries only (a few thousand ids, a hash table
-    that stays in cache), so the lookup is linear in the rows of the run: one lookup of every id of a large run
-    among all the candidates of a large qrels grows faster.
-    """
-
-    def __init__(self, query_ids: Any, doc_ids: Any) -> None:
-        query_codes, queries = pd.factorize(np.asarray(query_ids, dtype=object))
-        doc_codes, docs = pd.factorize(np.asarray(doc_ids, dtype=object))
-        self.documents = _Candidates(np.asarray(docs, dtype=object))
-        order = np.argsort(query_codes, kind="stable")
-        self.queries = pd.Index(np.asarray(queries, dtype=object), dtype=object)
-        self._docs = doc_codes[order]  # the pairs' documents grouped by query
-        self._bounds = np.searchsorted(query_codes[order], np.arange(len(queries) + 1))
-        self._spans: tuple[object, np.ndarray, np.ndarray] | None = None
-        self._blocks: dict[bytes, tuple[np.ndarray, dict]] = {}
-
-    def of(self, queries: pd.Index, codes: np.ndarray) -> tuple[np.ndarray, dict]:
-        """Indices in ``documents.unique`` (sorted, distinct) of the candidates of the queries ``queries[codes]``, and
-        a cache for their lookup structures: the runs of one evaluation share ``queries`` and usually their blocks."""
-        if self._spans is None or self._spans[0] is not queries:
-            at = self.queries.get_indexer(queries)
-            self._spans = (queries, np.where(at >= 0, self._bounds[np.maximum(at, 0)], 0),
-                           np.where(at >= 0, self._bounds[at + 1], 0))
-            self._blocks.clear()
-        key = codes.astype(np.int64, copy=False).tobytes()
-        block = self._blocks.get(key)
-        if block is None:
-            start, stop = self._spans[1][codes], self._spans[2][codes]
-            lengths = stop - start
-            first = np.cumsum(lengths) - lengths
-            block = (np.unique(self._docs[np.repeat(start - first, lengths) + np.arange(lengths.sum())]), {})
-            if len(self._blocks) >= 4096:
-                self._blocks.clear()
-            self._blocks[key] = block
-        return block
-
-
-def query_candidates(qrels: pd.DataFrame, rel: int = 1) -> QueryCandidates:
-    """Each query's documents with grade ``>= rel`` (for some subtopic): the per-query ``candidates`` for
-    :func:`rank_run` (the documents of :func:`relevant_documents`, per query)."""
-    rows = qrels.loc[qrels["relevance"].to_numpy() >= rel]
-    return QueryCandidates(rows["query_id"].to_numpy(dtype=object), rows["doc_id"].to_numpy(dtype=object))
-
-
-class _BlockLookup:
-    """Looks ranges of the distinct ids ``names`` up among subsets of the candidates (the ids converted once)."""
-
-    def __init__(self, names: pd.Index, candidates: _Candidates) -> None:
-        self.candidates, self.value_set = candidates, None
-        if _is_arrow(names):
-            import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
-
-            self.values = pa.array(names.array)
-            self.value_set = candidates.arrow_set(self.values.type)
-        if self.value_set is None:  # else candidates that are not strings: compare as Python objects
-            self.values = np.asarray(names, dtype=object)
-
-    def __call__(self, a: int, b: int, subset: np.ndarray, cache: dict) -> np.ndarray:
-        """Index in ``subset`` of each id ``names[a:b]`` among the candidates ``subset`` (-1: none); ``cache`` keeps
-        the subset's lookup structure for the next run."""
-        if not len(subset):
-            return np.full(b - a, -1, dtype=np.intp)
-        if self.value_set is not None:
-            import pyarrow.compute as pc  # deferred: loaded already when ids are Arrow-backed
-
-            value_set = cache.get(self.value_set.type)
-            if value_set is None:
-                value_set = cache[self.value_set.type] = self.value_set.take(subset)
-            found = pc.index_in(self.values.slice(a, b - a), value_set=value_set)
-            return np.asarray(found.fill_null(-1), dtype=np.intp)
-        index = cache.get("index")
-        if index is None:
-            index = cache["index"] = pd.Index(self.candidates.unique[subset], dtype=object)
-        return index.get_indexer(self.values[a:b])
-
-
-def _candidate_codes(raw_docs: np.ndarray, qc: np.ndarray, names: pd.Index, prepared: _Candidates,
-                     per_query: QueryCandidates | None, queries: pd.Index, dtype: type = np.int64) -> np.ndarray:
-    """Per row, the code of :class:`RankedRun`: the index of its document in ``prepared.unique`` where it is a
-    candidate, else ``len(prepared.unique)`` + its index in ``names`` (``raw_docs``).
-
-    All names are looked up among all candidates, except with ``per_query`` candidates for rows grouped by query
-    whose names are local to blocks of whole queries (:func:`_doc_codes` by blocks): then each block's names are
-    looked up among the candidates of the block's queries (:class:`QueryCandidates`)."""
-    n, base = len(raw_docs), len(prepared.unique)
-    cuts = None
-    if per_query is not None and n:
-        cuts = _query_blocks(qc) if n > 2 * _BLOCK_ROWS else np.array([0, n])
-    if cuts is not None:
-        lo, hi = np.minimum.reduceat(raw_docs, cuts[:-1]), np.maximum.reduceat(raw_docs, cuts[:-1]) + 1
-        if (hi - lo).sum() > len(names) + n:  # the blocks share their names: one lookup of all of them
-            cuts = None
-    if cuts is None:
-        of_name = _candidate_of(names, prepared)
-        recode = np.where(of_name >= 0, of_name, base + np.arange(len(names))).astype(dtype)
-        return recode[raw_docs] if n else np.zeros(0, dtype=dtype)
-    lookup = _BlockLookup(names, prepared)
-    codes = np.empty(n, dtype=dtype)
-    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
-    for k, (a, b) in enumerate(zip(cuts[:-1].tolist(), cuts[1:].tolist())):
-        block_queries = qc[starts[np.searchsorted(starts, a):np.searchsorted(starts, b)]]
-        subset, cache = per_query.of(queries, block_queries)
-        at = lookup(lo[k], hi[k], subset, cache)
-        recode = base + np.arange(lo[k], hi[k])
-        recode[at >= 0] = subset[at[at >= 0]]
-        codes[a:b] = recode[raw_docs[a:b] - lo[k]]
-    return codes
-
-
-def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None,
-             candidates: np.ndarray | QueryCandidates | None = None, name: str = "run",
-             ties: str = "all", depth: int | None = None) -> RankedRun:
+def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = None,
+             name: str = "run", ties: str = "all", depth: int | None = None) -> RankedRun:
     """Rank one canonical run as trec_eval does: score descending, ties by doc_id descending, a repeated document keeps
     its first (best) position (one warning per run).
 
     ``queries``: the queries to keep (others are dropped; default: all, in order of appearance). ``candidates``:
     documents to pre-locate (e.g. those with grade >= rel), which makes :meth:`PositionTable.locate` a pure integer
-    lookup; as :class:`QueryCandidates`, each query's own (:func:`query_candidates`: linear in the rows of a run
-    grouped by query, however many queries the qrels judge). ``ties="candidates"`` orders tied scores by doc id only
-    inside the tied stretches that contain a candidate: the rank of every candidate is then exact -- 1 + the number of distinct documents of its query ranked
+    lookup. ``ties="candidates"`` orders tied scores by doc id only inside the tied stretches that contain a
+    candidate: the rank of every candidate is then exact -- 1 + the number of distinct documents of its query ranked
     above it -- but the order of other tied documents is not (:meth:`RankedRun.rows` and
     :meth:`RankedRun.to_dict` refuse such a ranking). Vectorised on integer codes (query and document ids are
     factorised once per run, Arrow-backed strings without conversion; with ``ties="candidates"`` the document ids of
@@ -511,15 +510,11 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None,
         raise ValueError(f"ties must be 'all' or 'candidates'; got {ties!r}")
     if depth is not None and (ties != "all" or depth < 1):
         raise ValueError(f"depth needs ties='all' and a positive integer; got ties={ties!r}, depth={depth!r}")
-    per_query = candidates if isinstance(candidates, QueryCandidates) else None
-    if per_query is not None:
-        prepared = per_query.documents
-    else:
-        prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
+    prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
     candidates = prepared.unique
     qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
     raw_docs, dnames = _doc_codes(frame["doc_id"], qc, ties == "candidates")
-    sc = frame["score"].to_numpy(dtype=np.float64)
+    sc = column_values(frame["score"], np.float64)
     keep = qc >= 0
     if not keep.all():
         qc, raw_docs, sc = qc[keep], raw_docs[keep], sc[keep]
@@ -530,7 +525,9 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None,
     small = np.int32 if max(n, len(queries), len(candidates) + len(dnames)) < 2**31 - 1 else np.int64
     qc, raw_docs = qc.astype(small, copy=False), raw_docs.astype(small, copy=False)
     # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
-    codes = _candidate_codes(raw_docs, qc, dnames, prepared, per_query, queries, small)
+    cand_of_name = _candidate_of(dnames, prepared)
+    recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames))).astype(small)
+    codes = recode[raw_docs] if n else np.zeros(0, dtype=small)
     only = codes < len(candidates) if ties == "candidates" else None
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
     grouped = np.count_nonzero(starts) == np.count_nonzero(np.bincount(qc, minlength=1))
@@ -559,7 +556,9 @@ def rank_run(frame: pd.DataFrame, queries: pd.Index | None = None,
         if np.any(key[1:] == key[:-1]):
             multi = np.flatnonzero(multi)
             key = qc[multi].astype(np.int64) * size + codes[multi]
-            repeated[multi[pd.Series(key).duplicated(keep="first").to_numpy()]] = True
+            _, first = np.unique(key, return_index=True)  # the first row of each (query, document)
+            repeated[multi] = True
+            repeated[multi[first]] = False
         if repeated.any():
             warnings.warn(f"run {name!r}: {int(repeated.sum())} repeated document(s) within a query; "
                           "each keeps its first (best) position", stacklevel=3)
@@ -589,18 +588,14 @@ def _top_rows(order: np.ndarray, qc: np.ndarray, codes: np.ndarray, depth: int) 
     return top
 
 
-def recode_run(run: RankedRun, queries: pd.Index | None = None,
-               candidates: np.ndarray | QueryCandidates | None = None) -> RankedRun:
+def recode_run(run: RankedRun, queries: Any = None, candidates: np.ndarray | None = None) -> RankedRun:
     """``run`` (from :func:`rank_run` with ``ties="all"``) as :func:`rank_run` gives it for these ``queries`` and
     ``candidates``, from its integer codes: rows of other queries dropped, groups in the order of ``queries``, the
     candidates' codes looked up among the run's distinct document ids; no row is hashed or sorted by id again.
     (Document codes of non-candidates may differ from a fresh :func:`rank_run`; they only tell documents apart.)"""
     if not run.full_order:
         raise ValueError("recode_run needs a run ranked with ties='all'")
-    if isinstance(candidates, QueryCandidates):
-        prepared = candidates.documents
-    else:
-        prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
+    prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
     if queries is None:
         queries, qc = run.queries, run.query_codes
     else:
@@ -624,38 +619,89 @@ def recode_run(run: RankedRun, queries: pd.Index | None = None,
 # locating the relevant documents
 
 
-def relevant_documents(qrels: pd.DataFrame, rel: int = 1) -> pd.DataFrame:
+def relevant_documents(qrels: Any, rel: int = 1) -> pd.DataFrame:
     """Documents with grade ``>= rel`` per query (grade = max over subtopics), sorted by query and doc."""
+    return pd.DataFrame(_relevant(qrels, rel))
+
+
+def _relevant(qrels: Any, rel: int) -> dict[str, np.ndarray]:
+    """The columns of :func:`relevant_documents` as numpy arrays, from qrels columns (a DataFrame, or the columns
+    :func:`prefeval.io.read_qrels_columns` gives)."""
+    grades = column_values(qrels["relevance"], np.int64)
     # a document's grade is >= rel exactly when one of its judgments is: group just those (a few of all judgments)
-    judged = qrels.loc[qrels["relevance"].to_numpy() >= rel, ["query_id", "doc_id", "relevance"]]
-    return judged.groupby(["query_id", "doc_id"], sort=True, as_index=False)["relevance"].max()
+    rows = np.flatnonzero(grades >= rel)
+    grades = grades[rows]
+    if not len(grades):
+        empty = np.zeros(0, dtype=object)
+        return {"query_id": empty, "doc_id": empty.copy(), "relevance": grades}
+    qi, query_names = _sorted_codes(_take_rows(qrels["query_id"], rows))
+    di, doc_names = _sorted_codes(_take_rows(qrels["doc_id"], rows))
+    key = qi.astype(np.int64) * len(doc_names) + di
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    best = np.maximum.reduceat(grades[order], starts)  # max over the subtopics of each (query, document)
+    keep = best >= rel
+    first = order[starts[keep]]
+    return {"query_id": query_names[qi[first]], "doc_id": doc_names[di[first]], "relevance": best[keep]}
 
 
-def candidate_documents(qrels: pd.DataFrame, rel: int = 1) -> np.ndarray:
+def distinct(column: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(code of each row, the distinct values as a numpy object array) of a column, distinct values in order of
+    first appearance: :func:`factorize` (hash-based: Arrow's or pandas'), the values converted once each."""
+    codes, uniques = factorize(column)
+    names = np.empty(len(uniques), dtype=object)
+    names[:] = _py_list(uniques)
+    return codes, names
+
+
+def _sorted_codes(column: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(code of each row, the distinct values in Python string order): codes rank the values as strings. Only the
+    distinct values are sorted (by Arrow when the column is Arrow-backed: UTF-8 byte order is code point order)."""
+    codes, uniques = factorize(column)
+    if _is_arrow(uniques):
+        order = to_numpy(call("sort_indices", _arrow_values(uniques))).astype(np.intp)
+    else:
+        order = np.argsort(np.asarray(_py_list(uniques), dtype=object), kind="stable")
+    names = np.empty(len(order), dtype=object)
+    names[:] = _py_list(uniques)
+    rank = np.empty(len(order), dtype=np.intp)
+    rank[order] = np.arange(len(order))
+    return rank[codes], names[order]
+
+
+def candidate_documents(qrels: Any, rel: int = 1) -> np.ndarray:
     """Distinct documents with grade ``>= rel`` for some query: the ``candidates`` for :func:`rank_run`."""
-    return pd.unique(qrels.loc[qrels["relevance"] >= rel, "doc_id"].to_numpy(dtype=object))
+    rows = np.flatnonzero(column_values(qrels["relevance"], np.int64) >= rel)
+    return distinct(_take_rows(qrels["doc_id"], rows))[1]
 
 
-def qrels_queries(qrels: pd.DataFrame) -> pd.Index:
+def _take_rows(column: Any, rows: np.ndarray) -> Any:
+    """The values of ``column`` (a pyarrow array, Series or array) at the positions ``rows``."""
+    return call("take", _arrow_values(column), from_numpy(rows)) if is_arrow_array(column) else np.asarray(column)[rows]
+
+
+def qrels_queries(qrels: Any) -> Ids:
     """The queries of the qrels in order of appearance: the ``queries`` for :func:`rank_run`."""
-    return pd.Index(np.asarray(pd.unique(qrels["query_id"]), dtype=object), dtype=object)
+    return Ids(distinct(qrels["query_id"])[1])
 
 
 class PositionTable:
     """The relevant documents (grade >= ``rel``) of every evaluated query as columns, sorted by query then doc.
 
-    ``relevant`` holds the columns (``query_id, doc_id, relevance``); :meth:`locate` gives their positions in one
-    ranked run, :meth:`positions` turns the positions of many runs into :class:`QueryPositions`.
+    ``relevant`` holds the columns (``query_id, doc_id, relevance``, numpy arrays); :meth:`locate` gives their
+    positions in one ranked run, :meth:`positions` turns the positions of many runs into :class:`QueryPositions`.
+    ``qrels``: a DataFrame or the columns :func:`prefeval.io.read_qrels_columns` gives.
     """
 
-    def __init__(self, qrels: pd.DataFrame, rel: int = 1, queries: pd.Index | None = None) -> None:
+    def __init__(self, qrels: Any, rel: int = 1, queries: Ids | None = None) -> None:
         self.qrels, self.rel = qrels, rel
-        self.relevant = relevant_documents(qrels, rel)
+        self.relevant = _relevant(qrels, rel)
         self.queries = qrels_queries(qrels) if queries is None else _as_index(queries)
-        self.docs = pd.Index(pd.unique(self.relevant["doc_id"].to_numpy(dtype=object)))
+        self.docs = Ids(_unique(self.relevant["doc_id"]))
         self.query_codes = self.queries.get_indexer(self.relevant["query_id"])
         if (self.query_codes < 0).any():
-            missing = self.relevant["query_id"][self.query_codes < 0].iloc[0]
+            missing = self.relevant["query_id"][self.query_codes < 0][0]
             raise PrefevalError(f"the queries given to PositionTable lack qrels query {missing!r}")
         keys = self._keys(self.query_codes, self.docs.get_indexer(self.relevant["doc_id"]))
         self.sorter = np.argsort(keys, kind="stable")
@@ -664,7 +710,7 @@ class PositionTable:
         self._subtopics: tuple[list[str], np.ndarray, np.ndarray] | None = None
 
     def __len__(self) -> int:
-        return len(self.relevant)
+        return len(self.relevant["query_id"])
 
     def _keys(self, query_codes: np.ndarray, doc_columns: np.ndarray) -> np.ndarray:
         return query_codes.astype(np.int64) * len(self.docs) + doc_columns
@@ -692,7 +738,7 @@ class PositionTable:
 
     def locate(self, run: RankedRun, depth: int | None = None) -> np.ndarray:
         """(len(self),) float64: the rank of each relevant document in ``run`` (ranks ``<= depth``), +inf if absent."""
-        out = np.full(len(self.relevant), np.inf)
+        out = np.full(len(self), np.inf)
         if not len(self.sorted_keys) or not len(run.rank):
             return out
         query_map = self._map("queries", run.queries, lambda: self.queries.get_indexer(run.queries))
@@ -712,7 +758,7 @@ class PositionTable:
         documents."""
         qc = self.query_codes
         bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True]) if len(qc) else np.zeros(1, dtype=np.intp)
-        qids = self.relevant["query_id"].to_numpy(dtype=object)
+        qids = self.relevant["query_id"]
         return [str(qids[a]) for a in bounds[:-1]], np.diff(bounds).astype(np.int64)
 
     def positions(self, doc_pos: np.ndarray, subtopics: bool = True) -> list[QueryPositions]:
@@ -720,9 +766,8 @@ class PositionTable:
         rows from :meth:`locate`); ``subtopics=False`` skips the subtopic membership."""
         qc = self.query_codes
         bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True]) if len(qc) else np.zeros(1, dtype=np.intp)
-        qids = self.relevant["query_id"].to_numpy(dtype=object)
-        dids = self.relevant["doc_id"].to_numpy(dtype=object)
-        grades = self.relevant["relevance"].to_numpy(dtype=np.int64)
+        qids = self.relevant["query_id"]
+        dids, grades = self.relevant["doc_id"], self.relevant["relevance"]
         ids, sub_col, sub_code = self._subtopic_rows() if subtopics else ([], np.zeros(0, np.intp), None)
         sub_bounds = np.searchsorted(sub_col, bounds)
         out = []
@@ -742,11 +787,14 @@ class PositionTable:
         >= rel for a subtopic, sorted by column."""
         if self._subtopics is None:
             qrels = self.qrels
-            rows = qrels[~qrels["iteration"].isin(NO_SUBTOPIC) & (qrels["relevance"] >= self.rel)]
-            ids = sorted(rows["iteration"].unique(), key=lambda t: (len(t), t))  # "2" before "10"
-            key = self._keys(self.queries.get_indexer(rows["query_id"]), self.docs.get_indexer(rows["doc_id"]))
+            subtopic = column_values(qrels["iteration"], object)
+            rows = ~np.isin(subtopic, list(NO_SUBTOPIC)) & (column_values(qrels["relevance"], np.int64) >= self.rel)
+            subtopic = subtopic[rows]
+            ids = sorted(set(subtopic.tolist()), key=lambda t: (len(t), t))  # "2" before "10"
+            key = self._keys(self.queries.get_indexer(column_values(qrels["query_id"], object)[rows]),
+                             self.docs.get_indexer(column_values(qrels["doc_id"], object)[rows]))
             column = self.sorter[np.searchsorted(self.sorted_keys, key)]  # such documents are relevant
-            code = pd.Index(ids).get_indexer(rows["iteration"])
+            code = Ids(ids).get_indexer(subtopic)
             order = np.argsort(column, kind="stable")
             self._subtopics = (ids, column[order], code[order])
         return self._subtopics

@@ -9,12 +9,16 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
+from prefeval._lazy import lazy_module
 from prefeval.errors import PrefevalError
 from prefeval.inputs import run_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 _REGISTERED: dict[str, pd.DataFrame] = {}
 _FILE_CACHE: dict[tuple[str, float], pd.DataFrame] = {}

@@ -55,12 +55,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
-    import pandas as pd
-
+    # deferred: keeps `prefeval --help` fast (ir-measures and prefeval load on use; pandas only where needed)
     from prefeval.compare import VALUE_TESTS, compare
     from prefeval.errors import PrefevalError
-    from prefeval.inputs import qrels_frame, run_frame, run_name
+    from prefeval.inputs import qrels_table, run_name
 
     methods = [name for group in args.methods for name in group]
     if not 0 < args.alpha < 1:
@@ -69,13 +67,13 @@ def run(args: argparse.Namespace) -> int:
         raise PrefevalError(f"--resamples must be at least 1; got {args.resamples}")
     progress = not args.quiet
     engine = engine_options(args)
-    qrels = qrels_frame(args.qrels)
+    qrels = qrels_table(args.qrels)  # TREC files are read into columns: no pandas with pyarrow
     runs = {}
-    for path in _progress(args.runs, progress, "reading runs"):
+    for path in args.runs:  # read one at a time while ranking (by the Dask engine's tasks with --engine dask)
         name = run_name(path)
         if name in runs:
             raise PrefevalError(f"two runs are named {name!r} (from their file names); rename one of them")
-        runs[name] = path if engine else run_frame(path, name)  # the Dask engine's tasks read the files
+        runs[name] = path
     # per-query preferences are kept only for the output or a test that needs them; the rest streams
     keep = bool(args.per_query or args.test in VALUE_TESTS)
     result = compare(qrels, runs, methods, rel=args.rel, depth=args.depth, per_query=keep, progress=progress,
@@ -85,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
                "n_resamples": args.resamples, "seed": args.seed}
     rankings = None
     if args.aggregate:
+        import pandas as pd  # deferred: the rankings are frames
+
         if args.iterations is not None and args.aggregate != "mc4":
             raise PrefevalError("--iterations applies to --aggregate mc4 only")
         options_mc4 = {"iterations": args.iterations} if args.iterations is not None else {}
@@ -93,17 +93,20 @@ def run(args: argparse.Namespace) -> int:
         rankings = pd.concat([f[["method", "rank", "run", *(["level"] if "level" in f else []), "score"]]
                               for f in frames], ignore_index=True)
     out = sys.stdout
-    if args.per_query:
+    if args.per_query and args.format == "json":
         _write_frame(result.per_query, args.format, out)
+    elif args.per_query:  # written from the result's arrays, without building the frame (no pandas)
+        _write_rows(PER_QUERY_COLUMNS, _per_query_rows(result, nan="" if args.format == "csv" else None),
+                    args.format, out)
     elif args.format == "table":
         out.write(result.to_markdown(**options))
         if rankings is not None:
             out.write(f"\nRankings ({args.aggregate}):\n\n")
-            out.write(_markdown(rankings))
+            out.write(_markdown(list(rankings.columns), rankings.itertuples(index=False)))
     elif args.format == "latex":
         out.write(result.to_latex(**options))
         if rankings is not None:
-            out.write("\n" + _latex(rankings))
+            out.write("\n" + _latex(list(rankings.columns), rankings.itertuples(index=False)))
     elif rankings is not None:
         _write_frame(rankings, args.format, out)
     else:
@@ -111,13 +114,42 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _progress(items: list, enabled: bool, desc: str):
-    if not enabled:
-        return items
-    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
-    from tqdm.auto import tqdm
+#: the columns of ``Comparison.per_query``
+PER_QUERY_COLUMNS = ("method", "query_id", "run_a", "run_b", "value")
 
-    return tqdm(items, desc=desc, leave=False)
+
+def _per_query_rows(result, nan=None):
+    """The rows of ``result.per_query`` (:data:`PER_QUERY_COLUMNS`), in its order (method, query, pair), from the
+    per-query arrays of ``result`` (a :class:`prefeval.Comparison`) without building the frame; NaN values become
+    ``nan`` when given (pandas writes NaN as an empty csv field)."""
+    # deferred: keeps `prefeval --help` fast
+    import numpy as np
+
+    pairs = np.triu_indices(len(result.runs), 1)
+    run_a, run_b = [result.runs[k] for k in pairs[0]], [result.runs[k] for k in pairs[1]]
+    for label, r in result.results.items():
+        X = r.pair_values(pairs)  # (pairs, queries)
+        if nan is not None and np.isnan(X).any():
+            X = np.where(np.isnan(X), None, X)
+        for q, query in enumerate(r.query_ids.astype(str).tolist()):
+            values = X[:, q].tolist()
+            if X.dtype == object:
+                values = [nan if v is None else v for v in values]
+            yield from zip([label] * len(run_a), [query] * len(run_a), run_a, run_b, values)
+
+
+def _write_rows(header, rows, fmt: str, out) -> None:
+    """Rows of values in ``fmt`` (csv, latex or a Markdown table), as :func:`_write_frame` writes a frame."""
+    if fmt == "csv":
+        import csv  # deferred: keeps `prefeval --help` fast
+
+        writer = csv.writer(out, lineterminator="\n")  # pandas' to_csv text: floats by repr
+        writer.writerow(header)
+        writer.writerows(rows)
+    elif fmt == "latex":
+        out.write(_latex(header, rows))
+    else:
+        out.write(_markdown(header, rows))
 
 
 def _write_frame(frame, fmt: str, out) -> None:
@@ -125,32 +157,30 @@ def _write_frame(frame, fmt: str, out) -> None:
         frame.to_csv(out, index=False)
     elif fmt == "json":
         out.write(frame.to_json(orient="records", indent=1) + "\n")
-    elif fmt == "latex":
-        out.write(_latex(frame))
     else:
-        out.write(_markdown(frame))
+        _write_rows(list(frame.columns), frame.itertuples(index=False), fmt, out)
 
 
-def _cells(frame) -> list[list[str]]:
-    return [[f"{v:.4f}" if isinstance(v, float) else str(v) for v in row] for row in frame.itertuples(index=False)]
+def _cells(rows) -> list[list[str]]:
+    return [[f"{v:.4f}" if isinstance(v, float) else str(v) for v in row] for row in rows]
 
 
-def _latex(frame) -> str:
+def _latex(header, rows) -> str:
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval._text import latex_escape
 
-    lines = ["\\begin{tabular}{" + "l" * len(frame.columns) + "}", "\\toprule",
-             " & ".join(latex_escape(str(c)) for c in frame.columns) + " \\\\", "\\midrule"]
-    lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in _cells(frame)]
+    lines = ["\\begin{tabular}{" + "l" * len(header) + "}", "\\toprule",
+             " & ".join(latex_escape(str(c)) for c in header) + " \\\\", "\\midrule"]
+    lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in _cells(rows)]
     return "\n".join([*lines, "\\bottomrule", "\\end{tabular}"]) + "\n"
 
 
-def _markdown(frame) -> str:
+def _markdown(header, rows) -> str:
     # deferred: keeps `prefeval --help` fast
     from prefeval._text import md_escape
 
-    header = [str(c) for c in frame.columns]
-    rows = [[md_escape(c) for c in row] for row in _cells(frame)]
+    header = [str(c) for c in header]
+    cells = [[md_escape(c) for c in row] for row in _cells(rows)]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    lines += ["| " + " | ".join(row) + " |" for row in cells]
     return "\n".join(lines) + "\n"

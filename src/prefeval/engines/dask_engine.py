@@ -26,12 +26,11 @@ import os
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ir_measures
-import pandas as pd
-from tqdm.auto import tqdm
 
+from prefeval._lazy import lazy_module
 from prefeval.compare import (
     KEEP_BYTES,
     Comparison,
@@ -45,6 +44,12 @@ from prefeval.engines.registry import Engine, register
 from prefeval.errors import PrefevalError
 from prefeval.evaluate import per_query_table
 from prefeval.inputs import qrels_frame
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
+_tqdm = lazy_module("tqdm.auto")  # progress bars load on use
 
 #: default partition size when the qrels are known on the driver: at least this many queries per partition,
 #: at most 4 partitions per worker thread
@@ -291,7 +296,7 @@ def _run(client: Any, plan: _Plan, task: Any, *args: Any, progress: bool = False
     n_judged = 0
     counts = {name: [0, 0] for name in plan.names}
     messages: dict[str, None] = {}
-    bar = tqdm(total=plan.n, desc="partitions", disable=not progress, leave=False)
+    bar = _tqdm.tqdm(total=plan.n, desc="partitions", disable=not progress, leave=False)
     for future, (value, (judged, per_run), caught) in as_completed(futures, with_results=True):
         results[index[future.key]] = value
         n_judged += judged

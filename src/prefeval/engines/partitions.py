@@ -20,14 +20,19 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
+from prefeval._lazy import lazy_module
 from prefeval.errors import PrefevalError
 from prefeval.inputs import RUN_COLUMNS, canonical_qrels, qrels_frame, resolve_conflicts, run_frame, run_name
 from prefeval.ranking import coverage_note
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")
 
 LONG_COLUMNS = ["run", *RUN_COLUMNS]
 
