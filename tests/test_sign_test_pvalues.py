@@ -1,4 +1,4 @@
-"""The sign test's p-values (``sign_test_counts``) equal ``scipy.stats.binomtest``'s on every outcome up to 80 trials
+"""The sign test's p-values (``sign_test_counts``) equal ``scipy.stats.binomtest``'s on every outcome up to 60 trials
 and on large samples, on both sides of ``EXACT_TRIALS`` (exact integers below it, ``scipy.special.bdtr`` above)."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ def binomtest(wins: np.ndarray, n: np.ndarray) -> np.ndarray:
     return np.array([st.binomtest(int(a), int(b), 0.5).pvalue if b else 1.0 for a, b in zip(wins, n)])
 
 
-def test_every_outcome_up_to_80_trials_equals_binomtest() -> None:
-    wins, n = np.array([(k, n) for n in range(0, 81) for k in range(n + 1)]).T
+def test_every_outcome_up_to_60_trials_equals_binomtest() -> None:
+    wins, n = np.array([(k, n) for n in range(0, 61) for k in range(n + 1)]).T
     got = stats.sign_test_counts(wins, n - wins)
     np.testing.assert_allclose(got.pvalue, binomtest(wins, n), rtol=1e-12, atol=0)
     np.testing.assert_array_equal(got.statistic, 2 * wins - n)
