@@ -31,6 +31,19 @@ def shared_data() -> Path:
     return SHARED_DATA
 
 
+def write_trec_files(folder: Path, qrels: str, orders: dict[str, str], queries: tuple[str, ...],
+                     score=lambda rank: 10 - rank) -> tuple[str, list[str]]:
+    """A qrels file with the text ``qrels`` and one run file per name of ``orders`` (name -> doc ids in rank order,
+    the same for each of ``queries``; score ``score(rank)``) in ``folder``: (qrels path, run paths)."""
+    (folder / "q.qrels").write_text(qrels)
+    runs = []
+    for name, order in orders.items():
+        lines = [f"{q} Q0 {d} {i} {score(i)!r} {name}" for q in queries for i, d in enumerate(order.split(), 1)]
+        (folder / f"{name}.run").write_text("\n".join(lines) + "\n")
+        runs.append(str(folder / f"{name}.run"))
+    return str(folder / "q.qrels"), runs
+
+
 #: end-to-end tests (node id prefixes): a whole pipeline, a fresh Python process or several, the wheel, the docs
 END_TO_END = (
     "tests/test_interrupts.py",

@@ -9,21 +9,16 @@ import warnings
 import pytest
 
 import prefeval
+from conftest import write_trec_files
 from prefeval.cli import main
 from prefeval.commands import compare_cmd
 
 
 @pytest.fixture
 def files(tmp_path):
-    qrels = tmp_path / "q.qrels"
-    qrels.write_text("0012 0 d1 2\n0012 0 d2 1\n12 0 d3 1\n12 0 d4 0\nq3 0 d5 0\n")
-    runs = []
-    for name, order in (("a,b", "d1 d2 d3 d4 d5"), ('q"x', "d3 d2 d1 d5 d4"), ("plain", "d2 d1 d4 d3 d5")):
-        lines = [f"{q} Q0 {d} {i} {(10 - i) / 3!r} {name}" for q in ("0012", "12") for i, d in enumerate(order.split(), 1)]
-        path = tmp_path / f"{name}.run"
-        path.write_text("\n".join(lines) + "\n")
-        runs.append(str(path))
-    return str(qrels), runs
+    return write_trec_files(tmp_path, "0012 0 d1 2\n0012 0 d2 1\n12 0 d3 1\n12 0 d4 0\nq3 0 d5 0\n",
+                            {"a,b": "d1 d2 d3 d4 d5", 'q"x': "d3 d2 d1 d5 d4", "plain": "d2 d1 d4 d3 d5"},
+                            ("0012", "12"), score=lambda i: (10 - i) / 3)
 
 
 @pytest.mark.parametrize("fmt", ["csv", "table", "latex"])

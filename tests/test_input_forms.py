@@ -73,48 +73,49 @@ def _forms(qrels: pd.DataFrame, run: pd.DataFrame) -> dict:
     }
 
 
+@pytest.fixture
+def base():
+    """``base(run)`` registers the baseline run of the measures' preferences (``"forms-base"``) for the test."""
+    yield lambda run: prefeval.register_run("forms-base", run)
+    prefeval.runs._REGISTERED.pop("forms-base", None)
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("subtopics", [False, True])
-def test_every_input_form_gives_the_same_values(seed, subtopics):
+def test_every_input_form_gives_the_same_values(seed, subtopics, base):
     rng = random.Random(seed)
     qrels, run = _qrels(rng, subtopics), _run(rng, repeats=seed % 2 == 1)
-    prefeval.register_run("forms-base", _run(rng, repeats=False))
-    try:
-        values = {form: _values(*make()) for form, make in _forms(qrels, run).items()}
-        assert len(values["DataFrame"]) == len(MEASURES) * 4  # every judged query, every measure
-        assert values["list"] == values["DataFrame"]
-        assert values["generator"] == values["DataFrame"]
-        # ranked with every tie ordered (the evaluate path): the same values
-        evaluator = PrefevalEvaluator(MEASURES, qrels_frame(qrels))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            full = rank_run(run_frame(run), evaluator.queries, ties="all")
-        ranked = {(str(m.measure), m.query_id): m.value for m in evaluator.iter_calc_ranked(full)}
-        assert ranked == values["DataFrame"]
-        # dicts hold one grade per (query, doc) and one score per (query, doc): compare with the frames of them
-        qrels_dict, run_dict = _nested(qrels[qrels["iteration"].isin(["0", "1"])], "relevance"), _nested(run, "score")
-        flat_qrels = pd.DataFrame([(q, d, g) for q, docs in qrels_dict.items() for d, g in docs.items()],
-                                  columns=["query_id", "doc_id", "relevance"])
-        flat_run = pd.DataFrame([(q, d, s) for q, docs in run_dict.items() for d, s in docs.items()],
-                                columns=["query_id", "doc_id", "score"])
-        assert _values(qrels_dict, run_dict) == _values(flat_qrels, flat_run)
-    finally:
-        prefeval.runs._REGISTERED.pop("forms-base", None)
+    base(_run(rng, repeats=False))
+    values = {form: _values(*make()) for form, make in _forms(qrels, run).items()}
+    assert len(values["DataFrame"]) == len(MEASURES) * 4  # every judged query, every measure
+    assert values["list"] == values["DataFrame"]
+    assert values["generator"] == values["DataFrame"]
+    # ranked with every tie ordered (the evaluate path): the same values
+    evaluator = PrefevalEvaluator(MEASURES, qrels_frame(qrels))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = rank_run(run_frame(run), evaluator.queries, ties="all")
+    ranked = {(str(m.measure), m.query_id): m.value for m in evaluator.iter_calc_ranked(full)}
+    assert ranked == values["DataFrame"]
+    # dicts hold one grade per (query, doc) and one score per (query, doc): compare with the frames of them
+    qrels_dict, run_dict = _nested(qrels[qrels["iteration"].isin(["0", "1"])], "relevance"), _nested(run, "score")
+    flat_qrels = pd.DataFrame([(q, d, g) for q, docs in qrels_dict.items() for d, g in docs.items()],
+                              columns=["query_id", "doc_id", "relevance"])
+    flat_run = pd.DataFrame([(q, d, s) for q, docs in run_dict.items() for d, s in docs.items()],
+                            columns=["query_id", "doc_id", "score"])
+    assert _values(qrels_dict, run_dict) == _values(flat_qrels, flat_run)
 
 
-def test_generators_teed_for_several_providers():
+def test_generators_teed_for_several_providers(base):
     """A prefeval measure next to pytrec_eval's nDCG: ir-measures tees the generators; every value as with lists."""
     rng = random.Random(7)
     qrels, run = _qrels(rng, True), _run(rng, repeats=False)
-    prefeval.register_run("forms-base", _run(rng, repeats=False))
-    try:
-        measures = [*MEASURES, ir_measures.nDCG @ 10, ir_measures.P @ 5]
-        qrels_list, run_list = _records(qrels, ir_measures.Qrel), _records(run, ir_measures.ScoredDoc)
-        from_lists = _values(qrels_list, run_list, measures)
-        assert _values((r for r in qrels_list), (r for r in run_list), measures) == from_lists
-        assert _values(qrels, run, measures) == from_lists
-    finally:
-        prefeval.runs._REGISTERED.pop("forms-base", None)
+    base(_run(rng, repeats=False))
+    measures = [*MEASURES, ir_measures.nDCG @ 10, ir_measures.P @ 5]
+    qrels_list, run_list = _records(qrels, ir_measures.Qrel), _records(run, ir_measures.ScoredDoc)
+    from_lists = _values(qrels_list, run_list, measures)
+    assert _values((r for r in qrels_list), (r for r in run_list), measures) == from_lists
+    assert _values(qrels, run, measures) == from_lists
 
 
 def test_ids_stay_strings_and_records_with_other_fields():
@@ -134,100 +135,85 @@ def test_ids_stay_strings_and_records_with_other_fields():
     assert qrels_frame({"q": {b"d": 1}})["doc_id"].tolist() == ["b'd'"]
 
 
-def test_the_qrels_work_is_shared_only_between_equal_qrels():
+def test_the_qrels_work_is_shared_only_between_equal_qrels(base):
     rng = random.Random(3)
     qrels, run = _qrels(rng, False), _run(rng, repeats=False)
-    prefeval.register_run("forms-base", _run(rng, repeats=False))
-    try:
-        first = _values(qrels, run)
-        state = _last_state[0]
-        assert _values(_records(qrels, ir_measures.Qrel), run) == first and _last_state[0] is state
-        changed = qrels.copy()
-        changed.loc[changed["relevance"] > 0, "relevance"] = 1  # in place on a copy: other grades, other values
-        assert _values(changed, run) == _values(changed.copy(), run) != first
-        assert _last_state[0] is not state
-        # the baseline registered under the same name changes: preferences follow it
-        prefeval.register_run("forms-base", _run(random.Random(99), repeats=False))
-        again = _values(qrels, run)
-        assert {k: v for k, v in again.items() if "RPP" in k[0]} != {k: v for k, v in first.items() if "RPP" in k[0]}
-        assert again == _values(qrels.copy(), run)
-    finally:
-        prefeval.runs._REGISTERED.pop("forms-base", None)
+    base(_run(rng, repeats=False))
+    first = _values(qrels, run)
+    state = _last_state[0]
+    assert _values(_records(qrels, ir_measures.Qrel), run) == first and _last_state[0] is state
+    changed = qrels.copy()
+    changed.loc[changed["relevance"] > 0, "relevance"] = 1  # in place on a copy: other grades, other values
+    assert _values(changed, run) == _values(changed.copy(), run) != first
+    assert _last_state[0] is not state
+    # the baseline registered under the same name changes: preferences follow it
+    prefeval.register_run("forms-base", _run(random.Random(99), repeats=False))
+    again = _values(qrels, run)
+    assert {k: v for k, v in again.items() if "RPP" in k[0]} != {k: v for k, v in first.items() if "RPP" in k[0]}
+    assert again == _values(qrels.copy(), run)
 
 
-def test_qrels_records_reused_only_when_equal():
+def test_qrels_records_reused_only_when_equal(base):
     rng = random.Random(4)
     qrels, run = _qrels(rng, True), _run(rng, repeats=False)
-    prefeval.register_run("forms-base", _run(rng, repeats=False))
-    try:
-        records = _records(qrels, ir_measures.Qrel)
-        first = _values(records, run)
-        assert _values(iter(records), run) == first == _values(qrels, run)
-        # the same list changed in place: another grade for a relevant document
-        k = next(i for i, r in enumerate(records) if r.relevance > 0)
-        records[k] = records[k]._replace(relevance=records[k].relevance + 1)
-        changed = _values(records, run)
-        assert changed != first and changed == _values(_records(pd.DataFrame(records), ir_measures.Qrel), run)
-        # equal tuples of another record type with the fields in another order are not the same qrels
-        Swapped = __import__("collections").namedtuple("Swapped", ["doc_id", "query_id", "relevance", "iteration"])
-        swapped = [Swapped(r.query_id, r.doc_id, r.relevance, r.iteration) for r in records]
-        assert _values(swapped, run) != changed
-    finally:
-        prefeval.runs._REGISTERED.pop("forms-base", None)
+    base(_run(rng, repeats=False))
+    records = _records(qrels, ir_measures.Qrel)
+    first = _values(records, run)
+    assert _values(iter(records), run) == first == _values(qrels, run)
+    # the same list changed in place: another grade for a relevant document
+    k = next(i for i, r in enumerate(records) if r.relevance > 0)
+    records[k] = records[k]._replace(relevance=records[k].relevance + 1)
+    changed = _values(records, run)
+    assert changed != first and changed == _values(_records(pd.DataFrame(records), ir_measures.Qrel), run)
+    # equal tuples of another record type with the fields in another order are not the same qrels
+    Swapped = __import__("collections").namedtuple("Swapped", ["doc_id", "query_id", "relevance", "iteration"])
+    swapped = [Swapped(r.query_id, r.doc_id, r.relevance, r.iteration) for r in records]
+    assert _values(swapped, run) != changed
 
 
-def test_qrels_dicts_reused_only_when_equal():
+def test_qrels_dicts_reused_only_when_equal(base):
     rng = random.Random(6)
     qrels, run = _qrels(rng, False), _run(rng, repeats=False)
-    prefeval.register_run("forms-base", _run(rng, repeats=False))
-    try:
-        nested = _nested(qrels, "relevance")
-        first = _values(nested, run)
-        assert _values(nested, run) == first == _values(qrels, run)
-        query = next(q for q, docs in nested.items() if any(g > 0 for g in docs.values()))
-        doc = next(d for d, g in nested[query].items() if g > 0)
-        nested[query][doc] += 1  # changed in place
-        changed = _values(nested, run)
-        assert changed != first
-        assert changed == _values(pd.DataFrame([(q, d, g) for q, docs in nested.items() for d, g in docs.items()],
-                                               columns=["query_id", "doc_id", "relevance"]), run)
-    finally:
-        prefeval.runs._REGISTERED.pop("forms-base", None)
+    base(_run(rng, repeats=False))
+    nested = _nested(qrels, "relevance")
+    first = _values(nested, run)
+    assert _values(nested, run) == first == _values(qrels, run)
+    query = next(q for q, docs in nested.items() if any(g > 0 for g in docs.values()))
+    doc = next(d for d, g in nested[query].items() if g > 0)
+    nested[query][doc] += 1  # changed in place
+    changed = _values(nested, run)
+    assert changed != first
+    assert changed == _values(pd.DataFrame([(q, d, g) for q, docs in nested.items() for d, g in docs.items()],
+                                           columns=["query_id", "doc_id", "relevance"]), run)
 
 
-def test_large_qrels_records_are_not_kept(monkeypatch):
+def test_large_qrels_records_are_not_kept(monkeypatch, base):
     from prefeval import provider
 
     rng = random.Random(8)
     qrels, run = _qrels(rng, False), _run(rng, repeats=False)
-    prefeval.register_run("forms-base", _run(rng, repeats=False))
-    try:
-        records = _records(qrels, ir_measures.Qrel)
-        monkeypatch.setattr(provider, "_KEPT_RECORDS", len(records) - 1)
-        values = _values(records, run)
-        assert provider._last_records == [] and values == _values(qrels, run)
-        monkeypatch.setattr(provider, "_KEPT_RECORDS", len(records))
-        assert _values(records, run) == values and provider._last_records[0][0] == records
-    finally:
-        prefeval.runs._REGISTERED.pop("forms-base", None)
+    base(_run(rng, repeats=False))
+    records = _records(qrels, ir_measures.Qrel)
+    monkeypatch.setattr(provider, "_KEPT_RECORDS", len(records) - 1)
+    values = _values(records, run)
+    assert provider._last_records == [] and values == _values(qrels, run)
+    monkeypatch.setattr(provider, "_KEPT_RECORDS", len(records))
+    assert _values(records, run) == values and provider._last_records[0][0] == records
 
 
 @pytest.mark.integration
-def test_real_runs_same_values_for_every_input_form(shared_data):
+def test_real_runs_same_values_for_every_input_form(shared_data, base):
     folder = shared_data / "dl-hard"
     qrels = read_qrels(folder / "dl_hard-doc.qrels")
     path = folder / "runs" / "doc" / "bm25+rm3+bert-mp.run.gz"
     run = read_run(path)
-    prefeval.register_run("forms-base", read_run(folder / "runs" / "doc" / "bm25.run.gz"))
-    try:
-        from_frames = _values(qrels, run)
-        assert _values(list(ir_measures.read_trec_qrels(str(folder / "dl_hard-doc.qrels"))),
-                       ir_measures.read_trec_run(str(path))) == from_frames
-        assert _values(ir_measures.read_trec_qrels(str(folder / "dl_hard-doc.qrels")),
-                       ir_measures.read_trec_run(str(path))) == from_frames
-        assert _values(_nested(qrels, "relevance"), _nested(run, "score")) == from_frames
-    finally:
-        prefeval.runs._REGISTERED.pop("forms-base", None)
+    base(read_run(folder / "runs" / "doc" / "bm25.run.gz"))
+    from_frames = _values(qrels, run)
+    assert _values(list(ir_measures.read_trec_qrels(str(folder / "dl_hard-doc.qrels"))),
+                   ir_measures.read_trec_run(str(path))) == from_frames
+    assert _values(ir_measures.read_trec_qrels(str(folder / "dl_hard-doc.qrels")),
+                   ir_measures.read_trec_run(str(path))) == from_frames
+    assert _values(_nested(qrels, "relevance"), _nested(run, "score")) == from_frames
 
 
 @pytest.mark.parametrize("run, expected", [

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import write_trec_files
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 HEAVY = ("scipy", "statsmodels", "matplotlib", "ir_datasets")
 
@@ -29,6 +31,14 @@ sys.stderr.write("\\n" + json.dumps({"code": code, "modules": sorted(m for m, v 
 """
 
 
+def python(code: str) -> subprocess.CompletedProcess:
+    """``python -c CODE`` in a fresh interpreter importing this checkout's prefeval; it must succeed."""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(SRC)))
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
 def imported_by(*argv: str) -> tuple[int, set[str], str]:
     """(exit code, top-level modules imported, stdout) of ``prefeval ARGV...`` in a fresh interpreter; a first
     argument ``--no-pyarrow`` makes ``import pyarrow`` fail there."""
@@ -41,15 +51,8 @@ def imported_by(*argv: str) -> tuple[int, set[str], str]:
 
 @pytest.fixture
 def trec_files(tmp_path):
-    qrels = tmp_path / "q.qrels"
-    qrels.write_text("1 0 d1 2\n1 0 d2 1\n1 0 d3 0\n2 0 d4 1\n2 0 d5 0\n")
-    runs = []
-    for name, order in (("a", "d1 d2 d3 d4 d5"), ("b", "d3 d2 d1 d5 d4"), ("c", "d2 d1 d3 d4 d5")):
-        lines = [f"{q} Q0 {d} {i} {10 - i} {name}" for q in ("1", "2") for i, d in enumerate(order.split(), 1)]
-        path = tmp_path / f"{name}.run"
-        path.write_text("\n".join(lines) + "\n")
-        runs.append(str(path))
-    return str(qrels), runs
+    return write_trec_files(tmp_path, "1 0 d1 2\n1 0 d2 1\n1 0 d3 0\n2 0 d4 1\n2 0 d5 0\n",
+                            {"a": "d1 d2 d3 d4 d5", "b": "d3 d2 d1 d5 d4", "c": "d2 d1 d3 d4 d5"}, ("1", "2"))
 
 
 def test_compare_per_query_imports_no_heavy_module(trec_files):
@@ -82,9 +85,7 @@ def test_import_prefeval_registers_measures_and_resolves_names():
             f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
             "names = [getattr(prefeval, n) for n in prefeval.__all__]\n"
             "print(heavy, len(names))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, PYTHONPATH=str(SRC)))
-    assert proc.returncode == 0, proc.stderr
+    proc = python(code)
     heavy, count = proc.stdout.rsplit(" ", 1)
     assert heavy == "[]" and int(count) > 10
 
@@ -96,9 +97,7 @@ def test_import_prefeval_loads_no_pandas_nor_other_heavy_module():
             "ir_measures.parse_measure('RPP'); ir_measures.parse_measure('LexiPrecision')\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('pandas', 'scipy', 'statsmodels', 'matplotlib', 'ir_datasets', 'dask', 'tqdm')))")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, PYTHONPATH=str(SRC)))
-    assert proc.returncode == 0, proc.stderr
+    proc = python(code)
     assert proc.stdout.strip() == "[]"
 
 
@@ -107,9 +106,7 @@ def test_pandas_loads_on_first_use():
             "before = 'pandas' in sys.modules\n"
             "frame = prefeval.read_qrels(__import__('io').StringIO('1 0 d1 1\\n'))\n"
             "print(before, 'pandas' in sys.modules, type(frame).__name__)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, PYTHONPATH=str(SRC)))
-    assert proc.returncode == 0, proc.stderr
+    proc = python(code)
     assert proc.stdout.split() == ["False", "True", "DataFrame"]
 
 
