@@ -147,6 +147,19 @@ def _ids(prefix: str, n: int) -> np.ndarray:
     return np.array([f"{prefix}{i:0{width}d}" for i in range(1, n + 1)], dtype=object)
 
 
+def _latent_grades(rng: np.random.Generator, n: int, m: int, beta: tuple[float, float], gmax: int) -> np.ndarray:
+    """Grades (n, m) of m documents for each of n queries: each document of a query is relevant with the query's
+    probability, drawn from Beta(``beta``); a relevant document has grade g in 1..gmax with probability proportional
+    to 2^-(g-1); every query has at least one relevant document (its first, grade 1, when none was drawn)."""
+    share = rng.beta(*beta, size=n)
+    relevant = rng.random((n, m)) < share[:, None]
+    level_p = 2.0 ** -np.arange(gmax)
+    level = rng.choice(np.arange(1, gmax + 1), size=(n, m), p=level_p / level_p.sum())
+    grades = np.where(relevant, level, 0)
+    grades[~relevant.any(axis=1), 0] = 1
+    return grades
+
+
 def collection(**kwargs: Any) -> SimulatedCollection:
     """Simulate a test collection (see the module docstring for the model).
 
@@ -163,12 +176,7 @@ def collection(**kwargs: Any) -> SimulatedCollection:
     nq, nr, nd, depth, gmax = p["n_queries"], p["n_runs"], p["n_docs"], p["depth"], p["max_grade"]
 
     # 1. latent grades (nq, nd)
-    share = rng.beta(*p["relevant_beta"], size=nq)
-    relevant = rng.random((nq, nd)) < share[:, None]
-    level_p = 2.0 ** -np.arange(gmax)
-    level = rng.choice(np.arange(1, gmax + 1), size=(nq, nd), p=level_p / level_p.sum())
-    grades = np.where(relevant, level, 0)
-    grades[~relevant.any(axis=1), 0] = 1
+    grades = _latent_grades(rng, nq, nd, p["relevant_beta"], gmax)
 
     # 2. runs: scores (nr, nq, nd); top `depth` per query, ordered by score desc then doc id desc
     theta = np.linspace(*p["quality_range"], nr)[rng.permutation(nr)]
@@ -303,12 +311,7 @@ class RecsysCollection:
         step = n_items // nc
         items = (rng.integers(0, n_items, size=nu)[:, None] + step * np.arange(nc)[None, :]) % n_items
         # 2. latent grades, as in collection()
-        share = rng.beta(*p["relevant_beta"], size=nu)
-        relevant = rng.random((nu, nc)) < share[:, None]
-        level_p = 2.0 ** -np.arange(gmax)
-        level = rng.choice(np.arange(1, gmax + 1), size=(nu, nc), p=level_p / level_p.sum())
-        grades = np.where(relevant, level, 0)
-        grades[~relevant.any(axis=1), 0] = 1
+        grades = _latent_grades(rng, nu, nc, p["relevant_beta"], gmax)
         # 3. each model's top-k list; candidates are in item order within a user only by chance, so ties
         # (probability 0 for continuous scores) are broken by the candidate index
         theta = np.array(list(self.quality.values()))
