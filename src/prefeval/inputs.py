@@ -24,6 +24,7 @@ import os
 import re
 import warnings
 from collections.abc import Callable, Iterable, Mapping
+from itertools import chain
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +35,7 @@ from prefeval._lazy import is_pandas, lazy_module
 from prefeval.errors import PrefevalError
 from prefeval.io import Columns, _to_pandas, read_qrels, read_qrels_columns, read_run, read_run_columns
 from prefeval.io import _string_dtype as _io_string_dtype
-from prefeval.ranking import factorize
+from prefeval.ranking import Ids, factorize
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -229,6 +230,39 @@ def _nested_frame(nested: Mapping, value: str) -> pd.DataFrame:
     keys = list(nested.keys()) if docs else []
     queries = _text_column(keys).array.take(np.repeat(np.arange(len(keys)), lengths[:len(keys)]))
     return pd.DataFrame({"query_id": queries, "doc_id": _text_column(docs), value: _column(values)})
+
+
+def nested_codes(nested: Any, queries: Ids) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """A run given as a dict of dicts ``{query_id: {doc_id: score}}`` in the integer form
+    :func:`prefeval.ranking.rank_codes` ranks -- (each row's query code in ``queries``, -1 where absent; each row's
+    document code; the document ids; the scores as float64), rows in the dicts' order -- read straight from the dicts:
+    the values :func:`run_frame` and :func:`prefeval.ranking.rank_run` give, without a frame and without hashing the
+    document ids (distinct within each query already: each row is its own code).
+
+    None where this direct reading could differ from :func:`run_frame`'s (which then reads the run, or reports its
+    error): not a dict of dicts, document ids that are not all ``str`` (``str()`` could make two ids of one query
+    equal), query keys with equal ``str()``, scores that are not all numbers (``str``, ``None``) or NaN."""
+    if not isinstance(nested, Mapping):
+        return None
+    inners = list(nested.values())
+    if not all(isinstance(inner, dict) for inner in inners):
+        return None
+    names = [str(query) for query in nested]
+    if len(set(names)) < len(names):
+        return None
+    docs = list(chain.from_iterable(inners))
+    values = list(chain.from_iterable(map(dict.values, inners)))
+    try:
+        "".join(docs)  # a TypeError unless every document id is a str
+        sum(values)  # a TypeError for str, None and other non-numbers
+        scores = np.fromiter(values, dtype=np.float64, count=len(values))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if np.isnan(scores).any():
+        return None
+    lengths = np.fromiter(map(len, inners), dtype=np.intp, count=len(inners))
+    query_codes = np.repeat(queries.get_indexer(names), lengths)
+    return query_codes, np.arange(len(docs)), np.fromiter(docs, dtype=object, count=len(docs)), scores
 
 
 def _column(values: list) -> Any:

@@ -29,7 +29,7 @@ from prefeval import methods
 from prefeval._lazy import lazy_module
 from prefeval.aspects import QrelsSide, qrels_side, run_graded_rankings
 from prefeval.core.positions import position_vectors
-from prefeval.inputs import qrels_frame, run_frame
+from prefeval.inputs import nested_codes, qrels_frame, run_frame
 from prefeval.measures import MEASURES, is_prefeval_measure, register
 from prefeval.methods.registry import parameters
 from prefeval.ranking import (
@@ -38,6 +38,7 @@ from prefeval.ranking import (
     candidate_documents,
     judged_queries,
     qrels_queries,
+    rank_codes,
     rank_run,
     recode_run,
 )
@@ -178,7 +179,12 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
     def _iter_calc(self, run) -> Iterator[Metric]:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            ranked = rank_run(run_frame(run), self.queries, self.candidates, ties="candidates")
+            codes = nested_codes(run, self.queries)  # a dict of dicts, read without a frame
+            if codes is None:
+                ranked = rank_run(run_frame(run), self.queries, self.candidates, ties="candidates")
+            else:
+                qc, raw_docs, doc_names, scores = codes
+                ranked = rank_codes(qc, self.queries, raw_docs, doc_names, scores, self.candidates, ties="candidates")
         for warning in caught:  # standard providers in the same ir-measures call read the run as given
             warnings.warn(f"{warning.message}; standard measures computed from this run by other providers keep "
                           "their own rule (pytrec_eval: the last occurrence) -- prefeval.evaluate gives every "
