@@ -151,3 +151,26 @@ def test_rank_codes_of_a_dict_is_rank_run_of_its_frame(seed):
          for q, d in zip(partial.query_codes[partial.doc_codes < len(candidates)].tolist(),
                          partial.doc_ids[partial.doc_codes < len(candidates)].tolist())]
     assert np.array_equal(np.bincount(partial.query_codes, minlength=3), np.bincount(framed.query_codes, minlength=3))
+
+
+def test_qrels_dicts_reused_only_with_the_same_items_in_the_same_order():
+    from prefeval import provider
+
+    qrels = _qrels(random.Random(5))
+    frame = provider._qrels_input(qrels)
+    assert provider._qrels_input({q: dict(docs) for q, docs in qrels.items()}) is frame  # equal items
+    changes = [
+        {q: dict(reversed(list(docs.items()))) for q, docs in qrels.items()},  # documents in another order
+        dict(reversed(list(qrels.items()))),  # queries in another order
+        {**qrels, "7": {**qrels["7"], "new": 1}},  # one more judgment
+        {**qrels, "7": {d: g + 1 for d, g in qrels["7"].items()}},  # other grades
+    ]
+    for changed in changes:
+        current = provider._qrels_input(qrels)
+        other = provider._qrels_input(changed)
+        assert other is not current
+        assert list(other.itertuples(index=False, name=None)) == \
+            [(q, d, g, "0") for q, docs in changed.items() for d, g in docs.items()]
+    current = provider._qrels_input(qrels)
+    qrels["7"][next(iter(qrels["7"]))] += 1  # changed in place after the call: not the kept items
+    assert provider._qrels_input(qrels) is not current

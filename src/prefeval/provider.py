@@ -19,6 +19,7 @@ from __future__ import annotations
 import warnings
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import ir_measures
@@ -122,8 +123,8 @@ def _qrels_input(qrels) -> pd.DataFrame:
     element, in the same order and of the same types (e.g. one ``calc_aggregate`` call per run with the same
     ``read_trec_qrels`` list or qrels dict)."""
     if isinstance(qrels, Mapping):
-        rows = [(query, list(docs.items())) for query, docs in qrels.items()]
-        kinds, size = {type(qrels)}, sum(len(docs) for _, docs in rows)
+        rows = _NestedItems(qrels)
+        kinds, size = {type(qrels)}, len(rows.docs)
     elif isinstance(qrels, (list, tuple, Iterator)):
         rows = list(qrels)
         kinds, size = set(map(type, rows)), len(rows)
@@ -133,8 +134,31 @@ def _qrels_input(qrels) -> pd.DataFrame:
         return _last_records[0][2]
     frame = qrels_frame(qrels if isinstance(qrels, Mapping) else rows)
     # kept for the next call unless large (the copy of the records would stay in memory)
+    if isinstance(rows, _NestedItems):
+        rows = rows.copy()
     _last_records[:] = [(rows, kinds, frame)] if size <= _KEPT_RECORDS else []
     return frame
+
+
+class _NestedItems:
+    """The items of a dict of dicts, equal to those of another exactly when the lists
+    ``[(query, list(docs.items())), ...]`` of both are, without building them: the same queries in the same order,
+    every document in the same order (``docs``) and equal dicts."""
+
+    def __init__(self, nested: Mapping) -> None:
+        self.nested, self.queries = nested, list(nested)
+        self.docs = list(chain.from_iterable(nested.values()))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _NestedItems) and self.queries == other.queries and self.docs == other.docs \
+            and self.nested == other.nested
+
+    def copy(self) -> _NestedItems:
+        """These items with the dicts copied (later changes to the given dicts do not reach them)."""
+        copied = _NestedItems({})
+        copied.nested = {query: dict(docs) for query, docs in self.nested.items()}
+        copied.queries, copied.docs = self.queries, self.docs
+        return copied
 
 
 def _qrels_state(qrels: pd.DataFrame) -> _QrelsState:
