@@ -174,3 +174,28 @@ def test_qrels_dicts_reused_only_with_the_same_items_in_the_same_order():
     current = provider._qrels_input(qrels)
     qrels["7"][next(iter(qrels["7"]))] += 1  # changed in place after the call: not the kept items
     assert provider._qrels_input(qrels) is not current
+
+
+def test_kept_baseline_positions_follow_baseline_cutoff_and_threshold(base):
+    """Baselines located once per qrels, baseline, threshold and cutoff: the values of a fresh evaluation."""
+    from prefeval import provider
+
+    rng = random.Random(11)
+    qrels = _qrels(rng)
+    prefeval.register_run("dict-other", run_frame(_run(random.Random(12))))
+    try:
+        measures = [prefeval.RPP(baseline=b, rel=r) @ k for b in ("dict-base", "dict-other") for r in (1, 2)
+                    for k in (5, 10)] + [prefeval.RPP(baseline="dict-other")]
+        runs = [_run(rng) for _ in range(3)]
+        kept = [_values(qrels, run, measures) for run in runs]
+        fresh = []
+        for run in runs:
+            provider._last_state.clear()
+            fresh.append(_values(qrels, run, measures))
+        assert kept == fresh
+        prefeval.register_run("dict-other", run_frame(_run(random.Random(13))))  # another run under that name
+        changed = _values(qrels, runs[0], measures)
+        provider._last_state.clear()
+        assert changed == _values(qrels, runs[0], measures) != kept[0]
+    finally:
+        prefeval.runs._REGISTERED.pop("dict-other", None)

@@ -83,6 +83,7 @@ class _QrelsState:
         self._sides: dict[tuple[int, tuple[str, ...]], QrelsSide] = {}
         # baseline name -> (the canonical frame it was ranked from, candidates' rel, ranked run)
         self._baselines: dict[str, tuple[pd.DataFrame, int, RankedRun]] = {}
+        self._located: dict[tuple[str, int, int | None], tuple[RankedRun, np.ndarray]] = {}
 
     def candidates(self, rel: int) -> np.ndarray:
         if rel not in self._candidates:
@@ -110,6 +111,16 @@ class _QrelsState:
             cached = (frame, rel, rank_run(frame, self.queries, self.candidates(rel), name, ties="candidates"))
             self._baselines[name] = cached
         return cached[2]
+
+    def located(self, name: str, frame: pd.DataFrame, rel: int, table_rel: int, cutoff: int | None) -> np.ndarray:
+        """:meth:`PositionTable.locate` of the baseline :meth:`baseline` gives in the table at ``table_rel``, kept
+        while that ranking is (the runs evaluated against one baseline locate it once)."""
+        ranked = self.baseline(name, frame, rel)
+        cached = self._located.get((name, table_rel, cutoff))
+        if cached is None or cached[0] is not ranked:
+            cached = (ranked, self.table(table_rel).locate(ranked, cutoff))
+            self._located[(name, table_rel, cutoff)] = cached
+        return cached[1]
 
 
 _last_state: list[_QrelsState] = []
@@ -164,7 +175,7 @@ class _NestedItems:
 def _qrels_state(qrels: pd.DataFrame) -> _QrelsState:
     """The :class:`_QrelsState` of the last qrels when ``qrels`` has the same content (same canonical frame:
     values, dtypes and order), else a new one (which replaces it)."""
-    if _last_state and _last_state[0].qrels.equals(qrels):
+    if _last_state and (_last_state[0].qrels is qrels or _last_state[0].qrels.equals(qrels)):
         return _last_state[0]
     _last_state[:] = [_QrelsState(qrels)]
     return _last_state[0]
@@ -196,9 +207,9 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         """:func:`prefeval.aspects.qrels_side` of ``queries`` at ``rel``, built on first use (shared by all runs)."""
         return self.state.side(rel, queries)
 
-    def _baseline(self, name: str) -> RankedRun:
-        """The baseline run ``name``, ranked on first use."""
-        return self.state.baseline(name, self.baselines[name], self.rel)
+    def _baseline_positions(self, name: str, rel: int, cutoff: int | None) -> np.ndarray:
+        """The baseline run ``name`` (ranked on first use) located in the table at ``rel``."""
+        return self.state.located(name, self.baselines[name], self.rel, rel, cutoff)
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         with warnings.catch_warnings(record=True) as caught:
@@ -240,8 +251,8 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
                     yield from self._judged_values(measure, found)
                     continue
                 if doc_pos is None:
-                    runs = (ranked, *map(self._baseline, baselines))
-                    doc_pos = np.vstack([table.locate(r, cutoff) for r in runs])
+                    doc_pos = np.vstack([table.locate(ranked, cutoff),
+                                         *(self._baseline_positions(name, rel, cutoff) for name in baselines)])
                 row = 1 + baselines.index(measure["baseline"]) if declaration.kind == "preference" else 0
                 values = None
                 if declaration.pairwise_queries is not None:  # every query at once, if these params allow
