@@ -188,10 +188,12 @@ def test_kept_baseline_positions_follow_baseline_cutoff_and_threshold(base):
                     for k in (5, 10)] + [prefeval.RPP(baseline="dict-other")]
         runs = [_run(rng) for _ in range(3)]
         kept = [_values(qrels, run, measures) for run in runs]
-        fresh = []
+        fresh = []  # one measure at a time, nothing kept
         for run in runs:
-            provider._last_state.clear()
-            fresh.append(_values(qrels, run, measures))
+            fresh.append({})
+            for measure in measures:
+                provider._last_state.clear()
+                fresh[-1].update(_values(qrels, run, [measure]))
         assert kept == fresh
         prefeval.register_run("dict-other", run_frame(_run(random.Random(13))))  # another run under that name
         changed = _values(qrels, runs[0], measures)
