@@ -11,6 +11,7 @@ The API, used by :mod:`prefeval.provider`, :mod:`prefeval.compare` and :mod:`pre
 
 * :func:`rank_run` ranks one run once (:class:`RankedRun`); the result serves every relevance threshold and
   depth (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` give the ranked rows, optionally truncated);
+  :func:`rank_codes` does the same from integer codes (e.g. a dict of dicts read without a frame);
 * :class:`PositionTable` lays out the relevant documents of every evaluated query for one threshold,
   :meth:`PositionTable.locate` finds them in a ranked run and :meth:`PositionTable.positions` cuts the
   located positions of many runs into one :class:`QueryPositions` per query;
