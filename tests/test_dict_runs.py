@@ -6,6 +6,7 @@ score, and dicts the direct reading does not take must fall back to the frame, e
 from __future__ import annotations
 
 import random
+import types
 import warnings
 from collections import OrderedDict, defaultdict
 from decimal import Decimal
@@ -68,6 +69,8 @@ VARIANTS = {
     "Decimal scores": (lambda r: _recast(r, score=lambda s: Decimal(str(s))), True),
     "bool and float scores": (lambda r: _recast(r, score=lambda s: True if s == 4 else s), True),
     "ordered and default dicts": (lambda r: defaultdict(dict, _recast(r, inner=OrderedDict)), True),
+    "OrderedDict reordered": (lambda r: {q: _moved(OrderedDict(docs)) for q, docs in r.items()}, True),
+    "Mapping other than a dict": (lambda r: {q: types.MappingProxyType(docs) for q, docs in r.items()}, False),
     "int query keys": (lambda r: {int(q) if q.isdigit() and q == str(int(q)) else q: docs for q, docs in r.items()},
                        True),
     "int doc ids": (lambda r: _recast(r, doc=lambda d: int(d) if d.isdigit() and d == str(int(d)) else d), False),
@@ -76,6 +79,13 @@ VARIANTS = {
     "numeric text scores": (lambda r: _recast(r, score=str), False),
     "query keys equal as text": (lambda r: {**r, 12: dict(list(r["12"].items())[:5])}, False),
 }
+
+
+def _moved(docs: OrderedDict) -> OrderedDict:
+    """``docs`` with its first key moved to the end: its order is no longer the one its dict stores."""
+    if docs:
+        docs.move_to_end(next(iter(docs)))
+    return docs
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))

@@ -23,6 +23,7 @@ import functools
 import os
 import re
 import warnings
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from itertools import chain
 from operator import itemgetter
@@ -232,6 +233,10 @@ def _nested_frame(nested: Mapping, value: str) -> pd.DataFrame:
     return pd.DataFrame({"query_id": queries, "doc_id": _text_column(docs), value: _column(values)})
 
 
+#: Inner dicts :func:`nested_codes` reads (their keys and values as ``dict`` stores them); other mappings take the frame.
+_PLAIN_DICTS = (dict, OrderedDict, defaultdict)
+
+
 def nested_codes(nested: Any, queries: Ids) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """A run given as a dict of dicts ``{query_id: {doc_id: score}}`` in the integer form
     :func:`prefeval.ranking.rank_codes` ranks -- (each row's query code in ``queries``, -1 where absent; each row's
@@ -240,18 +245,19 @@ def nested_codes(nested: Any, queries: Ids) -> tuple[np.ndarray, np.ndarray, np.
     document ids (distinct within each query already: each row is its own code).
 
     None where this direct reading could differ from :func:`run_frame`'s (which then reads the run, or reports its
-    error): not a dict of dicts, document ids that are not all ``str`` (``str()`` could make two ids of one query
-    equal), query keys with equal ``str()``, scores that are not all numbers (``str``, ``None``) or NaN."""
+    error): not a dict of dicts (inner mappings other than ``dict``, ``OrderedDict`` and ``defaultdict``), document
+    ids that are not all ``str`` (``str()`` could make two ids of one query equal), query keys with equal ``str()``,
+    scores that are not all numbers (``str``, ``None``) or NaN."""
     if not isinstance(nested, Mapping):
         return None
     inners = list(nested.values())
-    if not all(isinstance(inner, dict) for inner in inners):
+    if not all(type(inner) in _PLAIN_DICTS for inner in inners):
         return None
     names = [str(query) for query in nested]
     if len(set(names)) < len(names):
         return None
-    docs = list(chain.from_iterable(inners))
-    values = list(chain.from_iterable(map(dict.values, inners)))
+    docs = list(chain.from_iterable([inner.keys() for inner in inners]))  # keys and values in one order (an
+    values = list(chain.from_iterable([inner.values() for inner in inners]))  # OrderedDict's, not its dict's)
     try:
         "".join(docs)  # a TypeError unless every document id is a str
         sum(values)  # a TypeError for str, None and other non-numbers

@@ -124,7 +124,7 @@ class _QrelsState:
 
 
 _last_state: list[_QrelsState] = []
-_last_records: list[tuple[list, set, pd.DataFrame]] = []
+_last_records: list[tuple[list | _NestedItems, set, pd.DataFrame]] = []
 _KEPT_RECORDS = 1_000_000  # judgments: larger qrels records are converted again for every evaluator
 
 

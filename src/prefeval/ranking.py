@@ -70,8 +70,8 @@ class RankedRun:
     Rows are grouped by query in the order of ``queries`` and ranked within each query: ``query_codes[i]``
     indexes ``queries``, ``rank[i]`` is 1-based, no document repeats within a query. ``doc_codes[i] < len(candidates)``
     exactly when ``doc_ids[i] == candidates[doc_codes[i]]`` (the candidate relevant documents given to
-    :func:`rank_run`); other documents have larger codes (unique within a query; with ``ties="candidates"`` the same
-    id may have other codes in other queries, and ``doc_names`` may repeat). ``doc_ids[i] == doc_names[doc_raw[i]]``,
+    :func:`rank_run`); other documents have larger codes (unique within a query; with ``ties="candidates"``, or from
+    :func:`rank_codes`, the same id may have other codes in other queries, and ``doc_names`` may repeat). ``doc_ids[i] == doc_names[doc_raw[i]]``,
     built on first use. ``full_order`` is False when only the candidates' ranks are exact (``rank_run(..., ties="candidates")``)
     or, with ``exact_depth``, only the ranks up to that depth (``rank_run(..., depth=k)``).
     """
