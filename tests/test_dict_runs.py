@@ -211,3 +211,41 @@ def test_kept_baseline_positions_follow_baseline_cutoff_and_threshold(base):
         assert changed == _values(qrels, runs[0], measures) != kept[0]
     finally:
         prefeval.runs._REGISTERED.pop("dict-other", None)
+
+
+CUT_SETS = {
+    "RBU@20": [prefeval.RBU(p=0.8, e=0.03) @ 20],
+    "RBU@5, RBU@20 rel=2": [prefeval.RBU(p=0.8, e=0.03) @ 5, prefeval.RBU(p=0.9, e=0.01, rel=2) @ 20],
+    "preferences at cutoffs": [prefeval.RPP(baseline="dict-base") @ 10, prefeval.LexiRecall(baseline="dict-base") @ 3,
+                               prefeval.LexiPrecision(baseline="dict-base", rel=2) @ 7, prefeval.RBU(p=0.8, e=0.03) @ 20],
+    "diversity at cutoffs": [ir_measures.parse_measure(m) for m in ("nDCG_IA@10", "S_Recall@20", "ERR_IA_graded@5",
+                                                                    "RBP_graded@15", "EU@20", "CT@12")],
+}
+
+
+@pytest.mark.parametrize("measures", sorted(CUT_SETS))
+@pytest.mark.parametrize("seed", range(4))
+def test_runs_read_down_to_the_largest_cutoff(measures, seed, base):
+    """When every measure has a cutoff, a dict is read down to the largest one (ties at the cut kept): the values of
+    its frame and of the untied ranking, also with infinite scores and queries shorter than the cutoff."""
+    rng = random.Random(seed)
+    qrels, run = _qrels(rng), _run(rng, depth=44)
+    run["0012"] = dict(list(run["0012"].items())[:8])  # shorter than every cutoff but one
+    run["12"][next(iter(run["12"]))] = float("inf")
+    run["12"][list(run["12"])[-1]] = -float("inf")
+    chosen = CUT_SETS[measures]
+    untied = {q: {d: -float(rank) for rank, (_, d) in
+                  enumerate(sorted(((-s, d) for d, s in docs.items()), key=lambda p: (p[0], _desc(p[1]))), 1)}
+              for q, docs in run.items()}
+    expected = _values(qrels, run_frame(run), chosen)
+    assert _values(qrels, run, chosen) == expected == _values(qrels, untied, chosen)
+
+
+def test_top_rows_keep_the_ties_at_the_cut():
+    run = {"a": {"1": 3.0, "2": 2.0, "3": 2.0, "4": 2.0, "5": 1.0}, "b": {"6": 1.0}, "c": {"7": 5.0, "8": 4.0}}
+    qc, raw, names, scores = nested_codes(run, Ids(["a", "b", "c"]), depth=2)
+    assert names.tolist() == ["1", "2", "3", "4", "6", "7", "8"] and qc.tolist() == [0, 0, 0, 0, 1, 2, 2]
+    assert raw.tolist() == list(range(7)) and scores.tolist() == [3.0, 2.0, 2.0, 2.0, 1.0, 5.0, 4.0]
+    assert nested_codes(run, Ids(["a", "b", "c"]), depth=5)[2].tolist() == [str(k) for k in range(1, 9)]
+    qc, _, names, _ = nested_codes({"a": {"x": 1.0, "y": 2.0, "z": 3.0}}, Ids(["a"]), depth=1)  # unsorted
+    assert names.tolist() == ["z"]

@@ -25,7 +25,7 @@ import re
 import warnings
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Mapping
-from itertools import chain
+from itertools import chain, compress
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -237,12 +237,16 @@ def _nested_frame(nested: Mapping, value: str) -> pd.DataFrame:
 _PLAIN_DICTS = (dict, OrderedDict, defaultdict)
 
 
-def nested_codes(nested: Any, queries: Ids) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+def nested_codes(nested: Any, queries: Ids,
+                 depth: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """A run given as a dict of dicts ``{query_id: {doc_id: score}}`` in the integer form
     :func:`prefeval.ranking.rank_codes` ranks -- (each row's query code in ``queries``, -1 where absent; each row's
     document code; the document ids; the scores as float64), rows in the dicts' order -- read straight from the dicts:
     the values :func:`run_frame` and :func:`prefeval.ranking.rank_run` give, without a frame and without hashing the
     document ids (distinct within each query already: each row is its own code).
+
+    ``depth``: keep only the rows of each query whose score is at least its ``depth``-th highest (ties at the cut
+    kept): every document ranked above a kept one is kept, so the ranks ``<= depth`` are those of the whole run.
 
     None where this direct reading could differ from :func:`run_frame`'s (which then reads the run, or reports its
     error): not a dict of dicts (inner mappings other than ``dict``, ``OrderedDict`` and ``defaultdict``), document
@@ -268,7 +272,25 @@ def nested_codes(nested: Any, queries: Ids) -> tuple[np.ndarray, np.ndarray, np.
         return None
     lengths = np.fromiter(map(len, inners), dtype=np.intp, count=len(inners))
     query_codes = np.repeat(queries.get_indexer(names), lengths)
-    return query_codes, np.arange(len(docs)), np.fromiter(docs, dtype=object, count=len(docs)), scores
+    keep = None if depth is None else _top_scores(scores, lengths, depth)
+    if keep is None:
+        return query_codes, np.arange(len(docs)), np.fromiter(docs, dtype=object, count=len(docs)), scores
+    kept = list(compress(docs, keep))
+    return query_codes[keep], np.arange(len(kept)), np.fromiter(kept, dtype=object, count=len(kept)), scores[keep]
+
+
+def _top_scores(scores: np.ndarray, lengths: np.ndarray, depth: int) -> np.ndarray | None:
+    """Per row of consecutive groups of ``lengths`` rows: whether its score is at least the ``depth``-th highest of
+    its group; None when every group has at most ``depth`` rows (every row kept)."""
+    long = np.flatnonzero(lengths > depth)
+    if not len(long):
+        return None
+    ends = np.cumsum(lengths)
+    least = np.full(len(lengths), -np.inf)
+    for group in long.tolist():
+        block = scores[ends[group] - lengths[group]:ends[group]]
+        least[group] = np.partition(block, len(block) - depth)[len(block) - depth]
+    return scores >= np.repeat(least, lengths)
 
 
 def _column(values: list) -> Any:

@@ -201,6 +201,10 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         self.rel = min((rel for rel, _ in self.groups), default=1)
         self.candidates = state.candidates(self.rel)
         self.tables = {rel: state.table(rel) for rel, _ in self.groups}
+        # every measure reads only ranks <= its cutoff (table.locate, run_graded_rankings): when each has one, a
+        # dict run is read down to the largest (the ranks up to it exact, ties at the cut included)
+        cutoffs = [cutoff for _, cutoff in self.groups]
+        self.depth = max(cutoffs) if cutoffs and None not in cutoffs else None
         super().__init__(measures, set(self.judged))
 
     def _side(self, rel: int, queries: list[str]) -> QrelsSide:
@@ -214,7 +218,7 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
     def _iter_calc(self, run) -> Iterator[Metric]:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            codes = nested_codes(run, self.queries)  # a dict of dicts, read without a frame
+            codes = nested_codes(run, self.queries, self.depth)  # a dict of dicts, read without a frame
             if codes is None:
                 ranked = rank_run(run_frame(run), self.queries, self.candidates, ties="candidates")
             else:
