@@ -241,7 +241,8 @@ def nested_codes(nested: Any, queries: Ids,
                  depth: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """A run given as a dict of dicts ``{query_id: {doc_id: score}}`` in the integer form
     :func:`prefeval.ranking.rank_codes` ranks -- (each row's query code in ``queries``, -1 where absent; each row's
-    document code; the document ids; the scores as float64), rows in the dicts' order -- read straight from the dicts:
+    document code; the document ids; the scores as float64), rows grouped in the order of ``queries`` (then the
+    queries not there), in the dicts' order within each query -- read straight from the dicts:
     the values :func:`run_frame` and :func:`prefeval.ranking.rank_run` give, without a frame and without hashing the
     document ids (distinct within each query already: each row is its own code).
 
@@ -260,6 +261,10 @@ def nested_codes(nested: Any, queries: Ids,
     names = [str(query) for query in nested]
     if len(set(names)) < len(names):
         return None
+    codes = queries.get_indexer(names).tolist()
+    # rows grouped in the order of ``queries`` (as rank_codes groups them), the queries not there last
+    order = sorted(range(len(names)), key=lambda i: (codes[i] < 0, codes[i]))
+    inners, codes = [inners[i] for i in order], [codes[i] for i in order]
     docs = list(chain.from_iterable([inner.keys() for inner in inners]))  # keys and values in one order (an
     values = list(chain.from_iterable([inner.values() for inner in inners]))  # OrderedDict's, not its dict's)
     try:
@@ -271,7 +276,7 @@ def nested_codes(nested: Any, queries: Ids,
     if np.isnan(scores).any():
         return None
     lengths = np.fromiter(map(len, inners), dtype=np.intp, count=len(inners))
-    query_codes = np.repeat(queries.get_indexer(names), lengths)
+    query_codes = np.repeat(np.asarray(codes, dtype=np.intp), lengths)
     keep = None if depth is None else _top_scores(scores, lengths, depth)
     if keep is None:
         return query_codes, np.arange(len(docs)), np.fromiter(docs, dtype=object, count=len(docs)), scores
