@@ -23,7 +23,9 @@ import functools
 import os
 import re
 import warnings
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Mapping
+from itertools import chain, compress
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +36,7 @@ from prefeval._lazy import is_pandas, lazy_module
 from prefeval.errors import PrefevalError
 from prefeval.io import Columns, _to_pandas, read_qrels, read_qrels_columns, read_run, read_run_columns
 from prefeval.io import _string_dtype as _io_string_dtype
-from prefeval.ranking import factorize
+from prefeval.ranking import Ids, factorize
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -229,6 +231,71 @@ def _nested_frame(nested: Mapping, value: str) -> pd.DataFrame:
     keys = list(nested.keys()) if docs else []
     queries = _text_column(keys).array.take(np.repeat(np.arange(len(keys)), lengths[:len(keys)]))
     return pd.DataFrame({"query_id": queries, "doc_id": _text_column(docs), value: _column(values)})
+
+
+#: Inner dicts :func:`nested_codes` reads (their keys and values as ``dict`` stores them); other mappings take the frame.
+_PLAIN_DICTS = (dict, OrderedDict, defaultdict)
+
+
+def nested_codes(nested: Any, queries: Ids,
+                 depth: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """A run given as a dict of dicts ``{query_id: {doc_id: score}}`` in the integer form
+    :func:`prefeval.ranking.rank_codes` ranks -- (each row's query code in ``queries``, -1 where absent; each row's
+    document code; the document ids; the scores as float64), rows grouped in the order of ``queries`` (then the
+    queries not there), in the dicts' order within each query -- read straight from the dicts:
+    the values :func:`run_frame` and :func:`prefeval.ranking.rank_run` give, without a frame and without hashing the
+    document ids (distinct within each query already: each row is its own code).
+
+    ``depth``: keep only the rows of each query whose score is at least its ``depth``-th highest (ties at the cut
+    kept): every document ranked above a kept one is kept, so the ranks ``<= depth`` are those of the whole run.
+
+    None where this direct reading could differ from :func:`run_frame`'s (which then reads the run, or reports its
+    error): not a dict of dicts (inner mappings other than ``dict``, ``OrderedDict`` and ``defaultdict``), document
+    ids that are not all ``str`` (``str()`` could make two ids of one query equal), query keys with equal ``str()``,
+    scores that are not all numbers (``str``, ``None``) or NaN."""
+    if not isinstance(nested, Mapping):
+        return None
+    inners = list(nested.values())
+    if not all(type(inner) in _PLAIN_DICTS for inner in inners):
+        return None
+    names = [str(query) for query in nested]
+    if len(set(names)) < len(names):
+        return None
+    codes = queries.get_indexer(names).tolist()
+    # rows grouped in the order of ``queries`` (as rank_codes groups them), the queries not there last
+    order = sorted(range(len(names)), key=lambda i: (codes[i] < 0, codes[i]))
+    inners, codes = [inners[i] for i in order], [codes[i] for i in order]
+    docs = list(chain.from_iterable([inner.keys() for inner in inners]))  # keys and values in one order (an
+    values = list(chain.from_iterable([inner.values() for inner in inners]))  # OrderedDict's, not its dict's)
+    try:
+        "".join(docs)  # a TypeError unless every document id is a str
+        sum(values)  # a TypeError for str, None and other non-numbers
+        scores = np.fromiter(values, dtype=np.float64, count=len(values))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if np.isnan(scores).any():
+        return None
+    lengths = np.fromiter(map(len, inners), dtype=np.intp, count=len(inners))
+    query_codes = np.repeat(np.asarray(codes, dtype=np.intp), lengths)
+    keep = None if depth is None else _top_scores(scores, lengths, depth)
+    if keep is None:
+        return query_codes, np.arange(len(docs)), np.fromiter(docs, dtype=object, count=len(docs)), scores
+    kept = list(compress(docs, keep))
+    return query_codes[keep], np.arange(len(kept)), np.fromiter(kept, dtype=object, count=len(kept)), scores[keep]
+
+
+def _top_scores(scores: np.ndarray, lengths: np.ndarray, depth: int) -> np.ndarray | None:
+    """Per row of consecutive groups of ``lengths`` rows: whether its score is at least the ``depth``-th highest of
+    its group; None when every group has at most ``depth`` rows (every row kept)."""
+    long = np.flatnonzero(lengths > depth)
+    if not len(long):
+        return None
+    ends = np.cumsum(lengths)
+    least = np.full(len(lengths), -np.inf)
+    for group in long.tolist():
+        block = scores[ends[group] - lengths[group]:ends[group]]
+        least[group] = np.partition(block, len(block) - depth)[len(block) - depth]
+    return scores >= np.repeat(least, lengths)
 
 
 def _column(values: list) -> Any:

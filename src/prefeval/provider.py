@@ -19,6 +19,7 @@ from __future__ import annotations
 import warnings
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
+from itertools import chain
 from typing import TYPE_CHECKING
 
 import ir_measures
@@ -29,7 +30,7 @@ from prefeval import methods
 from prefeval._lazy import lazy_module
 from prefeval.aspects import QrelsSide, qrels_side, run_graded_rankings
 from prefeval.core.positions import position_vectors
-from prefeval.inputs import qrels_frame, run_frame
+from prefeval.inputs import nested_codes, qrels_frame, run_frame
 from prefeval.measures import MEASURES, is_prefeval_measure, register
 from prefeval.methods.registry import parameters
 from prefeval.ranking import (
@@ -38,6 +39,7 @@ from prefeval.ranking import (
     candidate_documents,
     judged_queries,
     qrels_queries,
+    rank_codes,
     rank_run,
     recode_run,
 )
@@ -81,6 +83,7 @@ class _QrelsState:
         self._sides: dict[tuple[int, tuple[str, ...]], QrelsSide] = {}
         # baseline name -> (the canonical frame it was ranked from, candidates' rel, ranked run)
         self._baselines: dict[str, tuple[pd.DataFrame, int, RankedRun]] = {}
+        self._located: dict[tuple[str, int, int | None], tuple[RankedRun, np.ndarray]] = {}
 
     def candidates(self, rel: int) -> np.ndarray:
         if rel not in self._candidates:
@@ -109,9 +112,19 @@ class _QrelsState:
             self._baselines[name] = cached
         return cached[2]
 
+    def located(self, name: str, frame: pd.DataFrame, rel: int, table_rel: int, cutoff: int | None) -> np.ndarray:
+        """:meth:`PositionTable.locate` of the baseline :meth:`baseline` gives in the table at ``table_rel``, kept
+        while that ranking is (the runs evaluated against one baseline locate it once)."""
+        ranked = self.baseline(name, frame, rel)
+        cached = self._located.get((name, table_rel, cutoff))
+        if cached is None or cached[0] is not ranked:
+            cached = (ranked, self.table(table_rel).locate(ranked, cutoff))
+            self._located[(name, table_rel, cutoff)] = cached
+        return cached[1]
+
 
 _last_state: list[_QrelsState] = []
-_last_records: list[tuple[list, set, pd.DataFrame]] = []
+_last_records: list[tuple[list | _NestedItems, set, pd.DataFrame]] = []
 _KEPT_RECORDS = 1_000_000  # judgments: larger qrels records are converted again for every evaluator
 
 
@@ -121,8 +134,8 @@ def _qrels_input(qrels) -> pd.DataFrame:
     element, in the same order and of the same types (e.g. one ``calc_aggregate`` call per run with the same
     ``read_trec_qrels`` list or qrels dict)."""
     if isinstance(qrels, Mapping):
-        rows = [(query, list(docs.items())) for query, docs in qrels.items()]
-        kinds, size = {type(qrels)}, sum(len(docs) for _, docs in rows)
+        rows = _NestedItems(qrels)
+        kinds, size = {type(qrels)}, len(rows.docs)
     elif isinstance(qrels, (list, tuple, Iterator)):
         rows = list(qrels)
         kinds, size = set(map(type, rows)), len(rows)
@@ -132,14 +145,37 @@ def _qrels_input(qrels) -> pd.DataFrame:
         return _last_records[0][2]
     frame = qrels_frame(qrels if isinstance(qrels, Mapping) else rows)
     # kept for the next call unless large (the copy of the records would stay in memory)
+    if isinstance(rows, _NestedItems):
+        rows = rows.copy()
     _last_records[:] = [(rows, kinds, frame)] if size <= _KEPT_RECORDS else []
     return frame
+
+
+class _NestedItems:
+    """The items of a dict of dicts, equal to those of another exactly when the lists
+    ``[(query, list(docs.items())), ...]`` of both are, without building them: the same queries in the same order,
+    every document in the same order (``docs``) and equal dicts."""
+
+    def __init__(self, nested: Mapping) -> None:
+        self.nested, self.queries = nested, list(nested)
+        self.docs = list(chain.from_iterable(nested.values()))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _NestedItems) and self.queries == other.queries and self.docs == other.docs \
+            and self.nested == other.nested
+
+    def copy(self) -> _NestedItems:
+        """These items with the dicts copied (later changes to the given dicts do not reach them)."""
+        copied = _NestedItems({})
+        copied.nested = {query: dict(docs) for query, docs in self.nested.items()}
+        copied.queries, copied.docs = self.queries, self.docs
+        return copied
 
 
 def _qrels_state(qrels: pd.DataFrame) -> _QrelsState:
     """The :class:`_QrelsState` of the last qrels when ``qrels`` has the same content (same canonical frame:
     values, dtypes and order), else a new one (which replaces it)."""
-    if _last_state and _last_state[0].qrels.equals(qrels):
+    if _last_state and (_last_state[0].qrels is qrels or _last_state[0].qrels.equals(qrels)):
         return _last_state[0]
     _last_state[:] = [_QrelsState(qrels)]
     return _last_state[0]
@@ -165,20 +201,29 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         self.rel = min((rel for rel, _ in self.groups), default=1)
         self.candidates = state.candidates(self.rel)
         self.tables = {rel: state.table(rel) for rel, _ in self.groups}
+        # every measure reads only ranks <= its cutoff (table.locate, run_graded_rankings): when each has one, a
+        # dict run is read down to the largest (the ranks up to it exact, ties at the cut included)
+        cutoffs = [cutoff for _, cutoff in self.groups]
+        self.depth = max(cutoffs) if cutoffs and None not in cutoffs else None
         super().__init__(measures, set(self.judged))
 
     def _side(self, rel: int, queries: list[str]) -> QrelsSide:
         """:func:`prefeval.aspects.qrels_side` of ``queries`` at ``rel``, built on first use (shared by all runs)."""
         return self.state.side(rel, queries)
 
-    def _baseline(self, name: str) -> RankedRun:
-        """The baseline run ``name``, ranked on first use."""
-        return self.state.baseline(name, self.baselines[name], self.rel)
+    def _baseline_positions(self, name: str, rel: int, cutoff: int | None) -> np.ndarray:
+        """The baseline run ``name`` (ranked on first use) located in the table at ``rel``."""
+        return self.state.located(name, self.baselines[name], self.rel, rel, cutoff)
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            ranked = rank_run(run_frame(run), self.queries, self.candidates, ties="candidates")
+            codes = nested_codes(run, self.queries, self.depth)  # a dict of dicts, read without a frame
+            if codes is None:
+                ranked = rank_run(run_frame(run), self.queries, self.candidates, ties="candidates")
+            else:
+                qc, raw_docs, doc_names, scores = codes
+                ranked = rank_codes(qc, self.queries, raw_docs, doc_names, scores, self.candidates, ties="candidates")
         for warning in caught:  # standard providers in the same ir-measures call read the run as given
             warnings.warn(f"{warning.message}; standard measures computed from this run by other providers keep "
                           "their own rule (pytrec_eval: the last occurrence) -- prefeval.evaluate gives every "
@@ -210,8 +255,8 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
                     yield from self._judged_values(measure, found)
                     continue
                 if doc_pos is None:
-                    runs = (ranked, *map(self._baseline, baselines))
-                    doc_pos = np.vstack([table.locate(r, cutoff) for r in runs])
+                    doc_pos = np.vstack([table.locate(ranked, cutoff),
+                                         *(self._baseline_positions(name, rel, cutoff) for name in baselines)])
                 row = 1 + baselines.index(measure["baseline"]) if declaration.kind == "preference" else 0
                 values = None
                 if declaration.pairwise_queries is not None:  # every query at once, if these params allow

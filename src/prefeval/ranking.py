@@ -11,6 +11,7 @@ The API, used by :mod:`prefeval.provider`, :mod:`prefeval.compare` and :mod:`pre
 
 * :func:`rank_run` ranks one run once (:class:`RankedRun`); the result serves every relevance threshold and
   depth (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` give the ranked rows, optionally truncated);
+  :func:`rank_codes` does the same from integer codes (e.g. a dict of dicts read without a frame);
 * :class:`PositionTable` lays out the relevant documents of every evaluated query for one threshold,
   :meth:`PositionTable.locate` finds them in a ranked run and :meth:`PositionTable.positions` cuts the
   located positions of many runs into one :class:`QueryPositions` per query;
@@ -23,6 +24,7 @@ import functools
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -68,8 +70,8 @@ class RankedRun:
     Rows are grouped by query in the order of ``queries`` and ranked within each query: ``query_codes[i]``
     indexes ``queries``, ``rank[i]`` is 1-based, no document repeats within a query. ``doc_codes[i] < len(candidates)``
     exactly when ``doc_ids[i] == candidates[doc_codes[i]]`` (the candidate relevant documents given to
-    :func:`rank_run`); other documents have larger codes (unique within a query; with ``ties="candidates"`` the same
-    id may have other codes in other queries, and ``doc_names`` may repeat). ``doc_ids[i] == doc_names[doc_raw[i]]``,
+    :func:`rank_run`); other documents have larger codes (unique within a query; with ``ties="candidates"``, or from
+    :func:`rank_codes`, the same id may have other codes in other queries, and ``doc_names`` may repeat). ``doc_ids[i] == doc_names[doc_raw[i]]``,
     built on first use. ``full_order`` is False when only the candidates' ranks are exact (``rank_run(..., ties="candidates")``)
     or, with ``exact_depth``, only the ranks up to that depth (``rank_run(..., depth=k)``).
     """
@@ -216,8 +218,10 @@ def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, dcodes: np.nda
     pos = np.flatnonzero(tied)
     segment = np.cumsum(np.r_[True, ~same])[pos]
     if only is not None:
-        flagged = np.unique(segment[only[order[pos]]])
-        pos, segment = pos[np.isin(segment, flagged)], segment[np.isin(segment, flagged)]
+        flagged = np.zeros(segment[-1] + 1, dtype=bool)
+        flagged[segment[only[order[pos]]]] = True
+        flagged = flagged[segment]
+        pos, segment = pos[flagged], segment[flagged]
         if not len(pos):
             return order
     tied_docs = dcodes[order[pos]]
@@ -245,8 +249,9 @@ def _string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
     values = np.asarray(names, dtype=object)
     if subset is not None:
         values = values[subset]
-    _, ranks = np.unique(np.asarray([str(v) for v in values], dtype=object), return_inverse=True)
-    return ranks.reshape(-1)
+    texts = [str(v) for v in values.tolist()]
+    rank = {text: i for i, text in enumerate(sorted(set(texts)))}
+    return np.fromiter(map(rank.__getitem__, texts), dtype=np.int64, count=len(texts))
 
 
 def _query_score_order(qc: np.ndarray, sc: np.ndarray, arrow: bool) -> np.ndarray:
@@ -438,9 +443,9 @@ class _Candidates:
         self.arrow: dict[object, object] = {}
 
     @functools.cached_property
-    def index(self) -> pd.Index:
-        """The candidates as a pandas Index (to look up ids that are not Arrow-backed)."""
-        return pd.Index(self.unique, dtype=object)
+    def position(self) -> dict[Any, int]:
+        """Index of each candidate (to look up ids that are not Arrow-backed)."""
+        return {v: i for i, v in enumerate(self.unique.tolist())}
 
     def same(self, candidates: np.ndarray) -> bool:
         return len(candidates) == len(self.given) and bool(np.all(candidates == self.given))
@@ -481,7 +486,8 @@ def _candidate_of(names: Any, candidates: _Candidates) -> np.ndarray:
         if value_set is not None:  # else candidates that are not strings: compare as Python objects below
             found = call("index_in", values, options=options("SetLookupOptions", value_set=value_set))
             return to_numpy(found, -1).astype(np.intp, copy=False)
-    return candidates.index.get_indexer(np.asarray(names, dtype=object))
+    values = _py_list(names)
+    return np.fromiter(map(candidates.position.get, values, repeat(-1)), dtype=np.intp, count=len(values))
 
 
 def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = None,
@@ -506,15 +512,22 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = No
     ranking (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` accept depths up to it), e.g. for measures that
     read only the top k documents.
     """
-    if ties not in ("all", "candidates"):
-        raise ValueError(f"ties must be 'all' or 'candidates'; got {ties!r}")
-    if depth is not None and (ties != "all" or depth < 1):
-        raise ValueError(f"depth needs ties='all' and a positive integer; got ties={ties!r}, depth={depth!r}")
-    prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
-    candidates = prepared.unique
+    _check_ties(ties, depth)
     qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
     raw_docs, dnames = _doc_codes(frame["doc_id"], qc, ties == "candidates")
-    sc = column_values(frame["score"], np.float64)
+    return rank_codes(qc, queries, raw_docs, dnames, column_values(frame["score"], np.float64), candidates, name,
+                      ties, depth)
+
+
+def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, sc: np.ndarray,
+               candidates: np.ndarray | None = None, name: str = "run", ties: str = "all",
+               depth: int | None = None) -> RankedRun:
+    """:func:`rank_run` of a run given as codes: each row's query code in ``queries`` (-1: a query to drop), document
+    code in ``dnames`` (the ids; -1: missing; equal codes within a query for equal ids, as :func:`factorize` gives)
+    and score (float64); e.g. from a dict of dicts without a frame (:func:`prefeval.inputs.nested_codes`)."""
+    _check_ties(ties, depth)
+    prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
+    candidates = prepared.unique
     keep = qc >= 0
     if not keep.all():
         qc, raw_docs, sc = qc[keep], raw_docs[keep], sc[keep]
@@ -572,6 +585,13 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = No
     rank += 1
     full = ties == "all" and (depth is None or only is None)  # no tie ordered only in part
     return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, full, None if full else depth)
+
+
+def _check_ties(ties: str, depth: int | None) -> None:
+    if ties not in ("all", "candidates"):
+        raise ValueError(f"ties must be 'all' or 'candidates'; got {ties!r}")
+    if depth is not None and (ties != "all" or depth < 1):
+        raise ValueError(f"depth needs ties='all' and a positive integer; got ties={ties!r}, depth={depth!r}")
 
 
 def _top_rows(order: np.ndarray, qc: np.ndarray, codes: np.ndarray, depth: int) -> np.ndarray:
