@@ -49,6 +49,7 @@ from prefeval.ranking import (
     column_values,
     coverage_note,
     distinct,
+    encoded_runs,
     judged_queries,
     qrels_queries,
     rank_run,
@@ -674,8 +675,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     evaluated = queries.get_indexer(
         query_ids[np.unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
-    for s, name in enumerate(_progress(names, progress, "ranking runs")):
-        source = run_frames[name]
+    for s, (name, source) in enumerate(_progress(encoded_runs(run_frames, queries), progress, "ranking runs", S)):
         frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
         run = rank_run(frame, queries, candidates, name, ties=ties)
         del frame  # the ranking keeps integer codes; the columns of a file go

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -445,6 +445,17 @@ class _Candidates:
     def same(self, candidates: np.ndarray) -> bool:
         return len(candidates) == len(self.given) and bool(np.all(candidates == self.given))
 
+    def recode(self, names: Any) -> np.ndarray:
+        """Per distinct id of ``names``: its index in ``unique`` if a candidate, else ``len(unique)`` + its index in
+        ``names`` (:func:`rank_run`'s document codes); remembered for the last ``names`` object, which the runs
+        encoded together share (:func:`encoded_runs`)."""
+        cached = self.__dict__.get("_recoded")
+        if cached is None or cached[0] is not names:
+            cand_of_name = _candidate_of(names, self)
+            cached = (names, np.where(cand_of_name >= 0, cand_of_name, len(self.unique) + np.arange(len(names))))
+            self._recoded = cached
+        return cached[1]
+
     def arrow_set(self, value_type):
         """The candidates as an Arrow array of ``value_type`` (None: not convertible)."""
         if value_type not in self.arrow:
@@ -484,6 +495,93 @@ def _candidate_of(names: Any, candidates: _Candidates) -> np.ndarray:
     return candidates.index.get_indexer(np.asarray(names, dtype=object))
 
 
+@dataclass(frozen=True)
+class EncodedRun:
+    """A run's ids as integer codes, for :func:`rank_run` (which then skips factorising them): ``query_codes[i]``
+    indexes ``queries`` (-1: a query not kept), ``doc_codes[i]`` indexes ``doc_names``, the distinct document ids
+    of the runs encoded together (:func:`encoded_runs`); ``scores`` float64."""
+
+    queries: Ids
+    query_codes: np.ndarray
+    doc_names: Any
+    doc_codes: np.ndarray
+    scores: np.ndarray
+
+
+#: :func:`encoded_runs` encodes runs together in blocks of at most this many rows (a larger run alone)
+ENCODE_ROWS = 1 << 18
+
+
+def encoded_runs(runs: Mapping[str, Any], queries: Any) -> Iterator[tuple[str, Any]]:
+    """``runs.items()`` with the runs in memory (DataFrames, :class:`~prefeval.io.Columns`) as :class:`EncodedRun`
+    for these ``queries``, encoded together in blocks of consecutive runs of at most :data:`ENCODE_ROWS` rows: one
+    factorisation of the query ids and one of the doc ids per block instead of one per run, whose fixed cost
+    dominates when runs are many and small (1,000 runs of 5,000 rows). A block with a missing id, and runs given
+    as paths, come as they are (:func:`rank_run` then encodes them, and names the run lacking an id). The runs'
+    rankings are those of the runs ranked one by one."""
+    queries = _as_index(queries)
+    block: list[tuple[str, Any]] = []
+    rows, kind = 0, None
+    for name, run in runs.items():
+        run_kind = _encoding_kind(run)
+        if block and (run_kind != kind or rows + len(run) > ENCODE_ROWS):
+            yield from _encode_block(block, queries, kind)
+            block, rows = [], 0
+        if run_kind is None:
+            yield name, run
+            continue
+        block.append((name, run))
+        rows, kind = rows + len(run), run_kind
+    if block:
+        yield from _encode_block(block, queries, kind)
+
+
+def _encoding_kind(run: Any) -> str | None:
+    """``"arrow"`` (Arrow-backed ids) or ``"numpy"`` (others: joined as Python objects), how :func:`encoded_runs`
+    joins the id columns of a run in memory; None for other runs (paths)."""
+    if not hasattr(run, "columns") and not isinstance(run, dict):
+        return None
+    try:
+        ids = [run["query_id"], run["doc_id"]]
+    except (KeyError, TypeError):
+        return None
+    return "arrow" if all(_is_arrow(c) for c in ids) else "numpy"
+
+
+def _encode_block(block: list[tuple[str, Any]], queries: Ids, kind: str | None) -> Iterator[tuple[str, Any]]:
+    """The runs of ``block`` as :class:`EncodedRun` sharing one factorisation of their ids (as they are when one
+    run alone, or with a missing id)."""
+    if len(block) == 1:
+        yield block[0]
+        return
+    columns = {}
+    for key in ("query_id", "doc_id"):
+        if kind == "arrow":
+            import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
+
+            parts = [_arrow_values(run[key]) for _, run in block]
+            if len({p.type for p in parts}) > 1:
+                parts = [p.cast(pa.large_string()) for p in parts]
+            column = pa.chunked_array(parts)
+            missing = column.null_count
+        else:
+            column = np.concatenate([np.asarray(run[key], dtype=object) for _, run in block])
+            missing = pd.isna(column).any()
+        if missing:
+            yield from block
+            return
+        columns[key] = column
+    raw, uniques = factorize(columns["query_id"], grouped=True)
+    query_codes = queries.get_indexer(uniques)[raw]
+    doc_codes, doc_names = factorize(columns["doc_id"])
+    if kind == "numpy":
+        doc_names = np.asarray(doc_names, dtype=object)
+    scores = np.concatenate([column_values(run["score"], np.float64) for _, run in block])
+    bounds = np.cumsum([0] + [len(run) for _, run in block])
+    for (name, _), a, b in zip(block, bounds[:-1], bounds[1:]):
+        yield name, EncodedRun(queries, query_codes[a:b], doc_names, doc_codes[a:b], scores[a:b])
+
+
 def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = None,
              name: str = "run", ties: str = "all", depth: int | None = None) -> RankedRun:
     """Rank one canonical run as trec_eval does: score descending, ties by doc_id descending, a repeated document keeps
@@ -512,9 +610,17 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = No
         raise ValueError(f"depth needs ties='all' and a positive integer; got ties={ties!r}, depth={depth!r}")
     prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
     candidates = prepared.unique
-    qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
-    raw_docs, dnames = _doc_codes(frame["doc_id"], qc, ties == "candidates")
-    sc = column_values(frame["score"], np.float64)
+    if isinstance(frame, EncodedRun):  # ids encoded already, together with other runs
+        qc, raw_docs, dnames, sc = frame.query_codes, frame.doc_codes, frame.doc_names, frame.scores
+        if queries is None or _as_index(queries) is frame.queries:
+            queries = frame.queries
+        else:
+            queries = _as_index(queries)
+            qc = np.where(qc >= 0, np.r_[queries.get_indexer(frame.queries), -1][qc], -1) if len(qc) else qc
+    else:
+        qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
+        raw_docs, dnames = _doc_codes(frame["doc_id"], qc, ties == "candidates")
+        sc = column_values(frame["score"], np.float64)
     keep = qc >= 0
     if not keep.all():
         qc, raw_docs, sc = qc[keep], raw_docs[keep], sc[keep]
@@ -525,8 +631,11 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = No
     small = np.int32 if max(n, len(queries), len(candidates) + len(dnames)) < 2**31 - 1 else np.int64
     qc, raw_docs = qc.astype(small, copy=False), raw_docs.astype(small, copy=False)
     # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
-    cand_of_name = _candidate_of(dnames, prepared)
-    recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames))).astype(small)
+    if isinstance(frame, EncodedRun):  # the runs encoded together share their names: looked up once
+        recode = prepared.recode(dnames).astype(small)
+    else:
+        cand_of_name = _candidate_of(dnames, prepared)
+        recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames))).astype(small)
     codes = recode[raw_docs] if n else np.zeros(0, dtype=small)
     only = codes < len(candidates) if ties == "candidates" else None
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
