@@ -342,10 +342,12 @@ def _is_canonical_run(frame: pd.DataFrame) -> bool:
     """Whether ``frame`` already has canonical run columns (string ids, float64 scores without NaN), e.g. from
     :func:`prefeval.io.read_run`: then :func:`run_frame` returns it without copying (missing ids, which the
     conversion would keep as NaN too, are reported by :func:`prefeval.ranking.rank_run`)."""
-    if not set(RUN_COLUMNS) <= set(frame.columns) or frame.columns.duplicated().any():
+    if not set(RUN_COLUMNS) <= set(frame.columns) or not frame.columns.is_unique:
         return False
-    ids_ok = all(_is_string_column(frame[c]) for c in ("query_id", "doc_id"))
-    return ids_ok and frame["score"].dtype == np.float64 and not frame["score"].isna().any()
+    if not all(_is_string_column(frame[c]) for c in ("query_id", "doc_id")):
+        return False
+    score = frame["score"]
+    return score.dtype == np.float64 and not np.isnan(score.to_numpy()).any()
 
 
 def _is_string_column(column: pd.Series) -> bool:

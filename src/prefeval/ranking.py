@@ -520,65 +520,66 @@ def encoded_runs(runs: Mapping[str, Any], queries: Any) -> Iterator[tuple[str, A
     as paths, come as they are (:func:`rank_run` then encodes them, and names the run lacking an id). The runs'
     rankings are those of the runs ranked one by one."""
     queries = _as_index(queries)
-    block: list[tuple[str, Any]] = []
+    block: list[tuple[str, Any, Any, Any]] = []
     rows, kind = 0, None
     for name, run in runs.items():
-        run_kind = _encoding_kind(run)
+        ids = _id_columns(run)
+        run_kind = None if ids is None else "arrow" if all(_is_arrow(c) for c in ids) else "numpy"
         if block and (run_kind != kind or rows + len(run) > ENCODE_ROWS):
             yield from _encode_block(block, queries, kind)
             block, rows = [], 0
-        if run_kind is None:
+        if ids is None:
             yield name, run
             continue
-        block.append((name, run))
+        block.append((name, run, *ids))
         rows, kind = rows + len(run), run_kind
     if block:
         yield from _encode_block(block, queries, kind)
 
 
-def _encoding_kind(run: Any) -> str | None:
-    """``"arrow"`` (Arrow-backed ids) or ``"numpy"`` (others: joined as Python objects), how :func:`encoded_runs`
-    joins the id columns of a run in memory; None for other runs (paths)."""
+def _id_columns(run: Any) -> tuple[Any, Any] | None:
+    """The query and doc id columns of a run in memory (a DataFrame or columns); None for other runs (paths)."""
     if not hasattr(run, "columns") and not isinstance(run, dict):
         return None
     try:
-        ids = [run["query_id"], run["doc_id"]]
+        return run["query_id"], run["doc_id"]
     except (KeyError, TypeError):
         return None
-    return "arrow" if all(_is_arrow(c) for c in ids) else "numpy"
 
 
-def _encode_block(block: list[tuple[str, Any]], queries: Ids, kind: str | None) -> Iterator[tuple[str, Any]]:
-    """The runs of ``block`` as :class:`EncodedRun` sharing one factorisation of their ids (as they are when one
-    run alone, or with a missing id)."""
+def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids, kind: str | None
+                  ) -> Iterator[tuple[str, Any]]:
+    """The runs of ``block`` (name, run, query ids, doc ids) as :class:`EncodedRun` sharing one factorisation of
+    their ids; ``kind``: ``"arrow"`` (Arrow-backed ids, joined in Arrow) or ``"numpy"`` (joined as Python objects).
+    As they are when one run alone, or with a missing id."""
     if len(block) == 1:
-        yield block[0]
+        yield block[0][:2]
         return
-    columns = {}
-    for key in ("query_id", "doc_id"):
+    columns = []
+    for k in (2, 3):
         if kind == "arrow":
             import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
 
-            parts = [_arrow_values(run[key]) for _, run in block]
+            parts = [_arrow_values(entry[k]) for entry in block]
             if len({p.type for p in parts}) > 1:
                 parts = [p.cast(pa.large_string()) for p in parts]
             column = pa.chunked_array(parts)
             missing = column.null_count
         else:
-            column = np.concatenate([np.asarray(run[key], dtype=object) for _, run in block])
+            column = np.concatenate([np.asarray(entry[k], dtype=object) for entry in block])
             missing = pd.isna(column).any()
         if missing:
-            yield from block
+            yield from (entry[:2] for entry in block)
             return
-        columns[key] = column
-    raw, uniques = factorize(columns["query_id"], grouped=True)
+        columns.append(column)
+    raw, uniques = factorize(columns[0], grouped=True)
     query_codes = queries.get_indexer(uniques)[raw]
-    doc_codes, doc_names = factorize(columns["doc_id"])
+    doc_codes, doc_names = factorize(columns[1])
     if kind == "numpy":
         doc_names = np.asarray(doc_names, dtype=object)
-    scores = np.concatenate([column_values(run["score"], np.float64) for _, run in block])
-    bounds = np.cumsum([0] + [len(run) for _, run in block])
-    for (name, _), a, b in zip(block, bounds[:-1], bounds[1:]):
+    scores = np.concatenate([column_values(run["score"], np.float64) for _, run, _, _ in block])
+    bounds = np.cumsum([0] + [len(run) for _, run, _, _ in block])
+    for (name, *_), a, b in zip(block, bounds[:-1], bounds[1:]):
         yield name, EncodedRun(queries, query_codes[a:b], doc_names, doc_codes[a:b], scores[a:b])
 
 

@@ -58,7 +58,8 @@ class PairSums:
         if X.shape[0] == 0:
             return cls.zeros(X.shape[1])
         mean = X.mean(axis=0)
-        m2 = ((X - mean) ** 2).sum(axis=0)
+        deviations = X - mean
+        m2 = np.square(deviations, out=deviations).sum(axis=0)
         wins = (X > TIE_TOL).sum(axis=0, dtype=np.int32)
         losses = (X < -TIE_TOL).sum(axis=0, dtype=np.int32)
         return cls(X.shape[0], mean, m2, wins, losses)
