@@ -672,8 +672,9 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     qrels_df = qrels.frame() if metric_groups and isinstance(qrels, Columns) else qrels  # ir-measures reads frames
     metric_tables = [_MetricTable(group, qrels_df, depth, S) for depth, group in metric_groups.items()]
     query_codes, query_ids = distinct(qrels["query_id"])
-    evaluated = queries.get_indexer(
-        query_ids[np.unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])
+    evaluated = np.zeros(len(queries), dtype=bool)  # per query (of ``queries``): has a document at grade >= min_rel
+    evaluated[queries.get_indexer(
+        query_ids[np.unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])] = True
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
     for s, (name, source) in enumerate(_progress(encoded_runs(run_frames, queries), progress, "ranking runs", S)):
         frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
@@ -703,8 +704,8 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
 
 def _warn_coverage(name: str, run: RankedRun, evaluated: np.ndarray, judged: int) -> None:
     covered = np.flatnonzero(np.bincount(run.query_codes, minlength=len(run.queries)))  # linear, no sort
-    if not np.isin(covered, evaluated).any():
-        warnings.warn(f"run {name!r} has none of the {len(evaluated)} evaluated queries of the qrels; "
+    if not evaluated[covered].any():
+        warnings.warn(f"run {name!r} has none of the {int(evaluated.sum())} evaluated queries of the qrels; "
                       "it counts as retrieving nothing for every query", stacklevel=4)
     elif note := coverage_note(name, len(covered), judged):
         warnings.warn(note, stacklevel=4)

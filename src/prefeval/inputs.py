@@ -149,8 +149,9 @@ def run_frame(run: Any, name: str | None = None, columns: bool = False) -> pd.Da
         return run if columns else run.frame()
     if is_pandas(run, "DataFrame"):
         run = _standard_columns(run, RUN_COLUMNS)
-        if _is_canonical_run(run):
-            return run if list(run.columns) == RUN_COLUMNS else run[RUN_COLUMNS]
+        canonical = _canonical_columns(run)
+        if canonical is not None:  # with ``columns``: the frame's columns (no frame built, no column looked up again)
+            return Columns(canonical) if columns else run if list(run.columns) == RUN_COLUMNS else run[RUN_COLUMNS]
         return _canonical_run(run, f"{label} (DataFrame)")
     if _is_pathlike(run):
         return read_run_columns(run) if columns else read_run(run)
@@ -342,12 +343,19 @@ def _is_canonical_run(frame: pd.DataFrame) -> bool:
     """Whether ``frame`` already has canonical run columns (string ids, float64 scores without NaN), e.g. from
     :func:`prefeval.io.read_run`: then :func:`run_frame` returns it without copying (missing ids, which the
     conversion would keep as NaN too, are reported by :func:`prefeval.ranking.rank_run`)."""
+    return _canonical_columns(frame) is not None
+
+
+def _canonical_columns(frame: pd.DataFrame) -> dict[str, pd.Series] | None:
+    """The columns ``query_id, doc_id, score`` of ``frame`` when they are canonical (:func:`_is_canonical_run`),
+    else None."""
     if not set(RUN_COLUMNS) <= set(frame.columns) or not frame.columns.is_unique:
-        return False
-    if not all(_is_string_column(frame[c]) for c in ("query_id", "doc_id")):
-        return False
-    score = frame["score"]
-    return score.dtype == np.float64 and not np.isnan(score.to_numpy()).any()
+        return None
+    columns = {c: frame[c] for c in RUN_COLUMNS}
+    if not (_is_string_column(columns["query_id"]) and _is_string_column(columns["doc_id"])):
+        return None
+    score = columns["score"]
+    return columns if score.dtype == np.float64 and not np.isnan(score.to_numpy()).any() else None
 
 
 def _is_string_column(column: pd.Series) -> bool:
