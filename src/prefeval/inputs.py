@@ -23,6 +23,7 @@ import functools
 import os
 import re
 import warnings
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from operator import itemgetter
 from pathlib import Path
@@ -192,10 +193,14 @@ def runs_dict(runs: Any, columns: bool = False) -> dict[str, Any]:
     else:
         raise PrefevalError(f"cannot use {type(runs).__name__} as runs: give a dict name -> run or a list of paths")
     names = [name for name, _ in items]
-    duplicated = sorted({n for n in names if names.count(n) > 1})
+    duplicated = sorted(n for n, count in Counter(names).items() if count > 1)
     if duplicated:
         raise PrefevalError(f"several runs are named {', '.join(duplicated)}; pass a dict with distinct names")
-    return {name: run if columns and _is_pathlike(run) else run_frame(run, name, columns) for name, run in items}
+    converted: dict[int, Any] = {}  # one conversion per object given under several names
+    for name, run in items:
+        if id(run) not in converted:
+            converted[id(run)] = run if columns and _is_pathlike(run) else run_frame(run, name, columns)
+    return {name: converted[id(run)] for name, run in items}
 
 
 def _records_frame(records: Iterable, label: str) -> pd.DataFrame:
@@ -285,13 +290,14 @@ _ALIASES = {"query_id": ("qid", "q_id"), "doc_id": ("docno",), "relevance": ("la
 def _standard_columns(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """``frame`` with the first alias of each missing canonical column renamed to it (no copy when none is)."""
     renames = {}
+    present = set(frame.columns)
     for column in columns:
-        if column not in frame.columns:
-            alias = next((a for a in _ALIASES.get(column, ()) if a in frame.columns), None)
+        if column not in present:
+            alias = next((a for a in _ALIASES.get(column, ()) if a in present), None)
             if alias is not None:
                 renames[alias] = column
-    if "relevance" in columns and "relevance" not in frame.columns and "relevance" not in renames.values() \
-            and "q_id" in frame.columns and "score" in frame.columns:  # a ranx qrels frame: score = grade
+    if "relevance" in columns and "relevance" not in present and "relevance" not in renames.values() \
+            and "q_id" in present and "score" in present:  # a ranx qrels frame: score = grade
         renames["score"] = "relevance"
     return frame.rename(columns=renames) if renames else frame
 
