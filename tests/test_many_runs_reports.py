@@ -81,7 +81,7 @@ def holm_by_sorting(p: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray
 
 
 @pytest.mark.parametrize("alpha", [0.01, 0.05, 0.5])
-@pytest.mark.parametrize("kind", ["sign", "rounded", "nan", "distinct"])
+@pytest.mark.parametrize("kind", ["sign", "rounded", "nan", "distinct", "rare"])
 def test_holm_over_distinct_values_equals_the_step_down(alpha: float, kind: str) -> None:
     rng = np.random.default_rng(7)
     if kind == "sign":
@@ -91,6 +91,9 @@ def test_holm_over_distinct_values_equals_the_step_down(alpha: float, kind: str)
     elif kind == "nan":
         p = np.round(rng.random(400) ** 3, 2)
         p[::17] = np.nan
+    elif kind == "rare":  # few values, and one the sample of distinct values misses
+        p = np.round(rng.random(50_000), 1)
+        p[12_345] = 0.0001
     else:
         p = rng.random(777) ** 6
     adjusted, reject = stats.adjust(p, "holm", alpha)
