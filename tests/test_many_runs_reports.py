@@ -104,9 +104,11 @@ def test_holm_over_distinct_values_equals_the_step_down(alpha: float, kind: str)
     assert kind != "sign" or 0 < reject.sum() < p.size  # the procedure stops inside the family
 
 
-def test_pair_sums_of_a_block_by_definition() -> None:
+@pytest.mark.parametrize("shape", [(9, 50), (1, 300_000), (8, 70_001), (64, 9_000), (65, 5_000), (3000, 7)])
+def test_pair_sums_of_a_block_by_definition(shape: tuple[int, int]) -> None:
+    """Blocks of a few queries and many pairs are reduced in chunks of pairs: the same values, bit for bit."""
     rng = np.random.default_rng(3)
-    X = rng.normal(size=(9, 50)) * (rng.random((9, 50)) < 0.6)
+    X = rng.normal(size=shape) * 10.0 ** rng.integers(-6, 6, size=shape) * (rng.random(shape) < 0.6)
     sums = reduce.PairSums.of_block(X)
     mean = X.mean(axis=0)
     np.testing.assert_array_equal(sums.mean, mean)
