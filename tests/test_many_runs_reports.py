@@ -115,3 +115,17 @@ def test_pair_sums_of_a_block_by_definition(shape: tuple[int, int]) -> None:
     np.testing.assert_array_equal(sums.m2, ((X - mean) ** 2).sum(axis=0))
     np.testing.assert_array_equal(sums.wins, (X > stats.TIE_TOL).sum(axis=0))
     np.testing.assert_array_equal(sums.losses, (X < -stats.TIE_TOL).sum(axis=0))
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.5])
+def test_holm_with_the_sign_tests_groups_equals_holm_without(alpha: float) -> None:
+    """Groups of pairs with equal p-values by construction (the sign test's (wins, losses) keys; some keys share a
+    p-value) give the same correction as the p-values alone; so do arbitrary groups of equal values."""
+    rng = np.random.default_rng(11)
+    result = stats.sign_test_counts(rng.integers(0, 40, 20_000), rng.integers(0, 15, 20_000))
+    assert result.groups is not None and len(np.unique(result.groups)) > len(np.unique(result.pvalue))
+    for groups in (result.groups, np.unique(result.pvalue, return_inverse=True)[1] * 2):  # codes with gaps too
+        adjusted, reject = stats.adjust(result.pvalue, "holm", alpha, groups=groups)
+        expected_adjusted, expected_reject = holm_by_sorting(result.pvalue, alpha)
+        np.testing.assert_array_equal(adjusted, expected_adjusted)
+        np.testing.assert_array_equal(reject, expected_reject)

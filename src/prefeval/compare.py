@@ -174,6 +174,7 @@ def pair_significance(test: str, X: np.ndarray | None, scores: np.ndarray, pairs
     ``family_statistic`` (default: the difference of the two systems' mean scores). With ``sums`` (the pairs'
     :class:`PairSums`), the sign and t tests are computed from them and ``X`` may be ``None``.
     """
+    groups = None  # pairs whose p-values are equal by construction (sign test)
     if test in FAMILY_WISE_TESTS:
         if correction != "none":
             raise PrefevalError(f"{test} already controls the family-wise error over all pairs; "
@@ -184,14 +185,14 @@ def pair_significance(test: str, X: np.ndarray | None, scores: np.ndarray, pairs
         pvalue = pmat[i, j]
     elif sums is not None and test == "sign":
         result = stats.sign_test_counts(sums.wins, sums.losses)
-        statistic, pvalue = result.statistic, result.pvalue
+        statistic, pvalue, groups = result.statistic, result.pvalue, result.groups
     elif sums is not None and test == "t":
         result = stats.t_test_moments(sums.n, sums.mean, sums.m2, sums.ties == sums.n)
         statistic, pvalue = result.statistic, result.pvalue
     else:
         result = stats.paired_test(test, X, n_resamples=n_resamples, seed=seed)
         statistic, pvalue = result.statistic, result.pvalue
-    adjusted, significant = stats.adjust(pvalue, correction, alpha)
+    adjusted, significant = stats.adjust(pvalue, correction, alpha, groups=groups)
     return PairTests(statistic, pvalue, adjusted, significant)
 
 

@@ -43,10 +43,12 @@ CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
 
 @dataclass(frozen=True)
 class TestResult:
-    """``statistic`` and two-sided ``pvalue``, one entry per pair."""
+    """``statistic`` and two-sided ``pvalue``, one entry per pair; ``groups`` (optional): a group code per pair, the
+    p-value being the same within a group (for :func:`adjust`)."""
 
     statistic: np.ndarray
     pvalue: np.ndarray
+    groups: np.ndarray | None = None
 
     __test__ = False  # not a pytest class
 
@@ -112,7 +114,8 @@ def sign_test_counts(wins: np.ndarray, losses: np.ndarray) -> TestResult:
             i += 1
         tails[int(total[k])] = (i, term, tail)
         pvals[k] = min(1.0, 2 * tail / (1 << int(total[k])))  # int / int: correctly rounded
-    return TestResult((wins - losses).astype(np.float64), pvals[np.ravel(inverse)])
+    inverse = np.ravel(inverse)
+    return TestResult((wins - losses).astype(np.float64), pvals[inverse], inverse)
 
 
 def _distinct(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
@@ -273,13 +276,16 @@ def randomized_tukey_hsd(scores: np.ndarray, n_resamples: int = 10_000, seed: in
     return diff, pval
 
 
-def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05,
+           groups: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Multiple-comparison correction over one family of p-values.
 
     ``method``: ``holm`` (Holm-Bonferroni, Diaz & Mitra (2023) §6.2.3), ``bonferroni`` (Diaz (2023) §4.2), ``fdr_bh``
     (Benjamini-Hochberg, ``scipy.stats.false_discovery_control``) or ``none``; Holm (Holm, 1979, "A simple
     sequentially rejective multiple test procedure") and Bonferroni from their definitions, as
     ``statsmodels.stats.multitest.multipletests`` computes them (statsmodels is not imported).
+    ``groups`` (optional, :class:`TestResult`): a code (0, 1, ...) per p-value, equal codes having equal p-values;
+    Holm's procedure then finds the distinct p-values among the groups' (the same result, without sorting them all).
     Returns ``(adjusted p-values, reject at alpha)``.
     """
     p = np.asarray(pvalues, dtype=np.float64)
@@ -306,7 +312,19 @@ def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05) -> tu
     # Equal p-values get equal results, those of the first of them (j0): the later ones have smaller factors (their
     # products cannot raise the running maximum) and larger thresholds alpha / (m - j + 1) (they stop the procedure
     # only if the first does). So the steps run over the distinct values, each at the rank of its first occurrence.
-    values, inverse, counts = np.unique(p, return_inverse=True, return_counts=True)
+    if groups is None:
+        values, inverse, counts = np.unique(p, return_inverse=True, return_counts=True)
+    else:  # the distinct values among the groups' p-values; each group counts for its value
+        groups = np.ravel(groups)
+        sizes = np.bincount(groups)
+        group_p = np.zeros(len(sizes))
+        group_p[groups] = p  # equal within a group
+        present = np.flatnonzero(sizes)
+        values, value_of = np.unique(group_p[present], return_inverse=True)
+        code = np.zeros(len(sizes), dtype=np.intp)
+        code[present] = np.ravel(value_of)
+        inverse = code[groups]
+        counts = np.bincount(code[present], weights=sizes[present], minlength=len(values)).astype(np.intp)
     factors = (m - (np.cumsum(counts) - counts)).astype(np.float64)  # m - j0 + 1, j0 the 1-based rank of the first
     stop = np.flatnonzero(values > alpha / factors)
     reject = np.arange(len(values)) < (stop[0] if stop.size else len(values))
