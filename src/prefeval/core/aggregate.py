@@ -277,10 +277,10 @@ def stationary(T: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
 
 def strong_components(edges: np.ndarray) -> tuple[int, np.ndarray]:
     """The strongly connected components of the directed graph with adjacency matrix ``edges`` (S x S, ``edges[a,
-    b]``: an edge a -> b): their number and each node's component (0, 1, ...). Kosaraju's algorithm (Sharir (1981),
-    "A strong-connectivity algorithm and its applications in data flow analysis"): a depth-first search records the
-    order in which nodes finish; a search of the reversed graph from each unassigned node, in reverse finishing
-    order, reaches exactly that node's component. On the dense matrix each step scans one row with numpy: O(S^2)."""
+    b]``: an edge a -> b): their number and each node's component (0, 1, ...). Kosaraju's algorithm (Sharir (1981)):
+    a depth-first search records the order in which nodes finish; a search of the reversed graph from each unassigned
+    node, in reverse finishing order, reaches exactly that node's component. On the dense matrix each step scans one
+    row with numpy: O(S^2)."""
     edges = np.asarray(edges, dtype=bool)
     S = edges.shape[0]
     unseen = np.ones(S, dtype=bool)
