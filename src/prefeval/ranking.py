@@ -11,6 +11,8 @@ The API, used by :mod:`prefeval.provider`, :mod:`prefeval.compare` and :mod:`pre
 
 * :func:`rank_run` ranks one run once (:class:`RankedRun`); the result serves every relevance threshold and
   depth (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` give the ranked rows, optionally truncated);
+  :func:`encoded_runs` encodes many runs in memory together (:class:`EncodedRun`, which :func:`rank_run` takes
+  like a run);
 * :class:`PositionTable` lays out the relevant documents of every evaluated query for one threshold,
   :meth:`PositionTable.locate` finds them in a ranked run and :meth:`PositionTable.positions` cuts the
   located positions of many runs into one :class:`QueryPositions` per query;
@@ -597,7 +599,8 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = No
     factorised once per run, Arrow-backed strings without conversion; with ``ties="candidates"`` the document ids of
     a run grouped by query are factorised in blocks of whole queries, linear in the rows); the sort is skipped when the rows are
     already grouped by query with non-increasing scores (as in TREC files). A missing query or doc id is an error
-    naming the run.
+    naming the run. ``frame`` may be an :class:`EncodedRun` (ids encoded already, with other runs:
+    :func:`encoded_runs`): the same ranking, without factorising the ids again.
 
     ``depth`` (with ``ties="all"``): order tied scores by doc id only inside the tied stretches that reach the first
     ``depth + r`` rows of their query in score order, ``r`` the number of its rows whose document occurs more than once
