@@ -49,6 +49,7 @@ from prefeval.ranking import (
     column_values,
     coverage_note,
     distinct,
+    encoded_runs,
     judged_queries,
     qrels_queries,
     rank_run,
@@ -173,6 +174,7 @@ def pair_significance(test: str, X: np.ndarray | None, scores: np.ndarray, pairs
     ``family_statistic`` (default: the difference of the two systems' mean scores). With ``sums`` (the pairs'
     :class:`PairSums`), the sign and t tests are computed from them and ``X`` may be ``None``.
     """
+    groups = None  # pairs whose p-values are equal by construction (sign test)
     if test in FAMILY_WISE_TESTS:
         if correction != "none":
             raise PrefevalError(f"{test} already controls the family-wise error over all pairs; "
@@ -183,14 +185,14 @@ def pair_significance(test: str, X: np.ndarray | None, scores: np.ndarray, pairs
         pvalue = pmat[i, j]
     elif sums is not None and test == "sign":
         result = stats.sign_test_counts(sums.wins, sums.losses)
-        statistic, pvalue = result.statistic, result.pvalue
+        statistic, pvalue, groups = result.statistic, result.pvalue, result.groups
     elif sums is not None and test == "t":
         result = stats.t_test_moments(sums.n, sums.mean, sums.m2, sums.ties == sums.n)
         statistic, pvalue = result.statistic, result.pvalue
     else:
         result = stats.paired_test(test, X, n_resamples=n_resamples, seed=seed)
         statistic, pvalue = result.statistic, result.pvalue
-    adjusted, significant = stats.adjust(pvalue, correction, alpha)
+    adjusted, significant = stats.adjust(pvalue, correction, alpha, groups=groups)
     return PairTests(statistic, pvalue, adjusted, significant)
 
 
@@ -671,11 +673,11 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     qrels_df = qrels.frame() if metric_groups and isinstance(qrels, Columns) else qrels  # ir-measures reads frames
     metric_tables = [_MetricTable(group, qrels_df, depth, S) for depth, group in metric_groups.items()]
     query_codes, query_ids = distinct(qrels["query_id"])
-    evaluated = queries.get_indexer(
-        query_ids[np.unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])
+    evaluated = np.zeros(len(queries), dtype=bool)  # per query (of ``queries``): has a document at grade >= min_rel
+    evaluated[queries.get_indexer(
+        query_ids[np.unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])] = True
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
-    for s, name in enumerate(_progress(names, progress, "ranking runs")):
-        source = run_frames[name]
+    for s, (name, source) in enumerate(_progress(encoded_runs(run_frames, queries), progress, "ranking runs", S)):
         frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
         run = rank_run(frame, queries, candidates, name, ties=ties)
         del frame  # the ranking keeps integer codes; the columns of a file go
@@ -703,8 +705,8 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
 
 def _warn_coverage(name: str, run: RankedRun, evaluated: np.ndarray, judged: int) -> None:
     covered = np.flatnonzero(np.bincount(run.query_codes, minlength=len(run.queries)))  # linear, no sort
-    if not np.isin(covered, evaluated).any():
-        warnings.warn(f"run {name!r} has none of the {len(evaluated)} evaluated queries of the qrels; "
+    if not evaluated[covered].any():
+        warnings.warn(f"run {name!r} has none of the {int(evaluated.sum())} evaluated queries of the qrels; "
                       "it counts as retrieving nothing for every query", stacklevel=4)
     elif note := coverage_note(name, len(covered), judged):
         warnings.warn(note, stacklevel=4)

@@ -23,7 +23,7 @@ import functools
 import os
 import re
 import warnings
-from collections import OrderedDict, defaultdict
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from itertools import chain, compress
 from operator import itemgetter
@@ -151,8 +151,9 @@ def run_frame(run: Any, name: str | None = None, columns: bool = False) -> pd.Da
         return run if columns else run.frame()
     if is_pandas(run, "DataFrame"):
         run = _standard_columns(run, RUN_COLUMNS)
-        if _is_canonical_run(run):
-            return run if list(run.columns) == RUN_COLUMNS else run[RUN_COLUMNS]
+        canonical = _canonical_columns(run)
+        if canonical is not None:  # with ``columns``: the frame's columns (no frame built, no column looked up again)
+            return Columns(canonical) if columns else run if list(run.columns) == RUN_COLUMNS else run[RUN_COLUMNS]
         return _canonical_run(run, f"{label} (DataFrame)")
     if _is_pathlike(run):
         return read_run_columns(run) if columns else read_run(run)
@@ -193,10 +194,14 @@ def runs_dict(runs: Any, columns: bool = False) -> dict[str, Any]:
     else:
         raise PrefevalError(f"cannot use {type(runs).__name__} as runs: give a dict name -> run or a list of paths")
     names = [name for name, _ in items]
-    duplicated = sorted({n for n in names if names.count(n) > 1})
+    duplicated = sorted(n for n, count in Counter(names).items() if count > 1)
     if duplicated:
         raise PrefevalError(f"several runs are named {', '.join(duplicated)}; pass a dict with distinct names")
-    return {name: run if columns and _is_pathlike(run) else run_frame(run, name, columns) for name, run in items}
+    converted: dict[int, Any] = {}  # one conversion per object given under several names
+    for name, run in items:
+        if id(run) not in converted:
+            converted[id(run)] = run if columns and _is_pathlike(run) else run_frame(run, name, columns)
+    return {name: converted[id(run)] for name, run in items}
 
 
 def _records_frame(records: Iterable, label: str) -> pd.DataFrame:
@@ -351,13 +356,14 @@ _ALIASES = {"query_id": ("qid", "q_id"), "doc_id": ("docno",), "relevance": ("la
 def _standard_columns(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
     """``frame`` with the first alias of each missing canonical column renamed to it (no copy when none is)."""
     renames = {}
+    present = set(frame.columns)
     for column in columns:
-        if column not in frame.columns:
-            alias = next((a for a in _ALIASES.get(column, ()) if a in frame.columns), None)
+        if column not in present:
+            alias = next((a for a in _ALIASES.get(column, ()) if a in present), None)
             if alias is not None:
                 renames[alias] = column
-    if "relevance" in columns and "relevance" not in frame.columns and "relevance" not in renames.values() \
-            and "q_id" in frame.columns and "score" in frame.columns:  # a ranx qrels frame: score = grade
+    if "relevance" in columns and "relevance" not in present and "relevance" not in renames.values() \
+            and "q_id" in present and "score" in present:  # a ranx qrels frame: score = grade
         renames["score"] = "relevance"
     return frame.rename(columns=renames) if renames else frame
 
@@ -409,10 +415,19 @@ def _is_canonical_run(frame: pd.DataFrame) -> bool:
     """Whether ``frame`` already has canonical run columns (string ids, float64 scores without NaN), e.g. from
     :func:`prefeval.io.read_run`: then :func:`run_frame` returns it without copying (missing ids, which the
     conversion would keep as NaN too, are reported by :func:`prefeval.ranking.rank_run`)."""
-    if not set(RUN_COLUMNS) <= set(frame.columns) or frame.columns.duplicated().any():
-        return False
-    ids_ok = all(_is_string_column(frame[c]) for c in ("query_id", "doc_id"))
-    return ids_ok and frame["score"].dtype == np.float64 and not frame["score"].isna().any()
+    return _canonical_columns(frame) is not None
+
+
+def _canonical_columns(frame: pd.DataFrame) -> dict[str, pd.Series] | None:
+    """The columns ``query_id, doc_id, score`` of ``frame`` when they are canonical (:func:`_is_canonical_run`),
+    else None."""
+    if not set(RUN_COLUMNS) <= set(frame.columns) or not frame.columns.is_unique:
+        return None
+    columns = {c: frame[c] for c in RUN_COLUMNS}
+    if not (_is_string_column(columns["query_id"]) and _is_string_column(columns["doc_id"])):
+        return None
+    score = columns["score"]
+    return columns if score.dtype == np.float64 and not np.isnan(score.to_numpy()).any() else None
 
 
 def _is_string_column(column: pd.Series) -> bool:

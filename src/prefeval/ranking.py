@@ -12,6 +12,8 @@ The API, used by :mod:`prefeval.provider`, :mod:`prefeval.compare` and :mod:`pre
 * :func:`rank_run` ranks one run once (:class:`RankedRun`); the result serves every relevance threshold and
   depth (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` give the ranked rows, optionally truncated);
   :func:`rank_codes` does the same from integer codes (e.g. a dict of dicts read without a frame);
+  :func:`encoded_runs` encodes many runs in memory together (:class:`EncodedRun`, which :func:`rank_run` takes
+  like a run);
 * :class:`PositionTable` lays out the relevant documents of every evaluated query for one threshold,
   :meth:`PositionTable.locate` finds them in a ranked run and :meth:`PositionTable.positions` cuts the
   located positions of many runs into one :class:`QueryPositions` per query;
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
@@ -450,6 +452,17 @@ class _Candidates:
     def same(self, candidates: np.ndarray) -> bool:
         return len(candidates) == len(self.given) and bool(np.all(candidates == self.given))
 
+    def recode(self, names: Any) -> np.ndarray:
+        """Per distinct id of ``names``: its index in ``unique`` if a candidate, else ``len(unique)`` + its index in
+        ``names`` (:func:`rank_run`'s document codes); remembered for the last ``names`` object, which the runs
+        encoded together share (:func:`encoded_runs`)."""
+        cached = self.__dict__.get("_recoded")
+        if cached is None or cached[0] is not names:
+            cand_of_name = _candidate_of(names, self)
+            cached = (names, np.where(cand_of_name >= 0, cand_of_name, len(self.unique) + np.arange(len(names))))
+            self._recoded = cached
+        return cached[1]
+
     def arrow_set(self, value_type):
         """The candidates as an Arrow array of ``value_type`` (None: not convertible)."""
         if value_type not in self.arrow:
@@ -490,6 +503,94 @@ def _candidate_of(names: Any, candidates: _Candidates) -> np.ndarray:
     return np.fromiter(map(candidates.position.get, values, repeat(-1)), dtype=np.intp, count=len(values))
 
 
+@dataclass(frozen=True)
+class EncodedRun:
+    """A run's ids as integer codes, for :func:`rank_run` (which then skips factorising them): ``query_codes[i]``
+    indexes ``queries`` (-1: a query not kept), ``doc_codes[i]`` indexes ``doc_names``, the distinct document ids
+    of the runs encoded together (:func:`encoded_runs`); ``scores`` float64."""
+
+    queries: Ids
+    query_codes: np.ndarray
+    doc_names: Any
+    doc_codes: np.ndarray
+    scores: np.ndarray
+
+
+#: :func:`encoded_runs` encodes runs together in blocks of at most this many rows (a larger run alone)
+ENCODE_ROWS = 1 << 18
+
+
+def encoded_runs(runs: Mapping[str, Any], queries: Any) -> Iterator[tuple[str, Any]]:
+    """``runs.items()`` with the runs in memory (DataFrames, :class:`~prefeval.io.Columns`) as :class:`EncodedRun`
+    for these ``queries``, encoded together in blocks of consecutive runs of at most :data:`ENCODE_ROWS` rows: one
+    factorisation of the query ids and one of the doc ids per block instead of one per run, whose fixed cost
+    dominates when runs are many and small (1,000 runs of 5,000 rows). A block with a missing id, and runs given
+    as paths, come as they are (:func:`rank_run` then encodes them, and names the run lacking an id). The runs'
+    rankings are those of the runs ranked one by one."""
+    queries = _as_index(queries)
+    block: list[tuple[str, Any, Any, Any]] = []
+    rows, kind = 0, None
+    for name, run in runs.items():
+        ids = _id_columns(run)
+        run_kind = None if ids is None else "arrow" if all(_is_arrow(c) for c in ids) else "numpy"
+        if block and (run_kind != kind or rows + len(run) > ENCODE_ROWS):
+            yield from _encode_block(block, queries, kind)
+            block, rows = [], 0
+        if ids is None:
+            yield name, run
+            continue
+        block.append((name, run, *ids))
+        rows, kind = rows + len(run), run_kind
+    if block:
+        yield from _encode_block(block, queries, kind)
+
+
+def _id_columns(run: Any) -> tuple[Any, Any] | None:
+    """The query and doc id columns of a run in memory (a DataFrame or columns); None for other runs (paths)."""
+    if not hasattr(run, "columns") and not isinstance(run, dict):
+        return None
+    try:
+        return run["query_id"], run["doc_id"]
+    except (KeyError, TypeError):
+        return None
+
+
+def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids, kind: str | None
+                  ) -> Iterator[tuple[str, Any]]:
+    """The runs of ``block`` (name, run, query ids, doc ids) as :class:`EncodedRun` sharing one factorisation of
+    their ids; ``kind``: ``"arrow"`` (Arrow-backed ids, joined in Arrow) or ``"numpy"`` (joined as Python objects).
+    As they are when one run alone, or with a missing id."""
+    if len(block) == 1:
+        yield block[0][:2]
+        return
+    columns = []
+    for k in (2, 3):
+        if kind == "arrow":
+            import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
+
+            parts = [_arrow_values(entry[k]) for entry in block]
+            if len({p.type for p in parts}) > 1:
+                parts = [p.cast(pa.large_string()) for p in parts]
+            column = pa.chunked_array(parts)
+            missing = column.null_count
+        else:
+            column = np.concatenate([np.asarray(entry[k], dtype=object) for entry in block])
+            missing = pd.isna(column).any()
+        if missing:
+            yield from (entry[:2] for entry in block)
+            return
+        columns.append(column)
+    raw, uniques = factorize(columns[0], grouped=True)
+    query_codes = queries.get_indexer(uniques)[raw]
+    doc_codes, doc_names = factorize(columns[1])
+    if kind == "numpy":
+        doc_names = np.asarray(doc_names, dtype=object)
+    scores = np.concatenate([column_values(run["score"], np.float64) for _, run, _, _ in block])
+    bounds = np.cumsum([0] + [len(run) for _, run, _, _ in block])
+    for (name, *_), a, b in zip(block, bounds[:-1], bounds[1:]):
+        yield name, EncodedRun(queries, query_codes[a:b], doc_names, doc_codes[a:b], scores[a:b])
+
+
 def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = None,
              name: str = "run", ties: str = "all", depth: int | None = None) -> RankedRun:
     """Rank one canonical run as trec_eval does: score descending, ties by doc_id descending, a repeated document keeps
@@ -504,7 +605,8 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = No
     factorised once per run, Arrow-backed strings without conversion; with ``ties="candidates"`` the document ids of
     a run grouped by query are factorised in blocks of whole queries, linear in the rows); the sort is skipped when the rows are
     already grouped by query with non-increasing scores (as in TREC files). A missing query or doc id is an error
-    naming the run.
+    naming the run. ``frame`` may be an :class:`EncodedRun` (ids encoded already, with other runs:
+    :func:`encoded_runs`): the same ranking, without factorising the ids again.
 
     ``depth`` (with ``ties="all"``): order tied scores by doc id only inside the tied stretches that reach the first
     ``depth + r`` rows of their query in score order, ``r`` the number of its rows whose document occurs more than once
@@ -513,18 +615,29 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = No
     read only the top k documents.
     """
     _check_ties(ties, depth)
-    qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
-    raw_docs, dnames = _doc_codes(frame["doc_id"], qc, ties == "candidates")
-    return rank_codes(qc, queries, raw_docs, dnames, column_values(frame["score"], np.float64), candidates, name,
-                      ties, depth)
+    if isinstance(frame, EncodedRun):  # ids encoded already, together with other runs
+        qc, raw_docs, dnames, sc = frame.query_codes, frame.doc_codes, frame.doc_names, frame.scores
+        if queries is None or _as_index(queries) is frame.queries:
+            queries = frame.queries
+        else:
+            queries = _as_index(queries)
+            qc = np.where(qc >= 0, np.r_[queries.get_indexer(frame.queries), -1][qc], -1) if len(qc) else qc
+    else:
+        qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
+        raw_docs, dnames = _doc_codes(frame["doc_id"], qc, ties == "candidates")
+        sc = column_values(frame["score"], np.float64)
+    return rank_codes(qc, queries, raw_docs, dnames, sc, candidates, name, ties, depth,
+                      shared_names=isinstance(frame, EncodedRun))
 
 
 def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, sc: np.ndarray,
                candidates: np.ndarray | None = None, name: str = "run", ties: str = "all",
-               depth: int | None = None) -> RankedRun:
+               depth: int | None = None, shared_names: bool = False) -> RankedRun:
     """:func:`rank_run` of a run given as codes: each row's query code in ``queries`` (-1: a query to drop), document
     code in ``dnames`` (the ids; -1: missing; equal codes within a query for equal ids, as :func:`factorize` gives)
-    and score (float64); e.g. from a dict of dicts without a frame (:func:`prefeval.inputs.nested_codes`)."""
+    and score (float64); e.g. from a dict of dicts without a frame (:func:`prefeval.inputs.nested_codes`).
+    ``shared_names``: ``dnames`` is shared by several runs (:func:`encoded_runs`), so the candidates among them are
+    looked up once."""
     _check_ties(ties, depth)
     prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
     candidates = prepared.unique
@@ -538,8 +651,11 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
     small = np.int32 if max(n, len(queries), len(candidates) + len(dnames)) < 2**31 - 1 else np.int64
     qc, raw_docs = qc.astype(small, copy=False), raw_docs.astype(small, copy=False)
     # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
-    cand_of_name = _candidate_of(dnames, prepared)
-    recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames))).astype(small)
+    if shared_names:  # the runs encoded together share their names: looked up once
+        recode = prepared.recode(dnames).astype(small)
+    else:
+        cand_of_name = _candidate_of(dnames, prepared)
+        recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames))).astype(small)
     codes = recode[raw_docs] if n else np.zeros(0, dtype=small)
     only = codes < len(candidates) if ties == "candidates" else None
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)

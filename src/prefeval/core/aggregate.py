@@ -1,5 +1,4 @@
-"""Aggregation of per-query preferences into system-level preferences and system orderings (numpy; scipy's
-graph components for converged MC4).
+"""Aggregation of per-query preferences into system-level preferences and system orderings (numpy only).
 
 Two inputs are used throughout:
 
@@ -130,9 +129,20 @@ def majority_matrix(W: np.ndarray, tol: float = TIE_TOL) -> np.ndarray:
     W = _check_scores(W)
     S = W.shape[1]
     counts = np.zeros((S, S), dtype=np.int64)
-    rows = max(1, _BLOCK_ENTRIES // max(1, S * S))
-    for start in range(0, W.shape[0], rows):  # blocks of queries: memory bounded at any Q and S
-        counts += above(W[start:start + rows], tol).sum(axis=0, dtype=np.int64)
+    rows = _BLOCK_ENTRIES // max(1, S * S)
+    if rows >= 16:  # few systems: blocks of queries at once (memory bounded at any Q and S)
+        for start in range(0, W.shape[0], rows):
+            counts += above(W[start:start + rows], tol).sum(axis=0, dtype=np.int64)
+        return counts - counts.T
+    # many systems: one query at a time in reused buffers, counted in uint8 for up to 255 queries
+    diff, higher, count8 = np.empty((S, S)), np.empty((S, S), dtype=bool), np.zeros((S, S), dtype=np.uint8)
+    for q, w in enumerate(W, 1):
+        np.subtract(w[:, None], w[None, :], out=diff)  # the differences of above(), compared as there
+        np.greater(diff, tol, out=higher)
+        np.add(count8, higher.view(np.uint8), out=count8)
+        if q % 255 == 0 or q == len(W):
+            counts += count8
+            count8[:] = 0
     return counts - counts.T
 
 
@@ -244,14 +254,11 @@ def stationary(T: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
     classes the limit depends on the start; the uniform start gives every closed class the mass that flows
     into it. One linear solve over the transient states instead of repeated squaring of the whole matrix.
     """
-    # deferred: scipy loads only when a converged MC4 ranking is asked for
-    from scipy.sparse.csgraph import connected_components
-
     T = np.asarray(T, dtype=np.float64)
     S = T.shape[0]
     x = np.full(S, 1.0 / S) if start is None else np.asarray(start, dtype=np.float64) / np.sum(start)
     edges = T > 0
-    n_classes, label = connected_components(edges, directed=True, connection="strong")
+    n_classes, label = strong_components(edges)
     src, dst = np.nonzero(edges)
     leaves = np.zeros(n_classes, dtype=bool)
     leaves[label[src[label[src] != label[dst]]]] = True
@@ -266,6 +273,43 @@ def stationary(T: np.ndarray, start: np.ndarray | None = None) -> np.ndarray:
         members = np.flatnonzero(label == c)
         limit[members] = entering[members].sum() * _class_distribution(T[np.ix_(members, members)])
     return limit
+
+
+def strong_components(edges: np.ndarray) -> tuple[int, np.ndarray]:
+    """The strongly connected components of the directed graph with adjacency matrix ``edges`` (S x S, ``edges[a,
+    b]``: an edge a -> b): their number and each node's component (0, 1, ...). Kosaraju's algorithm (Sharir (1981)):
+    a depth-first search records the order in which nodes finish; a search of the reversed graph from each unassigned
+    node, in reverse finishing order, reaches exactly that node's component. On the dense matrix each step scans one
+    row with numpy: O(S^2)."""
+    edges = np.asarray(edges, dtype=bool)
+    S = edges.shape[0]
+    unseen = np.ones(S, dtype=bool)
+    finished: list[int] = []
+    for root in range(S):
+        if not unseen[root]:
+            continue
+        unseen[root] = False
+        stack = [root]
+        while stack:
+            row = edges[stack[-1]] & unseen
+            nxt = int(row.argmax())
+            if row[nxt]:
+                unseen[nxt] = False
+                stack.append(nxt)
+            else:
+                finished.append(stack.pop())
+    reverse = np.ascontiguousarray(edges.T)
+    label = np.full(S, -1, dtype=np.int64)
+    n = 0
+    for root in reversed(finished):
+        if label[root] >= 0:
+            continue
+        frontier = np.array([root])
+        while frontier.size:
+            label[frontier] = n
+            frontier = np.flatnonzero(reverse[frontier].any(axis=0) & (label < 0))
+        n += 1
+    return n, label
 
 
 def _class_distribution(T: np.ndarray) -> np.ndarray:

@@ -25,6 +25,10 @@ from prefeval.core.stats import TIE_TOL
 
 #: Blocks of per-query values are folded in at most this many entries at a time.
 BLOCK_ENTRIES = 4_000_000
+#: :meth:`PairSums.of_block` reduces a block of a few queries in chunks of pairs of about this many entries, each
+#: at least ``_MIN_WIDTH`` pairs wide.
+_CHUNK_ENTRIES = 1 << 18
+_MIN_WIDTH = 2048
 
 
 def upper_mask(n_systems: int) -> np.ndarray:
@@ -55,13 +59,34 @@ class PairSums:
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2:
             raise ValueError(f"a block of per-query values must have shape (queries, pairs); got {X.shape}")
-        if X.shape[0] == 0:
-            return cls.zeros(X.shape[1])
-        mean = X.mean(axis=0)
-        m2 = ((X - mean) ** 2).sum(axis=0)
-        wins = (X > TIE_TOL).sum(axis=0, dtype=np.int32)
-        losses = (X < -TIE_TOL).sum(axis=0, dtype=np.int32)
-        return cls(X.shape[0], mean, m2, wins, losses)
+        n, n_pairs = X.shape
+        if n == 0:
+            return cls.zeros(n_pairs)
+        chunks = -(-n * n_pairs // _CHUNK_ENTRIES)
+        if n > 64 or n_pairs < 2 * _MIN_WIDTH * chunks:  # few wide rows only (the sums then add row after row)
+            mean = X.mean(axis=0)
+            deviations = X - mean
+            m2 = np.square(deviations, out=deviations).sum(axis=0)
+            wins = (X > TIE_TOL).sum(axis=0, dtype=np.int32)
+            losses = (X < -TIE_TOL).sum(axis=0, dtype=np.int32)
+            return cls(n, mean, m2, wins, losses)
+        # the same values, in chunks of pairs whose temporaries stay in cache
+        mean, m2 = np.empty(n_pairs), np.empty(n_pairs)
+        wins, losses = np.empty(n_pairs, dtype=np.int32), np.empty(n_pairs, dtype=np.int32)
+        bounds = np.arange(chunks + 1) * n_pairs // chunks  # chunks of equal width (within 1)
+        width = int(np.diff(bounds).max())
+        deviations, beyond = np.empty((n, width)), np.empty((n, width), dtype=bool)
+        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            x = X[:, a:b]
+            k = b - a
+            m = np.add.reduce(x, axis=0, out=mean[a:b])
+            m /= n
+            d, flags = deviations[:, :k], beyond[:, :k]
+            np.square(np.subtract(x, m, out=d), out=d)
+            np.add.reduce(d, axis=0, out=m2[a:b])
+            np.add.reduce(np.greater(x, TIE_TOL, out=flags), axis=0, dtype=np.int32, out=wins[a:b])
+            np.add.reduce(np.less(x, -TIE_TOL, out=flags), axis=0, dtype=np.int32, out=losses[a:b])
+        return cls(n, mean, m2, wins, losses)
 
     @classmethod
     def combine(cls, parts: Iterable[PairSums]) -> PairSums:

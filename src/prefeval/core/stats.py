@@ -43,10 +43,12 @@ CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
 
 @dataclass(frozen=True)
 class TestResult:
-    """``statistic`` and two-sided ``pvalue``, one entry per pair."""
+    """``statistic`` and two-sided ``pvalue``, one entry per pair; ``groups`` (optional): a group code per pair, the
+    p-value being the same within a group (for :func:`adjust`)."""
 
     statistic: np.ndarray
     pvalue: np.ndarray
+    groups: np.ndarray | None = None
 
     __test__ = False  # not a pytest class
 
@@ -95,7 +97,7 @@ def sign_test_counts(wins: np.ndarray, losses: np.ndarray) -> TestResult:
     wins, losses = np.asarray(wins, dtype=np.int64), np.asarray(losses, dtype=np.int64)
     n = wins + losses
     base = int(n.max(initial=0)) + 1
-    keys, inverse = np.unique(np.minimum(wins, losses) * base + n, return_inverse=True)  # one key per (min, n)
+    keys, inverse = _distinct(np.minimum(wins, losses) * base + n, base * base)  # one key per (min, n)
     low, total = keys // base, keys % base
     pvals = np.ones(len(keys))  # wins == losses (or n = 0): the observed outcome is the most likely one
     large = (2 * low < total) & (total > EXACT_TRIALS)
@@ -112,7 +114,20 @@ def sign_test_counts(wins: np.ndarray, losses: np.ndarray) -> TestResult:
             i += 1
         tails[int(total[k])] = (i, term, tail)
         pvals[k] = min(1.0, 2 * tail / (1 << int(total[k])))  # int / int: correctly rounded
-    return TestResult((wins - losses).astype(np.float64), pvals[np.ravel(inverse)])
+    inverse = np.ravel(inverse)
+    return TestResult((wins - losses).astype(np.float64), pvals[inverse], inverse)
+
+
+def _distinct(keys: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """``numpy.unique(keys, return_inverse=True)`` of non-negative integers below ``bound``: by a table of the
+    ``bound`` possible keys when it is small next to ``keys`` (linear, no sort), else by ``numpy.unique``."""
+    if bound > max(4 * keys.size, 1 << 16):
+        return np.unique(keys, return_inverse=True)
+    present = np.zeros(bound, dtype=bool)
+    present[keys] = True
+    distinct = np.flatnonzero(present)
+    index = np.cumsum(present) - 1
+    return distinct, index[keys]
 
 
 def t_test(X: np.ndarray) -> TestResult:
@@ -261,13 +276,16 @@ def randomized_tukey_hsd(scores: np.ndarray, n_resamples: int = 10_000, seed: in
     return diff, pval
 
 
-def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05,
+           groups: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Multiple-comparison correction over one family of p-values.
 
     ``method``: ``holm`` (Holm-Bonferroni, Diaz & Mitra (2023) §6.2.3), ``bonferroni`` (Diaz (2023) §4.2), ``fdr_bh``
     (Benjamini-Hochberg, ``scipy.stats.false_discovery_control``) or ``none``; Holm (Holm, 1979, "A simple
     sequentially rejective multiple test procedure") and Bonferroni from their definitions, as
     ``statsmodels.stats.multitest.multipletests`` computes them (statsmodels is not imported).
+    ``groups`` (optional, :class:`TestResult`): a code (0, 1, ...) per p-value, equal codes having equal p-values;
+    Holm's procedure then finds the distinct p-values among the groups' (the same result, without sorting them all).
     Returns ``(adjusted p-values, reject at alpha)``.
     """
     p = np.asarray(pvalues, dtype=np.float64)
@@ -290,13 +308,26 @@ def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05) -> tu
     if method == "bonferroni":  # Bonferroni: reject p <= alpha / m; adjusted min(1, m p)
         return np.minimum(p * m, 1.0).reshape(shape), (p <= alpha / m).reshape(shape)
     # Holm's procedure: step down over the ascending p-values p_(1) <= ... <= p_(m); reject H_(1..k-1) where k is the
-    # first index with p_(k) > alpha / (m - k + 1); adjusted p_(i) = max_{j <= i} min(1, (m - j + 1) p_(j))
-    order = np.argsort(p, kind="mergesort")
-    sorted_p = p[order]
-    factors = np.arange(m, 0, -1, dtype=np.float64)
-    stop = np.flatnonzero(sorted_p > alpha / factors)
-    reject_sorted = np.arange(m) < (stop[0] if stop.size else m)
-    adjusted_sorted = np.minimum(np.maximum.accumulate(sorted_p * factors), 1.0)
-    adjusted, reject = np.empty(m), np.empty(m, dtype=bool)
-    adjusted[order], reject[order] = adjusted_sorted, reject_sorted
-    return adjusted.reshape(shape), reject.reshape(shape)
+    # first index with p_(k) > alpha / (m - k + 1); adjusted p_(i) = max_{j <= i} min(1, (m - j + 1) p_(j)).
+    # Equal p-values get equal results, those of the first of them (j0): the later ones have smaller factors (their
+    # products cannot raise the running maximum) and larger thresholds alpha / (m - j + 1) (they stop the procedure
+    # only if the first does). So the steps run over the distinct values, each at the rank of its first occurrence.
+    if groups is None:
+        values, inverse, counts = np.unique(p, return_inverse=True, return_counts=True)
+    else:  # the distinct values among the groups' p-values; each group counts for its value
+        groups = np.ravel(groups)
+        sizes = np.bincount(groups)
+        group_p = np.zeros(len(sizes))
+        group_p[groups] = p  # equal within a group
+        present = np.flatnonzero(sizes)
+        values, value_of = np.unique(group_p[present], return_inverse=True)
+        code = np.zeros(len(sizes), dtype=np.intp)
+        code[present] = np.ravel(value_of)
+        inverse = code[groups]
+        counts = np.bincount(code[present], weights=sizes[present], minlength=len(values)).astype(np.intp)
+    factors = (m - (np.cumsum(counts) - counts)).astype(np.float64)  # m - j0 + 1, j0 the 1-based rank of the first
+    stop = np.flatnonzero(values > alpha / factors)
+    reject = np.arange(len(values)) < (stop[0] if stop.size else len(values))
+    adjusted = np.minimum(np.maximum.accumulate(values * factors), 1.0)
+    inverse = inverse.reshape(-1)
+    return adjusted[inverse].reshape(shape), reject[inverse].reshape(shape)
