@@ -65,7 +65,7 @@ PAPERS: dict[str, Reference] = {ref.key: ref for ref in (
     Reference("chan-1979", "T. F. Chan, G. H. Golub, R. J. LeVeque", 1979, "Updating Formulae and a Pairwise "
               "Algorithm for Computing Sample Variances", "Technical Report STAN-CS-79-773, Stanford University"),
     Reference("sharir-1981", "M. Sharir", 1981, "A Strong-Connectivity Algorithm and Its Applications in Data Flow "
-              "Analysis", "Computers & Mathematics with Applications 7(1), pp. 67-72"),
+              "Analysis", "Computers & Mathematics with Applications 7(1), pp. 67-72", "10.1016/0898-1221(81)90008-0"),
     Reference("clarke-2008", "C. L. A. Clarke, M. Kolla, G. V. Cormack, O. Vechtomova, A. Ashkan, S. Büttcher, "
               "I. MacKinnon", 2008, "Novelty and Diversity in Information Retrieval Evaluation", "SIGIR 2008",
               "10.1145/1390334.1390446"),
