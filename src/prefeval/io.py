@@ -26,11 +26,11 @@ checks find a bad value) is the file scanned line by line to name the first offe
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import re
 import stat
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -113,10 +113,23 @@ def _read_bytes(source: PathOrFile, kind: str) -> tuple[bytes, str]:
         raw = read_file_bytes(path, kind)
     if raw[:2] == b"\x1f\x8b":
         try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
+            raw = _gunzip(raw)
+        except (OSError, EOFError, zlib.error) as exc:
             raise InputFormatError(f"{name}: corrupt gzip data ({exc})") from None
     return raw, name
+
+
+def _gunzip(data: bytes) -> bytes:
+    """The content of gzip ``data`` (every member, as :func:`gzip.decompress`), in one pass of zlib, which also
+    checks each member's CRC and length."""
+    members = []
+    while data:
+        inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        members.append(inflate.decompress(data))
+        if not inflate.eof:
+            raise EOFError("compressed file ended before the end-of-stream marker was reached")
+        data = inflate.unused_data.lstrip(b"\x00")  # null padding between or after members, as gzip allows
+    return members[0] if len(members) == 1 else b"".join(members)
 
 
 def _strip_comments(raw: bytes) -> bytes:
@@ -188,21 +201,9 @@ def _arrow_table(data: bytes, delimiter: str, names: list[str], types: dict[str,
 
 def _empty_field(data: bytes, delimiter: str) -> bool:
     """Whether splitting the lines of ``data`` on ``delimiter`` gives an empty field: the delimiter twice in a
-    row, or at the start or end of a line (of the data). Blank lines are no fields (the parser skips them).
-    Scanned in blocks of 256 KiB (overlapping by one byte), so the temporary arrays stay small."""
-    if not data:
-        return False
-    raw = np.frombuffer(data, dtype=np.uint8)
-    if raw[0] == ord(delimiter) or raw[-1] == ord(delimiter):
-        return True
-    step = 1 << 18
-    for start in range(0, len(raw) - 1, step):
-        block = raw[start:start + step + 1]
-        sep = block == ord(delimiter)
-        edge = sep | (block == ord("\n"))  # a delimiter next to a delimiter or a newline
-        if np.any(edge[1:] & edge[:-1] & (sep[1:] | sep[:-1])):
-            return True
-    return False
+    row, or at the start or end of a line (of the data). Blank lines are no fields (the parser skips them)."""
+    d = delimiter.encode()
+    return data.startswith(d) or data.endswith(d) or any(pair in data for pair in (d + d, b"\n" + d, d + b"\n"))
 
 
 def _arrow_run(data: bytes, extra_columns: bool) -> Columns | None:
