@@ -33,6 +33,7 @@ from prefeval._lazy import lazy_module
 from prefeval._text import latex_escape, md_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import reduce, stats
+from prefeval.core.arrays import sorted_unique
 from prefeval.core.reduce import PairAccumulator, PairSums
 from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
@@ -672,7 +673,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     metric_tables = [_MetricTable(group, qrels_df, depth, S) for depth, group in metric_groups.items()]
     query_codes, query_ids = distinct(qrels["query_id"])
     evaluated = queries.get_indexer(
-        query_ids[np.unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])
+        query_ids[sorted_unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
     for s, name in enumerate(_progress(names, progress, "ranking runs")):
         source = run_frames[name]

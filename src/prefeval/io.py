@@ -201,9 +201,21 @@ def _arrow_table(data: bytes, delimiter: str, names: list[str], types: dict[str,
 
 def _empty_field(data: bytes, delimiter: str) -> bool:
     """Whether splitting the lines of ``data`` on ``delimiter`` gives an empty field: the delimiter twice in a
-    row, or at the start or end of a line (of the data). Blank lines are no fields (the parser skips them)."""
-    d = delimiter.encode()
-    return data.startswith(d) or data.endswith(d) or any(pair in data for pair in (d + d, b"\n" + d, d + b"\n"))
+    row, or at the start or end of a line (of the data). Blank lines are no fields (the parser skips them).
+    Scanned in blocks of 256 KiB (overlapping by one byte), so the temporary arrays stay small."""
+    if not data:
+        return False
+    raw = np.frombuffer(data, dtype=np.uint8)
+    if raw[0] == ord(delimiter) or raw[-1] == ord(delimiter):
+        return True
+    step = 1 << 18
+    for start in range(0, len(raw) - 1, step):
+        block = raw[start:start + step + 1]
+        sep = block == ord(delimiter)
+        edge = sep | (block == ord("\n"))  # a delimiter next to a delimiter or a newline
+        if np.any(edge[1:] & edge[:-1] & (sep[1:] | sep[:-1])):
+            return True
+    return False
 
 
 def _arrow_run(data: bytes, extra_columns: bool) -> Columns | None:
