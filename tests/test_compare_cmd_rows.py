@@ -37,3 +37,28 @@ def test_per_query_rows_match_the_frame(files, fmt, capsys):
         compare_cmd._write_frame(frame, fmt, expected)
     assert got == expected.getvalue()
     assert len(got.splitlines()) > 3 * 3 * 3
+
+
+def test_per_query_csv_writes_nan_empty_and_quotes_text_as_pandas():
+    """NaN values, -0.0, infinities and text needing quotes in methods, queries and runs: the csv writer's text
+    equals pandas' ``to_csv`` of the same rows."""
+    import numpy as np
+    import pandas as pd
+
+    class Values:  # a method's per-query values: (pairs, queries) for the pairs asked for
+        query_ids = np.array(["q,1", '"q2"'], dtype=object)
+
+        def pair_values(self, pairs):
+            table = np.array([[np.nan, -0.0], [0.1 + 0.2, np.inf], [-1.0, 1 / 3]])
+            return table[: len(pairs[0])]
+
+    class Result:
+        runs = ["a", "b,c", 'd"e']
+        results = {"RPP(weighting=dcg,graded=False)": Values(), "LexiRecall": Values()}
+
+    got = io.StringIO()
+    compare_cmd._write_per_query_csv(Result(), got)
+    rows = list(compare_cmd._per_query_rows(Result()))
+    expected = pd.DataFrame(rows, columns=list(compare_cmd.PER_QUERY_COLUMNS)).to_csv(index=False)
+    assert got.getvalue() == expected
+    assert ',"b,c",' in expected and "\n" + '"RPP(weighting=dcg,graded=False)","q,1",a,"b,c",\n' in "\n" + expected

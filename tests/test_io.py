@@ -176,6 +176,19 @@ def test_invalid_utf8_names_line(tmp_path):
         read_run(path)
 
 
+def test_gzip_members_and_padding(tmp_path):
+    """Concatenated gzip members (``cat a.gz b.gz``) and null padding read as ``gzip.decompress`` reads them;
+    a member cut short or followed by other bytes is corrupt."""
+    first, second = b"1 Q0 a 1 2.0 t\n", b"1 Q0 b 2 1.0 t\n2 Q0 c 1 1.0 t\n"
+    path = tmp_path / "joined.run.gz"
+    path.write_bytes(gzip.compress(first) + gzip.compress(second) + b"\0" * 4)
+    assert as_rows(read_run(path)) == [("1", "a", 2.0), ("1", "b", 1.0), ("2", "c", 1.0)]
+    for tail in (gzip.compress(second)[:-3], b"junk"):
+        path.write_bytes(gzip.compress(first) + tail)
+        with pytest.raises(InputFormatError, match="joined.run.gz: corrupt gzip"):
+            read_run(path)
+
+
 def test_corrupt_gzip(tmp_path):
     path = tmp_path / "broken.run.gz"
     path.write_bytes(gzip.compress(b"1 Q0 a 1 1.0 t\n" * 100)[:40])

@@ -17,7 +17,6 @@ from typing import Any
 # binds the module object to the package attribute, which would shadow a lazily bound function.
 from prefeval._version import __version__ as __version__
 from prefeval.compare import Comparison, compare
-from prefeval.engines import dask_engine as _dask_engine  # noqa: F401  (registers engine='dask'; dask loads on use)
 from prefeval.errors import DatasetUnavailable, PrefevalError
 from prefeval.evaluate import evaluate
 from prefeval.extras import name_extras_in_ir_measures as _name_extras_in_ir_measures

@@ -23,19 +23,18 @@ COMMANDS = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or with ``command`` only that command's options (the other commands are
+    listed with their help but their modules are not imported)."""
     parser = argparse.ArgumentParser(prog="prefeval", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"prefeval {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
-        try:
+        command_parser = sub.add_parser(name, help=help_text, description=help_text)
+        if command is None or name == command:
             module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:  # a command still under construction
-            if exc.name != module_name:
-                raise
-            continue
-        module.add_arguments(sub.add_parser(name, help=help_text, description=help_text))
-        sub.choices[name].set_defaults(_module=module)
+            module.add_arguments(command_parser)
+            command_parser.set_defaults(_module=module)
     return parser
 
 
@@ -44,7 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     # allocator gives them back. Set before pyarrow loads; a value the user set wins.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     try:
-        parser = build_parser()
+        argv = sys.argv[1:] if argv is None else list(argv)
+        parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
         args = parser.parse_args(argv)
     except KeyboardInterrupt:
         print("prefeval: interrupted", file=sys.stderr)

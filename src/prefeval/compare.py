@@ -33,6 +33,7 @@ from prefeval._lazy import lazy_module
 from prefeval._text import latex_escape, md_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import reduce, stats
+from prefeval.core.arrays import sorted_unique
 from prefeval.core.reduce import PairAccumulator, PairSums
 from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
@@ -675,7 +676,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     query_codes, query_ids = distinct(qrels["query_id"])
     evaluated = np.zeros(len(queries), dtype=bool)  # per query (of ``queries``): has a document at grade >= min_rel
     evaluated[queries.get_indexer(
-        query_ids[np.unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])] = True
+        query_ids[sorted_unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])] = True
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
     for s, (name, source) in enumerate(_progress(encoded_runs(run_frames, queries), progress, "ranking runs", S)):
         frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source

@@ -26,11 +26,11 @@ checks find a bad value) is the file scanned line by line to name the first offe
 
 from __future__ import annotations
 
-import gzip
 import io
 import os
 import re
 import stat
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -113,10 +113,23 @@ def _read_bytes(source: PathOrFile, kind: str) -> tuple[bytes, str]:
         raw = read_file_bytes(path, kind)
     if raw[:2] == b"\x1f\x8b":
         try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
+            raw = _gunzip(raw)
+        except (OSError, EOFError, zlib.error) as exc:
             raise InputFormatError(f"{name}: corrupt gzip data ({exc})") from None
     return raw, name
+
+
+def _gunzip(data: bytes) -> bytes:
+    """The content of gzip ``data`` (every member, as :func:`gzip.decompress`), in one pass of zlib, which also
+    checks each member's CRC and length."""
+    members = []
+    while data:
+        inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        members.append(inflate.decompress(data))
+        if not inflate.eof:
+            raise EOFError("compressed file ended before the end-of-stream marker was reached")
+        data = inflate.unused_data.lstrip(b"\x00")  # null padding between or after members, as gzip allows
+    return members[0] if len(members) == 1 else b"".join(members)
 
 
 def _strip_comments(raw: bytes) -> bytes:

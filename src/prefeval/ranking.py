@@ -33,6 +33,7 @@ import numpy as np
 
 from prefeval._arrow import call, from_numpy, options, strings, to_numpy
 from prefeval._lazy import is_arrow_array, lazy_module
+from prefeval.core.arrays import sorted_unique
 from prefeval.errors import PrefevalError
 
 if TYPE_CHECKING:
@@ -171,7 +172,7 @@ def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
     A judged query without a document at grade ``>= rel`` scores 0 with every measure (trec_eval and ir-measures
     give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie)."""
     _, names = distinct(qrels["query_id"])
-    return np.unique(names.astype(str)).astype(object)
+    return sorted_unique(names.astype(str)).astype(object)
 
 
 def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
@@ -421,9 +422,9 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool) -> tuple[np.ndarray,
         return pd.factorize(column)
     starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
     kept = qc[starts] >= 0
-    if np.unique(qc[starts][kept]).size < np.count_nonzero(kept):  # some query's rows are not contiguous
+    if sorted_unique(qc[starts][kept]).size < np.count_nonzero(kept):  # some query's rows are not contiguous
         return pd.factorize(column)
-    cuts = np.unique(np.r_[starts, n][np.searchsorted(starts, np.arange(0, n, _BLOCK_ROWS))].tolist() + [0, n])
+    cuts = sorted_unique(np.r_[0, np.r_[starts, n][np.searchsorted(starts, np.arange(0, n, _BLOCK_ROWS))], n])
     raw = np.empty(n, dtype=np.intp)
     names = []
     offset = 0
@@ -863,7 +864,7 @@ class PositionTable:
         """Column in ``docs`` of each row of ``run`` (-1: not relevant here)."""
         def build() -> np.ndarray | None:
             column = self.docs.get_indexer(run.candidates)
-            if np.unique(column[column >= 0]).size < len(self.docs):
+            if sorted_unique(column[column >= 0]).size < len(self.docs):
                 return None  # some relevant documents are not candidates: look the run's documents up directly
             return np.r_[column, -1]
 

@@ -13,6 +13,7 @@ Output (``--format``):
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 
 from prefeval.commands.engine_args import add_engine_arguments, engine_options
@@ -95,9 +96,10 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     if args.per_query and args.format == "json":
         _write_frame(result.per_query, args.format, out)
-    elif args.per_query:  # written from the result's arrays, without building the frame (no pandas)
-        _write_rows(PER_QUERY_COLUMNS, _per_query_rows(result, nan="" if args.format == "csv" else None),
-                    args.format, out)
+    elif args.per_query and args.format == "csv":  # written from the result's arrays (no pandas)
+        _write_per_query_csv(result, out)
+    elif args.per_query:
+        _write_rows(PER_QUERY_COLUMNS, _per_query_rows(result), args.format, out)
     elif args.format == "table":
         out.write(result.to_markdown(**options))
         if rankings is not None:
@@ -118,24 +120,46 @@ def run(args: argparse.Namespace) -> int:
 PER_QUERY_COLUMNS = ("method", "query_id", "run_a", "run_b", "value")
 
 
-def _per_query_rows(result, nan=None):
-    """The rows of ``result.per_query`` (:data:`PER_QUERY_COLUMNS`), in its order (method, query, pair), from the
-    per-query arrays of ``result`` (a :class:`prefeval.Comparison`) without building the frame; NaN values become
-    ``nan`` when given (pandas writes NaN as an empty csv field)."""
+def _per_query_blocks(result):
+    """``(method, query, pairs, values)`` for each method and query of ``result`` (a :class:`prefeval.Comparison`),
+    in the order of ``result.per_query``, from its per-query arrays without building the frame: ``pairs`` are the
+    ``(run_a, run_b)`` indices into ``result.runs`` (the same for every block), ``values`` a list of floats."""
     # deferred: keeps `prefeval --help` fast
     import numpy as np
 
     pairs = np.triu_indices(len(result.runs), 1)
-    run_a, run_b = [result.runs[k] for k in pairs[0]], [result.runs[k] for k in pairs[1]]
     for label, r in result.results.items():
         X = r.pair_values(pairs)  # (pairs, queries)
-        if nan is not None and np.isnan(X).any():
-            X = np.where(np.isnan(X), None, X)
         for q, query in enumerate(r.query_ids.astype(str).tolist()):
-            values = X[:, q].tolist()
-            if X.dtype == object:
-                values = [nan if v is None else v for v in values]
-            yield from zip([label] * len(run_a), [query] * len(run_a), run_a, run_b, values)
+            yield label, query, pairs, X[:, q].tolist()
+
+
+def _per_query_rows(result):
+    """The rows of ``result.per_query`` (:data:`PER_QUERY_COLUMNS`)."""
+    runs = result.runs
+    for label, query, (a, b), values in _per_query_blocks(result):
+        yield from zip([label] * len(values), [query] * len(values), [runs[k] for k in a], [runs[k] for k in b],
+                       values)
+
+
+def _write_per_query_csv(result, out) -> None:
+    """``result.per_query`` as csv, the text of ``result.per_query.to_csv(index=False)`` (text fields quoted by the
+    csv module, floats by ``repr``, NaN empty), written a block of rows per method and query at once."""
+    import csv  # deferred: keeps `prefeval --help` fast
+
+    def cell(text: str) -> str:
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="").writerow([text])
+        return buffer.getvalue()
+
+    names = [cell(run) for run in result.runs]
+    out.write(",".join(PER_QUERY_COLUMNS) + "\n")
+    pair_cells = None
+    for label, query, (a, b), values in _per_query_blocks(result):
+        if pair_cells is None:
+            pair_cells = [f"{names[i]},{names[j]}," for i, j in zip(a.tolist(), b.tolist())]
+        prefix = f"{cell(label)},{cell(query)},"
+        out.write("".join([f"{prefix}{pair}{'' if v != v else repr(v)}\n" for pair, v in zip(pair_cells, values)]))
 
 
 def _write_rows(header, rows, fmt: str, out) -> None:

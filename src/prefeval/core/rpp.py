@@ -26,6 +26,7 @@ from typing import Literal
 
 import numpy as np
 
+from prefeval.core.arrays import sorted_unique
 from prefeval.errors import PrefevalError
 
 __all__ = [
@@ -119,7 +120,7 @@ def graded_populations(grades: np.ndarray, rel: int = 1) -> np.ndarray:
     g = np.asarray(grades)
     if g.ndim != 1:
         raise PrefevalError(f"grades must be one-dimensional, got shape {g.shape}")
-    levels = np.unique(g[g >= rel])
+    levels = sorted_unique(g[g >= rel])
     return g[None, :] >= levels[:, None]
 
 
@@ -212,7 +213,7 @@ def uniform_rpp_by_query(doc_pos_a: np.ndarray, doc_pos_b: np.ndarray, query: np
     if graded:
         g = np.asarray(grades)
         judged = g >= rel
-        levels = np.unique(g[judged])
+        levels = sorted_unique(g[judged])
         has = np.zeros((n_queries, len(levels)), dtype=bool)  # level present among a query's grades
         has[query[judged], np.searchsorted(levels, g[judged])] = True
         for k, level in enumerate(levels):

@@ -1,11 +1,13 @@
 """Where :func:`prefeval.compare` and :func:`prefeval.evaluate` find an engine other than in-process.
 
-An engine registers itself when imported (``import prefeval`` imports :mod:`prefeval.engines.dask_engine`), so
-that compare and evaluate do not depend on the modules above them that implement engines.
+An engine registers itself when imported, so that compare and evaluate do not depend on the modules above them
+that implement engines; the module of a built-in engine is imported when the engine is first asked for (``import
+prefeval`` does not import :mod:`prefeval.engines.dask_engine`).
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +31,7 @@ class Engine:
 
 
 _ENGINES: dict[str, Engine] = {}
+_BUILT_IN = {"dask": "prefeval.engines.dask_engine"}  # name -> the module that registers it when imported
 
 
 def register(engine: Engine) -> None:
@@ -40,12 +43,14 @@ def register(engine: Engine) -> None:
 
 def names() -> list[str]:
     """The engine names: ``inprocess`` and the registered ones."""
-    return [INPROCESS, *_ENGINES]
+    return [INPROCESS, *_BUILT_IN, *(name for name in _ENGINES if name not in _BUILT_IN)]
 
 
 def options(engine: str, client: Any = None, scheduler: str | None = None, workers: int | None = None,
             partitions: int | None = None) -> Engine | None:
     """The registered engine named ``engine`` (``None`` for in-process), after checking the cluster options."""
+    if engine in _BUILT_IN and engine not in _ENGINES:
+        importlib.import_module(_BUILT_IN[engine])
     if engine != INPROCESS and engine not in _ENGINES:
         raise PrefevalError(f"unknown engine {engine!r}; choose one of {', '.join(names())}")
     if engine == INPROCESS and any(x is not None for x in (client, scheduler, workers, partitions)):

@@ -1,0 +1,15 @@
+"""Small array helpers shared by the kernels and the ranking layer."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def sorted_unique(values: np.ndarray) -> np.ndarray:
+    """The distinct values of a 1-D array, sorted: ``np.unique(values)``, without the masked-array check by which
+    ``np.unique`` imports :mod:`numpy.ma` on its first call (a noticeable part of a short command's start-up).
+    Unlike ``np.unique``, NaNs are not merged."""
+    ordered = np.sort(np.asarray(values), kind="stable")
+    if len(ordered) < 2:
+        return ordered
+    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]]

@@ -1,0 +1,23 @@
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from prefeval.core.arrays import sorted_unique
+
+
+@given(hnp.arrays(np.int64, st.integers(0, 40), elements=st.integers(-5, 5)))
+def test_sorted_unique_is_np_unique_on_integers(values):
+    got = sorted_unique(values)
+    assert got.dtype == values.dtype
+    np.testing.assert_array_equal(got, np.unique(values))
+
+
+@given(st.lists(st.text(alphabet="ab1", max_size=3), max_size=30))
+def test_sorted_unique_is_np_unique_on_strings(values):
+    array = np.array(values, dtype=str)
+    np.testing.assert_array_equal(sorted_unique(array), np.unique(array))
+
+
+def test_sorted_unique_accepts_lists_and_floats():
+    np.testing.assert_array_equal(sorted_unique([3.0, -0.0, 0.0, 1.5, 3.0]), [-0.0, 1.5, 3.0])
