@@ -17,9 +17,15 @@ down to rank 20) and 0.70-0.84 (RPP) -- dicts read straight into integer codes; 
 1.77-1.78).
 
     python benchmarks/measures.py [--data ../shared/data] [--runs 14] [--repeat 3] [--forms | --all-measures]
+                                  [--without-pyarrow]
 """
 
 from __future__ import annotations
+
+import sys
+
+if "--without-pyarrow" in sys.argv:  # before pandas is imported: as if pyarrow were not installed
+    sys.modules["pyarrow"] = None  # type: ignore[assignment]
 
 import argparse
 import time
@@ -105,6 +111,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="best of this many (default 3)")
     parser.add_argument("--all-measures", action="store_true",
                         help="every prefeval measure, DataFrame inputs only (instead of the input forms)")
+    parser.add_argument("--without-pyarrow", action="store_true", help="block `import pyarrow` (as if not installed)")
     args = parser.parse_args()
     folder = args.data / "dl-hard"
     if not (folder / "dl_hard-doc.qrels").exists():
