@@ -12,10 +12,10 @@ given in the same form: DataFrames (:func:`prefeval.io.read_qrels` / :func:`~pre
 time is the best of ``--repeat`` calls, the measures timed in turn on the same run, so the ratios compare calls
 made under the same load. Measured on the 2-core development machine (shared, load 2.5-4, several runs), RBU@20
 and RPP over nDCG@10: DataFrames 0.05-0.06, lists and generators 0.42-0.51 (RBU@20: read down to rank 20) and
-0.74-0.81 (RPP) -- records read straight into integer codes; before that 0.79-0.83 --, dicts 0.34-0.42 and
+0.74-0.82 (RPP) -- records read straight into integer codes; before that 0.77-0.83 --, dicts 0.34-0.42 and
 0.70-0.84 -- dicts read straight into integer codes; before that 1.34-1.37; at first 0.26-0.28, 3.3-3.8, 4.2-4.5,
-6.0-6.1. Without pyarrow (``--without-pyarrow``: ``import pyarrow`` blocked), lists and generators 0.43-0.46 and
-0.77-0.78 (before 1.07-1.09), dicts 0.38-0.40 and 0.70-0.78 (before 1.77-1.78).
+6.0-6.1. Without pyarrow (``--without-pyarrow``: ``import pyarrow`` blocked), lists and generators 0.42-0.46 and
+0.76-0.79 (before 1.01-1.09), dicts 0.37-0.40 and 0.69-0.78 (before 1.77-1.78).
 
     python benchmarks/measures.py [--data ../shared/data] [--runs 14] [--repeat 3] [--forms | --all-measures]
                                   [--without-pyarrow]
