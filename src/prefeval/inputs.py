@@ -25,7 +25,7 @@ import re
 import warnings
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Mapping
-from itertools import chain, compress
+from itertools import chain, compress, groupby
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -287,6 +287,52 @@ def nested_codes(nested: Any, queries: Ids,
         return query_codes, np.arange(len(docs)), np.fromiter(docs, dtype=object, count=len(docs)), scores
     kept = list(compress(docs, keep))
     return query_codes[keep], np.arange(len(kept)), np.fromiter(kept, dtype=object, count=len(kept)), scores[keep]
+
+
+def records_codes(records: Any, queries: Ids,
+                  depth: int | None = None) -> tuple[np.ndarray, np.ndarray, Any, np.ndarray] | None:
+    """A run given as a list of ``ScoredDoc``-like namedtuples in the integer form of :func:`nested_codes` (rows in
+    the given order): the values :func:`run_frame` and :func:`prefeval.ranking.rank_run` give, without a frame --
+    each field read with one ``itemgetter`` pass, the query id of each stretch of rows of one query looked up once,
+    the document ids factorised once (:func:`prefeval.ranking.factorize`).
+
+    ``depth``: as in :func:`nested_codes`, when each query's rows are contiguous and no document repeats among the
+    rows kept in a query (then every row cut has a lower score than ``depth`` distinct documents of its query, and
+    the ranks ``<= depth`` are those of the whole run); else every row is kept.
+
+    None where this could differ from :func:`run_frame`'s reading (which then reads the run, or reports its error):
+    not a non-empty list of namedtuples of one type with fields ``query_id``, ``doc_id`` and ``score``, ids that are
+    not all ``str``, scores that are not all numbers, or NaN."""
+    if not isinstance(records, list) or not records:
+        return None
+    fields = getattr(type(records[0]), "_fields", ())
+    if not isinstance(fields, tuple) or not {"query_id", "doc_id", "score"} <= set(fields) \
+            or len(set(map(type, records))) > 1:
+        return None
+    query_ids, doc_ids, values = (list(map(itemgetter(fields.index(f)), records))
+                                  for f in ("query_id", "doc_id", "score"))
+    try:
+        "".join(query_ids)  # a TypeError unless every id is a str
+        "".join(doc_ids)
+        sum(values)  # a TypeError for str, None and other non-numbers
+        scores = np.fromiter(values, dtype=np.float64, count=len(values))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if np.isnan(scores).any():
+        return None
+    stretches = [(query, len(list(rows))) for query, rows in groupby(query_ids)]
+    names, lengths = zip(*stretches)
+    query_codes = np.repeat(queries.get_indexer(names), lengths)
+    if depth is not None and len(set(names)) == len(names):  # each query's rows contiguous
+        keep = _top_scores(scores, np.asarray(lengths, dtype=np.intp), depth)
+        if keep is not None:
+            kept = list(compress(doc_ids, keep))
+            doc_codes, doc_names = factorize(np.fromiter(kept, dtype=object, count=len(kept)))
+            pairs = query_codes[keep] * len(doc_names) + doc_codes
+            if np.unique(pairs).size == len(pairs):  # no document repeats among a query's kept rows
+                return query_codes[keep], doc_codes, doc_names, scores[keep]
+    doc_codes, doc_names = factorize(np.fromiter(doc_ids, dtype=object, count=len(doc_ids)))
+    return query_codes, doc_codes, doc_names, scores
 
 
 def _top_scores(scores: np.ndarray, lengths: np.ndarray, depth: int) -> np.ndarray | None:

@@ -30,7 +30,7 @@ from prefeval import methods
 from prefeval._lazy import lazy_module
 from prefeval.aspects import QrelsSide, qrels_side, run_graded_rankings
 from prefeval.core.positions import position_vectors
-from prefeval.inputs import nested_codes, qrels_frame, run_frame
+from prefeval.inputs import nested_codes, qrels_frame, records_codes, run_frame
 from prefeval.measures import MEASURES, is_prefeval_measure, register
 from prefeval.methods.registry import parameters
 from prefeval.ranking import (
@@ -218,7 +218,10 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
     def _iter_calc(self, run) -> Iterator[Metric]:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            codes = nested_codes(run, self.queries, self.depth)  # a dict of dicts, read without a frame
+            if isinstance(run, Iterator):
+                run = list(run)  # read once, by records_codes or else run_frame
+            # a dict of dicts or a list of records, read without a frame
+            codes = nested_codes(run, self.queries, self.depth) or records_codes(run, self.queries, self.depth)
             if codes is None:
                 ranked = rank_run(run_frame(run), self.queries, self.candidates, ties="candidates")
             else:
