@@ -43,12 +43,14 @@ def test_strong_components_of_an_mc4_chain() -> None:
     assert agg.strong_components(np.zeros((0, 0), dtype=bool))[0] == 0
 
 
-@pytest.mark.parametrize("S", [3, 600])
-def test_majority_matrix_against_its_definition(S: int) -> None:
-    """Both paths (blocks of queries for few systems, one query at a time for many: 300 queries exceed the uint8
-    counts of 255), with ties and differences at the tolerance."""
+@pytest.mark.parametrize("many", [False, True])
+def test_majority_matrix_against_its_definition(many: bool, monkeypatch) -> None:
+    """Both paths (blocks of queries for few systems, one query at a time for many -- forced by a tiny block
+    budget: 300 queries exceed the uint8 counts of 255), with ties and differences at the tolerance."""
+    if many:
+        monkeypatch.setattr(agg, "_BLOCK_ENTRIES", 1)
+    S, Q = (20, 300) if many else (3, 300)
     rng = np.random.default_rng(S)
-    Q = 300 if S == 3 else 260
     W = rng.integers(0, 4, size=(Q, S)).astype(np.float64)
     W[:, 0] = W[:, 1] + agg.TIE_TOL / 2  # within the tolerance: ties
     W[:, 2] = W[:, 1] + 2 * agg.TIE_TOL  # beyond it
