@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from prefeval import io as pio
 from prefeval.errors import InputFormatError, PrefevalError
 from prefeval.io import read_qrels, read_run, write_qrels, write_run
 
@@ -176,14 +177,22 @@ def test_invalid_utf8_names_line(tmp_path):
         read_run(path)
 
 
-def test_gzip_members_and_padding(tmp_path):
+@pytest.mark.parametrize("inflater", ["zlib", "isal"])
+def test_gzip_members_and_padding(tmp_path, monkeypatch, inflater):
     """Concatenated gzip members (``cat a.gz b.gz``) and null padding read as ``gzip.decompress`` reads them;
-    a member cut short or followed by other bytes is corrupt."""
+    a member cut short, followed by other bytes or with a wrong checksum is corrupt. With the standard library's
+    zlib and with ISA-L's (python-isal, the ``fast`` extra)."""
+    import zlib
+
+    module = zlib if inflater == "zlib" else pytest.importorskip("isal.isal_zlib")
+    monkeypatch.setattr(pio, "_inflater", lambda: module)
     first, second = b"1 Q0 a 1 2.0 t\n", b"1 Q0 b 2 1.0 t\n2 Q0 c 1 1.0 t\n"
     path = tmp_path / "joined.run.gz"
     path.write_bytes(gzip.compress(first) + gzip.compress(second) + b"\0" * 4)
     assert as_rows(read_run(path)) == [("1", "a", 2.0), ("1", "b", 1.0), ("2", "c", 1.0)]
-    for tail in (gzip.compress(second)[:-3], b"junk"):
+    wrong_crc = bytearray(gzip.compress(second))
+    wrong_crc[-6] ^= 1
+    for tail in (gzip.compress(second)[:-3], b"junk", bytes(wrong_crc)):
         path.write_bytes(gzip.compress(first) + tail)
         with pytest.raises(InputFormatError, match="joined.run.gz: corrupt gzip"):
             read_run(path)

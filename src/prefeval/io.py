@@ -112,19 +112,30 @@ def _read_bytes(source: PathOrFile, kind: str) -> tuple[bytes, str]:
         name = str(path)
         raw = read_file_bytes(path, kind)
     if raw[:2] == b"\x1f\x8b":
+        inflater = _inflater()
         try:
-            raw = _gunzip(raw)
-        except (OSError, EOFError, zlib.error) as exc:
+            raw = _gunzip(raw, inflater)
+        except (OSError, EOFError, zlib.error, inflater.error) as exc:
             raise InputFormatError(f"{name}: corrupt gzip data ({exc})") from None
     return raw, name
 
 
-def _gunzip(data: bytes) -> bytes:
-    """The content of gzip ``data`` (every member, as :func:`gzip.decompress`), in one pass of zlib, which also
-    checks each member's CRC and length."""
+def _inflater() -> Any:
+    """ISA-L's zlib-compatible module when python-isal is installed (the ``fast`` extra; it inflates about 2.5x as
+    fast), else the standard library's :mod:`zlib`."""
+    try:
+        from isal import isal_zlib  # deferred: optional
+    except ImportError:
+        return zlib
+    return isal_zlib
+
+
+def _gunzip(data: bytes, inflater: Any = zlib) -> bytes:
+    """The content of gzip ``data`` (every member, as :func:`gzip.decompress`), in one pass of ``inflater`` (a
+    zlib-compatible module), which also checks each member's CRC and length."""
     members = []
     while data:
-        inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+        inflate = inflater.decompressobj(wbits=16 + zlib.MAX_WBITS)
         members.append(inflate.decompress(data))
         if not inflate.eof:
             raise EOFError("compressed file ended before the end-of-stream marker was reached")
