@@ -672,15 +672,17 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
         order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     if order is not None:
         qc, raw_docs, codes = qc[order], raw_docs[order], codes[order]
-    size = len(candidates) + len(dnames)
-    multi = np.bincount(codes, minlength=size)[codes] > 1 if n else np.zeros(0, dtype=bool)
-    if multi.any():  # documents occurring more than once in the run (in one query, or in several)
+    # within a query, equal documents have equal ``raw_docs`` (codes into ``dnames``, which follow the rows block by
+    # block: counted in cache, where ``codes`` put the candidates of all blocks first)
+    counts = np.bincount(raw_docs, minlength=len(dnames)) if n else np.zeros(1, dtype=np.intp)
+    if counts.max() > 1:  # documents occurring more than once in the run (in one query, or in several)
+        multi = counts[raw_docs] > 1
         repeated = np.zeros(n, dtype=bool)
-        key = qc[multi].astype(np.int64) * size + codes[multi]
+        key = qc[multi].astype(np.int64) * len(dnames) + raw_docs[multi]
         key.sort()  # a cheap test first: usually no document repeats within a query
         if np.any(key[1:] == key[:-1]):
             multi = np.flatnonzero(multi)
-            key = qc[multi].astype(np.int64) * size + codes[multi]
+            key = qc[multi].astype(np.int64) * len(dnames) + raw_docs[multi]
             _, first = np.unique(key, return_index=True)  # the first row of each (query, document)
             repeated[multi] = True
             repeated[multi[first]] = False
