@@ -478,7 +478,7 @@ def _id_values(column: Any, candidates: _Candidates) -> tuple[Any, Any]:
 def _arrow_strings(column: Any) -> Any:
     """The pyarrow array behind a column of Arrow strings (a pyarrow array or an Arrow-backed pandas object); None
     for other columns."""
-    if not _is_arrow(column):
+    if not (is_arrow_array(column) or hasattr(column, "dtype")) or not _is_arrow(column):
         return None
     values = _arrow_values(column)
     if hasattr(values, "combine_chunks"):  # a pandas column of several chunks
