@@ -853,18 +853,23 @@ class PositionTable:
             self._maps[kind] = cached
         return cached[1]
 
-    def _doc_columns(self, run: RankedRun) -> np.ndarray:
-        """Column in ``docs`` of each row of ``run`` (-1: not relevant here)."""
+    def _doc_columns(self, run: RankedRun) -> tuple[np.ndarray, np.ndarray]:
+        """(rows of ``run`` whose document is relevant for some query, the column in ``docs`` of each): from the
+        candidates' codes when every relevant document is a candidate (only those rows are touched), else by id."""
         def build() -> np.ndarray | None:
             column = self.docs.get_indexer(run.candidates)
             if np.unique(column[column >= 0]).size < len(self.docs):
                 return None  # some relevant documents are not candidates: look the run's documents up directly
-            return np.r_[column, -1]
+            return column
 
         column_of_code = self._map("candidates", run.candidates, build)
         if column_of_code is None:
-            return self.docs.get_indexer(run.doc_ids)
-        return column_of_code[np.minimum(run.doc_codes, len(column_of_code) - 1)]
+            columns = self.docs.get_indexer(run.doc_ids)
+            rows = np.flatnonzero(columns >= 0)
+            return rows, columns[rows]
+        rows = np.flatnonzero(run.doc_codes < len(column_of_code))
+        columns = column_of_code[run.doc_codes[rows]]
+        return rows[columns >= 0], columns[columns >= 0]
 
     def locate(self, run: RankedRun, depth: int | None = None) -> np.ndarray:
         """(len(self),) float64: the rank of each relevant document in ``run`` (ranks ``<= depth``), +inf if absent."""
@@ -872,15 +877,16 @@ class PositionTable:
         if not len(self.sorted_keys) or not len(run.rank):
             return out
         query_map = self._map("queries", run.queries, lambda: self.queries.get_indexer(run.queries))
-        qc = run.query_codes if run.queries is self.queries else query_map[run.query_codes]
-        dc = self._doc_columns(run)
-        hit = (dc >= 0) & (qc >= 0)
+        rows, dc = self._doc_columns(run)
+        qc = run.query_codes[rows] if run.queries is self.queries else query_map[run.query_codes[rows]]
+        rank = run.rank[rows]
+        hit = qc >= 0
         if depth is not None:
-            hit &= run.rank <= depth
+            hit &= rank <= depth
         key = self._keys(qc[hit], dc[hit])
         loc = np.minimum(np.searchsorted(self.sorted_keys, key), len(self.sorted_keys) - 1)
         found = self.sorted_keys[loc] == key
-        out[self.sorter[loc[found]]] = run.rank[hit][found]
+        out[self.sorter[loc[found]]] = rank[hit][found]
         return out
 
     def query_sizes(self) -> tuple[list[str], np.ndarray]:
