@@ -46,13 +46,13 @@ from prefeval.methods.registry import canonical_text, declaration_of, declaratio
 from prefeval.ranking import (
     PositionTable,
     RankedRun,
-    candidate_documents,
     column_values,
     coverage_note,
     distinct,
     encoded_runs,
     judged_queries,
     qrels_queries,
+    query_candidates,
     rank_run,
 )
 
@@ -668,7 +668,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
         else:
             metric_groups.setdefault(m.depth, []).append(m)
     min_rel = min(m.rel for m in methods)
-    candidates = candidate_documents(qrels, min_rel)
+    candidates = query_candidates(qrels, min_rel)  # each block of a run's queries looked up among its own
     tables = {rel: PositionTable(qrels, rel, queries) for rel in dict.fromkeys(rel for rel, _ in pref_groups)}
     doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
     qrels_df = qrels.frame() if metric_groups and isinstance(qrels, Columns) else qrels  # ir-measures reads frames

@@ -36,7 +36,7 @@ from prefeval._lazy import is_pandas, lazy_module
 from prefeval.errors import PrefevalError
 from prefeval.io import Columns, _to_pandas, read_qrels, read_qrels_columns, read_run, read_run_columns
 from prefeval.io import _string_dtype as _io_string_dtype
-from prefeval.ranking import Ids, factorize
+from prefeval.ranking import Ids, factorize, pair_codes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -128,11 +128,14 @@ def resolve_conflicts(qrels: pd.DataFrame | Columns) -> pd.DataFrame | Columns:
 
 def _has_repeats(qrels: pd.DataFrame | Columns) -> bool:
     """Whether some (query, document, subtopic) occurs on more than one line of the qrels: one sort of integer keys
-    from the codes of the three columns."""
-    key = np.zeros(len(qrels), dtype=np.int64)
-    for name in ("query_id", "doc_id", "iteration"):
-        codes, uniques = factorize(qrels[name])
-        key = key * (len(uniques) + 1) + (codes + 1)
+    from the codes of the three columns, on the lines whose document code occurs more than once (usually few)."""
+    query, doc = pair_codes(qrels["query_id"], qrels["doc_id"])
+    rows = np.flatnonzero(np.bincount(doc + 1)[doc + 1] > 1) if len(doc) else np.zeros(0, dtype=np.intp)
+    if not len(rows):
+        return False
+    key = np.zeros(len(rows), dtype=np.int64)
+    for codes in (query[rows], doc[rows], factorize(qrels["iteration"])[0][rows]):
+        key = key * (int(codes.max()) + 2) + (codes + 1)
     key.sort()
     return bool(np.any(key[1:] == key[:-1]))
 

@@ -73,8 +73,9 @@ class RankedRun:
     Rows are grouped by query in the order of ``queries`` and ranked within each query: ``query_codes[i]``
     indexes ``queries``, ``rank[i]`` is 1-based, no document repeats within a query. ``doc_codes[i] < len(candidates)``
     exactly when ``doc_ids[i] == candidates[doc_codes[i]]`` (the candidate relevant documents given to
-    :func:`rank_run`); other documents have larger codes (unique within a query; with ``ties="candidates"``, or from
-    :func:`rank_codes`, the same id may have other codes in other queries, and ``doc_names`` may repeat). ``doc_ids[i] == doc_names[doc_raw[i]]``,
+    :func:`rank_run`; with :class:`QueryCandidates`, at least where the row's query has that candidate); other
+    documents have larger codes (unique within a query; with ``ties="candidates"``, or from :func:`rank_codes`, the
+    same id may have other codes in other queries, and ``doc_names`` may repeat). ``doc_ids[i] == doc_names[doc_raw[i]]``,
     built on first use. ``full_order`` is False when only the candidates' ranks are exact (``rank_run(..., ties="candidates")``)
     or, with ``exact_depth``, only the ranks up to that depth (``rank_run(..., depth=k)``).
     """
@@ -372,7 +373,10 @@ def factorize(column: Any, grouped: bool = False) -> tuple[np.ndarray, Any]:
     appearance. A pyarrow array is encoded by Arrow (``dictionary_encode``, the same codes; the distinct values
     stay a pyarrow array), without pandas. ``grouped``: equal values usually stand in runs of rows (the query ids
     of a TREC run), which are then found by comparing neighbours and only the first value of each run is looked
-    up (same codes; hashed as above when the runs are short)."""
+    up (same codes; hashed as above when the runs are short). An Arrow-backed pandas column of strings is encoded as
+    its pyarrow array."""
+    if not is_arrow_array(column) and (strings_array := _arrow_strings(column)) is not None:
+        column = strings_array
     if grouped and is_arrow_array(column) and not column.null_count and len(column) > 1:
         column = _arrow_values(column)
         n = len(column)
@@ -402,38 +406,110 @@ def _query_codes(column: Any, queries: Ids | None, name: str) -> tuple[np.ndarra
     return queries.get_indexer(uniques)[raw] if len(raw) else np.zeros(0, dtype=np.intp), queries
 
 
-_BLOCK_ROWS = 1 << 16
+_BLOCK_ROWS = 1 << 14
 
 
-def _doc_codes(column: Any, qc: np.ndarray, by_block: bool) -> tuple[np.ndarray, Any]:
-    """Code of each row's document id in the returned names (``-1``: missing id).
-
-    Default: one factorisation of the column (every distinct id once in the names). ``by_block`` and rows grouped
-    by query (each query's rows contiguous, as in TREC files): the column is factorised in blocks of whole queries
-    of about ``_BLOCK_ROWS`` rows, each block's distinct ids appended to the names. A document then has one code
-    within each query -- all :func:`rank_run` needs to tell documents apart and find repeats -- but may have another
-    in another block (the names may repeat). Small hash tables stay in cache: the time is linear in the rows, where
-    one table of every distinct id of a large run (ids distinct per query) grows slower than linearly. A pyarrow
-    array is encoded at once by Arrow (:func:`factorize`)."""
+def _query_blocks(qc: np.ndarray) -> np.ndarray | None:
+    """Boundaries ``cuts`` of blocks of whole queries of about ``_BLOCK_ROWS`` rows each (``cuts[k]:cuts[k + 1]``),
+    for rows grouped by query; None when some query's rows are not contiguous (rows with a negative code, of queries
+    dropped, not counted)."""
     n = len(qc)
-    if is_arrow_array(column):
-        return factorize(column)
-    if not by_block or n <= 2 * _BLOCK_ROWS:
-        return pd.factorize(column)
     starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
     kept = qc[starts] >= 0
     if sorted_unique(qc[starts][kept]).size < np.count_nonzero(kept):  # some query's rows are not contiguous
-        return pd.factorize(column)
-    cuts = sorted_unique(np.r_[0, np.r_[starts, n][np.searchsorted(starts, np.arange(0, n, _BLOCK_ROWS))], n])
+        return None
+    return sorted_unique(np.r_[0, np.r_[starts, n][np.searchsorted(starts, np.arange(0, n, _BLOCK_ROWS))], n])
+
+
+def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candidates | None = None,
+               per_query: QueryCandidates | None = None,
+               queries: Ids | None = None) -> tuple[np.ndarray, Any, np.ndarray]:
+    """(code of each row's document id in the returned names (``-1``: missing id), the names, the index of each name in
+    ``candidates.unique`` (-1: not a candidate)).
+
+    Default: one factorisation of the column (every distinct id once in the names), the names then looked up among
+    the candidates. ``by_block`` and rows grouped by query (each query's rows contiguous, as in TREC files): the
+    column is factorised in blocks of whole queries of about ``_BLOCK_ROWS`` rows, each block's distinct ids appended
+    to the names. A document then has one code within each query -- all :func:`rank_run` needs to tell documents
+    apart and find repeats -- but may have another in another block (the names may repeat). Small hash tables stay
+    in cache: the time is linear in the rows, where one table of every distinct id of a large run (ids distinct per
+    query) grows slower than linearly. Arrow-backed ids are factorised by Arrow, others by pandas.
+
+    ``per_query`` (:class:`QueryCandidates`; ``queries``: the axis of the codes ``qc``): each block is factorised
+    behind the candidates of its own queries, so that one pass finds both the codes and the candidates among them
+    (a candidate of the block's queries is a name whose code one of those prefix rows has)."""
+    candidates = _Candidates(np.zeros(0, dtype=object)) if candidates is None else candidates
+    n = len(qc)
+    cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
+    if cuts is None and per_query is None:
+        raw, names = factorize(column) if is_arrow_array(column) else pd.factorize(column)
+        return raw, names, _candidate_of(names, candidates)
+    values, prefix = _id_values(column, candidates)
+    cuts = np.array([0, n]) if cuts is None else cuts
+    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]]) if n else np.zeros(0, dtype=np.intp)
     raw = np.empty(n, dtype=np.intp)
-    names = []
+    names, of_name = [], []
     offset = 0
-    for a, b in zip(cuts[:-1], cuts[1:]):
-        codes, uniques = pd.factorize(column.iloc[a:b])
+    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
+        block = values.slice(a, b - a) if prefix is not None else values[a:b]
+        subset = np.zeros(0, dtype=np.intp)
+        if per_query is not None:
+            subset = per_query.of(queries, qc[starts[np.searchsorted(starts, a):np.searchsorted(starts, b)]])
+            if len(subset):
+                block = _concat([call("take", prefix, from_numpy(subset)), block] if prefix is not None
+                                else [candidates.unique[subset], block])
+        codes, uniques = factorize(block)
+        found = np.full(len(uniques), -1, dtype=np.intp)
+        found[codes[:len(subset)]] = subset
+        codes = codes[len(subset):]
         raw[a:b] = np.where(codes >= 0, codes + offset, -1)
         offset += len(uniques)
         names.append(uniques)
-    return raw, names[0].append(names[1:])
+        of_name.append(found)
+    names = _concat(names)
+    if per_query is None:
+        return raw, names, _candidate_of(names, candidates)
+    return raw, names, np.concatenate(of_name)
+
+
+def _id_values(column: Any, candidates: _Candidates) -> tuple[Any, Any]:
+    """(the ids of a column as a pyarrow array, the candidates as one of the same type) when the column holds Arrow
+    strings and the candidates convert; else (the ids as a numpy array, None)."""
+    values = _arrow_strings(column)
+    if values is not None:
+        prefix = candidates.arrow_set(values.type) if len(candidates.unique) else values.slice(0, 0)
+        if prefix is not None:
+            return values, prefix
+    return np.asarray(column, dtype=object), None
+
+
+def _arrow_strings(column: Any) -> Any:
+    """The pyarrow array behind a column of Arrow strings (a pyarrow array or an Arrow-backed pandas object); None
+    for other columns."""
+    if not (is_arrow_array(column) or hasattr(column, "dtype")) or not _is_arrow(column):
+        return None
+    values = _arrow_values(column)
+    if hasattr(values, "combine_chunks"):  # a pandas column of several chunks
+        values = values.combine_chunks()
+    return values if str(values.type) in ("string", "large_string") else None
+
+
+def _concat(parts: list) -> Any:
+    """Arrays of ids (pyarrow arrays of one type, or numpy arrays) one after the other."""
+    if parts and is_arrow_array(parts[0]):
+        import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
+
+        return pa.concat_arrays(parts)
+    return np.concatenate([np.asarray(p, dtype=object) for p in parts])
+
+
+def pair_codes(query_ids: Any, doc_ids: Any) -> tuple[np.ndarray, np.ndarray]:
+    """(query code, document code) of each row of two id columns (``-1``: a missing id): two rows have the same
+    query and document ids exactly when they have the same codes. Document codes tell apart the documents of one
+    query only (the same id may have other codes in other queries); linear in the rows when each query's rows are
+    contiguous (the documents are then factorised in blocks of whole queries, as :func:`rank_run` does)."""
+    query_codes, _ = factorize(query_ids, grouped=True)
+    return query_codes, _doc_codes(doc_ids, query_codes + 1, True)[0]  # a missing query id counts as one query
 
 
 class _Candidates:
@@ -487,6 +563,50 @@ def _prepared(candidates: np.ndarray) -> _Candidates:
     prepared = _Candidates(candidates)
     _last_candidates[:] = [prepared]
     return prepared
+
+
+class QueryCandidates:
+    """Candidate documents per query -- the pairs ``(query_ids[i], doc_ids[i])``, e.g. the documents with grade
+    ``>= rel`` of each query (:func:`query_candidates`) -- given to :func:`rank_run` instead of one set of documents
+    for all queries.
+
+    The ranked run's ``candidates`` are then the distinct documents of the pairs, and a row gets a candidate code
+    (``doc_codes[i] < len(candidates)``) wherever its (query, document) is a pair -- and possibly elsewhere, when the
+    document is a candidate of another query looked up with it. :func:`rank_run` looks the document ids of each block
+    of whole queries of a run up among the candidates of that block's queries only (a few thousand ids), so the
+    lookup is linear in the rows of the run: one lookup of every id of a large run among all the candidates of a
+    large qrels grows faster.
+    """
+
+    def __init__(self, query_ids: Any, doc_ids: Any) -> None:
+        query_codes, query_names = distinct(query_ids)
+        doc_codes, doc_names = distinct(doc_ids)
+        self.queries = Ids(query_names)
+        self.documents = _Candidates(doc_names)  # distinct already: ``documents.unique`` is ``doc_names``
+        order = np.argsort(query_codes, kind="stable")
+        self._docs = doc_codes[order].astype(np.int64)  # the pairs' documents grouped by query
+        self._bounds = np.searchsorted(query_codes[order], np.arange(len(query_names) + 1))
+        self._spans: tuple[Ids, np.ndarray, np.ndarray] | None = None
+
+    def of(self, queries: Ids, codes: np.ndarray) -> np.ndarray:
+        """Indices in ``documents.unique`` of the candidates of the queries ``queries[codes]`` (negative codes: no
+        query), possibly repeated."""
+        if self._spans is None or self._spans[0] is not queries:
+            at = self.queries.get_indexer(queries)
+            self._spans = (queries, np.where(at >= 0, self._bounds[np.maximum(at, 0)], 0),
+                           np.where(at >= 0, self._bounds[at + 1], 0))
+        codes = codes[codes >= 0]
+        start, stop = self._spans[1][codes], self._spans[2][codes]
+        lengths = stop - start
+        skip = np.repeat(start - (np.cumsum(lengths) - lengths), lengths)
+        return self._docs[skip + np.arange(len(skip))]
+
+
+def query_candidates(qrels: Any, rel: int = 1) -> QueryCandidates:
+    """Each query's documents with grade ``>= rel`` (for some subtopic): the per-query ``candidates`` for
+    :func:`rank_run` (qrels columns: a DataFrame or :class:`prefeval.io.Columns`)."""
+    rows = np.flatnonzero(column_values(qrels["relevance"], np.int64) >= rel)
+    return QueryCandidates(_take_rows(qrels["query_id"], rows), _take_rows(qrels["doc_id"], rows))
 
 
 def _candidate_of(names: Any, candidates: _Candidates) -> np.ndarray:
@@ -592,14 +712,15 @@ def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids, kind: st
         yield name, EncodedRun(queries, query_codes[a:b], doc_names, doc_codes[a:b], scores[a:b])
 
 
-def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = None,
+def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCandidates | None = None,
              name: str = "run", ties: str = "all", depth: int | None = None) -> RankedRun:
     """Rank one canonical run as trec_eval does: score descending, ties by doc_id descending, a repeated document keeps
     its first (best) position (one warning per run).
 
     ``queries``: the queries to keep (others are dropped; default: all, in order of appearance). ``candidates``:
     documents to pre-locate (e.g. those with grade >= rel), which makes :meth:`PositionTable.locate` a pure integer
-    lookup. ``ties="candidates"`` orders tied scores by doc id only inside the tied stretches that contain a
+    lookup; as :class:`QueryCandidates`, each query's own (:func:`query_candidates`: linear in the rows of a run
+    grouped by query, however many queries the qrels judge). ``ties="candidates"`` orders tied scores by doc id only inside the tied stretches that contain a
     candidate: the rank of every candidate is then exact -- 1 + the number of distinct documents of its query ranked
     above it -- but the order of other tied documents is not (:meth:`RankedRun.rows` and
     :meth:`RankedRun.to_dict` refuse such a ranking). Vectorised on integer codes (query and document ids are
@@ -616,6 +737,12 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = No
     read only the top k documents.
     """
     _check_ties(ties, depth)
+    per_query = candidates if isinstance(candidates, QueryCandidates) else None
+    if per_query is not None:
+        prepared = per_query.documents
+    else:
+        prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
+    cand_of_name = None
     if isinstance(frame, EncodedRun):  # ids encoded already, together with other runs
         qc, raw_docs, dnames, sc = frame.query_codes, frame.doc_codes, frame.doc_names, frame.scores
         if queries is None or _as_index(queries) is frame.queries:
@@ -625,22 +752,27 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | None = No
             qc = np.where(qc >= 0, np.r_[queries.get_indexer(frame.queries), -1][qc], -1) if len(qc) else qc
     else:
         qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
-        raw_docs, dnames = _doc_codes(frame["doc_id"], qc, ties == "candidates")
+        raw_docs, dnames, cand_of_name = _doc_codes(frame["doc_id"], qc, ties == "candidates", prepared, per_query,
+                                                    queries)
         sc = column_values(frame["score"], np.float64)
-    return rank_codes(qc, queries, raw_docs, dnames, sc, candidates, name, ties, depth,
-                      shared_names=isinstance(frame, EncodedRun))
+    return rank_codes(qc, queries, raw_docs, dnames, sc, prepared, name, ties, depth,
+                      shared_names=isinstance(frame, EncodedRun), cand_of_name=cand_of_name)
 
 
 def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, sc: np.ndarray,
-               candidates: np.ndarray | None = None, name: str = "run", ties: str = "all",
-               depth: int | None = None, shared_names: bool = False) -> RankedRun:
+               candidates: Any = None, name: str = "run", ties: str = "all", depth: int | None = None,
+               shared_names: bool = False, cand_of_name: np.ndarray | None = None) -> RankedRun:
     """:func:`rank_run` of a run given as codes: each row's query code in ``queries`` (-1: a query to drop), document
     code in ``dnames`` (the ids; -1: missing; equal codes within a query for equal ids, as :func:`factorize` gives)
     and score (float64); e.g. from a dict of dicts without a frame (:func:`prefeval.inputs.nested_codes`).
-    ``shared_names``: ``dnames`` is shared by several runs (:func:`encoded_runs`), so the candidates among them are
-    looked up once."""
+    ``candidates``: an array of ids, or their prepared lookups (from :func:`rank_run`). ``shared_names``: ``dnames``
+    is shared by several runs (:func:`encoded_runs`), so the candidates among them are looked up once;
+    ``cand_of_name``: the index of each name among the candidates (-1: none), when known already."""
     _check_ties(ties, depth)
-    prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
+    if isinstance(candidates, _Candidates):
+        prepared = candidates
+    else:
+        prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
     candidates = prepared.unique
     keep = qc >= 0
     if not keep.all():
@@ -655,7 +787,8 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
     if shared_names:  # the runs encoded together share their names: looked up once
         recode = prepared.recode(dnames).astype(small)
     else:
-        cand_of_name = _candidate_of(dnames, prepared)
+        if cand_of_name is None:
+            cand_of_name = _candidate_of(dnames, prepared)
         recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames))).astype(small)
     codes = recode[raw_docs] if n else np.zeros(0, dtype=small)
     only = codes < len(candidates) if ties == "candidates" else None
@@ -677,15 +810,17 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
         order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     if order is not None:
         qc, raw_docs, codes = qc[order], raw_docs[order], codes[order]
-    size = len(candidates) + len(dnames)
-    multi = np.bincount(codes, minlength=size)[codes] > 1 if n else np.zeros(0, dtype=bool)
-    if multi.any():  # documents occurring more than once in the run (in one query, or in several)
+    # within a query, equal documents have equal ``raw_docs`` (codes into ``dnames``, which follow the rows block by
+    # block: counted in cache, where ``codes`` put the candidates of all blocks first)
+    counts = np.bincount(raw_docs, minlength=len(dnames)) if n else np.zeros(1, dtype=np.intp)
+    if counts.max() > 1:  # documents occurring more than once in the run (in one query, or in several)
+        multi = counts[raw_docs] > 1
         repeated = np.zeros(n, dtype=bool)
-        key = qc[multi].astype(np.int64) * size + codes[multi]
+        key = qc[multi].astype(np.int64) * len(dnames) + raw_docs[multi]
         key.sort()  # a cheap test first: usually no document repeats within a query
         if np.any(key[1:] == key[:-1]):
             multi = np.flatnonzero(multi)
-            key = qc[multi].astype(np.int64) * size + codes[multi]
+            key = qc[multi].astype(np.int64) * len(dnames) + raw_docs[multi]
             _, first = np.unique(key, return_index=True)  # the first row of each (query, document)
             repeated[multi] = True
             repeated[multi[first]] = False
@@ -815,7 +950,10 @@ def candidate_documents(qrels: Any, rel: int = 1) -> np.ndarray:
 
 def _take_rows(column: Any, rows: np.ndarray) -> Any:
     """The values of ``column`` (a pyarrow array, Series or array) at the positions ``rows``."""
-    return call("take", _arrow_values(column), from_numpy(rows)) if is_arrow_array(column) else np.asarray(column)[rows]
+    if is_arrow_array(column):
+        return call("take", _arrow_values(column), from_numpy(rows))
+    values = _arrow_strings(column)  # an Arrow-backed Series: its strings taken by Arrow, not all made Python objects
+    return np.asarray(column)[rows] if values is None else call("take", values, from_numpy(rows))
 
 
 def qrels_queries(qrels: Any) -> Ids:
@@ -860,18 +998,23 @@ class PositionTable:
             self._maps[kind] = cached
         return cached[1]
 
-    def _doc_columns(self, run: RankedRun) -> np.ndarray:
-        """Column in ``docs`` of each row of ``run`` (-1: not relevant here)."""
+    def _doc_columns(self, run: RankedRun) -> tuple[np.ndarray, np.ndarray]:
+        """(rows of ``run`` whose document is relevant for some query, the column in ``docs`` of each): from the
+        candidates' codes when every relevant document is a candidate (only those rows are touched), else by id."""
         def build() -> np.ndarray | None:
             column = self.docs.get_indexer(run.candidates)
             if sorted_unique(column[column >= 0]).size < len(self.docs):
                 return None  # some relevant documents are not candidates: look the run's documents up directly
-            return np.r_[column, -1]
+            return column
 
         column_of_code = self._map("candidates", run.candidates, build)
         if column_of_code is None:
-            return self.docs.get_indexer(run.doc_ids)
-        return column_of_code[np.minimum(run.doc_codes, len(column_of_code) - 1)]
+            columns = self.docs.get_indexer(run.doc_ids)
+            rows = np.flatnonzero(columns >= 0)
+            return rows, columns[rows]
+        rows = np.flatnonzero(run.doc_codes < len(column_of_code))
+        columns = column_of_code[run.doc_codes[rows]]
+        return rows[columns >= 0], columns[columns >= 0]
 
     def locate(self, run: RankedRun, depth: int | None = None) -> np.ndarray:
         """(len(self),) float64: the rank of each relevant document in ``run`` (ranks ``<= depth``), +inf if absent."""
@@ -879,15 +1022,16 @@ class PositionTable:
         if not len(self.sorted_keys) or not len(run.rank):
             return out
         query_map = self._map("queries", run.queries, lambda: self.queries.get_indexer(run.queries))
-        qc = run.query_codes if run.queries is self.queries else query_map[run.query_codes]
-        dc = self._doc_columns(run)
-        hit = (dc >= 0) & (qc >= 0)
+        rows, dc = self._doc_columns(run)
+        qc = run.query_codes[rows] if run.queries is self.queries else query_map[run.query_codes[rows]]
+        rank = run.rank[rows]
+        hit = qc >= 0
         if depth is not None:
-            hit &= run.rank <= depth
+            hit &= rank <= depth
         key = self._keys(qc[hit], dc[hit])
         loc = np.minimum(np.searchsorted(self.sorted_keys, key), len(self.sorted_keys) - 1)
         found = self.sorted_keys[loc] == key
-        out[self.sorter[loc[found]]] = run.rank[hit][found]
+        out[self.sorter[loc[found]]] = rank[hit][found]
         return out
 
     def query_sizes(self) -> tuple[list[str], np.ndarray]:
