@@ -275,13 +275,8 @@ def nested_codes(nested: Any, queries: Ids,
     inners, codes = [inners[i] for i in order], [codes[i] for i in order]
     docs = list(chain.from_iterable([inner.keys() for inner in inners]))  # keys and values in one order (an
     values = list(chain.from_iterable([inner.values() for inner in inners]))  # OrderedDict's, not its dict's)
-    try:
-        "".join(docs)  # a TypeError unless every document id is a str
-        sum(values)  # a TypeError for str, None and other non-numbers
-        scores = np.fromiter(values, dtype=np.float64, count=len(values))
-    except (TypeError, ValueError, OverflowError):
-        return None
-    if np.isnan(scores).any():
+    scores = _number_scores(values)
+    if scores is None or not _all_str(docs):
         return None
     lengths = np.fromiter(map(len, inners), dtype=np.intp, count=len(inners))
     query_codes = np.repeat(np.asarray(codes, dtype=np.intp), lengths)
@@ -290,6 +285,26 @@ def nested_codes(nested: Any, queries: Ids,
         return query_codes, np.arange(len(docs)), np.fromiter(docs, dtype=object, count=len(docs)), scores
     kept = list(compress(docs, keep))
     return query_codes[keep], np.arange(len(kept)), np.fromiter(kept, dtype=object, count=len(kept)), scores[keep]
+
+
+def _all_str(ids: list) -> bool:
+    """Whether every id is a ``str`` (joined in C: a TypeError otherwise)."""
+    try:
+        "".join(ids)
+    except TypeError:
+        return False
+    return True
+
+
+def _number_scores(values: list) -> np.ndarray | None:
+    """The scores as float64 when every value is a number (``sum`` raises for str, None and other non-numbers) and
+    none is NaN; else None."""
+    try:
+        sum(values)
+        scores = np.fromiter(values, dtype=np.float64, count=len(values))
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return None if np.isnan(scores).any() else scores
 
 
 def records_codes(records: Any, queries: Ids,
@@ -314,14 +329,8 @@ def records_codes(records: Any, queries: Ids,
         return None
     query_ids, doc_ids, values = (list(map(itemgetter(fields.index(f)), records))
                                   for f in ("query_id", "doc_id", "score"))
-    try:
-        "".join(query_ids)  # a TypeError unless every id is a str
-        "".join(doc_ids)
-        sum(values)  # a TypeError for str, None and other non-numbers
-        scores = np.fromiter(values, dtype=np.float64, count=len(values))
-    except (TypeError, ValueError, OverflowError):
-        return None
-    if np.isnan(scores).any():
+    scores = _number_scores(values)
+    if scores is None or not _all_str(query_ids) or not _all_str(doc_ids):
         return None
     stretches = [(query, len(list(rows))) for query, rows in groupby(query_ids)]
     names, lengths = zip(*stretches)
