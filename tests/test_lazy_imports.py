@@ -1,6 +1,6 @@
 """The command paths import only what they use: a plain preference comparison or evaluation of TREC files
 loads no scipy, statsmodels, matplotlib or ir_datasets (checked in a fresh interpreter), while ``import prefeval``
-still registers its measures and every documented name resolves."""
+still registers its measures and every documented name resolves. Integration tests: each starts interpreters."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from conftest import write_trec_files
+
+pytestmark = pytest.mark.integration  # fresh interpreters (about 10 s of CPU): run by `pytest -m integration`
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 HEAVY = ("scipy", "statsmodels", "matplotlib", "ir_datasets")
