@@ -448,17 +448,21 @@ def canonical_qrels(frame: pd.DataFrame, label: str) -> pd.DataFrame:
     relevance = frame["relevance"]
     if relevance.dtype != np.int64:  # int64 grades are integers already
         relevance = pd.to_numeric(relevance, errors="coerce")
-        bad = relevance.isna() | (relevance != np.round(relevance))
-        if bad.any():
-            row = frame[bad].iloc[0]
-            raise PrefevalError(f"{label}: relevance must be an integer grade, got {row['relevance']!r} "
-                                f"for query {row['query_id']}, document {row['doc_id']}")
+        _reject_first(frame, relevance.isna() | (relevance != np.round(relevance)), lambda row, _: (
+            f"{label}: relevance must be an integer grade, got {row['relevance']!r} "
+            f"for query {row['query_id']}, document {row['doc_id']}"))
     return pd.DataFrame({
         "query_id": _as_text(frame["query_id"]),
         "doc_id": _as_text(frame["doc_id"]),
         "relevance": relevance.astype("int64").to_numpy(),
         "iteration": iteration,
     })
+
+
+def _reject_first(frame: pd.DataFrame, bad: pd.Series, message: Callable[[pd.Series, int], str]) -> None:
+    """Raise :class:`PrefevalError` with ``message(first bad row, number of bad rows)`` when any row is ``bad``."""
+    if bad.any():
+        raise PrefevalError(message(frame[bad].iloc[0], int(bad.sum())))
 
 
 def _as_text(column: pd.Series) -> Any:
@@ -502,11 +506,9 @@ def _canonical_run(frame: pd.DataFrame, label: str) -> pd.DataFrame:
     frame = _standard_columns(frame, RUN_COLUMNS)
     _require(frame, RUN_COLUMNS, label)
     score = pd.to_numeric(frame["score"], errors="coerce")
-    bad = score.isna()
-    if bad.any():
-        row = frame[bad].iloc[0]
-        raise PrefevalError(f"{label}: score {row['score']!r} of document {row['doc_id']} in query "
-                            f"{row['query_id']} is not a number ({int(bad.sum())} such rows)")
+    _reject_first(frame, score.isna(), lambda row, count: (
+        f"{label}: score {row['score']!r} of document {row['doc_id']} in query {row['query_id']} is not a number "
+        f"({count} such rows)"))
     return pd.DataFrame({
         "query_id": _as_text(frame["query_id"]),
         "doc_id": _as_text(frame["doc_id"]),
