@@ -34,7 +34,7 @@ def test_per_query_rows_match_the_frame(files, fmt, capsys):
     if fmt == "csv":
         frame.to_csv(expected, index=False)
     else:
-        compare_cmd._write_frame(frame, fmt, expected)
+        compare_cmd._write_rows(list(frame.columns), frame.itertuples(index=False), fmt, expected)
     assert got == expected.getvalue()
     assert len(got.splitlines()) > 3 * 3 * 3
 

@@ -116,16 +116,19 @@ def test_pandas_loads_on_first_use():
 COMPARE = ("-m", "LexiRecall", "LexiPrecision", "RPP", "-q")
 
 
-@pytest.mark.parametrize("output", [("--per-query", "--format", "csv"), ("--per-query",), (), ("--format", "latex")])
+@pytest.mark.parametrize("output", [("--per-query", "--format", "csv"), ("--per-query", "--format", "json"),
+                                    ("--per-query",), (), ("--format", "latex"), ("--format", "csv"),
+                                    ("--format", "json"), ("--aggregate", "mc4", "--format", "csv"),
+                                    ("--aggregate", "borda", "--format", "json")])
 def test_compare_of_trec_files_imports_no_pandas(trec_files, output):
     """The issue's guard: a plain LexiRecall/LexiPrecision/RPP comparison of TREC files -- per query, or the default
-    report with sign tests and Holm's correction -- reads, ranks, compares and writes without pandas (nor scipy,
-    statsmodels, matplotlib, ir_datasets) when pyarrow is there."""
+    report with sign tests and Holm's correction, or rankings, in every format -- reads, ranks, compares and writes
+    without pandas (nor scipy, statsmodels, matplotlib, ir_datasets) when pyarrow is there."""
     pytest.importorskip("pyarrow.csv")
     qrels, runs = trec_files
     code, modules, out = imported_by("compare", qrels, *runs, *COMPARE, *output)
     assert code in (0, None)
-    assert "LexiPrecision" in out and "RPP" in out and "run_a" in out
+    assert "LexiPrecision" in out and "RPP" in out and ("run_a" in out or "--aggregate" in output)
     assert not modules & {"pandas", "tqdm", *HEAVY}, sorted(modules & {"pandas", "tqdm", *HEAVY})
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -358,31 +358,68 @@ class Comparison:
         Built from the pair sums in compact columns (categorical ``method``, ``run_a``, ``run_b``; int32 counts), so
         it fits in memory for thousands of runs.
         """
+        return self._frame(self._summary_columns())
+
+    def _summary_columns(self) -> dict[str, Any]:
+        """The columns of :meth:`summary` as arrays; ``method``, ``run_a`` and ``run_b`` as codes into
+        :attr:`methods` and :attr:`runs`."""
         sums = [r.sums for r in self.results.values()]
         i, j = self._pairs
         k, n_pairs = len(sums), len(i)
-        runs = pd.CategoricalDtype(self.runs)
-        columns = {
-            "method": pd.Categorical.from_codes(np.repeat(np.arange(k, dtype=np.int32), n_pairs),
-                                                dtype=pd.CategoricalDtype(list(self.results))),
-            "run_a": pd.Categorical.from_codes(np.tile(i, k), dtype=runs),
-            "run_b": pd.Categorical.from_codes(np.tile(j, k), dtype=runs),
+        return {
+            "method": np.repeat(np.arange(k, dtype=np.int32), n_pairs),
+            "run_a": np.tile(i, k),
+            "run_b": np.tile(j, k),
             "mean": np.concatenate([x.mean for x in sums]),
             "wins": np.concatenate([x.wins for x in sums]).astype(np.int32, copy=False),
             "losses": np.concatenate([x.losses for x in sums]).astype(np.int32, copy=False),
             "ties": np.concatenate([x.ties for x in sums]).astype(np.int32, copy=False),
             "queries": np.repeat(np.array([x.n for x in sums], dtype=np.int32), n_pairs),
         }
-        return pd.DataFrame(columns, copy=False)
+
+    def _report_columns(self, test: str | None, correction: str | None, alpha: float,
+                        **options: Any) -> dict[str, Any]:
+        """The columns of :meth:`to_frame` (:meth:`_summary_columns` and the tests' columns) as arrays and lists."""
+        columns = self._summary_columns()
+        tests = [self._tests(label, test, correction, alpha, **options) for label in self.results]
+        n_pairs = len(self._pairs[0])
+        columns["p_value"] = np.concatenate([res.pvalue for *_, res in tests])
+        columns["p_adjusted"] = np.concatenate([res.adjusted for *_, res in tests])
+        columns["significant"] = np.concatenate([res.significant for *_, res in tests]).astype(bool, copy=False)
+        columns["test"] = [used for _, used, _, _ in tests for _ in range(n_pairs)]
+        columns["correction"] = [used for _, _, used, _ in tests for _ in range(n_pairs)]
+        return columns
+
+    def _frame(self, columns: dict[str, Any]) -> pd.DataFrame:
+        """A frame of columns from :meth:`_summary_columns` or :meth:`_report_columns`, the codes as categoricals."""
+        runs = pd.CategoricalDtype(self.runs)
+        frame = dict(columns, method=pd.Categorical.from_codes(columns["method"], dtype=pd.CategoricalDtype(self.methods)),
+                     run_a=pd.Categorical.from_codes(columns["run_a"], dtype=runs),
+                     run_b=pd.Categorical.from_codes(columns["run_b"], dtype=runs))
+        return pd.DataFrame(frame, copy=False)
+
+    def report_rows(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
+                    **options: Any) -> tuple[list[str], Iterator[tuple]]:
+        """The header and rows of :meth:`to_frame` as Python values (``str``, ``int``, ``float``, ``bool``), computed
+        without pandas: what ``prefeval compare --format csv|json`` writes."""
+        columns = self._report_columns(test, correction, alpha, **options)
+        labels = {"method": self.methods, "run_a": self.runs, "run_b": self.runs}
+        values = [[labels[name][c] for c in column.tolist()] if name in labels
+                  else column.tolist() if hasattr(column, "tolist") else column
+                  for name, column in columns.items()]
+        return list(columns), zip(*values)
 
     def matrix(self, method: Any = None) -> pd.DataFrame:
         """S x S frame of mean preferences: row ``run_a``, column ``run_b`` (antisymmetric, zero diagonal)."""
-        r = self.result(method)
+        M = self._mean_matrix(self.result(method))
+        return pd.DataFrame(M, index=pd.Index(self.runs, name="run_a"), columns=pd.Index(self.runs, name="run_b"))
+
+    def _mean_matrix(self, r: MethodResult) -> np.ndarray:
+        """The array of :meth:`matrix`."""
         M = np.zeros((len(self.runs), len(self.runs)))
         i, j = self._pairs
         M[i, j], M[j, i] = r.sums.mean, -r.sums.mean
-        frame = pd.DataFrame(M, index=pd.Index(self.runs, name="run_a"), columns=pd.Index(self.runs, name="run_b"))
-        return frame
+        return M
 
     def ranking(self, method: Any = None, aggregate: str | None = None, ties: str = "shared",
                 **options: Any) -> pd.DataFrame:
@@ -412,6 +449,31 @@ class Comparison:
         10-step MC4 vector is computed in its own float arithmetic, whose state order is the ranking of the
         first evaluated query of the qrels file).
         """
+        r, aggregate, result = self._aggregation(method, aggregate, ties, **options)
+        order = result.order
+        frame = pd.DataFrame({"rank": np.arange(1, len(order) + 1), "run": np.asarray(self.runs, dtype=object)[order],
+                              "score": result.score[order]})
+        if result.level is not None:
+            frame.insert(2, "level", result.level[order])
+        frame.attrs.update(method=r.method.label, aggregate=aggregate, ties=ties)
+        return frame
+
+    def ranking_rows(self, method: Any = None, aggregate: str | None = None, ties: str = "shared",
+                     **options: Any) -> tuple[list[str], list[tuple]]:
+        """The header and rows of :meth:`ranking` as Python values, computed without pandas: what ``prefeval compare
+        --aggregate`` writes."""
+        _, _, result = self._aggregation(method, aggregate, ties, **options)
+        order = result.order.tolist()
+        columns = {"rank": range(1, len(order) + 1), "run": [self.runs[k] for k in order]}
+        if result.level is not None:
+            columns["level"] = result.level[order].tolist()
+        columns["score"] = result.score[order].tolist()
+        return list(columns), list(zip(*columns.values()))
+
+    def _aggregation(self, method: Any, aggregate: str | None, ties: str,
+                     **options: Any) -> tuple[MethodResult, str, agg.Aggregation]:
+        """The method's result, the aggregate used and the :class:`~prefeval.core.aggregate.Aggregation` of
+        :meth:`ranking`."""
         r = self.result(method)
         if aggregate is None:
             aggregate = "mean" if r.method.kind == "metric" else "mc4"
@@ -434,19 +496,13 @@ class Comparison:
             if aggregate == "borda":
                 score = agg.borda(W, ties=ties, names=names)
             elif aggregate == "copeland":
-                score = agg.copeland(self.matrix(r.method.label).to_numpy(), tol=stats.TIE_TOL)
+                score = agg.copeland(self._mean_matrix(r), tol=stats.TIE_TOL)
             elif aggregate == "mean" and r.values is not None:
                 score = agg.mean_score(r.values)
             else:
                 score = win_rate
             result = agg.Aggregation(agg.order(score, last), score)
-        order = result.order
-        frame = pd.DataFrame({"rank": np.arange(1, S + 1), "run": np.asarray(self.runs, dtype=object)[order],
-                              "score": result.score[order]})
-        if result.level is not None:
-            frame.insert(2, "level", result.level[order])
-        frame.attrs.update(method=r.method.label, aggregate=aggregate, ties=ties)
-        return frame
+        return r, aggregate, result
 
     def _first_query(self, r: MethodResult) -> int:
         """Index (in ``r.query_ids``) of the first evaluated query in qrels order: the authors' tool indexes the
@@ -514,14 +570,7 @@ class Comparison:
                  **options: Any) -> pd.DataFrame:
         """:meth:`summary` with the significance columns (``test``, ``p_value``, ``p_adjusted``, ``significant``)
         of :meth:`significance` for every method (each method is its own family for the correction)."""
-        summary = self.summary()
-        sig = []
-        for label in self.results:
-            s = self.significance(label, test=test, correction=correction, alpha=alpha, **options)
-            sig.append(s[["method", "run_a", "run_b", "p_value", "p_adjusted", "significant"]]
-                       .assign(test=s.attrs["test"], correction=s.attrs["correction"]))
-        frame = summary.merge(pd.concat(sig, ignore_index=True), on=["method", "run_a", "run_b"], how="left",
-                              validate="one_to_one")
+        frame = self._frame(self._report_columns(test, correction, alpha, **options))
         frame.attrs.update(alpha=alpha)
         return frame
 

@@ -6,7 +6,8 @@ Output (``--format``):
   per-query preference and ``*`` where the difference is significant; with ``--aggregate``, the system ranking
   of every method follows;
 * ``csv`` / ``json``: the summary with significance columns (``Comparison.to_frame``), or with ``--aggregate``
-  the rankings (``method, rank, run, score``), or with ``--per-query`` the per-query values;
+  the rankings (``method, rank, run, score``), or with ``--per-query`` the per-query values; json is an array of
+  objects, one per line, with exact floats and ``null`` for NaN;
 * ``latex``: a booktabs ``tabular`` of the summary (plus the rankings with ``--aggregate``).
 """
 
@@ -84,19 +85,12 @@ def run(args: argparse.Namespace) -> int:
                "n_resamples": args.resamples, "seed": args.seed}
     rankings = None
     if args.aggregate:
-        import pandas as pd  # deferred: the rankings are frames
-
         if args.iterations is not None and args.aggregate != "mc4":
             raise PrefevalError("--iterations applies to --aggregate mc4 only")
         options_mc4 = {"iterations": args.iterations} if args.iterations is not None else {}
-        frames = [result.ranking(m, aggregate=args.aggregate, ties=args.ties, **options_mc4).assign(method=m)
-                  for m in result.methods]
-        rankings = pd.concat([f[["method", "rank", "run", *(["level"] if "level" in f else []), "score"]]
-                              for f in frames], ignore_index=True)
+        rankings = _ranking_rows(result, args.aggregate, args.ties, **options_mc4)
     out = sys.stdout
-    if args.per_query and args.format == "json":
-        _write_frame(result.per_query, args.format, out)
-    elif args.per_query and args.format == "csv":  # written from the result's arrays (no pandas)
+    if args.per_query and args.format == "csv":  # written from the result's arrays
         _write_per_query_csv(result, out)
     elif args.per_query:
         _write_rows(PER_QUERY_COLUMNS, _per_query_rows(result), args.format, out)
@@ -104,16 +98,26 @@ def run(args: argparse.Namespace) -> int:
         out.write(result.to_markdown(**options))
         if rankings is not None:
             out.write(f"\nRankings ({args.aggregate}):\n\n")
-            out.write(_markdown(list(rankings.columns), rankings.itertuples(index=False)))
+            out.write(_markdown(*rankings))
     elif args.format == "latex":
         out.write(result.to_latex(**options))
         if rankings is not None:
-            out.write("\n" + _latex(list(rankings.columns), rankings.itertuples(index=False)))
+            out.write("\n" + _latex(*rankings))
     elif rankings is not None:
-        _write_frame(rankings, args.format, out)
+        _write_rows(*rankings, args.format, out)
     else:
-        _write_frame(result.to_frame(**options), args.format, out)
+        _write_rows(*result.report_rows(**options), args.format, out)
     return 0
+
+
+def _ranking_rows(result, aggregate: str, ties: str, **options) -> tuple[list[str], list[tuple]]:
+    """Header and rows of every method's ranking (``method, rank, run, [level,] score``)."""
+    header, rows = ["method"], []
+    for method in result.methods:
+        columns, ranking = result.ranking_rows(method, aggregate=aggregate, ties=ties, **options)
+        header = ["method", *columns]
+        rows += [(method, *row) for row in ranking]
+    return header, rows
 
 
 #: the columns of ``Comparison.per_query``
@@ -163,26 +167,27 @@ def _write_per_query_csv(result, out) -> None:
 
 
 def _write_rows(header, rows, fmt: str, out) -> None:
-    """Rows of values in ``fmt`` (csv, latex or a Markdown table), as :func:`_write_frame` writes a frame."""
+    """Rows of Python values in ``fmt``: csv (the text of pandas' ``to_csv(index=False)``: floats by ``repr``, NaN
+    empty), json (an array of objects, one per line; floats exact, NaN ``null``), latex or a Markdown table."""
     if fmt == "csv":
         import csv  # deferred: keeps `prefeval --help` fast
 
-        writer = csv.writer(out, lineterminator="\n")  # pandas' to_csv text: floats by repr
+        writer = csv.writer(out, lineterminator="\n")
         writer.writerow(header)
-        writer.writerows(rows)
+        writer.writerows([None if v != v else v for v in row] for row in rows)
+    elif fmt == "json":
+        import json  # deferred: keeps `prefeval --help` fast
+
+        separator = "["
+        for row in rows:
+            record = {name: None if v != v else v for name, v in zip(header, row)}
+            out.write(f"{separator}\n{json.dumps(record, ensure_ascii=False, allow_nan=False)}")
+            separator = ","
+        out.write("[]\n" if separator == "[" else "\n]\n")
     elif fmt == "latex":
         out.write(_latex(header, rows))
     else:
         out.write(_markdown(header, rows))
-
-
-def _write_frame(frame, fmt: str, out) -> None:
-    if fmt == "csv":
-        frame.to_csv(out, index=False)
-    elif fmt == "json":
-        out.write(frame.to_json(orient="records", indent=1) + "\n")
-    else:
-        _write_rows(list(frame.columns), frame.itertuples(index=False), fmt, out)
 
 
 def _cells(rows) -> list[list[str]]:
