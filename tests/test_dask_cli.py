@@ -10,6 +10,7 @@ from prefeval.cli import main
 from prefeval.io import write_qrels, write_run
 
 pytest.importorskip("distributed")
+pytest.importorskip("pyarrow")  # the dask extra installs pyarrow (dask.dataframe needs it)
 
 
 @pytest.fixture(scope="module")

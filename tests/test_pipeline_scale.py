@@ -10,6 +10,7 @@ import pytest
 from prefeval.pipeline import Aggregate, Compare, Evaluate, Pipeline, Recsys
 
 pytest.importorskip("distributed")
+pytest.importorskip("pyarrow")  # the dask extra installs pyarrow (dask.dataframe needs it)
 
 SIZE = dict(n_users=600, n_models=4, items_per_list=6, n_candidates=15, n_items=3000, users_per_partition=150,
             seed=4)
