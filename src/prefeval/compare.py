@@ -52,8 +52,11 @@ from prefeval.ranking import (
     encoded_runs,
     judged_queries,
     qrels_queries,
+    query_block_runs,
     query_candidates,
+    rank_query_blocks,
     rank_run,
+    warn_repeated,
 )
 
 if TYPE_CHECKING:
@@ -678,16 +681,23 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     evaluated[queries.get_indexer(
         query_ids[sorted_unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])] = True
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
-    for s, (name, source) in enumerate(_progress(encoded_runs(run_frames, queries), progress, "ranking runs", S)):
+    blocked = query_block_runs(run_frames, candidates) if ties == "candidates" else []  # large runs in memory
+    row = {name: s for s, name in enumerate(names)}
+    streamed = {name: run for name, run in run_frames.items() if name not in set(blocked)}
+    for name, source in _progress(encoded_runs(streamed, queries), progress, "ranking runs", len(streamed)):
+        s = row[name]
         frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
         run = rank_run(frame, queries, candidates, name, ties=ties)
         del frame  # the ranking keeps integer codes; the columns of a file go
         if warn:
-            _warn_coverage(name, run, evaluated, len(queries))
+            _warn_coverage(name, _covered(run), evaluated, len(queries))
         for (rel, depth), pos in doc_pos.items():
             pos[s] = tables[rel].locate(run, depth)
         for mt in metric_tables:
             mt.fill(s, run)
+    if blocked:
+        _locate_blocked({name: run_frames[name] for name in blocked}, [row[name] for name in blocked], queries,
+                        candidates, tables, doc_pos, evaluated if warn else None, progress)
     results = []
     for (rel, depth), group in pref_groups.items():
         kernels = [(m, declaration_of(m.measure), parameters(m.measure)) for m in group]
@@ -704,13 +714,37 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     return results
 
 
-def _warn_coverage(name: str, run: RankedRun, evaluated: np.ndarray, judged: int) -> None:
-    covered = np.flatnonzero(np.bincount(run.query_codes, minlength=len(run.queries)))  # linear, no sort
+def _locate_blocked(runs: dict[str, Any], rows: list[int], queries: Any, candidates: Any, tables: dict,
+                    doc_pos: dict, evaluated: np.ndarray | None, progress: bool) -> None:
+    """:func:`evaluate_block`'s positions of large runs in memory, ranked together block of queries by block of
+    queries (:func:`prefeval.ranking.rank_query_blocks`): ``doc_pos[rel, depth][rows[k]]`` for the ``k``-th run;
+    the warnings of each run (repeated documents; coverage unless ``evaluated`` is None) after the last block."""
+    covered = np.zeros((len(runs), len(queries)), dtype=bool)
+    repeated = np.zeros(len(runs), dtype=np.int64)
+    at = np.asarray(rows, dtype=np.intp)
+    for block in _progress(rank_query_blocks(runs, queries, candidates), progress, "ranking runs by query blocks"):
+        for (rel, depth), pos in doc_pos.items():
+            tables[rel].locate_block(block, depth, pos, at)
+        covered[:, block.first:block.first + block.width] = block.covered
+        repeated += block.repeated
+    for k, name in enumerate(runs):
+        if repeated[k]:
+            warn_repeated(name, int(repeated[k]), stacklevel=2)  # as from rank_run
+        if evaluated is not None:
+            _warn_coverage(name, np.flatnonzero(covered[k]), evaluated, len(queries), stacklevel=5)
+
+
+def _covered(run: RankedRun) -> np.ndarray:
+    """The codes of the queries ``run`` retrieved something for (linear, no sort)."""
+    return np.flatnonzero(np.bincount(run.query_codes, minlength=len(run.queries)))
+
+
+def _warn_coverage(name: str, covered: np.ndarray, evaluated: np.ndarray, judged: int, stacklevel: int = 4) -> None:
     if not evaluated[covered].any():
         warnings.warn(f"run {name!r} has none of the {int(evaluated.sum())} evaluated queries of the qrels; "
-                      "it counts as retrieving nothing for every query", stacklevel=4)
+                      "it counts as retrieving nothing for every query", stacklevel=stacklevel)
     elif note := coverage_note(name, len(covered), judged):
-        warnings.warn(note, stacklevel=4)
+        warnings.warn(note, stacklevel=stacklevel)
 
 
 def combine_results(parts: Sequence[Sequence[MethodResult]]) -> list[MethodResult]:

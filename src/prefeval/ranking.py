@@ -712,6 +712,92 @@ def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids, kind: st
         yield name, EncodedRun(queries, query_codes[a:b], doc_names, doc_codes[a:b], scores[a:b])
 
 
+@dataclass(frozen=True)
+class QueryBlock:
+    """Several runs ranked together on one block of consecutive queries, ``queries[first:first + width]``
+    (:func:`rank_query_blocks`).
+
+    ``ranked`` (ranked with ``ties="candidates"``) has one query per (run, query): the rows of the ``k``-th run on
+    query code ``q`` have query code ``k * width + q - first``; ``covered[k, j]``: the ``k``-th run retrieved query
+    ``first + j``; ``repeated[k]``: its rows dropped as repeated documents within a query."""
+
+    queries: Ids
+    first: int
+    width: int
+    ranked: RankedRun
+    covered: np.ndarray
+    repeated: np.ndarray
+
+
+def query_block_runs(runs: Mapping[str, Any], candidates: QueryCandidates) -> list[str]:
+    """The names of the runs :func:`rank_query_blocks` ranks: in memory, document ids as Arrow strings (none
+    missing, convertible to the candidates' type), and more rows than one block of :data:`ENCODE_ROWS` (smaller
+    runs are encoded together whole, :func:`encoded_runs`)."""
+    names = []
+    for name, run in runs.items():
+        ids = _id_columns(run)
+        docs = None if ids is None or len(run) <= ENCODE_ROWS else _arrow_strings(ids[1])
+        if docs is not None and not docs.null_count and candidates.documents.arrow_set(docs.type) is not None:
+            names.append(name)
+    return names
+
+
+def rank_query_blocks(runs: Mapping[str, Any], queries: Any, candidates: QueryCandidates) -> Iterator[QueryBlock]:
+    """Large runs in memory (:func:`query_block_runs`) ranked with ``ties="candidates"`` as :func:`rank_run` ranks
+    each, block of queries by block of queries: each block holds consecutive ``queries`` with about
+    :data:`ENCODE_ROWS` rows of all the runs together, whose document ids are encoded together (one small hash table
+    of the block's documents, shared by the runs, behind the candidates of the block's queries) and ranked in one
+    call (:class:`QueryBlock`). Every array of a block stays in cache, so the time is linear in the rows: a large run
+    ranked alone grows faster (its codes, counts and temporaries go to main memory)."""
+    queries = _as_index(queries)
+    names = list(runs)
+    query_codes, docs, scores = [], [], []
+    for name, run in runs.items():
+        query_codes.append(_query_codes(run["query_id"], queries, name)[0])
+        docs.append(_arrow_strings(run["doc_id"]))
+        scores.append(column_values(run["score"], np.float64))
+    if len({d.type for d in docs}) > 1:
+        import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
+
+        docs = [d.cast(pa.large_string()) for d in docs]
+    known = candidates.documents.arrow_set(docs[0].type)
+    # blocks of consecutive queries holding about ENCODE_ROWS rows of all the runs
+    rows = sum(np.bincount(qc[qc >= 0], minlength=len(queries)) for qc in query_codes)
+    block = (np.cumsum(rows) - rows) // ENCODE_ROWS
+    firsts = np.flatnonzero(np.r_[True, block[1:] != block[:-1]]) if len(queries) else np.zeros(0, dtype=np.intp)
+    bounds = np.r_[firsts, len(queries)]
+    block_of = np.repeat(np.arange(len(firsts)), np.diff(bounds))
+    layouts = []  # per run: (its rows in block order, or None when in order already; where each block starts)
+    for qc in query_codes:
+        of_row = np.where(qc >= 0, block_of[np.maximum(qc, 0)], len(firsts))  # rows of dropped queries last
+        order = None if np.all(of_row[1:] >= of_row[:-1]) else np.argsort(of_row, kind="stable")
+        layouts.append((order, np.searchsorted(of_row if order is None else of_row[order], np.arange(len(bounds)))))
+    R = len(names)
+    for k, (first, stop) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist())):
+        width = stop - first
+        parts, groups, block_scores, counts = [], [], [], np.zeros(R, dtype=np.int64)
+        for r, (qc, ids, sc, (order, cuts)) in enumerate(zip(query_codes, docs, scores, layouts)):
+            a, b = int(cuts[k]), int(cuts[k + 1])
+            take = slice(a, b) if order is None else order[a:b]
+            parts.append(ids.slice(a, b - a) if order is None else call("take", ids, from_numpy(take)))
+            groups.append(qc[take] + (r * width - first))
+            block_scores.append(sc[take])
+            counts[r] = b - a
+        subset = candidates.of(queries, np.arange(first, stop))  # the candidates of the block's queries first
+        codes, block_names = factorize(_concat([call("take", known, from_numpy(subset)), *parts]))
+        cand_of_name = np.full(len(block_names), -1, dtype=np.intp)
+        cand_of_name[codes[:len(subset)]] = subset
+        raw, group = codes[len(subset):], np.concatenate(groups)
+        distinct = False  # no document twice in a run's rows of the block: counted in cache when the bins are few
+        if R * len(block_names) <= 4 * len(raw) + 1024:
+            distinct = np.bincount(np.repeat(np.arange(R), counts) * len(block_names) + raw).max(initial=0) <= 1
+        ranked = rank_codes(group, Ids(np.arange(R * width)), raw, block_names, np.concatenate(block_scores),
+                            candidates.documents, ties="candidates", cand_of_name=cand_of_name, warn=False,
+                            distinct_docs=bool(distinct))
+        present = np.bincount(ranked.query_codes, minlength=R * width).reshape(R, width)
+        yield QueryBlock(queries, first, width, ranked, present > 0, counts - present.sum(axis=1))
+
+
 def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCandidates | None = None,
              name: str = "run", ties: str = "all", depth: int | None = None) -> RankedRun:
     """Rank one canonical run as trec_eval does: score descending, ties by doc_id descending, a repeated document keeps
@@ -761,13 +847,16 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
 
 def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, sc: np.ndarray,
                candidates: Any = None, name: str = "run", ties: str = "all", depth: int | None = None,
-               shared_names: bool = False, cand_of_name: np.ndarray | None = None) -> RankedRun:
+               shared_names: bool = False, cand_of_name: np.ndarray | None = None, *, warn: bool = True,
+               distinct_docs: bool = False) -> RankedRun:
     """:func:`rank_run` of a run given as codes: each row's query code in ``queries`` (-1: a query to drop), document
     code in ``dnames`` (the ids; -1: missing; equal codes within a query for equal ids, as :func:`factorize` gives)
     and score (float64); e.g. from a dict of dicts without a frame (:func:`prefeval.inputs.nested_codes`).
     ``candidates``: an array of ids, or their prepared lookups (from :func:`rank_run`). ``shared_names``: ``dnames``
     is shared by several runs (:func:`encoded_runs`), so the candidates among them are looked up once;
-    ``cand_of_name``: the index of each name among the candidates (-1: none), when known already."""
+    ``cand_of_name``: the index of each name among the candidates (-1: none), when known already. ``warn=False``:
+    repeated documents are dropped without the warning (the caller counts them). ``distinct_docs``: the caller knows
+    that no document repeats within a query (the test for repeats is skipped)."""
     _check_ties(ties, depth)
     if isinstance(candidates, _Candidates):
         prepared = candidates
@@ -812,7 +901,7 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
         qc, raw_docs, codes = qc[order], raw_docs[order], codes[order]
     # within a query, equal documents have equal ``raw_docs`` (codes into ``dnames``, which follow the rows block by
     # block: counted in cache, where ``codes`` put the candidates of all blocks first)
-    counts = np.bincount(raw_docs, minlength=len(dnames)) if n else np.zeros(1, dtype=np.intp)
+    counts = np.bincount(raw_docs, minlength=len(dnames)) if n and not distinct_docs else np.zeros(1, dtype=np.intp)
     if counts.max() > 1:  # documents occurring more than once in the run (in one query, or in several)
         multi = counts[raw_docs] > 1
         repeated = np.zeros(n, dtype=bool)
@@ -825,8 +914,8 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
             repeated[multi] = True
             repeated[multi[first]] = False
         if repeated.any():
-            warnings.warn(f"run {name!r}: {int(repeated.sum())} repeated document(s) within a query; "
-                          "each keeps its first (best) position", stacklevel=3)
+            if warn:
+                warn_repeated(name, int(repeated.sum()), stacklevel=3)
             qc, raw_docs, codes = qc[~repeated], raw_docs[~repeated], codes[~repeated]
             n = len(qc)
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
@@ -837,6 +926,13 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
     rank += 1
     full = ties == "all" and (depth is None or only is None)  # no tie ordered only in part
     return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, full, None if full else depth)
+
+
+def warn_repeated(name: str, count: int, stacklevel: int = 2) -> None:
+    """The warning for a run ``name`` with ``count`` repeated documents within a query (each keeps its first);
+    ``stacklevel`` as ``warnings.warn`` counts it from the caller."""
+    warnings.warn(f"run {name!r}: {count} repeated document(s) within a query; each keeps its first (best) position",
+                  stacklevel=stacklevel + 1)
 
 
 def _check_ties(ties: str, depth: int | None) -> None:
@@ -1024,15 +1120,34 @@ class PositionTable:
         query_map = self._map("queries", run.queries, lambda: self.queries.get_indexer(run.queries))
         rows, dc = self._doc_columns(run)
         qc = run.query_codes[rows] if run.queries is self.queries else query_map[run.query_codes[rows]]
-        rank = run.rank[rows]
-        hit = qc >= 0
-        if depth is not None:
-            hit &= rank <= depth
+        hit, index = self._find(qc, dc, run.rank[rows], depth)
+        out[index] = run.rank[rows[hit]]
+        return out
+
+    def locate_block(self, block: QueryBlock, depth: int | None, out: np.ndarray, runs: np.ndarray) -> None:
+        """Write the rank of each relevant document of the block's queries in each run of ``block`` (ranks ``<= depth``)
+        into ``out[runs[k], i]`` (``out``: runs x len(self), +inf where absent; ``runs[k]``: the row of the block's
+        ``k``-th run); other entries are left as they are."""
+        ranked = block.ranked
+        if not len(self.sorted_keys) or not len(ranked.rank):
+            return
+        rows, dc = self._doc_columns(ranked)
+        group = ranked.query_codes[rows]
+        qc = group % block.width + block.first  # codes in ``block.queries``
+        if block.queries is not self.queries:
+            qc = self._map("queries", block.queries, lambda: self.queries.get_indexer(block.queries))[qc]
+        hit, index = self._find(qc, dc, ranked.rank[rows], depth)
+        out[runs[group[hit] // block.width], index] = ranked.rank[rows[hit]]
+
+    def _find(self, qc: np.ndarray, dc: np.ndarray, rank: np.ndarray, depth: int | None
+              ) -> tuple[np.ndarray, np.ndarray]:
+        """(positions ``i`` in the given arrays whose (query code, doc column) is a relevant document (rank ``<= depth``),
+        the index in the table of each)."""
+        hit = np.flatnonzero(qc >= 0 if depth is None else (qc >= 0) & (rank <= depth))
         key = self._keys(qc[hit], dc[hit])
         loc = np.minimum(np.searchsorted(self.sorted_keys, key), len(self.sorted_keys) - 1)
         found = self.sorted_keys[loc] == key
-        out[self.sorter[loc[found]]] = rank[hit][found]
-        return out
+        return hit[found], self.sorter[loc[found]]
 
     def query_sizes(self) -> tuple[list[str], np.ndarray]:
         """The evaluated queries (sorted by query id, the order of :meth:`positions`) and their numbers of relevant
