@@ -377,21 +377,43 @@ def factorize(column: Any, grouped: bool = False) -> tuple[np.ndarray, Any]:
     its pyarrow array."""
     if not is_arrow_array(column) and (strings_array := _arrow_strings(column)) is not None:
         column = strings_array
-    if grouped and is_arrow_array(column) and not column.null_count and len(column) > 1:
-        column = _arrow_values(column)
-        n = len(column)
-        starts = np.flatnonzero(np.r_[True, to_numpy(call("not_equal", column.slice(1), column.slice(0, n - 1)))])
-        if 8 * len(starts) <= n:
-            firsts = call("take", column, from_numpy(starts)).to_pylist()
-            position: dict[Any, int] = {}
-            codes = np.fromiter((position.setdefault(v, len(position)) for v in firsts), dtype=np.intp,
-                                count=len(firsts))
-            return np.repeat(codes, np.diff(np.r_[starts, n])), list(position)
+    if grouped and (stretches := _stretches(column)) is not None:
+        starts, firsts = stretches
+        position: dict[Any, int] = {}
+        codes = np.fromiter((position.setdefault(v, len(position)) for v in firsts), dtype=np.intp, count=len(firsts))
+        return np.repeat(codes, np.diff(np.r_[starts, len(column)])), list(position)
     if is_arrow_array(column):
         encoded = call("dictionary_encode", _arrow_values(column))
         codes = to_numpy(encoded.indices, -1).astype(np.intp, copy=False)
         return codes, encoded.dictionary
     return pd.factorize(column)
+
+
+def _stretches(column: Any) -> tuple[np.ndarray, list] | None:
+    """(first row of each stretch of equal consecutive values, the value of each) of a pyarrow array without a
+    missing value whose stretches are 8 rows long or more on average (the query ids of a TREC run), found by comparing
+    neighbours; None for other columns."""
+    if not is_arrow_array(column) or column.null_count or len(column) < 2:
+        return None
+    column = _arrow_values(column)
+    n = len(column)
+    starts = np.flatnonzero(np.r_[True, to_numpy(call("not_equal", column.slice(1), column.slice(0, n - 1)))])
+    if 8 * len(starts) > n:
+        return None
+    return starts, call("take", column, from_numpy(starts)).to_pylist()
+
+
+def _query_stretches(column: Any, queries: Ids, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(first row of each stretch of rows of one query, its query code in ``queries``, -1: not there), without a code
+    per row where the ids stand in long stretches (:func:`_stretches`)."""
+    if not is_arrow_array(column) and (strings_array := _arrow_strings(column)) is not None:
+        column = strings_array
+    stretches = _stretches(column)
+    if stretches is not None:
+        return stretches[0], queries.get_indexer(stretches[1])
+    qc = _query_codes(column, queries, name)[0]
+    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]]) if len(qc) else np.zeros(0, dtype=np.intp)
+    return starts, qc[starts]
 
 
 def _query_codes(column: Any, queries: Ids | None, name: str) -> tuple[np.ndarray, Ids]:
@@ -750,10 +772,11 @@ def rank_query_blocks(runs: Mapping[str, Any], queries: Any, candidates: QueryCa
     call (:class:`QueryBlock`). Every array of a block stays in cache, so the time is linear in the rows: a large run
     ranked alone grows faster (its codes, counts and temporaries go to main memory)."""
     queries = _as_index(queries)
-    names = list(runs)
-    query_codes, docs, scores = [], [], []
+    R = len(runs)
+    stretches, docs, scores = [], [], []  # per run: (first row, query code, length) of each stretch of one query
     for name, run in runs.items():
-        query_codes.append(_query_codes(run["query_id"], queries, name)[0])
+        starts, codes = _query_stretches(run["query_id"], queries, name)
+        stretches.append((starts, codes, np.diff(np.r_[starts, len(run)])))
         docs.append(_arrow_strings(run["doc_id"]))
         scores.append(column_values(run["score"], np.float64))
     if len({d.type for d in docs}) > 1:
@@ -762,27 +785,34 @@ def rank_query_blocks(runs: Mapping[str, Any], queries: Any, candidates: QueryCa
         docs = [d.cast(pa.large_string()) for d in docs]
     known = candidates.documents.arrow_set(docs[0].type)
     # blocks of consecutive queries holding about ENCODE_ROWS rows of all the runs
-    rows = sum(np.bincount(qc[qc >= 0], minlength=len(queries)) for qc in query_codes)
+    rows = sum(np.bincount(codes[codes >= 0], weights=lengths[codes >= 0], minlength=len(queries))
+               for _, codes, lengths in stretches).astype(np.int64)
     block = (np.cumsum(rows) - rows) // ENCODE_ROWS
     firsts = np.flatnonzero(np.r_[True, block[1:] != block[:-1]]) if len(queries) else np.zeros(0, dtype=np.intp)
     bounds = np.r_[firsts, len(queries)]
     block_of = np.repeat(np.arange(len(firsts)), np.diff(bounds))
-    layouts = []  # per run: (its rows in block order, or None when in order already; where each block starts)
-    for qc in query_codes:
-        of_row = np.where(qc >= 0, block_of[np.maximum(qc, 0)], len(firsts))  # rows of dropped queries last
-        order = None if np.all(of_row[1:] >= of_row[:-1]) else np.argsort(of_row, kind="stable")
-        layouts.append((order, np.searchsorted(of_row if order is None else of_row[order], np.arange(len(bounds)))))
-    R = len(names)
+    layouts = []  # per run: its stretches in block order (None: in order already), where each block's start
+    for _, codes, _ in stretches:
+        of_stretch = np.where(codes >= 0, block_of[np.maximum(codes, 0)], len(firsts))  # dropped queries last
+        order = None if np.all(of_stretch[1:] >= of_stretch[:-1]) else np.argsort(of_stretch, kind="stable")
+        layouts.append((order, np.searchsorted(of_stretch if order is None else of_stretch[order],
+                                               np.arange(len(bounds)))))
     for k, (first, stop) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist())):
         width = stop - first
         parts, groups, block_scores, counts = [], [], [], np.zeros(R, dtype=np.int64)
-        for r, (qc, ids, sc, (order, cuts)) in enumerate(zip(query_codes, docs, scores, layouts)):
-            a, b = int(cuts[k]), int(cuts[k + 1])
-            take = slice(a, b) if order is None else order[a:b]
-            parts.append(ids.slice(a, b - a) if order is None else call("take", ids, from_numpy(take)))
-            groups.append(qc[take] + (r * width - first))
-            block_scores.append(sc[take])
-            counts[r] = b - a
+        for r, ((starts, codes, lengths), ids, sc, (order, cuts)) in enumerate(zip(stretches, docs, scores, layouts)):
+            pick = slice(cuts[k], cuts[k + 1]) if order is None else order[cuts[k]:cuts[k + 1]]
+            lengths_k = lengths[pick]
+            groups.append(np.repeat(codes[pick] + (r * width - first), lengths_k))
+            counts[r] = len(groups[-1])
+            if order is None:  # the block's rows of this run are contiguous
+                a = int(starts[cuts[k]]) if cuts[k] < len(starts) else 0
+                parts.append(ids.slice(a, counts[r]))
+                block_scores.append(sc[a:a + counts[r]])
+            else:
+                take = np.repeat(starts[pick] - (np.cumsum(lengths_k) - lengths_k), lengths_k) + np.arange(counts[r])
+                parts.append(call("take", ids, from_numpy(take)))
+                block_scores.append(sc[take])
         subset = candidates.of(queries, np.arange(first, stop))  # the candidates of the block's queries first
         codes, block_names = factorize(_concat([call("take", known, from_numpy(subset)), *parts]))
         cand_of_name = np.full(len(block_names), -1, dtype=np.intp)
