@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +71,8 @@ TESTS = stats.TESTS
 KEEP_BYTES = 256 * 2**20
 #: bytes per row of ``Comparison.per_query`` (four categorical codes and a float64 value)
 PER_QUERY_ROW_BYTES = 24
+#: entries (queries x runs x runs) of the per-query matrices one call of a preference's kernel for many queries gives
+BATCH_ENTRIES = 1 << 16
 
 
 # ----------------------------------------------------------------------------------------------
@@ -705,13 +707,26 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
         positions = tables[rel].positions(doc_pos[rel, depth], subtopics=subtopics)
         rows = np.searchsorted(qids, np.array([p.query_id for p in positions], dtype=object))
         collectors = [_PreferenceCollector(m, len(qids), S, keep) for m in group]
-        for q, query in enumerate(_progress(positions, progress, f"preferences (rel={rel})")):
-            for collector, (_, decl, params) in zip(collectors, kernels):
-                collector.add(rows[q], decl.matrix(query, params))
+        for collector, (m, decl, params) in zip(collectors, kernels):
+            matrices = _query_matrices(decl, params, positions)
+            for q, P in enumerate(_progress(matrices, progress, f"{m.label} (rel={rel})", len(positions))):
+                collector.add(rows[q], P)
         results += [collector.result(qids) for collector in collectors]
     for mt in metric_tables:
         results += mt.results(qrels)
     return results
+
+
+def _query_matrices(decl: Any, params: dict, positions: list) -> Iterator[np.ndarray]:
+    """The (S, S) matrix of one preference on each of ``positions`` (one :class:`~prefeval.ranking.QueryPositions`
+    per query): from its kernel for many queries (``decl.matrices``) in blocks of at most :data:`BATCH_ENTRIES`
+    entries where it has one for these parameters, else query by query (``decl.matrix``)."""
+    S = positions[0].doc_pos.shape[0] if positions else 0
+    step = max(1, BATCH_ENTRIES // max(1, S * S))
+    for start in range(0, len(positions), step):
+        chunk = positions[start:start + step]
+        batch = decl.matrices(chunk, params) if decl.matrices is not None else None
+        yield from (decl.matrix(query, params) for query in chunk) if batch is None else batch
 
 
 def _locate_blocked(runs: dict[str, Any], rows: list[int], queries: Any, candidates: Any, tables: dict,
