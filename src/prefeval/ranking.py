@@ -444,8 +444,8 @@ def _query_blocks(qc: np.ndarray) -> np.ndarray | None:
 
 
 def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candidates | None = None,
-               per_query: QueryCandidates | None = None,
-               queries: Ids | None = None) -> tuple[np.ndarray, Any, np.ndarray]:
+               per_query: QueryCandidates | None = None, queries: Ids | None = None,
+               names_too: bool = True) -> tuple[np.ndarray, Any, np.ndarray]:
     """(code of each row's document id in the returned names (``-1``: missing id), the names, the index of each name in
     ``candidates.unique`` (-1: not a candidate)).
 
@@ -459,7 +459,9 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
 
     ``per_query`` (:class:`QueryCandidates`; ``queries``: the axis of the codes ``qc``): each block is factorised
     behind the candidates of its own queries, so that one pass finds both the codes and the candidates among them
-    (a candidate of the block's queries is a name whose code one of those prefix rows has)."""
+    (a candidate of the block's queries is a name whose code one of those prefix rows has).
+
+    ``names_too=False``: only the codes are wanted (the names and candidates come as None, not built)."""
     candidates = _Candidates(np.zeros(0, dtype=object)) if candidates is None else candidates
     n = len(qc)
     cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
@@ -481,13 +483,16 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
                 block = _concat([call("take", prefix, from_numpy(subset)), block] if prefix is not None
                                 else [candidates.unique[subset], block])
         codes, uniques = factorize(block)
-        found = np.full(len(uniques), -1, dtype=np.intp)
-        found[codes[:len(subset)]] = subset
-        codes = codes[len(subset):]
+        if per_query is not None:
+            found = np.full(len(uniques), -1, dtype=np.intp)
+            found[codes[:len(subset)]] = subset
+            of_name.append(found)
+            codes = codes[len(subset):]
         raw[a:b] = np.where(codes >= 0, codes + offset, -1)
         offset += len(uniques)
         names.append(uniques)
-        of_name.append(found)
+    if not names_too:
+        return raw, None, None
     names = _concat(names)
     if per_query is None:
         return raw, names, _candidate_of(names, candidates)
@@ -531,7 +536,7 @@ def pair_codes(query_ids: Any, doc_ids: Any) -> tuple[np.ndarray, np.ndarray]:
     query only (the same id may have other codes in other queries); linear in the rows when each query's rows are
     contiguous (the documents are then factorised in blocks of whole queries, as :func:`rank_run` does)."""
     query_codes, _ = factorize(query_ids, grouped=True)
-    return query_codes, _doc_codes(doc_ids, query_codes + 1, True)[0]  # a missing query id counts as one query
+    return query_codes, _doc_codes(doc_ids, query_codes + 1, True, names_too=False)[0]  # a missing query id: a query
 
 
 class _Candidates:
