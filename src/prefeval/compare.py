@@ -678,7 +678,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
     qrels_df = qrels.frame() if metric_groups and isinstance(qrels, Columns) else qrels  # ir-measures reads frames
     metric_tables = [_MetricTable(group, qrels_df, depth, S) for depth, group in metric_groups.items()]
-    query_codes, query_ids = distinct(qrels["query_id"])
+    query_codes, query_ids = distinct(qrels["query_id"], grouped=True)
     evaluated = np.zeros(len(queries), dtype=bool)  # per query (of ``queries``): has a document at grade >= min_rel
     evaluated[queries.get_indexer(
         query_ids[sorted_unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])] = True
@@ -720,12 +720,14 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
 def _query_matrices(decl: Any, params: dict, positions: list) -> Iterator[np.ndarray]:
     """The (S, S) matrix of one preference on each of ``positions`` (one :class:`~prefeval.ranking.QueryPositions`
     per query): from its kernel for many queries (``decl.matrices``) in blocks of at most :data:`BATCH_ENTRIES`
-    entries where it has one for these parameters, else query by query (``decl.matrix``)."""
+    entries where it has one for these parameters and a block holds 16 queries or more (few runs: per-query work
+    dominates), else query by query (``decl.matrix``)."""
     S = positions[0].doc_pos.shape[0] if positions else 0
     step = max(1, BATCH_ENTRIES // max(1, S * S))
+    batched = decl.matrices is not None and step >= 16
     for start in range(0, len(positions), step):
         chunk = positions[start:start + step]
-        batch = decl.matrices(chunk, params) if decl.matrices is not None else None
+        batch = decl.matrices(chunk, params) if batched else None
         yield from (decl.matrix(query, params) for query in chunk) if batch is None else batch
 
 

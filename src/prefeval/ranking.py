@@ -13,7 +13,8 @@ The API, used by :mod:`prefeval.provider`, :mod:`prefeval.compare` and :mod:`pre
   depth (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` give the ranked rows, optionally truncated);
   :func:`rank_codes` does the same from integer codes (e.g. a dict of dicts read without a frame);
   :func:`encoded_runs` encodes many runs in memory together (:class:`EncodedRun`, which :func:`rank_run` takes
-  like a run);
+  like a run); :func:`rank_query_blocks` ranks large runs in memory together, block of queries by block of
+  queries (:class:`QueryBlock`, located by :meth:`PositionTable.locate_block`);
 * :class:`PositionTable` lays out the relevant documents of every evaluated query for one threshold,
   :meth:`PositionTable.locate` finds them in a ranked run and :meth:`PositionTable.positions` cuts the
   located positions of many runs into one :class:`QueryPositions` per query;
@@ -172,7 +173,7 @@ def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
 
     A judged query without a document at grade ``>= rel`` scores 0 with every measure (trec_eval and ir-measures
     give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie)."""
-    _, names = distinct(qrels["query_id"])
+    _, names = distinct(qrels["query_id"], grouped=True)
     return sorted_unique(names.astype(str)).astype(object)
 
 
@@ -606,7 +607,7 @@ class QueryCandidates:
     """
 
     def __init__(self, query_ids: Any, doc_ids: Any) -> None:
-        query_codes, query_names = distinct(query_ids)
+        query_codes, query_names = distinct(query_ids, grouped=True)
         doc_codes, doc_names = distinct(doc_ids)
         self.queries = Ids(query_names)
         self.documents = _Candidates(doc_names)  # distinct already: ``documents.unique`` is ``doc_names``
@@ -1049,10 +1050,11 @@ def _relevant(qrels: Any, rel: int) -> dict[str, np.ndarray]:
     return {"query_id": query_names[qi[first]], "doc_id": doc_names[di[first]], "relevance": best[keep]}
 
 
-def distinct(column: Any) -> tuple[np.ndarray, np.ndarray]:
+def distinct(column: Any, grouped: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(code of each row, the distinct values as a numpy object array) of a column, distinct values in order of
-    first appearance: :func:`factorize` (hash-based: Arrow's or pandas'), the values converted once each."""
-    codes, uniques = factorize(column)
+    first appearance: :func:`factorize` (hash-based: Arrow's or pandas'; ``grouped``: equal values usually stand
+    in stretches of rows, as query ids do), the values converted once each."""
+    codes, uniques = factorize(column, grouped)
     names = np.empty(len(uniques), dtype=object)
     names[:] = _py_list(uniques)
     return codes, names
@@ -1089,7 +1091,16 @@ def _take_rows(column: Any, rows: np.ndarray) -> Any:
 
 def qrels_queries(qrels: Any) -> Ids:
     """The queries of the qrels in order of appearance: the ``queries`` for :func:`rank_run`."""
-    return Ids(distinct(qrels["query_id"])[1])
+    return Ids(distinct(qrels["query_id"], grouped=True)[1])
+
+
+def _stretch_indexer(ids: Ids, values: np.ndarray) -> np.ndarray:
+    """``ids.get_indexer(values)``, looking up only the first value of each stretch of equal values (such as the
+    query ids of the relevant documents, sorted by query)."""
+    if len(values) < 2:
+        return ids.get_indexer(values)
+    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    return np.repeat(ids.get_indexer(values[starts]), np.diff(np.r_[starts, len(values)]))
 
 
 class PositionTable:
@@ -1105,7 +1116,7 @@ class PositionTable:
         self.relevant = _relevant(qrels, rel)
         self.queries = qrels_queries(qrels) if queries is None else _as_index(queries)
         self.docs = Ids(_unique(self.relevant["doc_id"]))
-        self.query_codes = self.queries.get_indexer(self.relevant["query_id"])
+        self.query_codes = _stretch_indexer(self.queries, self.relevant["query_id"])  # sorted by query
         if (self.query_codes < 0).any():
             missing = self.relevant["query_id"][self.query_codes < 0][0]
             raise PrefevalError(f"the queries given to PositionTable lack qrels query {missing!r}")
@@ -1169,18 +1180,24 @@ class PositionTable:
         rows, dc = self._doc_columns(ranked)
         group = ranked.query_codes[rows]
         qc = group % block.width + block.first  # codes in ``block.queries``
+        span = None
         if block.queries is not self.queries:
             qc = self._map("queries", block.queries, lambda: self.queries.get_indexer(block.queries))[qc]
-        hit, index = self._find(qc, dc, ranked.rank[rows], depth)
+        else:  # the block's relevant documents: one stretch of the sorted keys
+            span = np.searchsorted(self.sorted_keys, self._keys(np.array([block.first, block.first + block.width]), 0))
+        hit, index = self._find(qc, dc, ranked.rank[rows], depth, span)
         out[runs[group[hit] // block.width], index] = ranked.rank[rows[hit]]
 
-    def _find(self, qc: np.ndarray, dc: np.ndarray, rank: np.ndarray, depth: int | None
-              ) -> tuple[np.ndarray, np.ndarray]:
+    def _find(self, qc: np.ndarray, dc: np.ndarray, rank: np.ndarray, depth: int | None,
+              span: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(positions ``i`` in the given arrays whose (query code, doc column) is a relevant document (rank ``<= depth``),
-        the index in the table of each)."""
+        the index in the table of each); ``span``: the stretch of ``sorted_keys`` that holds every such key."""
         hit = np.flatnonzero(qc >= 0 if depth is None else (qc >= 0) & (rank <= depth))
         key = self._keys(qc[hit], dc[hit])
-        loc = np.minimum(np.searchsorted(self.sorted_keys, key), len(self.sorted_keys) - 1)
+        a, b = (0, len(self.sorted_keys)) if span is None else (int(span[0]), int(span[1]))
+        if a == b:
+            return hit[:0], hit[:0]
+        loc = np.minimum(np.searchsorted(self.sorted_keys[a:b], key) + a, b - 1)
         found = self.sorted_keys[loc] == key
         return hit[found], self.sorter[loc[found]]
 
