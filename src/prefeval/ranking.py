@@ -537,7 +537,23 @@ def pair_codes(query_ids: Any, doc_ids: Any) -> tuple[np.ndarray, np.ndarray]:
     query only (the same id may have other codes in other queries); linear in the rows when each query's rows are
     contiguous (the documents are then factorised in blocks of whole queries, as :func:`rank_run` does)."""
     query_codes, _ = factorize(query_ids, grouped=True)
+    if _increasing_within_queries(query_codes, doc_ids):  # every (query, document) once: any distinct codes do
+        return query_codes, np.arange(len(query_codes))
     return query_codes, _doc_codes(doc_ids, query_codes + 1, True, names_too=False)[0]  # a missing query id: a query
+
+
+def _increasing_within_queries(query_codes: np.ndarray, doc_ids: Any) -> bool:
+    """Whether each query's rows are contiguous (no missing query id) and their Arrow-backed document ids strictly
+    increase (as in qrels sorted by query and document): then no (query, document) occurs twice. Neighbours are
+    compared by Arrow (no hashing); False for other columns."""
+    docs = _arrow_strings(doc_ids) if len(query_codes) > 1 else None
+    if docs is None or docs.null_count or query_codes.min() < 0:
+        return False
+    boundary = query_codes[1:] != query_codes[:-1]
+    if np.count_nonzero(boundary) + 1 != query_codes.max() + 1:  # some query's rows are not contiguous
+        return False
+    n = len(docs)
+    return bool(np.all(to_numpy(call("less", docs.slice(0, n - 1), docs.slice(1))) | boundary))
 
 
 class _Candidates:
