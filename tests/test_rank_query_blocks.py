@@ -139,3 +139,24 @@ def test_metrics_keep_runs_ranked_one_by_one(monkeypatch) -> None:
     pd.testing.assert_frame_equal(with_metric.per_query[with_metric.per_query["method"] == "LexiRecall"]
                                   .reset_index(drop=True).astype({"method": str}),
                                   without.per_query.astype({"method": str}))
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("task,qrels_name", [("doc", "dl_hard-doc.qrels"), ("passage", "dl_hard-passage.qrels")])
+def test_dl_hard_same_through_query_blocks(shared_data, monkeypatch, task: str, qrels_name: str) -> None:
+    """The real DL-Hard runs (read as DataFrames) ranked by query blocks of 2^14 rows give the per-query values of the
+    run-by-run path, for every method and for ``rel=2``."""
+    from prefeval.io import read_qrels, read_run
+
+    folder = shared_data / "dl-hard"
+    qrels = read_qrels(folder / qrels_name)
+    runs = {p.name: read_run(p) for p in sorted((folder / "runs" / task).glob("*.run.gz"))[:6]}
+    results = []
+    for block in (1 << 30, 1 << 14):
+        monkeypatch.setattr(ranking, "ENCODE_ROWS", block)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert bool(ranking.query_block_runs(runs, ranking.query_candidates(qrels))) == (block < 1 << 20)
+            results.append([compare(qrels, runs, METHODS, rel=rel, per_query=True).per_query for rel in (1, 2)])
+    for got, expected in zip(results[1], results[0]):
+        pd.testing.assert_frame_equal(got, expected)
