@@ -160,3 +160,23 @@ def test_dl_hard_same_through_query_blocks(shared_data, monkeypatch, task: str, 
             results.append([compare(qrels, runs, METHODS, rel=rel, per_query=True).per_query for rel in (1, 2)])
     for got, expected in zip(results[1], results[0]):
         pd.testing.assert_frame_equal(got, expected)
+
+
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_runs_in_score_order_ranked_by_place(monkeypatch, decimals) -> None:
+    """Runs in score order without ties or repeats (simulated) take the ranks from the rows' places; with rounded
+    scores (ties) the blocks are sorted as usual: the same per-query values as run by run."""
+    from prefeval import simulate
+
+    c = simulate.collection(n_queries=30, n_runs=5, depth=25, n_docs=40, score_decimals=decimals, seed=3)
+    runs = {name: run.astype({"query_id": "string[pyarrow]", "doc_id": "string[pyarrow]"})
+            for name, run in c.runs.items()}
+    calls = []
+    original = ranking._ranks_in_order
+    monkeypatch.setattr(ranking, "_ranks_in_order", lambda *a: calls.append(original(*a)) or calls[-1])
+    results = []
+    for block in (1 << 18, 200):
+        monkeypatch.setattr(ranking, "ENCODE_ROWS", block)
+        results.append(compare(c.qrels, runs, METHODS, per_query=True).per_query)
+    pd.testing.assert_frame_equal(results[1], results[0])
+    assert len(calls) > 3 and all((found is not None) == (decimals is None) for found in calls)

@@ -761,8 +761,9 @@ class QueryBlock:
     """Several runs ranked together on one block of consecutive queries, ``queries[first:first + width]``
     (:func:`rank_query_blocks`).
 
-    ``ranked`` (ranked with ``ties="candidates"``) has one query per (run, query): the rows of the ``k``-th run on
-    query code ``q`` have query code ``k * width + q - first``; ``covered[k, j]``: the ``k``-th run retrieved query
+    ``ranked`` (ranked with ``ties="candidates"``; at least the rows of candidate documents, ranks exact) has one query
+    per (run, query): the rows of the ``k``-th run on query code ``q`` have query code ``k * width + q - first``;
+    ``covered[k, j]``: the ``k``-th run retrieved query
     ``first + j``; ``repeated[k]``: its rows dropped as repeated documents within a query."""
 
     queries: Ids
@@ -843,11 +844,33 @@ def rank_query_blocks(runs: Mapping[str, Any], queries: Any, candidates: QueryCa
         distinct = False  # no document twice in a run's rows of the block: counted in cache when the bins are few
         if R * len(block_names) <= 4 * len(raw) + 1024:
             distinct = np.bincount(np.repeat(np.arange(R), counts) * len(block_names) + raw).max(initial=0) <= 1
-        ranked = rank_codes(group, Ids(np.arange(R * width)), raw, block_names, np.concatenate(block_scores),
-                            candidates.documents, ties="candidates", cand_of_name=cand_of_name, warn=False,
-                            distinct_docs=bool(distinct))
-        present = np.bincount(ranked.query_codes, minlength=R * width).reshape(R, width)
-        yield QueryBlock(queries, first, width, ranked, present > 0, counts - present.sum(axis=1))
+        sc, groups_ids = np.concatenate(block_scores), Ids(np.arange(R * width))
+        present = np.bincount(group, minlength=R * width).reshape(R, width)  # rows per (run, query)
+        in_order = _ranks_in_order(group, sc, np.flatnonzero(cand_of_name[raw] >= 0)) if distinct else None
+        if in_order is not None:  # each row's rank is its place in its (run, query): nothing to sort or drop
+            rows, rank = in_order
+            ranked = RankedRun(groups_ids, group[rows], block_names, raw[rows], cand_of_name[raw[rows]], rank,
+                               candidates.documents.unique, False)
+            yield QueryBlock(queries, first, width, ranked, present > 0, np.zeros(R, dtype=np.int64))
+            continue
+        ranked = rank_codes(group, groups_ids, raw, block_names, sc, candidates.documents, ties="candidates",
+                            cand_of_name=cand_of_name, warn=False, distinct_docs=bool(distinct))
+        kept = np.bincount(ranked.query_codes, minlength=R * width).reshape(R, width).sum(axis=1)
+        yield QueryBlock(queries, first, width, ranked, present > 0, counts - kept)
+
+
+def _ranks_in_order(group: np.ndarray, scores: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(``rows``, the rank of each) when each group's rows are contiguous with strictly decreasing scores (no tie to
+    order, no document repeated: the caller knows): a row's rank is then 1 + its place in its group. None otherwise."""
+    if not len(group):
+        return None
+    boundary = group[1:] != group[:-1]
+    if not np.all(boundary | (scores[1:] < scores[:-1])):  # a tie, or rows not in score order
+        return None
+    starts = np.flatnonzero(np.r_[True, boundary])
+    if len(starts) != np.count_nonzero(np.bincount(group)):  # a group in several stretches
+        return None
+    return rows, rows - starts[np.searchsorted(starts, rows, side="right") - 1] + 1
 
 
 def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCandidates | None = None,
