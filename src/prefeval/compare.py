@@ -52,8 +52,11 @@ from prefeval.ranking import (
     encoded_runs,
     judged_queries,
     qrels_queries,
+    query_block_runs,
     query_candidates,
+    rank_query_blocks,
     rank_run,
+    warn_repeated,
 )
 
 if TYPE_CHECKING:
@@ -68,6 +71,8 @@ TESTS = stats.TESTS
 KEEP_BYTES = 256 * 2**20
 #: bytes per row of ``Comparison.per_query`` (four categorical codes and a float64 value)
 PER_QUERY_ROW_BYTES = 24
+#: entries (queries x runs x runs) of the per-query matrices one call of a preference's kernel for many queries gives
+BATCH_ENTRIES = 1 << 16
 
 
 # ----------------------------------------------------------------------------------------------
@@ -722,21 +727,28 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
     qrels_df = qrels.frame() if metric_groups and isinstance(qrels, Columns) else qrels  # ir-measures reads frames
     metric_tables = [_MetricTable(group, qrels_df, depth, S) for depth, group in metric_groups.items()]
-    query_codes, query_ids = distinct(qrels["query_id"])
+    query_codes, query_ids = distinct(qrels["query_id"], grouped=True)
     evaluated = np.zeros(len(queries), dtype=bool)  # per query (of ``queries``): has a document at grade >= min_rel
     evaluated[queries.get_indexer(
         query_ids[sorted_unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])] = True
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
-    for s, (name, source) in enumerate(_progress(encoded_runs(run_frames, queries), progress, "ranking runs", S)):
+    blocked = query_block_runs(run_frames, candidates) if ties == "candidates" else []  # large runs in memory
+    row = {name: s for s, name in enumerate(names)}
+    streamed = {name: run for name, run in run_frames.items() if name not in set(blocked)}
+    for name, source in _progress(encoded_runs(streamed, queries), progress, "ranking runs", len(streamed)):
+        s = row[name]
         frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
         run = rank_run(frame, queries, candidates, name, ties=ties)
         del frame  # the ranking keeps integer codes; the columns of a file go
         if warn:
-            _warn_coverage(name, run, evaluated, len(queries))
+            _warn_coverage(name, _covered(run), evaluated, len(queries))
         for (rel, depth), pos in doc_pos.items():
             pos[s] = tables[rel].locate(run, depth)
         for mt in metric_tables:
             mt.fill(s, run)
+    if blocked:
+        _locate_blocked({name: run_frames[name] for name in blocked}, [row[name] for name in blocked], queries,
+                        candidates, tables, doc_pos, evaluated if warn else None, progress)
     results = []
     for (rel, depth), group in pref_groups.items():
         kernels = [(m, declaration_of(m.measure), parameters(m.measure)) for m in group]
@@ -744,22 +756,61 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
         positions = tables[rel].positions(doc_pos[rel, depth], subtopics=subtopics)
         rows = np.searchsorted(qids, np.array([p.query_id for p in positions], dtype=object))
         collectors = [_PreferenceCollector(m, len(qids), S, keep) for m in group]
-        for q, query in enumerate(_progress(positions, progress, f"preferences (rel={rel})")):
-            for collector, (_, decl, params) in zip(collectors, kernels):
-                collector.add(rows[q], decl.matrix(query, params))
+        for collector, (m, decl, params) in zip(collectors, kernels):
+            matrices = _query_matrices(decl, params, positions)
+            for q, P in enumerate(_progress(matrices, progress, f"{m.label} (rel={rel})", len(positions))):
+                collector.add(rows[q], P)
         results += [collector.result(qids) for collector in collectors]
     for mt in metric_tables:
         results += mt.results(qrels)
     return results
 
 
-def _warn_coverage(name: str, run: RankedRun, evaluated: np.ndarray, judged: int) -> None:
-    covered = np.flatnonzero(np.bincount(run.query_codes, minlength=len(run.queries)))  # linear, no sort
+def _query_matrices(decl: Any, params: dict, positions: list) -> Iterator[np.ndarray]:
+    """The (S, S) matrix of one preference on each of ``positions`` (one :class:`~prefeval.ranking.QueryPositions`
+    per query): from its kernel for many queries (``decl.matrices``) in blocks of at most :data:`BATCH_ENTRIES`
+    entries where it has one for these parameters and a block holds 16 queries or more (few runs: per-query work
+    dominates), else query by query (``decl.matrix``)."""
+    S = positions[0].doc_pos.shape[0] if positions else 0
+    step = max(1, BATCH_ENTRIES // max(1, S * S))
+    batched = decl.matrices is not None and step >= 16
+    for start in range(0, len(positions), step):
+        chunk = positions[start:start + step]
+        batch = decl.matrices(chunk, params) if batched else None
+        yield from (decl.matrix(query, params) for query in chunk) if batch is None else batch
+
+
+def _locate_blocked(runs: dict[str, Any], rows: list[int], queries: Any, candidates: Any, tables: dict,
+                    doc_pos: dict, evaluated: np.ndarray | None, progress: bool) -> None:
+    """:func:`evaluate_block`'s positions of large runs in memory, ranked together block of queries by block of
+    queries (:func:`prefeval.ranking.rank_query_blocks`): ``doc_pos[rel, depth][rows[k]]`` for the ``k``-th run;
+    the warnings of each run (repeated documents; coverage unless ``evaluated`` is None) after the last block."""
+    covered = np.zeros((len(runs), len(queries)), dtype=bool)
+    repeated = np.zeros(len(runs), dtype=np.int64)
+    at = np.asarray(rows, dtype=np.intp)
+    for block in _progress(rank_query_blocks(runs, queries, candidates), progress, "ranking runs by query blocks"):
+        for (rel, depth), pos in doc_pos.items():
+            tables[rel].locate_block(block, depth, pos, at)
+        covered[:, block.first:block.first + block.width] = block.covered
+        repeated += block.repeated
+    for k, name in enumerate(runs):
+        if repeated[k]:
+            warn_repeated(name, int(repeated[k]), stacklevel=2)  # as from rank_run
+        if evaluated is not None:
+            _warn_coverage(name, np.flatnonzero(covered[k]), evaluated, len(queries), stacklevel=5)
+
+
+def _covered(run: RankedRun) -> np.ndarray:
+    """The codes of the queries ``run`` retrieved something for (linear, no sort)."""
+    return np.flatnonzero(np.bincount(run.query_codes, minlength=len(run.queries)))
+
+
+def _warn_coverage(name: str, covered: np.ndarray, evaluated: np.ndarray, judged: int, stacklevel: int = 4) -> None:
     if not evaluated[covered].any():
         warnings.warn(f"run {name!r} has none of the {int(evaluated.sum())} evaluated queries of the qrels; "
-                      "it counts as retrieving nothing for every query", stacklevel=4)
+                      "it counts as retrieving nothing for every query", stacklevel=stacklevel)
     elif note := coverage_note(name, len(covered), judged):
-        warnings.warn(note, stacklevel=4)
+        warnings.warn(note, stacklevel=stacklevel)
 
 
 def combine_results(parts: Sequence[Sequence[MethodResult]]) -> list[MethodResult]:

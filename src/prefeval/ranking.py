@@ -13,7 +13,8 @@ The API, used by :mod:`prefeval.provider`, :mod:`prefeval.compare` and :mod:`pre
   depth (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` give the ranked rows, optionally truncated);
   :func:`rank_codes` does the same from integer codes (e.g. a dict of dicts read without a frame);
   :func:`encoded_runs` encodes many runs in memory together (:class:`EncodedRun`, which :func:`rank_run` takes
-  like a run);
+  like a run); :func:`rank_query_blocks` ranks large runs in memory together, block of queries by block of
+  queries (:class:`QueryBlock`, located by :meth:`PositionTable.locate_block`);
 * :class:`PositionTable` lays out the relevant documents of every evaluated query for one threshold,
   :meth:`PositionTable.locate` finds them in a ranked run and :meth:`PositionTable.positions` cuts the
   located positions of many runs into one :class:`QueryPositions` per query;
@@ -172,7 +173,7 @@ def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
 
     A judged query without a document at grade ``>= rel`` scores 0 with every measure (trec_eval and ir-measures
     give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie)."""
-    _, names = distinct(qrels["query_id"])
+    _, names = distinct(qrels["query_id"], grouped=True)
     return sorted_unique(names.astype(str)).astype(object)
 
 
@@ -377,21 +378,43 @@ def factorize(column: Any, grouped: bool = False) -> tuple[np.ndarray, Any]:
     its pyarrow array."""
     if not is_arrow_array(column) and (strings_array := _arrow_strings(column)) is not None:
         column = strings_array
-    if grouped and is_arrow_array(column) and not column.null_count and len(column) > 1:
-        column = _arrow_values(column)
-        n = len(column)
-        starts = np.flatnonzero(np.r_[True, to_numpy(call("not_equal", column.slice(1), column.slice(0, n - 1)))])
-        if 8 * len(starts) <= n:
-            firsts = call("take", column, from_numpy(starts)).to_pylist()
-            position: dict[Any, int] = {}
-            codes = np.fromiter((position.setdefault(v, len(position)) for v in firsts), dtype=np.intp,
-                                count=len(firsts))
-            return np.repeat(codes, np.diff(np.r_[starts, n])), list(position)
+    if grouped and (stretches := _stretches(column)) is not None:
+        starts, firsts = stretches
+        position: dict[Any, int] = {}
+        codes = np.fromiter((position.setdefault(v, len(position)) for v in firsts), dtype=np.intp, count=len(firsts))
+        return np.repeat(codes, np.diff(np.r_[starts, len(column)])), list(position)
     if is_arrow_array(column):
         encoded = call("dictionary_encode", _arrow_values(column))
         codes = to_numpy(encoded.indices, -1).astype(np.intp, copy=False)
         return codes, encoded.dictionary
     return pd.factorize(column)
+
+
+def _stretches(column: Any) -> tuple[np.ndarray, list] | None:
+    """(first row of each stretch of equal consecutive values, the value of each) of a pyarrow array without a
+    missing value whose stretches are 8 rows long or more on average (the query ids of a TREC run), found by comparing
+    neighbours; None for other columns."""
+    if not is_arrow_array(column) or column.null_count or len(column) < 2:
+        return None
+    column = _arrow_values(column)
+    n = len(column)
+    starts = np.flatnonzero(np.r_[True, to_numpy(call("not_equal", column.slice(1), column.slice(0, n - 1)))])
+    if 8 * len(starts) > n:
+        return None
+    return starts, call("take", column, from_numpy(starts)).to_pylist()
+
+
+def _query_stretches(column: Any, queries: Ids, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(first row of each stretch of rows of one query, its query code in ``queries``, -1: not there), without a code
+    per row where the ids stand in long stretches (:func:`_stretches`)."""
+    if not is_arrow_array(column) and (strings_array := _arrow_strings(column)) is not None:
+        column = strings_array
+    stretches = _stretches(column)
+    if stretches is not None:
+        return stretches[0], queries.get_indexer(stretches[1])
+    qc = _query_codes(column, queries, name)[0]
+    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]]) if len(qc) else np.zeros(0, dtype=np.intp)
+    return starts, qc[starts]
 
 
 def _query_codes(column: Any, queries: Ids | None, name: str) -> tuple[np.ndarray, Ids]:
@@ -422,8 +445,8 @@ def _query_blocks(qc: np.ndarray) -> np.ndarray | None:
 
 
 def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candidates | None = None,
-               per_query: QueryCandidates | None = None,
-               queries: Ids | None = None) -> tuple[np.ndarray, Any, np.ndarray]:
+               per_query: QueryCandidates | None = None, queries: Ids | None = None,
+               names_too: bool = True) -> tuple[np.ndarray, Any, np.ndarray]:
     """(code of each row's document id in the returned names (``-1``: missing id), the names, the index of each name in
     ``candidates.unique`` (-1: not a candidate)).
 
@@ -437,7 +460,9 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
 
     ``per_query`` (:class:`QueryCandidates`; ``queries``: the axis of the codes ``qc``): each block is factorised
     behind the candidates of its own queries, so that one pass finds both the codes and the candidates among them
-    (a candidate of the block's queries is a name whose code one of those prefix rows has)."""
+    (a candidate of the block's queries is a name whose code one of those prefix rows has).
+
+    ``names_too=False``: only the codes are wanted (the names and candidates come as None, not built)."""
     candidates = _Candidates(np.zeros(0, dtype=object)) if candidates is None else candidates
     n = len(qc)
     cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
@@ -459,13 +484,16 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
                 block = _concat([call("take", prefix, from_numpy(subset)), block] if prefix is not None
                                 else [candidates.unique[subset], block])
         codes, uniques = factorize(block)
-        found = np.full(len(uniques), -1, dtype=np.intp)
-        found[codes[:len(subset)]] = subset
-        codes = codes[len(subset):]
+        if per_query is not None:
+            found = np.full(len(uniques), -1, dtype=np.intp)
+            found[codes[:len(subset)]] = subset
+            of_name.append(found)
+            codes = codes[len(subset):]
         raw[a:b] = np.where(codes >= 0, codes + offset, -1)
         offset += len(uniques)
         names.append(uniques)
-        of_name.append(found)
+    if not names_too:
+        return raw, None, None
     names = _concat(names)
     if per_query is None:
         return raw, names, _candidate_of(names, candidates)
@@ -509,7 +537,23 @@ def pair_codes(query_ids: Any, doc_ids: Any) -> tuple[np.ndarray, np.ndarray]:
     query only (the same id may have other codes in other queries); linear in the rows when each query's rows are
     contiguous (the documents are then factorised in blocks of whole queries, as :func:`rank_run` does)."""
     query_codes, _ = factorize(query_ids, grouped=True)
-    return query_codes, _doc_codes(doc_ids, query_codes + 1, True)[0]  # a missing query id counts as one query
+    if _increasing_within_queries(query_codes, doc_ids):  # every (query, document) once: any distinct codes do
+        return query_codes, np.arange(len(query_codes))
+    return query_codes, _doc_codes(doc_ids, query_codes + 1, True, names_too=False)[0]  # a missing query id: a query
+
+
+def _increasing_within_queries(query_codes: np.ndarray, doc_ids: Any) -> bool:
+    """Whether each query's rows are contiguous (no missing query id) and their Arrow-backed document ids strictly
+    increase (as in qrels sorted by query and document): then no (query, document) occurs twice. Neighbours are
+    compared by Arrow (no hashing); False for other columns."""
+    docs = _arrow_strings(doc_ids) if len(query_codes) > 1 else None
+    if docs is None or docs.null_count or query_codes.min() < 0:
+        return False
+    boundary = query_codes[1:] != query_codes[:-1]
+    if np.count_nonzero(boundary) + 1 != query_codes.max() + 1:  # some query's rows are not contiguous
+        return False
+    n = len(docs)
+    return bool(np.all(to_numpy(call("less", docs.slice(0, n - 1), docs.slice(1))) | boundary))
 
 
 class _Candidates:
@@ -579,7 +623,7 @@ class QueryCandidates:
     """
 
     def __init__(self, query_ids: Any, doc_ids: Any) -> None:
-        query_codes, query_names = distinct(query_ids)
+        query_codes, query_names = distinct(query_ids, grouped=True)
         doc_codes, doc_names = distinct(doc_ids)
         self.queries = Ids(query_names)
         self.documents = _Candidates(doc_names)  # distinct already: ``documents.unique`` is ``doc_names``
@@ -712,6 +756,123 @@ def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids, kind: st
         yield name, EncodedRun(queries, query_codes[a:b], doc_names, doc_codes[a:b], scores[a:b])
 
 
+@dataclass(frozen=True)
+class QueryBlock:
+    """Several runs ranked together on one block of consecutive queries, ``queries[first:first + width]``
+    (:func:`rank_query_blocks`).
+
+    ``ranked`` (ranked with ``ties="candidates"``; at least the rows of candidate documents, ranks exact) has one query
+    per (run, query): the rows of the ``k``-th run on query code ``q`` have query code ``k * width + q - first``;
+    ``covered[k, j]``: the ``k``-th run retrieved query
+    ``first + j``; ``repeated[k]``: its rows dropped as repeated documents within a query."""
+
+    queries: Ids
+    first: int
+    width: int
+    ranked: RankedRun
+    covered: np.ndarray
+    repeated: np.ndarray
+
+
+def query_block_runs(runs: Mapping[str, Any], candidates: QueryCandidates) -> list[str]:
+    """The names of the runs :func:`rank_query_blocks` ranks: in memory, document ids as Arrow strings (none
+    missing, convertible to the candidates' type), and more rows than one block of :data:`ENCODE_ROWS` (smaller
+    runs are encoded together whole, :func:`encoded_runs`)."""
+    names = []
+    for name, run in runs.items():
+        ids = _id_columns(run)
+        docs = None if ids is None or len(run) <= ENCODE_ROWS else _arrow_strings(ids[1])
+        if docs is not None and not docs.null_count and candidates.documents.arrow_set(docs.type) is not None:
+            names.append(name)
+    return names
+
+
+def rank_query_blocks(runs: Mapping[str, Any], queries: Any, candidates: QueryCandidates) -> Iterator[QueryBlock]:
+    """Large runs in memory (:func:`query_block_runs`) ranked with ``ties="candidates"`` as :func:`rank_run` ranks
+    each, block of queries by block of queries: each block holds consecutive ``queries`` with about
+    :data:`ENCODE_ROWS` rows of all the runs together, whose document ids are encoded together (one small hash table
+    of the block's documents, shared by the runs, behind the candidates of the block's queries) and ranked in one
+    call (:class:`QueryBlock`). Every array of a block stays in cache, so the time is linear in the rows: a large run
+    ranked alone grows faster (its codes, counts and temporaries go to main memory)."""
+    queries = _as_index(queries)
+    R = len(runs)
+    stretches, docs, scores = [], [], []  # per run: (first row, query code, length) of each stretch of one query
+    for name, run in runs.items():
+        starts, codes = _query_stretches(run["query_id"], queries, name)
+        stretches.append((starts, codes, np.diff(np.r_[starts, len(run)])))
+        docs.append(_arrow_strings(run["doc_id"]))
+        scores.append(column_values(run["score"], np.float64))
+    if len({d.type for d in docs}) > 1:
+        import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
+
+        docs = [d.cast(pa.large_string()) for d in docs]
+    known = candidates.documents.arrow_set(docs[0].type)
+    # blocks of consecutive queries holding about ENCODE_ROWS rows of all the runs
+    rows = sum(np.bincount(codes[codes >= 0], weights=lengths[codes >= 0], minlength=len(queries))
+               for _, codes, lengths in stretches).astype(np.int64)
+    block = (np.cumsum(rows) - rows) // ENCODE_ROWS
+    firsts = np.flatnonzero(np.r_[True, block[1:] != block[:-1]]) if len(queries) else np.zeros(0, dtype=np.intp)
+    bounds = np.r_[firsts, len(queries)]
+    block_of = np.repeat(np.arange(len(firsts)), np.diff(bounds))
+    layouts = []  # per run: its stretches in block order (None: in order already), where each block's start
+    for _, codes, _ in stretches:
+        of_stretch = np.where(codes >= 0, block_of[np.maximum(codes, 0)], len(firsts))  # dropped queries last
+        order = None if np.all(of_stretch[1:] >= of_stretch[:-1]) else np.argsort(of_stretch, kind="stable")
+        layouts.append((order, np.searchsorted(of_stretch if order is None else of_stretch[order],
+                                               np.arange(len(bounds)))))
+    for k, (first, stop) in enumerate(zip(bounds[:-1].tolist(), bounds[1:].tolist())):
+        width = stop - first
+        parts, groups, block_scores, counts = [], [], [], np.zeros(R, dtype=np.int64)
+        for r, ((starts, codes, lengths), ids, sc, (order, cuts)) in enumerate(zip(stretches, docs, scores, layouts)):
+            pick = slice(cuts[k], cuts[k + 1]) if order is None else order[cuts[k]:cuts[k + 1]]
+            lengths_k = lengths[pick]
+            groups.append(np.repeat(codes[pick] + (r * width - first), lengths_k))
+            counts[r] = len(groups[-1])
+            if order is None:  # the block's rows of this run are contiguous
+                a = int(starts[cuts[k]]) if cuts[k] < len(starts) else 0
+                parts.append(ids.slice(a, counts[r]))
+                block_scores.append(sc[a:a + counts[r]])
+            else:
+                take = np.repeat(starts[pick] - (np.cumsum(lengths_k) - lengths_k), lengths_k) + np.arange(counts[r])
+                parts.append(call("take", ids, from_numpy(take)))
+                block_scores.append(sc[take])
+        subset = candidates.of(queries, np.arange(first, stop))  # the candidates of the block's queries first
+        codes, block_names = factorize(_concat([call("take", known, from_numpy(subset)), *parts]))
+        cand_of_name = np.full(len(block_names), -1, dtype=np.intp)
+        cand_of_name[codes[:len(subset)]] = subset
+        raw, group = codes[len(subset):], np.concatenate(groups)
+        distinct = False  # no document twice in a run's rows of the block: counted in cache when the bins are few
+        if R * len(block_names) <= 4 * len(raw) + 1024:
+            distinct = np.bincount(np.repeat(np.arange(R), counts) * len(block_names) + raw).max(initial=0) <= 1
+        sc, groups_ids = np.concatenate(block_scores), Ids(np.arange(R * width))
+        present = np.bincount(group, minlength=R * width).reshape(R, width)  # rows per (run, query)
+        in_order = _ranks_in_order(group, sc, np.flatnonzero(cand_of_name[raw] >= 0)) if distinct else None
+        if in_order is not None:  # each row's rank is its place in its (run, query): nothing to sort or drop
+            rows, rank = in_order
+            ranked = RankedRun(groups_ids, group[rows], block_names, raw[rows], cand_of_name[raw[rows]], rank,
+                               candidates.documents.unique, False)
+            yield QueryBlock(queries, first, width, ranked, present > 0, np.zeros(R, dtype=np.int64))
+            continue
+        ranked = rank_codes(group, groups_ids, raw, block_names, sc, candidates.documents, ties="candidates",
+                            cand_of_name=cand_of_name, warn=False, distinct_docs=bool(distinct))
+        kept = np.bincount(ranked.query_codes, minlength=R * width).reshape(R, width).sum(axis=1)
+        yield QueryBlock(queries, first, width, ranked, present > 0, counts - kept)
+
+
+def _ranks_in_order(group: np.ndarray, scores: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(``rows``, the rank of each) when each group's rows are contiguous with strictly decreasing scores (no tie to
+    order, no document repeated: the caller knows): a row's rank is then 1 + its place in its group. None otherwise."""
+    if not len(group):
+        return None
+    boundary = group[1:] != group[:-1]
+    if not np.all(boundary | (scores[1:] < scores[:-1])):  # a tie, or rows not in score order
+        return None
+    starts = np.flatnonzero(np.r_[True, boundary])
+    if len(starts) != np.count_nonzero(np.bincount(group)):  # a group in several stretches
+        return None
+    return rows, rows - starts[np.searchsorted(starts, rows, side="right") - 1] + 1
+
+
 def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCandidates | None = None,
              name: str = "run", ties: str = "all", depth: int | None = None) -> RankedRun:
     """Rank one canonical run as trec_eval does: score descending, ties by doc_id descending, a repeated document keeps
@@ -761,13 +922,16 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
 
 def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, sc: np.ndarray,
                candidates: Any = None, name: str = "run", ties: str = "all", depth: int | None = None,
-               shared_names: bool = False, cand_of_name: np.ndarray | None = None) -> RankedRun:
+               shared_names: bool = False, cand_of_name: np.ndarray | None = None, *, warn: bool = True,
+               distinct_docs: bool = False) -> RankedRun:
     """:func:`rank_run` of a run given as codes: each row's query code in ``queries`` (-1: a query to drop), document
     code in ``dnames`` (the ids; -1: missing; equal codes within a query for equal ids, as :func:`factorize` gives)
     and score (float64); e.g. from a dict of dicts without a frame (:func:`prefeval.inputs.nested_codes`).
     ``candidates``: an array of ids, or their prepared lookups (from :func:`rank_run`). ``shared_names``: ``dnames``
     is shared by several runs (:func:`encoded_runs`), so the candidates among them are looked up once;
-    ``cand_of_name``: the index of each name among the candidates (-1: none), when known already."""
+    ``cand_of_name``: the index of each name among the candidates (-1: none), when known already. ``warn=False``:
+    repeated documents are dropped without the warning (the caller counts them). ``distinct_docs``: the caller knows
+    that no document repeats within a query (the test for repeats is skipped)."""
     _check_ties(ties, depth)
     if isinstance(candidates, _Candidates):
         prepared = candidates
@@ -812,7 +976,7 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
         qc, raw_docs, codes = qc[order], raw_docs[order], codes[order]
     # within a query, equal documents have equal ``raw_docs`` (codes into ``dnames``, which follow the rows block by
     # block: counted in cache, where ``codes`` put the candidates of all blocks first)
-    counts = np.bincount(raw_docs, minlength=len(dnames)) if n else np.zeros(1, dtype=np.intp)
+    counts = np.bincount(raw_docs, minlength=len(dnames)) if n and not distinct_docs else np.zeros(1, dtype=np.intp)
     if counts.max() > 1:  # documents occurring more than once in the run (in one query, or in several)
         multi = counts[raw_docs] > 1
         repeated = np.zeros(n, dtype=bool)
@@ -825,8 +989,8 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
             repeated[multi] = True
             repeated[multi[first]] = False
         if repeated.any():
-            warnings.warn(f"run {name!r}: {int(repeated.sum())} repeated document(s) within a query; "
-                          "each keeps its first (best) position", stacklevel=3)
+            if warn:
+                warn_repeated(name, int(repeated.sum()), stacklevel=3)
             qc, raw_docs, codes = qc[~repeated], raw_docs[~repeated], codes[~repeated]
             n = len(qc)
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
@@ -837,6 +1001,13 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
     rank += 1
     full = ties == "all" and (depth is None or only is None)  # no tie ordered only in part
     return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, full, None if full else depth)
+
+
+def warn_repeated(name: str, count: int, stacklevel: int = 2) -> None:
+    """The warning for a run ``name`` with ``count`` repeated documents within a query (each keeps its first);
+    ``stacklevel`` as ``warnings.warn`` counts it from the caller."""
+    warnings.warn(f"run {name!r}: {count} repeated document(s) within a query; each keeps its first (best) position",
+                  stacklevel=stacklevel + 1)
 
 
 def _check_ties(ties: str, depth: int | None) -> None:
@@ -918,10 +1089,11 @@ def _relevant(qrels: Any, rel: int) -> dict[str, np.ndarray]:
     return {"query_id": query_names[qi[first]], "doc_id": doc_names[di[first]], "relevance": best[keep]}
 
 
-def distinct(column: Any) -> tuple[np.ndarray, np.ndarray]:
+def distinct(column: Any, grouped: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(code of each row, the distinct values as a numpy object array) of a column, distinct values in order of
-    first appearance: :func:`factorize` (hash-based: Arrow's or pandas'), the values converted once each."""
-    codes, uniques = factorize(column)
+    first appearance: :func:`factorize` (hash-based: Arrow's or pandas'; ``grouped``: equal values usually stand
+    in stretches of rows, as query ids do), the values converted once each."""
+    codes, uniques = factorize(column, grouped)
     names = np.empty(len(uniques), dtype=object)
     names[:] = _py_list(uniques)
     return codes, names
@@ -958,7 +1130,16 @@ def _take_rows(column: Any, rows: np.ndarray) -> Any:
 
 def qrels_queries(qrels: Any) -> Ids:
     """The queries of the qrels in order of appearance: the ``queries`` for :func:`rank_run`."""
-    return Ids(distinct(qrels["query_id"])[1])
+    return Ids(distinct(qrels["query_id"], grouped=True)[1])
+
+
+def _stretch_indexer(ids: Ids, values: np.ndarray) -> np.ndarray:
+    """``ids.get_indexer(values)``, looking up only the first value of each stretch of equal values (such as the
+    query ids of the relevant documents, sorted by query)."""
+    if len(values) < 2:
+        return ids.get_indexer(values)
+    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    return np.repeat(ids.get_indexer(values[starts]), np.diff(np.r_[starts, len(values)]))
 
 
 class PositionTable:
@@ -974,7 +1155,7 @@ class PositionTable:
         self.relevant = _relevant(qrels, rel)
         self.queries = qrels_queries(qrels) if queries is None else _as_index(queries)
         self.docs = Ids(_unique(self.relevant["doc_id"]))
-        self.query_codes = self.queries.get_indexer(self.relevant["query_id"])
+        self.query_codes = _stretch_indexer(self.queries, self.relevant["query_id"])  # sorted by query
         if (self.query_codes < 0).any():
             missing = self.relevant["query_id"][self.query_codes < 0][0]
             raise PrefevalError(f"the queries given to PositionTable lack qrels query {missing!r}")
@@ -1024,15 +1205,40 @@ class PositionTable:
         query_map = self._map("queries", run.queries, lambda: self.queries.get_indexer(run.queries))
         rows, dc = self._doc_columns(run)
         qc = run.query_codes[rows] if run.queries is self.queries else query_map[run.query_codes[rows]]
-        rank = run.rank[rows]
-        hit = qc >= 0
-        if depth is not None:
-            hit &= rank <= depth
-        key = self._keys(qc[hit], dc[hit])
-        loc = np.minimum(np.searchsorted(self.sorted_keys, key), len(self.sorted_keys) - 1)
-        found = self.sorted_keys[loc] == key
-        out[self.sorter[loc[found]]] = rank[hit][found]
+        hit, index = self._find(qc, dc, run.rank[rows], depth)
+        out[index] = run.rank[rows[hit]]
         return out
+
+    def locate_block(self, block: QueryBlock, depth: int | None, out: np.ndarray, runs: np.ndarray) -> None:
+        """Write the rank of each relevant document of the block's queries in each run of ``block`` (ranks ``<= depth``)
+        into ``out[runs[k], i]`` (``out``: runs x len(self), +inf where absent; ``runs[k]``: the row of the block's
+        ``k``-th run); other entries are left as they are."""
+        ranked = block.ranked
+        if not len(self.sorted_keys) or not len(ranked.rank):
+            return
+        rows, dc = self._doc_columns(ranked)
+        group = ranked.query_codes[rows]
+        qc = group % block.width + block.first  # codes in ``block.queries``
+        span = None
+        if block.queries is not self.queries:
+            qc = self._map("queries", block.queries, lambda: self.queries.get_indexer(block.queries))[qc]
+        else:  # the block's relevant documents: one stretch of the sorted keys
+            span = np.searchsorted(self.sorted_keys, self._keys(np.array([block.first, block.first + block.width]), 0))
+        hit, index = self._find(qc, dc, ranked.rank[rows], depth, span)
+        out[runs[group[hit] // block.width], index] = ranked.rank[rows[hit]]
+
+    def _find(self, qc: np.ndarray, dc: np.ndarray, rank: np.ndarray, depth: int | None,
+              span: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(positions ``i`` in the given arrays whose (query code, doc column) is a relevant document (rank ``<= depth``),
+        the index in the table of each); ``span``: the stretch of ``sorted_keys`` that holds every such key."""
+        hit = np.flatnonzero(qc >= 0 if depth is None else (qc >= 0) & (rank <= depth))
+        key = self._keys(qc[hit], dc[hit])
+        a, b = (0, len(self.sorted_keys)) if span is None else (int(span[0]), int(span[1]))
+        if a == b:
+            return hit[:0], hit[:0]
+        loc = np.minimum(np.searchsorted(self.sorted_keys[a:b], key) + a, b - 1)
+        found = self.sorted_keys[loc] == key
+        return hit[found], self.sorter[loc[found]]
 
     def query_sizes(self) -> tuple[list[str], np.ndarray]:
         """The evaluated queries (sorted by query id, the order of :meth:`positions`) and their numbers of relevant

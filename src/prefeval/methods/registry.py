@@ -23,6 +23,9 @@ given, ``cutoff``):
   the ``pairwise`` values of many queries at once from the positions of all their relevant documents (``query``:
   each document's query, 0..Q-1, documents grouped by query; ``grades``: their grades), or ``None`` for
   parameters it does not cover (then ``pairwise`` is used query by query);
+* preference, optional: ``matrices(queries, params) -> (Q, S, S)``, the ``matrix`` values of many queries at once
+  (a sequence of :class:`prefeval.ranking.QueryPositions` with the same runs), or ``None`` for parameters it does not
+  cover (then ``matrix`` is used query by query);
 * ``tie_probability(n, m, exact)``: probability that two uniformly random complete rankings of ``n`` items,
   ``m`` relevant, tie (``None`` when no closed form is known).
 """
@@ -113,6 +116,7 @@ class Declaration:
     values: Callable[..., Any] | None = None
     positions: Callable[..., Any] | None = None
     pairwise_queries: Callable[..., Any] | None = None
+    matrices: Callable[..., Any] | None = None
     tie_probability: Callable[[int, int, bool], Any] | None = None
     aspects: bool = False
     subtopics: Callable[[Mapping[str, Any]], bool] | None = None

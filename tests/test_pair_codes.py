@@ -1,0 +1,37 @@
+"""``ranking.pair_codes`` (the qrels' repeated-judgment check): equal codes exactly for equal (query, document) --
+on qrels sorted by query and document (compared as neighbours, no hashing), with repeats, unsorted documents and
+queries in several stretches (factorised by blocks)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from prefeval import ranking
+
+
+@pytest.mark.parametrize("ids", ["string[pyarrow]", object])
+def test_pair_codes_tell_pairs_apart(ids) -> None:
+    if ids is not object:
+        pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(5)
+    fast = 0
+    for trial in range(300):
+        n = int(rng.integers(2, 60))
+        q = np.sort(rng.integers(0, 4, n)) if trial % 3 else rng.integers(0, 4, n)
+        d = rng.integers(0, 12, n)
+        if trial % 2:  # documents sorted within queries, strictly in half of these
+            order = np.lexsort((d, q))
+            q, d = q[order], d[order]
+            if trial % 4 == 1:
+                keep = np.r_[True, (q[1:] != q[:-1]) | (d[1:] != d[:-1])]
+                q, d = q[keep], d[keep]
+        queries = pd.Series([f"q{x}" for x in q], dtype=ids)
+        docs = pd.Series([f"d{x:02d}" for x in d], dtype=ids)
+        qc, dc = ranking.pair_codes(queries, docs)
+        fast += ranking._increasing_within_queries(qc, docs)
+        pairs = list(zip(q.tolist(), d.tolist()))
+        same = np.array([[a == b for b in pairs] for a in pairs])
+        np.testing.assert_array_equal(same, (qc[:, None] == qc[None, :]) & (dc[:, None] == dc[None, :]))
+    assert (fast > 20) == (ids is not object)  # sorted Arrow qrels take the comparison of neighbours
