@@ -26,7 +26,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import ir_measures
 import numpy as np
 
 from prefeval._lazy import lazy_module
@@ -42,7 +41,7 @@ from prefeval.io import Columns
 from prefeval.measure_syntax import reject_negative_literals
 from prefeval.methods import metric_difference
 from prefeval.methods.checks import did_you_mean, validate
-from prefeval.methods.registry import canonical_text, declaration_of, declarations, parameters
+from prefeval.methods.registry import canonical_text, declaration_of, declarations, parameters, parse_call
 from prefeval.ranking import (
     PositionTable,
     RankedRun,
@@ -57,8 +56,10 @@ from prefeval.ranking import (
 )
 
 if TYPE_CHECKING:
+    import ir_measures
     import pandas as pd
 else:
+    ir_measures = lazy_module("ir_measures")  # loads on use: prefeval's preferences do not need it
     pd = lazy_module("pandas")
 _tqdm = lazy_module("tqdm.auto")  # progress bars load on use
 
@@ -76,7 +77,8 @@ PER_QUERY_ROW_BYTES = 24
 
 @dataclass(frozen=True)
 class Method:
-    """One comparison method: its label, the ir-measures measure, and how it is evaluated.
+    """One comparison method: its label, the ir-measures measure (for a preference given by name, the
+    :class:`~prefeval.methods.registry.MethodCall` standing for it), and how it is evaluated.
 
     ``kind`` is ``"preference"`` (LexiRecall, LexiPrecision, RPP) or ``"metric"`` (any other measure);
     ``rel`` the relevance threshold; ``depth`` the truncation of the runs (``None``: whole runs).
@@ -92,6 +94,9 @@ class Method:
 def _parse_text(text: str) -> Any:
     text = canonical_text(text.strip())
     reject_negative_literals(text)
+    own = parse_call(text)  # one of prefeval's preferences: no ir-measures needed (its measures are for metrics)
+    if own is not None and own.declaration.kind == "preference":
+        return own
     try:
         return ir_measures.parse_measure(text)
     except NameError:
@@ -105,7 +110,9 @@ def _parse_text(text: str) -> Any:
 
 
 def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
-    """A :class:`Method` from a name (ir-measures syntax) or a measure object.
+    """A :class:`Method` from a name (ir-measures syntax) or a measure object. A name of one of prefeval's preferences
+    gives a :class:`~prefeval.methods.registry.MethodCall` (which stands for the ir-measures measure of that name),
+    other names the ir-measures measure.
 
     The method's own ``rel=`` overrides ``rel``; a preference's ``@k`` truncates the runs to
     ``min(k, depth)``. A metric that has a ``rel`` parameter receives ``rel`` unless it sets its own.

@@ -9,12 +9,16 @@ declarations when they are built.
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import ir_measures
-
+from prefeval._lazy import lazy_module
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import cutoff_problem, declaration_of, rel_problem
+
+if TYPE_CHECKING:
+    import ir_measures
+else:
+    ir_measures = lazy_module("ir_measures")  # loads on use (the names of its registry)
 
 
 def check_cutoff_rel(measure: Any) -> None:
