@@ -11,8 +11,8 @@ import ir_measures
 import pytest
 
 import prefeval
-from prefeval.compare import parse_method
 from prefeval._lazy import when_imported
+from prefeval.compare import parse_method
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import MethodCall, declaration_of, parameters, parse_call
 
@@ -116,4 +116,4 @@ def test_compare_parses_preferences_without_ir_measures_measures_and_metrics_wit
     assert (method.kind, method.rel, method.depth) == ("preference", 2, 100)
     assert method.measure == parse_method(prefeval.RPP(graded=False) @ 100, rel=2).measure
     metric = parse_method("RBU@20")
-    assert metric.kind == "metric" and isinstance(metric.measure, ir_measures.measures.Measure)
+    assert metric.kind == "metric" and isinstance(metric.measure, ir_measures.Measure)
