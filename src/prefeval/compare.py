@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -685,8 +685,8 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     evaluated[queries.get_indexer(
         query_ids[sorted_unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])] = True
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
-    for s, (name, source) in enumerate(_progress(encoded_runs(run_frames, queries), progress, "ranking runs", S)):
-        frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
+    for s, (name, frame) in enumerate(_progress(_read_ahead(encoded_runs(run_frames, queries)), progress,
+                                                "ranking runs", S)):
         run = rank_run(frame, queries, candidates, name, ties=ties)
         del frame  # the ranking keeps integer codes; the columns of a file go
         if warn:
@@ -709,6 +709,37 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     for mt in metric_tables:
         results += mt.results(qrels)
     return results
+
+
+def _read_ahead(items: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
+    """``items`` (name, run) in order, each run given as a TREC file path read into columns (:func:`run_frame`): a
+    file is read in a thread while the caller works on the run before it (inflating and parsing release the GIL,
+    so the two overlap on two cores). Other runs pass as they are, without a thread. At most two files are in
+    memory: the run the caller holds and the one being read. An error reading a file is raised when its turn comes,
+    as without the thread."""
+    from concurrent.futures import ThreadPoolExecutor  # deferred: a thread only for run files
+
+    pool = None
+    ahead = None  # (name, future) of the file being read
+    try:
+        for name, source in items:
+            if not isinstance(source, (str, os.PathLike)):
+                if ahead is not None:
+                    yield ahead[0], ahead[1].result()
+                    ahead = None
+                yield name, source
+                continue
+            if pool is None:
+                pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prefeval-read")
+            following = name, pool.submit(run_frame, source, name, columns=True)
+            if ahead is not None:
+                yield ahead[0], ahead[1].result()
+            ahead = following  # the run the caller had goes
+        if ahead is not None:
+            yield ahead[0], ahead[1].result()
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
 
 
 def _warn_coverage(name: str, run: RankedRun, evaluated: np.ndarray, judged: int) -> None:
