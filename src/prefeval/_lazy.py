@@ -13,7 +13,6 @@ with ir-measures when ir-measures is imported, without importing ir-measures its
 from __future__ import annotations
 
 import importlib
-import importlib.abc
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -72,7 +71,7 @@ def when_imported(name: str, callback: Callable[[], None], *, within: tuple[str,
     sys.meta_path.insert(0, _PostImportHook(name, callback, within))
 
 
-class _PostImportHook(importlib.abc.MetaPathFinder):
+class _PostImportHook:
     """The finder of :func:`when_imported`: finds nothing itself; wraps the loader the other finders give."""
 
     def __init__(self, name: str, callback: Callable[[], None], within: tuple[str, ...]) -> None:
@@ -100,7 +99,7 @@ class _PostImportHook(importlib.abc.MetaPathFinder):
         self.callback()
 
 
-class _HookedLoader(importlib.abc.Loader):
+class _HookedLoader:
     """Runs a module with its own loader (which the module keeps), then tells the hook."""
 
     def __init__(self, loader: Any, hook: _PostImportHook, name: str) -> None:

@@ -30,7 +30,6 @@ given, ``cutoff``):
 from __future__ import annotations
 
 import ast
-import difflib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -244,6 +243,8 @@ class Registry:
         return found
 
     def _hint(self, spelling: str) -> str:
+        import difflib  # deferred: error messages only
+
         names = {s: name for s, (name, _) in self._spellings.items()}
         close = difflib.get_close_matches(spelling.strip().lower(), list(names), n=3, cutoff=0.6)
         close = list(dict.fromkeys(names[c] for c in close))
