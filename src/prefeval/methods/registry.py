@@ -303,6 +303,14 @@ class MethodCall:
     def __hash__(self) -> int:
         return hash(repr(self))
 
+    def __reduce__(self) -> tuple[Any, tuple[str, dict[str, Any]]]:  # pickled by name (the kernels are lambdas)
+        return _call, (self.NAME, self.params)
+
+
+def _call(name: str, params: dict[str, Any]) -> MethodCall:
+    """The :class:`MethodCall` of the method registered as ``name`` with ``params`` (unpickling)."""
+    return MethodCall(get(name), params)
+
 
 def parse_call(text: str) -> MethodCall | None:
     """``text`` -- a registered method's own name in ir-measures syntax (``Name``, ``Name(key=literal, ...)``,
