@@ -125,3 +125,14 @@ def test_a_method_call_pickles_by_name():
     call = parse_call("RPP(weighting='dcg', graded=False)@10")
     again = pickle.loads(pickle.dumps(call))
     assert again == call and again.declaration is call.declaration and again.params == call.params
+
+
+def test_a_spec_found_but_not_imported_keeps_its_loader_interface(package):
+    import importlib.util
+
+    when_imported("hooktarget", lambda: None)
+    try:
+        spec = importlib.util.find_spec("hooktarget")
+        assert spec.loader.is_package("hooktarget") is False and spec.loader.get_source("hooktarget") == "DONE = True\n"
+    finally:
+        sys.meta_path[:] = [f for f in sys.meta_path if type(f).__module__ != "prefeval._lazy"]

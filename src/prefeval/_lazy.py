@@ -105,6 +105,9 @@ class _HookedLoader:
     def __init__(self, loader: Any, hook: _PostImportHook, name: str) -> None:
         self.loader, self.hook, self.name = loader, hook, name
 
+    def __getattr__(self, attr: str) -> Any:  # the rest of the loader's interface (resources, code, ...)
+        return getattr(self.loader, attr)
+
     def create_module(self, spec: Any) -> Any:
         return self.loader.create_module(spec)
 
