@@ -191,3 +191,15 @@ def test_a_lazy_module_pickles_as_the_module():
     assert pickle.dumps(lazy) == pickle.dumps(lazy_module("json"))
     assert pickle.loads(pickle.dumps(lazy)) is sys.modules["json"]
     assert lazy.dumps([1]) == "[1]"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_the_program_starts_numpy_without_a_blas_thread_pool():
+    """``python -m prefeval`` (``sys.argv[0]`` is ``-m`` while the package is imported) sets
+    OPENBLAS_NUM_THREADS=1 before numpy loads: numpy starts no BLAS threads. A program importing prefeval keeps its
+    own settings."""
+    count = "import os; print(os.environ.get('OPENBLAS_NUM_THREADS'), len(os.listdir('/proc/self/task')))"
+    as_program = python(f"import sys; sys.argv[0] = '-m'\nimport prefeval, numpy\n{count}").stdout.split()
+    assert as_program == [os.environ.get("OPENBLAS_NUM_THREADS", "1"), "1"] or "OPENBLAS_NUM_THREADS" in os.environ
+    as_library = python(f"import prefeval, numpy\n{count}").stdout.split()
+    assert as_library[0] == str(os.environ.get("OPENBLAS_NUM_THREADS"))

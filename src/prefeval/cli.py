@@ -42,8 +42,6 @@ def main(argv: list[str] | None = None) -> int:
     # Arrow's default allocator (mimalloc) keeps tens of MB reserved after reading a few small files; the system
     # allocator gives them back. Set before pyarrow loads; a value the user set wins.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
-    if argv is None:  # the process is the command's own (not a caller's that passes arguments)
-        _one_malloc_arena()
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
         parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
@@ -55,22 +53,6 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     return run_command(args)
-
-
-def _one_malloc_arena() -> None:
-    """With glibc, every thread allocates from one malloc arena, as under ``MALLOC_ARENA_MAX=1`` (a value the user set
-    wins). ``compare`` reads the next run file in a thread while it ranks the current one; with an arena of its own,
-    that thread's freed memory would stay reserved beside the main arena's (several MB more at the peak)."""
-    if "MALLOC_ARENA_MAX" in os.environ or not hasattr(os, "confstr"):
-        return
-    try:
-        if not (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc"):
-            return
-        import ctypes  # deferred: only with glibc (numpy imports it anyway)
-
-        ctypes.CDLL(None).mallopt(-8, 1)  # M_ARENA_MAX (malloc.h)
-    except (OSError, ValueError, AttributeError):  # pragma: no cover  (no such option, or no C library to load)
-        pass
 
 
 def run_command(args: argparse.Namespace) -> int:
