@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     import ir_measures
     import pandas as pd
 else:
-    ir_measures = lazy_module("ir_measures")  # loads on use: prefeval's preferences do not need it
+    ir_measures = lazy_module("ir_measures")  # loads on first use, not with `import prefeval`
     pd = lazy_module("pandas")
 _tqdm = lazy_module("tqdm.auto")  # progress bars load on use
 

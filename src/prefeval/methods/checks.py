@@ -8,7 +8,6 @@ declarations when they are built.
 
 from __future__ import annotations
 
-import difflib
 from typing import TYPE_CHECKING, Any
 
 from prefeval._lazy import lazy_module
@@ -52,6 +51,8 @@ def validate(measure: Any) -> Any:
 def did_you_mean(text: str) -> str:
     """``"; did you mean A, B?"`` naming the registered ir-measures / prefeval measures closest to the name in
     ``text`` (``difflib``), or ``""``."""
+    import difflib  # deferred: error messages only
+
     head = text.split("(", 1)[0].split("@", 1)[0].strip()
     names = list(ir_measures.measures.registry)
     close = difflib.get_close_matches(head, names, n=4, cutoff=0.5)
