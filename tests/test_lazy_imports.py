@@ -134,7 +134,9 @@ def test_measures_are_registered_however_ir_measures_comes(first):
 
 
 def test_import_prefeval_does_not_import_ir_measures():
+    """Nor the standard modules that only error hints (difflib) and exact fractions (fractions) need."""
     code = ("import sys, prefeval\n"
+            "assert not {'difflib', 'fractions'} & set(sys.modules), {'difflib', 'fractions'} & set(sys.modules)\n"
             "before = 'ir_measures' in sys.modules\n"
             "prefeval.compare  # bound eagerly, no ir-measures\n"
             "after_compare = 'ir_measures' in sys.modules\n"
