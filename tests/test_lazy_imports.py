@@ -65,6 +65,7 @@ def test_compare_per_query_imports_no_heavy_module(trec_files):
     assert out.startswith("method,query_id,run_a,run_b,value") and len(out.splitlines()) == 1 + 3 * 3 * 2
     assert not modules & set(HEAVY), sorted(modules & set(HEAVY))
     assert "numpy.ma" not in modules  # np.unique imports it: the kernels use core.arrays.sorted_unique
+    assert "ir_measures" not in modules  # prefeval's preferences are parsed and computed without it
 
 
 def test_eval_imports_no_heavy_module(trec_files):
@@ -104,6 +105,46 @@ def test_import_prefeval_loads_no_pandas_nor_other_heavy_module():
     assert proc.stdout.strip() == "[]"
 
 
+IR_MEASURES_READY = ("import ir_measures\n"
+                     "assert 'prefeval' in [p.NAME for p in ir_measures.DefaultPipeline.providers]\n"
+                     "assert str(ir_measures.parse_measure('RBU(p=0.9)@20')) == 'RBU(p=0.9)@20'\n"
+                     "assert isinstance(prefeval.RBU, ir_measures.Measure)\n"
+                     "prefeval.register_run('b', {'1': {'d2': 1.0, 'd1': 0.5}})\n"
+                     "values = ir_measures.calc_aggregate([prefeval.RBU @ 2, ir_measures.parse_measure('LexiRecall("
+                     "baseline=\"b\")')], {'1': {'d1': 1}}, {'1': {'d1': 1.0}})\n"
+                     "assert sorted(map(str, values)) == ['LexiRecall(baseline=\\'b\\')', 'RBU@2'], values\n"
+                     "print('ok')")
+
+
+@pytest.mark.parametrize("first", [
+    "import prefeval",  # ir-measures imported later: the hook registers the measures then
+    "import ir_measures, prefeval",  # imported before: registered at once
+    "import prefeval; import ir_measures.measures.base",  # a submodule first: its package is imported first
+    "import prefeval.measures",  # the measure classes first (they import ir-measures at their top)
+    "import prefeval.provider",
+    "from prefeval import RBU",  # a measure first
+])
+def test_measures_are_registered_however_ir_measures_comes(first):
+    """``import prefeval`` does not import ir-measures; prefeval's measures and provider are registered with it
+    once it is imported, in any order, and the hook is gone afterwards."""
+    code = (f"import sys\n{first}\nimport prefeval\n"
+            "hooks = [f for f in sys.meta_path if type(f).__module__ == 'prefeval._lazy']\n"
+            "assert not hooks or 'ir_measures' not in sys.modules, hooks\n" + IR_MEASURES_READY)
+    assert python(code).stdout.strip().endswith("ok")
+
+
+def test_import_prefeval_does_not_import_ir_measures():
+    """Nor the standard modules that only error hints (difflib) and exact fractions (fractions) need."""
+    code = ("import sys, prefeval\n"
+            "assert not {'difflib', 'fractions'} & set(sys.modules), {'difflib', 'fractions'} & set(sys.modules)\n"
+            "before = 'ir_measures' in sys.modules\n"
+            "prefeval.compare  # bound eagerly, no ir-measures\n"
+            "after_compare = 'ir_measures' in sys.modules\n"
+            "base = type(prefeval.LexiRecall).__mro__[-2].__module__\n"
+            "print(before, after_compare, 'ir_measures' in sys.modules, base)")
+    assert python(code).stdout.split() == ["False", "False", "True", "ir_measures.measures.base"]
+
+
 def test_pandas_loads_on_first_use():
     code = ("import sys, prefeval\n"
             "before = 'pandas' in sys.modules\n"
@@ -129,7 +170,7 @@ def test_compare_of_trec_files_imports_no_pandas(trec_files, output):
     code, modules, out = imported_by("compare", qrels, *runs, *COMPARE, *output)
     assert code in (0, None)
     assert "LexiPrecision" in out and "RPP" in out and ("run_a" in out or "--aggregate" in output)
-    assert not modules & {"pandas", "tqdm", *HEAVY}, sorted(modules & {"pandas", "tqdm", *HEAVY})
+    assert not modules & {"pandas", "tqdm", "ir_measures", *HEAVY}, sorted(modules & {"pandas", "tqdm", "ir_measures", *HEAVY})
 
 
 @pytest.mark.parametrize("output", [("--per-query", "--format", "csv"), ("--per-query", "--format", "json"), ()])
@@ -155,3 +196,16 @@ def test_a_lazy_module_pickles_as_the_module():
     assert pickle.dumps(lazy) == pickle.dumps(lazy_module("json"))
     assert pickle.loads(pickle.dumps(lazy)) is sys.modules["json"]
     assert lazy.dumps([1]) == "[1]"
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
+def test_the_program_starts_numpy_without_a_blas_thread_pool():
+    """``python -m prefeval`` (``sys.argv[0]`` is ``-m`` while the package is imported) sets
+    OPENBLAS_NUM_THREADS=1 before numpy loads: numpy starts no BLAS threads. A program importing prefeval keeps its
+    own settings."""
+    count = "import os; print(os.environ.get('OPENBLAS_NUM_THREADS'), len(os.listdir('/proc/self/task')))"
+    as_program = python(f"import sys; sys.argv[0] = '-m'\nimport prefeval, numpy\n{count}").stdout.split()
+    expected = os.environ.get("OPENBLAS_NUM_THREADS", "1")  # a value the user set wins
+    assert as_program[0] == expected and (expected != "1" or as_program[1] == "1")
+    as_library = python(f"import prefeval, numpy\n{count}").stdout.split()
+    assert as_library[0] == str(os.environ.get("OPENBLAS_NUM_THREADS"))

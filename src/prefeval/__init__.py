@@ -1,11 +1,15 @@
 """prefeval: preference-based and diversity-aware offline evaluation of rankings.
 
-Importing the package registers its measures (``RBU``, ``TSE``, ``LexiRecall``,
-``LexiPrecision``, ``RPP``) with ir-measures and installs the ``prefeval`` provider
-into ``ir_measures.DefaultPipeline``, so they can be mixed with standard measures::
+With the package imported, its measures (``RBU``, ``TSE``, ``LexiRecall``, ``LexiPrecision``, ``RPP``) are
+registered with ir-measures and the ``prefeval`` provider is installed into ``ir_measures.DefaultPipeline``, so they
+can be mixed with standard measures::
 
     import ir_measures, prefeval
     ir_measures.calc_aggregate([ir_measures.nDCG@10, prefeval.RBU(p=0.8, e=0.03)@20], qrels, run)
+
+This happens when ir-measures is imported, before or after prefeval (``import prefeval`` alone does not import
+ir-measures: the ``prefeval compare`` of TREC files with prefeval's preferences does not need it), or when one of the
+measures (``prefeval.RBU``, ...) is first used.
 """
 
 from __future__ import annotations
@@ -13,20 +17,29 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from prefeval import _process
+
+_process.configure()  # the prefeval program's settings, before numpy loads (a library user's process: none)
+
 # compare and evaluate are bound eagerly: their submodules share the names, and importing a submodule
 # binds the module object to the package attribute, which would shadow a lazily bound function.
-from prefeval._version import __version__ as __version__
-from prefeval.compare import Comparison, compare
-from prefeval.errors import DatasetUnavailable, PrefevalError
-from prefeval.evaluate import evaluate
-from prefeval.extras import name_extras_in_ir_measures as _name_extras_in_ir_measures
-from prefeval.inputs import register_dataset_qrels as _register_dataset_qrels
-from prefeval.measures import RBU, RPP, TSE, LexiPrecision, LexiRecall
-from prefeval.provider import install as _install_provider
-from prefeval.runs import register_run
+from prefeval._lazy import when_imported  # noqa: E402  (after configure)
+from prefeval._version import __version__ as __version__  # noqa: E402  (after configure)
+from prefeval.compare import Comparison, compare  # noqa: E402  (after configure)
+from prefeval.errors import DatasetUnavailable, PrefevalError  # noqa: E402  (after configure)
+from prefeval.evaluate import evaluate  # noqa: E402  (after configure)
+from prefeval.inputs import register_dataset_qrels as _register_dataset_qrels  # noqa: E402  (after configure)
+from prefeval.runs import register_run  # noqa: E402  (after configure)
 
-_install_provider()
-_name_extras_in_ir_measures()
+
+def _install_in_ir_measures() -> None:
+    """Register prefeval's measures and provider with ir-measures, and name prefeval's extras in its messages."""
+    importlib.import_module("prefeval.provider").install()
+    importlib.import_module("prefeval.extras").name_extras_in_ir_measures()
+
+
+# once ir-measures is imported (now, if it is already); the modules that subclass its classes import it themselves
+when_imported("ir_measures", _install_in_ir_measures, within=("prefeval.measures", "prefeval.provider"))
 
 
 def _dataset_qrels(dataset_id: str) -> Any:
@@ -38,6 +51,7 @@ _register_dataset_qrels(_dataset_qrels)  # prefeval.datasets registers its own l
 
 # Heavier parts of the API are imported on first use.
 _LAZY = {
+    **{name: ("prefeval.measures", name) for name in ("RBU", "TSE", "LexiRecall", "LexiPrecision", "RPP")},
     "read_run": ("prefeval.io", "read_run"),
     "read_qrels": ("prefeval.io", "read_qrels"),
     "write_run": ("prefeval.io", "write_run"),
@@ -63,6 +77,6 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
-    "RBU", "TSE", "LexiRecall", "LexiPrecision", "RPP", "register_run",
+    "register_run",
     "DatasetUnavailable", "PrefevalError", "compare", "Comparison", "evaluate", *_LAZY,
 ]

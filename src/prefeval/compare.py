@@ -26,7 +26,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import ir_measures
 import numpy as np
 
 from prefeval._lazy import lazy_module
@@ -42,7 +41,7 @@ from prefeval.io import Columns
 from prefeval.measure_syntax import reject_negative_literals
 from prefeval.methods import metric_difference
 from prefeval.methods.checks import did_you_mean, validate
-from prefeval.methods.registry import canonical_text, declaration_of, declarations, parameters
+from prefeval.methods.registry import canonical_text, declaration_of, declarations, parameters, parse_call
 from prefeval.ranking import (
     PositionTable,
     RankedRun,
@@ -60,8 +59,10 @@ from prefeval.ranking import (
 )
 
 if TYPE_CHECKING:
+    import ir_measures
     import pandas as pd
 else:
+    ir_measures = lazy_module("ir_measures")  # loads on use: prefeval's preferences do not need it
     pd = lazy_module("pandas")
 _tqdm = lazy_module("tqdm.auto")  # progress bars load on use
 
@@ -81,7 +82,8 @@ BATCH_ENTRIES = 1 << 16
 
 @dataclass(frozen=True)
 class Method:
-    """One comparison method: its label, the ir-measures measure, and how it is evaluated.
+    """One comparison method: its label, the ir-measures measure (for a preference given by name, the
+    :class:`~prefeval.methods.registry.MethodCall` standing for it), and how it is evaluated.
 
     ``kind`` is ``"preference"`` (LexiRecall, LexiPrecision, RPP) or ``"metric"`` (any other measure);
     ``rel`` the relevance threshold; ``depth`` the truncation of the runs (``None``: whole runs).
@@ -97,6 +99,9 @@ class Method:
 def _parse_text(text: str) -> Any:
     text = canonical_text(text.strip())
     reject_negative_literals(text)
+    own = parse_call(text)  # one of prefeval's preferences: no ir-measures needed (its measures are for metrics)
+    if own is not None and own.declaration.kind == "preference":
+        return own
     try:
         return ir_measures.parse_measure(text)
     except NameError:
@@ -110,7 +115,9 @@ def _parse_text(text: str) -> Any:
 
 
 def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
-    """A :class:`Method` from a name (ir-measures syntax) or a measure object.
+    """A :class:`Method` from a name (ir-measures syntax) or a measure object. A name of one of prefeval's preferences
+    gives a :class:`~prefeval.methods.registry.MethodCall` (which stands for the ir-measures measure of that name),
+    other names the ir-measures measure.
 
     The method's own ``rel=`` overrides ``rel``; a preference's ``@k`` truncates the runs to
     ``min(k, depth)``. A metric that has a ``rel`` parameter receives ``rel`` unless it sets its own.
@@ -735,9 +742,9 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     blocked = query_block_runs(run_frames, candidates) if ties == "candidates" else []  # large runs in memory
     row = {name: s for s, name in enumerate(names)}
     streamed = {name: run for name, run in run_frames.items() if name not in set(blocked)}
-    for name, source in _progress(encoded_runs(streamed, queries), progress, "ranking runs", len(streamed)):
+    for name, frame in _progress(_read_ahead(encoded_runs(streamed, queries)), progress, "ranking runs",
+                                 len(streamed)):
         s = row[name]
-        frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
         run = rank_run(frame, queries, candidates, name, ties=ties)
         del frame  # the ranking keeps integer codes; the columns of a file go
         if warn:
@@ -803,6 +810,37 @@ def _locate_blocked(runs: dict[str, Any], rows: list[int], queries: Any, candida
 def _covered(run: RankedRun) -> np.ndarray:
     """The codes of the queries ``run`` retrieved something for (linear, no sort)."""
     return np.flatnonzero(np.bincount(run.query_codes, minlength=len(run.queries)))
+
+
+def _read_ahead(items: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
+    """``items`` (name, run) in order, each run given as a TREC file path read into columns (:func:`run_frame`): a
+    file is read in a thread while the caller works on the run before it (inflating and parsing release the GIL,
+    so the two overlap on two cores). Other runs pass as they are, without a thread. At most two files are in
+    memory: the run the caller holds and the one being read. An error reading a file is raised when its turn comes,
+    as without the thread."""
+    from concurrent.futures import ThreadPoolExecutor  # deferred: a thread only for run files
+
+    pool = None
+    ahead = None  # (name, future) of the file being read
+    try:
+        for name, source in items:
+            if not isinstance(source, (str, os.PathLike)):
+                if ahead is not None:
+                    yield ahead[0], ahead[1].result()
+                    ahead = None
+                yield name, source
+                continue
+            if pool is None:
+                pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="prefeval-read")
+            following = name, pool.submit(run_frame, source, name, columns=True)
+            if ahead is not None:
+                yield ahead[0], ahead[1].result()
+            ahead = following  # the run the caller had goes
+        if ahead is not None:
+            yield ahead[0], ahead[1].result()
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
 
 
 def _warn_coverage(name: str, covered: np.ndarray, evaluated: np.ndarray, judged: int, stacklevel: int = 4) -> None:

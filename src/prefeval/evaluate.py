@@ -33,7 +33,6 @@ import warnings
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-import ir_measures
 import numpy as np
 
 from prefeval._lazy import lazy_module
@@ -48,8 +47,10 @@ from prefeval.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict
 from prefeval.runs import registered
 
 if TYPE_CHECKING:
+    import ir_measures
     import pandas as pd
 else:
+    ir_measures = lazy_module("ir_measures")  # loads on first use, not with `import prefeval`
     pd = lazy_module("pandas")
 _tqdm = lazy_module("tqdm.auto")  # progress bars load on use
 

@@ -200,7 +200,7 @@ def _arrow_table(data: bytes, delimiter: str, names: list[str], types: dict[str,
         return None
     try:
         return pacsv.read_csv(
-            io.BytesIO(data),
+            pa.BufferReader(data),  # read in place (a BytesIO would be copied block by block)
             read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
             parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
             convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,

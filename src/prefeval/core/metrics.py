@@ -16,9 +16,12 @@ analyses (agreement, tie rates) and as brute-force cross-checks.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 from prefeval.errors import PrefevalError
 
@@ -77,6 +80,8 @@ def ap_times_m(positions: Sequence[int]) -> Fraction:
     """``sum_i i / p_i`` over the ascending positions of the retrieved relevant documents, exactly: average
     precision times the number ``m`` of relevant documents (constant for a query, so it orders and ties
     rankings as AP does). For exact tie counts (Diaz & Mitra (2023) App. D) and balancing indices."""
+    from fractions import Fraction  # deferred: exact counts only (2 ms at import)
+
     return sum((Fraction(i, int(p)) for i, p in enumerate(positions, start=1)), Fraction(0))
 
 

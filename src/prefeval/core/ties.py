@@ -11,9 +11,12 @@ probability ``sum_v Pr(f(p) = v)^2``. Each function returns a :class:`fractions.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from fractions import Fraction
 
 __all__ = ["every_position", "last_position", "relevant_in_top_k", "first_position_given", "log_comb"]
 
@@ -41,6 +44,8 @@ def _from_log_weights(log_w: np.ndarray, n: int, m: int) -> float:
 def every_position(n: int, m: int, exact: bool = False) -> float | Fraction:
     """Ties iff all relevant positions agree, ``p = p'`` (LexiRecall, LexiPrecision: Diaz & Mitra (2023)
     Thm. D.1, Diaz (2023) §3.3): ``1 / C(n, m)``."""
+    from fractions import Fraction  # deferred: the exact forms only (2 ms at import)
+
     if exact:
         return Fraction(1, math.comb(n, m))
     return float(np.exp(-log_comb(n, m)))
@@ -50,6 +55,8 @@ def last_position(n: int, m: int, exact: bool = False) -> float | Fraction:
     """Ties iff ``p_m = p'_m`` (TSE; Diaz & Mitra (2023) Thm. D.2), with ``Pr(p_m = i) = C(i-1, m-1) / C(n, m)``:
     ``C(n, m)^-2 sum_{i=m..n} C(i-1, m-1)^2``. The same value as ties on ``p_1`` (RR, Diaz (2023) §3.3):
     ``C(n-j, m-1)`` for j = 1..n-m+1 runs over the same multiset."""
+    from fractions import Fraction  # deferred: the exact forms only (2 ms at import)
+
     if exact:
         total, c = 0, 1  # c = C(i-1, m-1), updated as C(i, m-1) = C(i-1, m-1) * i / (i-m+1)
         for i in range(m, n + 1):
@@ -63,6 +70,8 @@ def last_position(n: int, m: int, exact: bool = False) -> float | Fraction:
 def relevant_in_top_k(n: int, m: int, k: int, exact: bool = False) -> float | Fraction:
     """Ties iff the same number of relevant items lie in the top ``k`` (R@k; Diaz & Mitra (2023) Thm. D.3), a
     hypergeometric count: ``C(n, m)^-2 sum_{i=0..m} C(k, i)^2 C(n-k, m-i)^2``."""
+    from fractions import Fraction  # deferred: the exact forms only (2 ms at import)
+
     k = min(k, n)
     if exact:
         total = sum((math.comb(k, i) * math.comb(n - k, m - i)) ** 2 for i in range(0, m + 1))
@@ -73,6 +82,8 @@ def relevant_in_top_k(n: int, m: int, k: int, exact: bool = False) -> float | Fr
 
 def first_position_given(n: int, m: int, p1: int, exact: bool = False) -> float | Fraction:
     """``Pr(p'_1 = p_1 | p_1) = C(n - p1, m - 1) / C(n, m)`` (Diaz (2023) §3.3)."""
+    from fractions import Fraction  # deferred: the exact forms only (2 ms at import)
+
     if exact:
         return Fraction(math.comb(n - p1, m - 1), math.comb(n, m))
     return float(np.exp(log_comb(n - p1, m - 1) - log_comb(n, m)))

@@ -8,13 +8,16 @@ declarations when they are built.
 
 from __future__ import annotations
 
-import difflib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import ir_measures
-
+from prefeval._lazy import lazy_module
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import cutoff_problem, declaration_of, rel_problem
+
+if TYPE_CHECKING:
+    import ir_measures
+else:
+    ir_measures = lazy_module("ir_measures")  # loads on use (the names of its registry)
 
 
 def check_cutoff_rel(measure: Any) -> None:
@@ -48,6 +51,8 @@ def validate(measure: Any) -> Any:
 def did_you_mean(text: str) -> str:
     """``"; did you mean A, B?"`` naming the registered ir-measures / prefeval measures closest to the name in
     ``text`` (``difflib``), or ``""``."""
+    import difflib  # deferred: error messages only
+
     head = text.split("(", 1)[0].split("@", 1)[0].strip()
     names = list(ir_measures.measures.registry)
     close = difflib.get_close_matches(head, names, n=4, cutoff=0.5)

@@ -33,7 +33,6 @@ given, ``cutoff``):
 from __future__ import annotations
 
 import ast
-import difflib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -42,7 +41,8 @@ from prefeval.errors import PrefevalError
 from prefeval.references import Reference
 
 __all__ = ["Declaration", "Param", "REL", "Registry", "REGISTRY", "register", "unregister", "resolve", "get",
-           "declarations", "declaration_of", "parameters", "parse", "listen", "canonical_text", "markdown_table"]
+           "declarations", "declaration_of", "parameters", "parse", "parse_call", "MethodCall", "listen", "canonical_text",
+           "markdown_table"]
 
 Kind = Literal["preference", "metric"]
 
@@ -247,6 +247,8 @@ class Registry:
         return found
 
     def _hint(self, spelling: str) -> str:
+        import difflib  # deferred: error messages only
+
         names = {s: name for s, (name, _) in self._spellings.items()}
         close = difflib.get_close_matches(spelling.strip().lower(), list(names), n=3, cutoff=0.6)
         close = list(dict.fromkeys(names[c] for c in close))
@@ -272,8 +274,94 @@ def declarations(kind: Kind | None = None) -> list[Declaration]:
     return [d for d in REGISTRY if kind is None or d.kind == kind]
 
 
+class MethodCall:
+    """A registered method with parameters, as :func:`parse_call` reads it: what comparing runs needs of one of
+    prefeval's methods (``NAME``, ``params`` as given, calling it with more parameters), without ir-measures.
+    Written, compared and hashed as the ir-measures measure of the same text (``RPP(graded=False)@10``), so that it
+    stands for that measure (e.g. ``str(call)`` parses back to it)."""
+
+    def __init__(self, declaration: Declaration, params: Mapping[str, Any]) -> None:
+        params = dict(params)
+        for name, value in params.items():  # numbers converted as the measure classes do (p=1 is stored as p=1.0)
+            if name in declaration.params:
+                try:
+                    params[name] = declaration.params[name].validate(name, value)
+                except PrefevalError:
+                    pass  # reported with the method's name by check()
+        declaration.check(params)
+        self.declaration, self.NAME, self.params = declaration, declaration.name, params
+
+    def __call__(self, **params: Any) -> MethodCall:
+        return MethodCall(self.declaration, {**self.params, **params})
+
+    def __repr__(self) -> str:  # ir-measures' spelling: parameters other than the cutoff that differ from defaults
+        declared = self.declaration.params
+        shown = ",".join(f"{k}={v!r}" for k, v in self.params.items()
+                         if k != "cutoff" and (k not in declared or v != declared[k].default))
+        text = f"{self.NAME}({shown})" if shown else self.NAME
+        return f"{text}@{self.params['cutoff']}" if "cutoff" in self.params else text
+
+    def __eq__(self, other: object) -> bool:
+        return hasattr(other, "NAME") and hasattr(other, "params") and repr(self) == repr(other)
+
+    def __hash__(self) -> int:
+        return hash(repr(self))
+
+    def __reduce__(self) -> tuple[Any, tuple[str, dict[str, Any]]]:  # pickled by name (the kernels are lambdas)
+        return _call, (self.NAME, self.params)
+
+
+def _call(name: str, params: dict[str, Any]) -> MethodCall:
+    """The :class:`MethodCall` of the method registered as ``name`` with ``params`` (unpickling)."""
+    return MethodCall(get(name), params)
+
+
+def parse_call(text: str) -> MethodCall | None:
+    """``text`` -- a registered method's own name in ir-measures syntax (``Name``, ``Name(key=literal, ...)``,
+    ``@k``) -- as a :class:`MethodCall`, when it is one with valid parameters; ``None`` otherwise (ir-measures' parser
+    and the measure classes then tell what is wrong)."""
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    cutoff = None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
+        node, cutoff = node.left, _literal(node.right)
+        if cutoff is None:
+            return None
+    params: dict[str, Any] = {}
+    if isinstance(node, ast.Call):
+        if node.args:
+            return None
+        for keyword in node.keywords:
+            value = _literal(keyword.value)
+            if keyword.arg is None or value is None:
+                return None
+            params[keyword.arg] = value
+        node = node.func
+    declaration = REGISTRY._methods.get(node.id) if isinstance(node, ast.Name) else None
+    if declaration is None:
+        return None
+    if cutoff is not None:
+        params["cutoff"] = cutoff
+    try:
+        return MethodCall(declaration, params)
+    except PrefevalError:
+        return None
+
+
+def _literal(node: ast.AST) -> Any:
+    """The value of a string, number or boolean literal; ``None`` for any other expression."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool)):
+        return node.value
+    return None
+
+
 def declaration_of(measure: Any) -> Declaration | None:
-    """The declaration behind an ir-measures measure object of prefeval (by its ``NAME``), else ``None``."""
+    """The declaration behind an ir-measures measure object of prefeval (by its ``NAME``) or a
+    :class:`MethodCall`, else ``None``."""
+    if isinstance(measure, MethodCall):
+        return measure.declaration if REGISTRY._methods.get(measure.NAME) is measure.declaration else None
     name = getattr(measure, "NAME", None)
     declaration = REGISTRY._methods.get(name) if isinstance(name, str) else None
     if declaration is None or getattr(type(measure), "DECLARATION", None) is not declaration:
