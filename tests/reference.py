@@ -1,4 +1,4 @@
-"""Straightforward pure-Python reference implementations written from DESIGN.md and the papers.
+"""Straightforward pure-Python reference implementations written from the papers and the input semantics of the README.
 
 Deliberately naive (dicts, loops, Fractions) so that the vectorised code can be checked against them.
 """

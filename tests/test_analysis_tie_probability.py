@@ -42,7 +42,7 @@ DEFINITIONS = {
                "Rprec": Fraction(613, 1568), "AP": Fraction(15, 784)}),
 ])
 def test_spec_exact_small_cases(n, m, k, expected):
-    # spec lexirecall.md §1.13: exact rationals
+    # Diaz & Mitra (2023) §5.3, App. D: exact rationals
     for measure, value in expected.items():
         got = tie_probability(measure, n, m, k=k if measure == "R@k" else None, exact=True)
         assert isinstance(got, Fraction)
@@ -67,7 +67,7 @@ TABLE3 = {10**3: (0.005, 1.000, 0.825, 0.000), 10**4: (0.001, 0.313, 0.980, 0.00
           10**5: (0.000, 0.826, 0.998, 0.000), 10**6: (0.000, 0.980, 1.000, 0.000)}
 TABLE4 = {1: (0.000, 0.998, 1.000, 0.000), 5: (0.000, 0.990, 1.000, 0.000), 10: (0.000, 0.981, 1.000, 0.000),
           25: (0.000, 0.952, 0.999, 0.000), 50: (0.000, 0.907, 0.995, 0.000)}
-# the two cells spec lexirecall.md §3 flags: the paper rounds the closed form oddly; they match it instead
+# two cells of Diaz & Mitra (2023) App. D: the paper rounds the closed form oddly; they match it instead
 FLAGGED = {(10**3, 10, "Rprec"): 0.82566, (10**6, 10, "R@1000"): 0.98029}
 
 

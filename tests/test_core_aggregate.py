@@ -64,7 +64,7 @@ def scores_strategy(max_q=6, max_s=5):
 
 
 def test_mc4_example_of_lexirecall_digest():
-    """spec lexirecall.md §1.15: per-query orders [B,D,C], [B,C,D], [D,B,C] give B, D, C."""
+    """Aggregation over queries, worked example: per-query orders [B,D,C], [B,C,D], [D,B,C] give B, D, C."""
     B, C, D = 0, 1, 2
     W = agg.orderings_to_scores([[B, D, C], [B, C, D], [D, B, C]], 3)
     result = agg.mc4(W)
@@ -77,7 +77,7 @@ def test_mc4_example_of_lexirecall_digest():
 
 
 def test_mc4_tie_example_c46():
-    """spec lexiprecision-and-rpp.md C4.6: RPP win rates q1 (A -1/3, B 0, C 1/3), q2 (A -1, B 1, C 0)."""
+    """Worked example (hand-checked): RPP win rates q1 (A -1/3, B 0, C 1/3), q2 (A -1, B 1, C 0)."""
     A, B, C = 0, 1, 2
     P = np.zeros((2, 3, 3))
     P[0, A, C], P[1, A, B] = -1 / 3, -1.0

@@ -288,7 +288,7 @@ def test_large_matrix_is_consistent_with_pairwise():
 # --------------------------------------------------------------------------- worked examples
 
 
-RUNS_A_TO_F = {  # spec lexirecall.md §3.2 (n = 20, m = 4): retrieved relevant positions
+RUNS_A_TO_F = {  # derived cases (n = 20, m = 4; exact arithmetic): retrieved relevant positions
     "A": [1, 2, 3],
     "B": [4, 5, 6, 7],
     "C": [1, 2, 9, 10],
@@ -334,7 +334,7 @@ def test_a_to_f_matrices(imputed):
 
 
 def test_a_to_f_metric_lexirecall_values():
-    # spec lexirecall.md §3.2: Yager metric (n = 20, ε = 1/2) on imputed vectors.
+    # derived cases: Yager metric (Diaz & Mitra (2023) §7.3.2) (n = 20, ε = 1/2) on imputed vectors.
     w = yager_weights(20, 4, Fraction(1, 2))
     values = {r: float(sum(wi * Fraction(20 - int(p), 20) for wi, p in zip(w, row)))
               for r, row in zip("ABCDEF", a_to_f(True))}

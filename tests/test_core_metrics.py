@@ -75,7 +75,7 @@ def test_metrics_match_trec_eval_definitions(case, k):
 
 
 def test_tse_definition():
-    # 1/p_m when every relevant doc is retrieved, else 0 (DESIGN.md, Diaz & Mitra (2023) §3.2)
+    # 1/p_m when every relevant doc is retrieved, else 0 (Diaz & Mitra (2023) §3.2)
     assert tse(np.array([1.0, 4.0, 7.0])) == pytest.approx(1 / 7)
     assert tse(np.array([1.0, 4.0, INF])) == 0.0
     assert tse(np.array([INF, INF])) == 0.0
@@ -84,7 +84,7 @@ def test_tse_definition():
     assert tse(P).tolist() == [[0.2, 0.0]]
 
 
-RUNS = {  # spec lexirecall.md §3.2, n = 20, m = 4
+RUNS = {  # derived cases, n = 20, m = 4 (exact arithmetic)
     "A": [1, 2, 3],
     "B": [4, 5, 6, 7],
     "C": [1, 2, 9, 10],

@@ -26,7 +26,7 @@ doc_id = st.text(alphabet="ab9Zé_\u4e2d", min_size=1, max_size=4)
 
 
 def brute_order(scores, ids):
-    """trec_eval order straight from DESIGN.md: score desc, then doc_id desc (Python string order)."""
+    """trec_eval's order, straight from its definition: score desc, then doc_id desc (Python string order)."""
     return sorted(zip(scores, ids), key=lambda t: (t[0], t[1]), reverse=True)
 
 

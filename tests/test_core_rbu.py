@@ -85,7 +85,7 @@ def test_spec_a2_vectors(k: int, p: Fraction, e: Fraction, variant: str, expecte
     assert close(got, expected)
     # the same through the k argument instead of truncating r
     assert close(rbu(R, W, float(p), float(e), variant=variant, k=k), expected)
-    # and the brute forces reproduce the digest's exact values
+    # and the brute forces reproduce the exact values computed by hand
     if variant == "paper":
         assert rbu_eq11(R_EXACT, W_EXACT, p, e, k) == expected
     else:

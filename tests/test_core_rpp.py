@@ -314,7 +314,7 @@ def test_c4_1_graded_and_binary_xy():
     X, Y = D
     pops = graded_populations(grades)
     assert pops.sum(axis=1).tolist() == [9, 6, 5, 3, 1]
-    # the per-λ position vectors of the digest's table (unretrieved = inf instead of n - m_λ + i)
+    # the per-λ position vectors of the worked example's table (unretrieved = inf instead of n - m_λ + i)
     assert position_vectors(X, pops[0]).tolist() == [2, 3, 7, 9] + [INF] * 5
     assert position_vectors(Y, pops[0]).tolist() == [1, 3, 4, 5, 8, 9] + [INF] * 3
     per_level = [population_rpp(X, Y, pops[k:k + 1]) for k in range(5)]

@@ -1,5 +1,5 @@
 """Ranking semantics (trec_eval order, duplicates, depth, missing queries) and position arrays for many runs,
-checked against a brute-force ranking written from DESIGN.md: per query, sort by (score, doc_id) descending,
+checked against a brute-force ranking written from trec_eval's definition: per query, sort by (score, doc_id) descending,
 keep the first occurrence of each document, rank 1..n."""
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ def _qrels(rows):
 
 
 def brute_force_ranking(run: pd.DataFrame) -> dict[str, list[str]]:
-    """query -> documents in rank order (DESIGN.md, straight from the definition)."""
+    """query -> documents in rank order (straight from trec_eval's definition)."""
     out: dict[str, list[str]] = {}
     for q, d, s in run[["query_id", "doc_id", "score"]].itertuples(index=False):
         out.setdefault(q, []).append((s, d))

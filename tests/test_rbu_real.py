@@ -1,6 +1,6 @@
 """RBU through ir-measures on TREC Web 2012 (diversity qrels, real runs) against an independent exact computation.
 
-The reference below is written straight from DESIGN.md / Amigó et al. (2018) Eq. 11 in pure Python with exact fractions:
+The reference below is written straight from Amigó et al. (2018) Eq. 11 in pure Python with exact fractions:
 ranking = score desc, ties by doc id desc; r(d,t) = (2^max(g,0) - 1) / 2^gmax_t with gmax_t the highest grade
 judged for subtopic t; weights uniform over the subtopics with at least one relevant (grade >= 1) document;
 effort charged only for positions that hold a document.

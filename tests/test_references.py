@@ -11,7 +11,9 @@ from prefeval.references import PAPERS, cite
 
 REPO = Path(__file__).resolve().parent.parent
 TEXTS = [*sorted((REPO / "src").rglob("*.py")), *sorted((REPO / "docs").rglob("*.md")),
-         *sorted((REPO / "pipelines").rglob("*.toml")), REPO / "README.md"]
+         *sorted((REPO / "pipelines").rglob("*.toml")), REPO / "README.md",
+         *sorted(p for p in (REPO / "tests").rglob("*.py") if p.name != "test_references.py"),
+         *sorted((REPO / "benchmarks").rglob("*.py"))]
 INTERNAL = re.compile(r"spec §|spec/|spec lexi|spec rbu|DESIGN\.md|\bdigest\b|digest's|lexirecall §|seed 00|"
                       r"§[AB]\d|/w[o]rk/")  # [o]: this pattern must not match itself
 CITATION = re.compile(r"((?:[A-Z][\w\-ó]+)(?: (?:& [A-Z][\w\-ó]+|et al\.))?) \((\d{4})\)")
