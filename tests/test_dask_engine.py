@@ -70,6 +70,7 @@ def assert_same_comparison(a, b, methods, resamples: int = 200) -> None:
             assert_frames(sa, sb)
 
 
+@pytest.mark.integration  # a LocalCluster of worker processes
 def test_simulated_collection_equals_in_process(client, sim):
     qrels, runs = sim
     methods = ["LexiPrecision", "RPP(graded=False)", "AP(rel=2)"]
@@ -131,6 +132,7 @@ def test_every_input_kind_gives_the_same_values(client, sim, tmp_path):
         assert_frames(expected, got.per_query)
 
 
+@pytest.mark.integration  # a LocalCluster of worker processes
 def test_per_query_values_written_to_parquet(client, sim, tmp_path):
     qrels, runs = sim
     expected = prefeval.compare(qrels, runs, ["LexiPrecision", "AP(rel=2)"])
@@ -144,6 +146,7 @@ def test_per_query_values_written_to_parquet(client, sim, tmp_path):
     assert_frames(expected.summary(), got.summary())
 
 
+@pytest.mark.integration  # a LocalCluster of worker processes
 def test_generated_collection_equals_in_process_on_the_materialised_one(client):
     rec = simulate.recsys(n_users=300, n_models=4, items_per_list=8, n_candidates=20, n_items=2000,
                           users_per_partition=70, seed=2)
