@@ -21,3 +21,12 @@ def test_sorted_unique_is_np_unique_on_strings(values):
 
 def test_sorted_unique_accepts_lists_and_floats():
     np.testing.assert_array_equal(sorted_unique([3.0, -0.0, 0.0, 1.5, 3.0]), [-0.0, 1.5, 3.0])
+
+
+def test_stretch_starts_are_where_values_change():
+    from prefeval.core.arrays import stretch_starts
+
+    rng = np.random.default_rng(0)
+    for values in (np.zeros(0, dtype=np.int64), np.array([5]), rng.integers(0, 3, 200), np.array(["a", "a", "b", "a"])):
+        expected = [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]]
+        assert stretch_starts(values).tolist() == expected

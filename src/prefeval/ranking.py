@@ -34,7 +34,7 @@ import numpy as np
 
 from prefeval._arrow import call, from_numpy, options, strings, to_numpy
 from prefeval._lazy import is_arrow_array, lazy_module
-from prefeval.core.arrays import sorted_unique
+from prefeval.core.arrays import sorted_unique, stretch_starts
 from prefeval.errors import PrefevalError
 
 if TYPE_CHECKING:
@@ -413,7 +413,7 @@ def _query_stretches(column: Any, queries: Ids, name: str) -> tuple[np.ndarray, 
     if stretches is not None:
         return stretches[0], queries.get_indexer(stretches[1])
     qc = _query_codes(column, queries, name)[0]
-    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]]) if len(qc) else np.zeros(0, dtype=np.intp)
+    starts = stretch_starts(qc)
     return starts, qc[starts]
 
 
@@ -437,7 +437,7 @@ def _query_blocks(qc: np.ndarray) -> np.ndarray | None:
     for rows grouped by query; None when some query's rows are not contiguous (rows with a negative code, of queries
     dropped, not counted)."""
     n = len(qc)
-    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
+    starts = stretch_starts(qc)
     kept = qc[starts] >= 0
     if sorted_unique(qc[starts][kept]).size < np.count_nonzero(kept):  # some query's rows are not contiguous
         return None
@@ -471,7 +471,7 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
         return raw, names, _candidate_of(names, candidates)
     values, prefix = _id_values(column, candidates)
     cuts = np.array([0, n]) if cuts is None else cuts
-    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]]) if n else np.zeros(0, dtype=np.intp)
+    starts = stretch_starts(qc)
     raw = np.empty(n, dtype=np.intp)
     names, of_name = [], []
     offset = 0
@@ -811,7 +811,7 @@ def rank_query_blocks(runs: Mapping[str, Any], queries: Any, candidates: QueryCa
     rows = sum(np.bincount(codes[codes >= 0], weights=lengths[codes >= 0], minlength=len(queries))
                for _, codes, lengths in stretches).astype(np.int64)
     block = (np.cumsum(rows) - rows) // ENCODE_ROWS
-    firsts = np.flatnonzero(np.r_[True, block[1:] != block[:-1]]) if len(queries) else np.zeros(0, dtype=np.intp)
+    firsts = stretch_starts(block)
     bounds = np.r_[firsts, len(queries)]
     block_of = np.repeat(np.arange(len(firsts)), np.diff(bounds))
     layouts = []  # per run: its stretches in block order (None: in order already), where each block's start
@@ -1138,7 +1138,7 @@ def _stretch_indexer(ids: Ids, values: np.ndarray) -> np.ndarray:
     query ids of the relevant documents, sorted by query)."""
     if len(values) < 2:
         return ids.get_indexer(values)
-    starts = np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    starts = stretch_starts(values)
     return np.repeat(ids.get_indexer(values[starts]), np.diff(np.r_[starts, len(values)]))
 
 

@@ -13,3 +13,12 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     if len(ordered) < 2:
         return ordered
     return ordered[np.r_[True, ordered[1:] != ordered[:-1]]]
+
+
+def stretch_starts(values: np.ndarray) -> np.ndarray:
+    """The index of the first element of each stretch of equal consecutive values of a 1-D array (empty for an empty
+    array): where the query ids of rows grouped by query change."""
+    values = np.asarray(values)
+    if not len(values):
+        return np.zeros(0, dtype=np.intp)
+    return np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
