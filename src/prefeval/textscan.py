@@ -1,0 +1,388 @@
+"""Vectorised scanning of TREC text with numpy alone: fields, numbers and strings of whole files.
+
+The functions work on the bytes of a whole file (decompressed, comment lines already blanked out) and never loop
+over lines in Python. Each returns ``None`` where its fast scan does not apply (a line with another number of
+fields, a byte the scan does not handle, a token outside the number grammar): the caller then takes the general
+parser, which names the offending line.
+
+Numbers are converted exactly as Python's :func:`float` (correctly rounded, as the C library's ``strtod`` that
+``trec_eval`` uses): a token is scanned into a decimal mantissa ``w`` (up to 19 significant digits, in an unsigned
+64-bit integer) and a power of ten ``q``; then
+
+* when ``w <= 2**53`` and ``|q| <= 22``, ``w`` and ``10**|q|`` are exact doubles and one IEEE multiplication or
+  division gives the correctly rounded value (Clinger (1990) §5, the "fast path");
+* otherwise the 128-bit product of ``w`` with a truncated power of five gives it, with the exact tie rule, as in
+  Lemire (2021) "Number parsing at a gigabyte per second" §5-§8 (Algorithm 1); Mushtak & Lemire (2023) "Fast
+  number parsing without fallback" prove the 128-bit product always suffices for ``w < 2**64``;
+* tokens with more than 19 significant digits, ``inf``/``infinity`` spellings and tokens longer than
+  ``MAX_WIDTH`` bytes (rare) are converted one by one with :func:`float`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+__all__ = ["MAX_WIDTH", "parse_floats", "parse_ints", "split_fields", "token_bytes"]
+
+#: Longest number token scanned in the vectorised way; longer ones (rare: long digit strings) go one by one.
+MAX_WIDTH = 40
+
+_FLOAT = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)", re.IGNORECASE)
+_INT = re.compile(rb"[+-]?\d{1,18}(?:\.0*)?")
+_NEWLINE, _TAB, _SPACE = 10, 9, 32
+_MINUS, _PLUS, _DOT, _ZERO = ord("-"), ord("+"), ord("."), ord("0")
+_U64 = np.uint64
+
+
+# ----------------------------------------------------------------------------------------------
+# fields
+
+
+def split_fields(data: bytes, fields: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """Byte offsets of the fields of each non-blank line of ``data``.
+
+    Returns ``(starts, ends)``, two int64 arrays of shape ``(lines, fields)``: field ``j`` of the ``i``-th
+    non-blank line is ``data[starts[i, j]:ends[i, j]]``. Fields are separated by runs of spaces and tabs; blanks
+    at the start or end of a line are ignored, blank lines (empty or only blanks) are skipped and the last line
+    may lack its newline, so the fields are those of ``line.split()`` for each line of ``data.split(b"\\n")``.
+    Bytes of 128 and above (UTF-8) are data; their encoding is not checked.
+
+    Returns ``None`` when a non-blank line has another number of fields, or ``data`` contains a control byte
+    other than tab and newline (NUL, ``\\r``, ...; DEL is data).
+    """
+    if fields < 1:
+        raise ValueError(f"fields must be positive, not {fields}")
+    raw = np.frombuffer(data, dtype=np.uint8)
+    if not len(raw):
+        return np.empty((0, fields), np.int64), np.empty((0, fields), np.int64)
+    return _split_single(raw, fields) or _split_runs(raw, fields)
+
+
+def _split_single(raw: np.ndarray, fields: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The fields when every line is ``fields`` non-empty fields joined by single blanks and ended by a newline
+    (the last one may lack it): then the bytes up to 32 are exactly the separators. ``None`` otherwise."""
+    ends = np.flatnonzero(raw <= _SPACE)
+    open_end = raw[-1] != _NEWLINE  # the last line lacks its newline: the end of the data ends its last field
+    if open_end:
+        ends = np.append(ends, len(raw))
+    if not len(ends) or len(ends) % fields:
+        return None
+    separators = raw.take(ends, mode="clip").reshape(-1, fields)
+    if open_end:
+        separators[-1, -1] = _NEWLINE
+    if not (separators[:, -1] == _NEWLINE).all():
+        return None
+    if fields > 1:
+        blanks = separators[:, :-1]
+        if not ((blanks == _SPACE) | (blanks == _TAB)).all():
+            return None
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    np.add(ends[:-1], 1, out=starts[1:])
+    if not (starts < ends).all():  # an empty field: two separators in a row, a blank line, a leading blank
+        return None
+    return starts.reshape(-1, fields), ends.reshape(-1, fields)
+
+
+def _split_runs(raw: np.ndarray, fields: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The general scan: tokens are the runs of bytes above 32, each placed on its line by the newlines before
+    it. ``None`` for a control byte other than tab and newline, or a line with another number of fields."""
+    controls = raw[raw < _SPACE]
+    if not ((controls == _NEWLINE) | (controls == _TAB)).all():
+        return None
+    data = np.zeros(len(raw) + 2, dtype=np.int8)
+    np.greater(raw, _SPACE, out=data[1:-1], casting="unsafe")
+    edges = np.flatnonzero(np.diff(data))  # alternately the first byte of a token and the byte after it
+    del data
+    if len(edges) // 2 % fields:
+        return None
+    tokens = edges.reshape(-1, 2)
+    if not len(tokens):
+        return np.empty((0, fields), np.int64), np.empty((0, fields), np.int64)
+    line = np.searchsorted(np.flatnonzero(raw == _NEWLINE), tokens[:, 0]).reshape(-1, fields)
+    if (line[:, 0] != line[:, -1]).any() or (line[1:, 0] == line[:-1, -1]).any():
+        return None
+    return tokens[:, 0].reshape(-1, fields), tokens[:, 1].reshape(-1, fields)
+
+
+# ----------------------------------------------------------------------------------------------
+# tokens as a character matrix
+
+
+def _bounds(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    starts = np.asarray(starts, dtype=np.int64).ravel()
+    ends = np.asarray(ends, dtype=np.int64).ravel()
+    if starts.shape != ends.shape:
+        raise ValueError("starts and ends differ in shape")
+    return starts, ends
+
+
+def _chars(raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
+    """The ``(tokens, width)`` uint8 matrix of the tokens' first ``width`` bytes, NUL after each token's end."""
+    count = len(starts)
+    if not count or width == 0:
+        return np.zeros((count, width), dtype=np.uint8)
+    if len(raw) < width:
+        raw = np.concatenate((raw, np.zeros(width - len(raw), dtype=np.uint8)))
+    last = len(raw) - width  # the last window start
+    chars = sliding_window_view(raw, width)[np.minimum(starts, last)]
+    near_end = np.flatnonzero(starts > last)
+    if len(near_end):  # tokens within ``width`` bytes of the end: shift the last window's bytes left
+        tail = np.concatenate((raw[last:], np.zeros(width, dtype=np.uint8)))
+        shift = starts[near_end] - last
+        chars[near_end] = tail[shift[:, None] + np.arange(width)]
+    chars[np.arange(width) >= lengths[:, None]] = 0
+    return chars
+
+
+def token_bytes(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The tokens ``data[starts[k]:ends[k]]`` as one 1-D numpy ``S`` array (width: the longest token, at least 1).
+
+    numpy pads shorter items with NUL bytes and drops trailing NULs when an item is read, so a token ending in NUL
+    would lose it (:func:`split_fields` refuses data with NUL bytes).
+    """
+    starts, ends = _bounds(starts, ends)
+    lengths = ends - starts
+    if (lengths < 0).any():
+        raise ValueError("a token ends before it starts")
+    width = max(int(lengths.max(initial=0)), 1)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    return _chars(raw, starts, lengths, width).view(f"S{width}").ravel()
+
+
+# ----------------------------------------------------------------------------------------------
+# decimal numbers
+
+
+class _Decimals:
+    """The scan of tokens of the form ``[+-]?(\\d+\\.?\\d*|\\.\\d+)``: ``valid`` (the token has that form and at
+    most ``MAX_WIDTH`` bytes), ``negative``, ``mantissa`` (the digits as an integer, exact where ``exact``: at most
+    19 significant digits), ``fraction`` (the number of digits after the point) and ``digits`` (before it)."""
+
+    def __init__(self, raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
+        count = len(starts)
+        width = int(min(max(int(lengths.max(initial=0)), 1), MAX_WIDTH))
+        chars = _chars(raw, starts, lengths, width).T.copy()  # (width, tokens): a position's bytes side by side
+        first = chars[0]
+        signed = (first == _MINUS) | (first == _PLUS)
+        self.negative = first == _MINUS
+        value = chars - np.uint8(_ZERO)  # digits 0-9, other bytes wrap to 10-255
+        digit = value < 10
+        point = chars == _DOT
+        ndigits = digit.sum(axis=0, dtype=np.uint8)
+        npoints = point.sum(axis=0, dtype=np.uint8)
+        self.valid = ((ndigits > 0) & (npoints <= 1) & (lengths <= width)
+                      & (ndigits.astype(np.int64) + npoints + signed == lengths))
+        column = np.arange(width, dtype=np.uint8)[:, None]
+        where = (point * column).sum(axis=0, dtype=np.uint8)  # position of the point (0 when there is none)
+        self.points = npoints
+        self.fraction = np.where(npoints > 0, lengths - 1 - where, 0)
+        self.digits = ndigits - self.fraction
+        value *= digit  # non-digits contribute nothing ...
+        scale = digit * np.uint8(9) + np.uint8(1)  # ... and do not shift: m = m * 10 + d on digits only
+        mantissa = np.zeros(count, dtype=_U64)
+        for position in range(width):
+            mantissa *= scale[position]
+            mantissa += value[position]
+        self.mantissa = mantissa
+        self.exact = ndigits <= 19
+        long = np.flatnonzero(self.valid & ~self.exact)
+        if len(long):  # more than 19 digits: exact when the leading zeros leave at most 19
+            nonzero = (value[:, long] != 0).argmax(axis=0)  # position of the first significant digit
+            zeros = nonzero - signed[long] - ((npoints[long] > 0) & (where[long] < nonzero))
+            self.exact[long] = (ndigits[long] - zeros <= 19) | (mantissa[long] == 0)
+
+
+def parse_ints(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """The int64 value of each token ``data[starts[k]:ends[k]]`` (1-D result) when every token is of the form
+    ``[+-]?\\d{1,18}(\\.0*)?`` (a relevance grade: ``1.0`` is 1, ``-2`` is -2); ``None`` otherwise."""
+    starts, ends = _bounds(starts, ends)
+    if not len(starts):
+        return np.empty(0, dtype=np.int64)
+    scan = _Decimals(np.frombuffer(data, dtype=np.uint8), starts, ends - starts)
+    good = scan.valid & (scan.digits >= 1) & (scan.digits <= 18) & scan.exact
+    power = _U64(10) ** np.where(good, scan.fraction, 0).astype(_U64)  # the fraction's digits must be zeros:
+    whole = scan.mantissa // power  # the mantissa is the integer part times 10**fraction
+    good &= whole * power == scan.mantissa
+    values = whole.astype(np.int64)
+    values = np.where(scan.negative, -values, values)
+    other = np.flatnonzero(~good)  # not of the form, or too long for the scan (many zeros after the point)
+    for k in other.tolist():
+        token = data[starts[k]:ends[k]]
+        if not _INT.fullmatch(token):
+            return None
+        values[k] = int(token.split(b".")[0])
+    return values
+
+
+def parse_floats(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray | None:
+    """The float64 value of each token ``data[starts[k]:ends[k]]`` (1-D result), bit for bit as Python's
+    :func:`float` gives it (correctly rounded; ``-0`` is ``-0.0``, ``1e400`` is ``inf``, ``1e-400`` is ``0.0``),
+    when every token is of the form ``[+-]?((\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?|inf|infinity)`` (letters in
+    any case); ``None`` otherwise (NaN spellings included)."""
+    starts, ends = _bounds(starts, ends)
+    count = len(starts)
+    if not count:
+        return np.empty(0, dtype=np.float64)
+    raw = np.frombuffer(data, dtype=np.uint8)
+    lengths = ends - starts
+    if (lengths <= 0).any():
+        return None
+    scan = _Decimals(raw, starts, lengths)
+    negative, mantissa, exact = scan.negative, scan.mantissa, scan.exact
+    power = -scan.fraction.astype(np.int64)
+    other = np.flatnonzero(~scan.valid)
+    if len(other):  # exponents, infinities, or not a number
+        accepted, sub = _with_exponent(raw, starts[other], lengths[other])
+        rows = other[accepted]
+        negative = negative.copy()
+        negative[rows], mantissa[rows], exact[rows], power[rows] = sub
+        exact[other[~accepted]] = False
+    values = np.empty(count, dtype=np.float64)
+    fast = exact
+    values[fast] = _compose(negative[fast], mantissa[fast], power[fast])
+    for k in np.flatnonzero(~fast).tolist():  # long digit strings, infinities, and errors
+        token = data[starts[k]:ends[k]]
+        if not _FLOAT.fullmatch(token):
+            return None
+        values[k] = float(token)
+    return values
+
+
+def _with_exponent(raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple:
+    """For tokens that are no plain decimal: which are ``decimal[eE][+-]?digits`` with at most 18 exponent digits
+    (a bool array), and for those (negative, mantissa, exact, power of ten); the caller checks the rest one by
+    one."""
+    width = int(min(lengths.max(), MAX_WIDTH))
+    chars = _chars(raw, starts, lengths, width)
+    mark = (chars | np.uint8(32)) == ord("e")
+    found = mark.any(axis=1) & (mark.sum(axis=1) == 1) & (lengths <= width)
+    at = mark.argmax(axis=1)
+    found &= (at > 0) & (at < lengths - 1)
+    rows = np.flatnonzero(found)
+    accepted = np.zeros(len(starts), dtype=bool)
+    if not len(rows):
+        return accepted, (np.zeros(0, bool), np.zeros(0, _U64), np.zeros(0, bool), np.zeros(0, np.int64))
+    head_start, head_length = starts[rows], at[rows]
+    tail_start, tail_length = head_start + head_length + 1, lengths[rows] - head_length - 1
+    head = _Decimals(raw, head_start, head_length)
+    tail = _Decimals(raw, tail_start, tail_length)
+    good = head.valid & tail.valid & (tail.points == 0) & (tail.digits <= 18)  # so the exponent is exact
+    exponent = tail.mantissa.astype(np.int64)
+    exponent = np.where(tail.negative, -exponent, exponent)
+    accepted[rows] = good
+    keep = good
+    return accepted, (head.negative[keep], head.mantissa[keep], head.exact[keep],
+                      exponent[keep] - head.fraction[keep].astype(np.int64))
+
+
+# ----------------------------------------------------------------------------------------------
+# exact conversion of w * 10**q
+
+
+_POWERS_OF_TEN = np.array([10.0 ** k for k in range(23)])
+_SMALLEST_POWER, _LARGEST_POWER = -342, 308  # beyond: zero, infinity (for w < 2**64)
+
+
+def _compose(negative: np.ndarray, mantissa: np.ndarray, power: np.ndarray) -> np.ndarray:
+    """The double nearest to ``(-1)**negative * mantissa * 10**power`` (ties to even), for uint64 mantissas."""
+    values = np.empty(len(mantissa), dtype=np.float64)
+    clinger = (mantissa <= 1 << 53) & (power >= -22) & (power <= 22)
+    w = mantissa[clinger].astype(np.float64)
+    q = power[clinger]
+    values[clinger] = np.where(q >= 0, w * _POWERS_OF_TEN[np.abs(q)], w / _POWERS_OF_TEN[np.abs(q)])
+    rest = np.flatnonzero(~clinger)
+    if len(rest):
+        values[rest] = _eisel_lemire(mantissa[rest], power[rest])
+    return np.where(negative, -values, values)
+
+
+@cache
+def _powers_of_five() -> tuple[np.ndarray, np.ndarray]:
+    """128-bit approximations of ``5**q`` for ``q`` from -342 to 308, normalised so the top bit is set (high and
+    low 64-bit halves): truncated for ``q >= 0``, rounded up for ``q < 0`` (Lemire (2021) §6)."""
+    table = []
+    for q in range(_SMALLEST_POWER, 0):
+        five = 5 ** -q
+        bits = five.bit_length()
+        if q >= -27:
+            value = (1 << (bits + 127)) // five + 1
+        else:
+            value = (1 << (2 * bits + 128)) // five + 1
+            value >>= max(value.bit_length() - 128, 0)
+        table.append(value)
+    for q in range(0, _LARGEST_POWER + 1):
+        five = 5 ** q
+        shift = five.bit_length() - 128
+        table.append(five >> shift if shift > 0 else five << -shift)
+    high = np.array([value >> 64 for value in table], dtype=_U64)
+    low = np.array([value & ((1 << 64) - 1) for value in table], dtype=_U64)
+    return high, low
+
+
+def _multiply(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 128-bit products of uint64 arrays, as (high, low) halves."""
+    mask = _U64(0xFFFFFFFF)
+    a0, a1, b0, b1 = a & mask, a >> _U64(32), b & mask, b >> _U64(32)
+    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+    middle = (p00 >> _U64(32)) + (p01 & mask) + (p10 & mask)
+    low = (p00 & mask) | (middle << _U64(32))
+    high = p11 + (p01 >> _U64(32)) + (p10 >> _U64(32)) + (middle >> _U64(32))
+    return high, low
+
+
+def _eisel_lemire(w: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The double nearest to ``w * 10**q`` (ties to even) for uint64 ``w`` and int64 ``q``: Lemire (2021)
+    Algorithm 1 with the subnormal and tie handling of its §8, vectorised."""
+    bits = np.zeros(len(w), dtype=_U64)
+    infinite = (q > _LARGEST_POWER) & (w != 0)
+    bits[infinite] = _U64(0x7FF << 52)
+    rows = np.flatnonzero((w != 0) & (q >= _SMALLEST_POWER) & (q <= _LARGEST_POWER))
+    if not len(rows):
+        return bits.view(np.float64)
+    w, q = w[rows], q[rows]
+    length = np.frexp(w.astype(np.float64))[1].astype(np.int64)  # bit length, or one more after rounding up
+    length -= (length > 64) | ((w >> np.minimum(length - 1, 63).astype(_U64)) == 0)
+    zeros = 64 - length
+    w = w << zeros.astype(_U64)
+    high5, low5 = _powers_of_five()
+    index = q - _SMALLEST_POWER
+    high, low = _multiply(w, high5[index])
+    inexact = (high & _U64(0x1FF)) == _U64(0x1FF)  # the low 9 bits might change with the next 64 bits
+    if inexact.any():
+        second, _ = _multiply(w[inexact], low5[index[inexact]])
+        summed = low[inexact] + second
+        high[inexact] += (second > summed).astype(_U64)
+        low[inexact] = summed
+    upper = (high >> _U64(63)).astype(np.int64)
+    shift = (upper + 9).astype(_U64)
+    mantissa = high >> shift
+    exponent = ((217706 * q) >> 16) + 63 + upper - zeros + 1023  # floor(q * log2(10)) + 63 + ...
+
+    result = np.empty(len(w), dtype=_U64)
+    subnormal = exponent <= 0
+    if subnormal.any():
+        m, e = mantissa[subnormal], exponent[subnormal]
+        gone = -e + 1 >= 64
+        m = m >> np.minimum(-e + 1, 63).astype(_U64)
+        m = (m + (m & _U64(1))) >> _U64(1)
+        e = (m >= _U64(1 << 52)).astype(_U64)
+        result[subnormal] = np.where(gone, _U64(0), m | (e << _U64(52)))
+    normal = ~subnormal
+    m, e, h, lo = mantissa[normal], exponent[normal], high[normal], low[normal]
+    qn = q[normal]
+    tie = (lo <= _U64(1)) & (qn >= -4) & (qn <= 23) & ((m & _U64(3)) == _U64(1)) & ((m << shift[normal]) == h)
+    m = m & ~tie.astype(_U64)  # exactly half-way: round down to even
+    m = (m + (m & _U64(1))) >> _U64(1)
+    carry = m >= _U64(1 << 53)
+    m = np.where(carry, _U64(1 << 52), m)
+    e = e + carry
+    m &= ~_U64(1 << 52)
+    overflow = e >= 0x7FF
+    result[normal] = np.where(overflow, _U64(0x7FF << 52), m | (e.astype(_U64) << _U64(52)))
+    bits[rows] = result
+    return bits.view(np.float64)
