@@ -24,7 +24,6 @@ import re
 from functools import cache
 
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
 __all__ = ["MAX_WIDTH", "parse_floats", "parse_ints", "split_fields", "token_bytes"]
 
@@ -121,22 +120,36 @@ def _bounds(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return starts, ends
 
 
+#: LOW_BYTES[r]: the first ``r`` bytes of a little-endian 64-bit word
+_LOW_BYTES = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=_U64)
+
+
 def _chars(raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
-    """The ``(tokens, width)`` uint8 matrix of the tokens' first ``width`` bytes, NUL after each token's end."""
+    """The ``(tokens, width)`` uint8 matrix of the tokens' first ``width`` bytes, NUL after each token's end;
+    ``width`` is a multiple of 8.
+
+    The bytes are gathered with one fancy index into a stride-1 view of ``raw`` as ``width``-byte items (one
+    copy of ``width`` bytes per token), then cut at each token's end with a mask per 64-bit word."""
     count = len(starts)
-    if not count or width == 0:
-        return np.zeros((count, width), dtype=np.uint8)
+    if not count:
+        return np.zeros((0, width), dtype=np.uint8)
     if len(raw) < width:
         raw = np.concatenate((raw, np.zeros(width - len(raw), dtype=np.uint8)))
     last = len(raw) - width  # the last window start
-    chars = sliding_window_view(raw, width)[np.minimum(starts, last)]
+    windows = np.ndarray(shape=(last + 1,), dtype=f"V{width}", buffer=raw, strides=(1,))
+    chars = windows[np.minimum(starts, last)].view(np.uint8).reshape(count, width)
     near_end = np.flatnonzero(starts > last)
     if len(near_end):  # tokens within ``width`` bytes of the end: shift the last window's bytes left
         tail = np.concatenate((raw[last:], np.zeros(width, dtype=np.uint8)))
-        shift = starts[near_end] - last
-        chars[near_end] = tail[shift[:, None] + np.arange(width)]
-    chars[np.arange(width) >= lengths[:, None]] = 0
+        chars[near_end] = tail[(starts[near_end] - last)[:, None] + np.arange(width)]
+    words = chars.view("<u8")
+    for k in range(width // 8):
+        words[:, k] &= _LOW_BYTES[np.clip(lengths - 8 * k, 0, 8)]
     return chars
+
+
+def _round8(width: int) -> int:
+    return max(-(-width // 8) * 8, 8)
 
 
 def token_bytes(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -151,7 +164,27 @@ def token_bytes(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray
         raise ValueError("a token ends before it starts")
     width = max(int(lengths.max(initial=0)), 1)
     raw = np.frombuffer(data, dtype=np.uint8)
-    return _chars(raw, starts, lengths, width).view(f"S{width}").ravel()
+    chars = _chars(raw, starts, lengths, _round8(width))
+    return np.ndarray(shape=(len(starts),), dtype=f"S{width}", buffer=chars, strides=(chars.shape[1],)).copy()
+
+
+def _digits_value(value: np.ndarray, digit: np.ndarray) -> np.ndarray:
+    """The uint64 number written by the digits of each column of ``value`` (``(positions, tokens)``, 0 at
+    non-digits; ``digit`` marks the digits), other bytes skipped: ``m = m * 10 + d`` over the digits, computed as a
+    pairwise tree (two positions combine to ``v0 * s1 + v1`` with scale ``s = 10**digits``) in the narrowest
+    integer type that holds each level. Exact up to 19 significant digits, modulo 2**64 beyond."""
+    scale = digit * np.uint8(9) + np.uint8(1)  # 10 for a digit, 1 for a skipped byte
+    for kind in (np.uint8, np.uint16, np.uint32, _U64, _U64, _U64):
+        if len(value) == 1:
+            break
+        if len(value) % 2:
+            value = np.concatenate((value, np.zeros((1, value.shape[1]), value.dtype)))
+            scale = np.concatenate((scale, np.ones((1, scale.shape[1]), scale.dtype)))
+        right = scale[1::2].astype(kind)
+        value = value[0::2].astype(kind) * right + value[1::2]
+        if len(value) > 1:
+            scale = scale[0::2].astype(kind) * right
+    return value[0].astype(_U64)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -164,8 +197,7 @@ class _Decimals:
     19 significant digits), ``fraction`` (the number of digits after the point) and ``digits`` (before it)."""
 
     def __init__(self, raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
-        count = len(starts)
-        width = int(min(max(int(lengths.max(initial=0)), 1), MAX_WIDTH))
+        width = _round8(min(int(lengths.max(initial=0)), MAX_WIDTH))
         chars = _chars(raw, starts, lengths, width).T.copy()  # (width, tokens): a position's bytes side by side
         first = chars[0]
         signed = (first == _MINUS) | (first == _PLUS)
@@ -175,20 +207,15 @@ class _Decimals:
         point = chars == _DOT
         ndigits = digit.sum(axis=0, dtype=np.uint8)
         npoints = point.sum(axis=0, dtype=np.uint8)
-        self.valid = ((ndigits > 0) & (npoints <= 1) & (lengths <= width)
+        self.valid = ((ndigits > 0) & (npoints <= 1) & (lengths <= MAX_WIDTH)
                       & (ndigits.astype(np.int64) + npoints + signed == lengths))
         column = np.arange(width, dtype=np.uint8)[:, None]
         where = (point * column).sum(axis=0, dtype=np.uint8)  # position of the point (0 when there is none)
         self.points = npoints
         self.fraction = np.where(npoints > 0, lengths - 1 - where, 0)
         self.digits = ndigits - self.fraction
-        value *= digit  # non-digits contribute nothing ...
-        scale = digit * np.uint8(9) + np.uint8(1)  # ... and do not shift: m = m * 10 + d on digits only
-        mantissa = np.zeros(count, dtype=_U64)
-        for position in range(width):
-            mantissa *= scale[position]
-            mantissa += value[position]
-        self.mantissa = mantissa
+        value *= digit
+        self.mantissa = mantissa = _digits_value(value, digit)
         self.exact = ndigits <= 19
         long = np.flatnonzero(self.valid & ~self.exact)
         if len(long):  # more than 19 digits: exact when the leading zeros leave at most 19
@@ -257,10 +284,9 @@ def _with_exponent(raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
     """For tokens that are no plain decimal: which are ``decimal[eE][+-]?digits`` with at most 18 exponent digits
     (a bool array), and for those (negative, mantissa, exact, power of ten); the caller checks the rest one by
     one."""
-    width = int(min(lengths.max(), MAX_WIDTH))
-    chars = _chars(raw, starts, lengths, width)
+    chars = _chars(raw, starts, lengths, _round8(min(int(lengths.max()), MAX_WIDTH)))
     mark = (chars | np.uint8(32)) == ord("e")
-    found = mark.any(axis=1) & (mark.sum(axis=1) == 1) & (lengths <= width)
+    found = (mark.sum(axis=1) == 1) & (lengths <= MAX_WIDTH)
     at = mark.argmax(axis=1)
     found &= (at > 0) & (at < lengths - 1)
     rows = np.flatnonzero(found)
