@@ -113,8 +113,9 @@ def _split_runs(raw: np.ndarray, fields: int) -> tuple[np.ndarray, np.ndarray] |
 
 
 def _bounds(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    starts = np.asarray(starts, dtype=np.int64).ravel()
-    ends = np.asarray(ends, dtype=np.int64).ravel()
+    starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
+    if starts.ndim != 1 or ends.ndim != 1:
+        starts, ends = starts.ravel(), ends.ravel()
     if starts.shape != ends.shape:
         raise ValueError("starts and ends differ in shape")
     return starts, ends
@@ -124,12 +125,9 @@ def _bounds(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarra
 _LOW_BYTES = np.array([(1 << (8 * r)) - 1 for r in range(9)], dtype=_U64)
 
 
-def _chars(raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
-    """The ``(tokens, width)`` uint8 matrix of the tokens' first ``width`` bytes, NUL after each token's end;
-    ``width`` is a multiple of 8.
-
-    The bytes are gathered with one fancy index into a stride-1 view of ``raw`` as ``width``-byte items (one
-    copy of ``width`` bytes per token), then cut at each token's end with a mask per 64-bit word."""
+def _gather(raw: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
+    """The ``(tokens, width)`` uint8 matrix of the ``width`` bytes from each start (NUL past the end of ``raw``),
+    gathered with one fancy index into a stride-1 view of ``raw`` as ``width``-byte items."""
     count = len(starts)
     if not count:
         return np.zeros((0, width), dtype=np.uint8)
@@ -142,10 +140,24 @@ def _chars(raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int)
     if len(near_end):  # tokens within ``width`` bytes of the end: shift the last window's bytes left
         tail = np.concatenate((raw[last:], np.zeros(width, dtype=np.uint8)))
         chars[near_end] = tail[(starts[near_end] - last)[:, None] + np.arange(width)]
+    return chars
+
+
+def _chars(raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
+    """The ``(tokens, width)`` uint8 matrix of the tokens' first ``width`` bytes, NUL after each token's end
+    (``width``: a multiple of 8; the tokens are cut with a mask per 64-bit word)."""
+    chars = _gather(raw, starts, width)
     words = chars.view("<u8")
     for k in range(width // 8):
         words[:, k] &= _LOW_BYTES[np.clip(lengths - 8 * k, 0, 8)]
     return chars
+
+
+def _columns(raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
+    """:func:`_chars` transposed, ``(width, tokens)``: the bytes at one position of every token side by side."""
+    columns = _gather(raw, starts, width).T.copy()
+    columns *= np.arange(width, dtype=np.uint8)[:, None] < np.minimum(lengths, width).astype(np.uint8)
+    return columns
 
 
 def _round8(width: int) -> int:
@@ -169,22 +181,23 @@ def token_bytes(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray
 
 
 def _digits_value(value: np.ndarray, digit: np.ndarray) -> np.ndarray:
-    """The uint64 number written by the digits of each column of ``value`` (``(positions, tokens)``, 0 at
-    non-digits; ``digit`` marks the digits), other bytes skipped: ``m = m * 10 + d`` over the digits, computed as a
-    pairwise tree (two positions combine to ``v0 * s1 + v1`` with scale ``s = 10**digits``) in the narrowest
-    integer type that holds each level. Exact up to 19 significant digits, modulo 2**64 beyond."""
+    """The uint64 number written by the digits of each column of ``value`` (``(positions, tokens)``, a multiple of 8
+    positions, 0 at non-digits; ``digit`` marks the digits), other bytes skipped: ``m = m * 10 + d`` over the
+    digits. Computed as a pairwise tree within groups of 8 positions (two neighbours combine to ``v0 * s1 + v1``
+    with scale ``s = 10**digits``) in the narrowest integer type that holds each level, then by Horner's rule over
+    the groups. Exact up to 19 significant digits, modulo 2**64 beyond."""
     scale = digit * np.uint8(9) + np.uint8(1)  # 10 for a digit, 1 for a skipped byte
-    for kind in (np.uint8, np.uint16, np.uint32, _U64, _U64, _U64):
-        if len(value) == 1:
-            break
-        if len(value) % 2:
-            value = np.concatenate((value, np.zeros((1, value.shape[1]), value.dtype)))
-            scale = np.concatenate((scale, np.ones((1, scale.shape[1]), scale.dtype)))
-        right = scale[1::2].astype(kind)
-        value = value[0::2].astype(kind) * right + value[1::2]
-        if len(value) > 1:
-            scale = scale[0::2].astype(kind) * right
-    return value[0].astype(_U64)
+    for kind in (np.uint8, np.uint16, np.uint32):
+        right = scale[1::2].astype(kind, copy=False)
+        combined = np.multiply(value[0::2], right, dtype=kind)
+        combined += value[1::2]
+        value = combined
+        scale = np.multiply(scale[0::2], right, dtype=kind)
+    number = value[0].astype(_U64)
+    for group in range(1, len(value)):
+        number *= scale[group]
+        number += value[group]
+    return number
 
 
 # ----------------------------------------------------------------------------------------------
@@ -198,7 +211,7 @@ class _Decimals:
 
     def __init__(self, raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
         width = _round8(min(int(lengths.max(initial=0)), MAX_WIDTH))
-        chars = _chars(raw, starts, lengths, width).T.copy()  # (width, tokens): a position's bytes side by side
+        chars = _columns(raw, starts, lengths, width)
         first = chars[0]
         signed = (first == _MINUS) | (first == _PLUS)
         self.negative = first == _MINUS
@@ -269,10 +282,8 @@ def parse_floats(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarra
         negative = negative.copy()
         negative[rows], mantissa[rows], exact[rows], power[rows] = sub
         exact[other[~accepted]] = False
-    values = np.empty(count, dtype=np.float64)
-    fast = exact
-    values[fast] = _compose(negative[fast], mantissa[fast], power[fast])
-    for k in np.flatnonzero(~fast).tolist():  # long digit strings, infinities, and errors
+    values = _compose(negative, mantissa, power)
+    for k in np.flatnonzero(~exact).tolist():  # long digit strings, infinities, and errors
         token = data[starts[k]:ends[k]]
         if not _FLOAT.fullmatch(token):
             return None
@@ -316,15 +327,20 @@ _SMALLEST_POWER, _LARGEST_POWER = -342, 308  # beyond: zero, infinity (for w < 2
 
 def _compose(negative: np.ndarray, mantissa: np.ndarray, power: np.ndarray) -> np.ndarray:
     """The double nearest to ``(-1)**negative * mantissa * 10**power`` (ties to even), for uint64 mantissas."""
-    values = np.empty(len(mantissa), dtype=np.float64)
-    clinger = (mantissa <= 1 << 53) & (power >= -22) & (power <= 22)
-    w = mantissa[clinger].astype(np.float64)
-    q = power[clinger]
-    values[clinger] = np.where(q >= 0, w * _POWERS_OF_TEN[np.abs(q)], w / _POWERS_OF_TEN[np.abs(q)])
-    rest = np.flatnonzero(~clinger)
+    values = mantissa.astype(np.float64)
+    size = np.abs(power)
+    scale = _POWERS_OF_TEN[np.minimum(size, 22)]
+    up = power > 0
+    if up.any():
+        np.multiply(values, scale, out=values, where=up)
+        np.divide(values, scale, out=values, where=~up)
+    else:
+        np.divide(values, scale, out=values)
+    rest = np.flatnonzero((mantissa > 1 << 53) | (size > 22))
     if len(rest):
         values[rest] = _eisel_lemire(mantissa[rest], power[rest])
-    return np.where(negative, -values, values)
+    np.negative(values, out=values, where=negative)
+    return values
 
 
 @cache
