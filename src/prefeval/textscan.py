@@ -70,15 +70,15 @@ def _split_single(raw: np.ndarray, fields: int) -> tuple[np.ndarray, np.ndarray]
         ends = np.append(ends, len(raw))
     if not len(ends) or len(ends) % fields:
         return None
-    separators = raw.take(ends, mode="clip").reshape(-1, fields)
+    separators = raw.take(ends, mode="clip")
     if open_end:
-        separators[-1, -1] = _NEWLINE
-    if not (separators[:, -1] == _NEWLINE).all():
-        return None
-    if fields > 1:
-        blanks = separators[:, :-1]
-        if not ((blanks == _SPACE) | (blanks == _TAB)).all():
-            return None
+        separators[-1] = _NEWLINE
+    lines = len(ends) // fields
+    newlines = np.count_nonzero(separators == _NEWLINE)
+    if newlines != lines or not (separators[fields - 1::fields] == _NEWLINE).all():
+        return None  # a newline where a field separator should be
+    if newlines + np.count_nonzero(separators == _SPACE) + np.count_nonzero(separators == _TAB) != len(ends):
+        return None  # another control byte
     starts = np.empty_like(ends)
     starts[0] = 0
     np.add(ends[:-1], 1, out=starts[1:])
