@@ -379,52 +379,54 @@ def _multiply(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _eisel_lemire(w: np.ndarray, q: np.ndarray) -> np.ndarray:
     """The double nearest to ``w * 10**q`` (ties to even) for uint64 ``w`` and int64 ``q``: Lemire (2021)
-    Algorithm 1 with the subnormal and tie handling of its §8, vectorised."""
-    bits = np.zeros(len(w), dtype=_U64)
-    infinite = (q > _LARGEST_POWER) & (w != 0)
-    bits[infinite] = _U64(0x7FF << 52)
-    rows = np.flatnonzero((w != 0) & (q >= _SMALLEST_POWER) & (q <= _LARGEST_POWER))
-    if not len(rows):
-        return bits.view(np.float64)
-    w, q = w[rows], q[rows]
+    Algorithm 1 with the subnormal and tie handling of its §8, vectorised (rare cases on their rows only)."""
+    inside = (w != 0) & (q >= _SMALLEST_POWER) & (q <= _LARGEST_POWER)
+    if inside.all():
+        return _eisel_lemire_inside(w, q).view(np.float64)
+    bits = np.zeros(len(w), dtype=_U64)  # w == 0 or q below the range: zero
+    bits[(q > _LARGEST_POWER) & (w != 0)] = _U64(0x7FF << 52)  # infinity
+    rows = np.flatnonzero(inside)
+    bits[rows] = _eisel_lemire_inside(w[rows], q[rows])
+    return bits.view(np.float64)
+
+
+def _eisel_lemire_inside(w: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The bits of the double nearest to ``w * 10**q`` for ``w > 0`` and ``q`` in [-342, 308]."""
     length = np.frexp(w.astype(np.float64))[1].astype(np.int64)  # bit length, or one more after rounding up
     length -= (length > 64) | ((w >> np.minimum(length - 1, 63).astype(_U64)) == 0)
     zeros = 64 - length
-    w = w << zeros.astype(_U64)
+    w = w << zeros.astype(_U64)  # normalised: the top bit is set
     high5, low5 = _powers_of_five()
     index = q - _SMALLEST_POWER
     high, low = _multiply(w, high5[index])
-    inexact = (high & _U64(0x1FF)) == _U64(0x1FF)  # the low 9 bits might change with the next 64 bits
-    if inexact.any():
+    inexact = np.flatnonzero((high & _U64(0x1FF)) == _U64(0x1FF))  # the low 9 bits might change with the
+    if len(inexact):  # next 64 bits of the power of five
         second, _ = _multiply(w[inexact], low5[index[inexact]])
         summed = low[inexact] + second
         high[inexact] += (second > summed).astype(_U64)
         low[inexact] = summed
-    upper = (high >> _U64(63)).astype(np.int64)
-    shift = (upper + 9).astype(_U64)
-    mantissa = high >> shift
-    exponent = ((217706 * q) >> 16) + 63 + upper - zeros + 1023  # floor(q * log2(10)) + 63 + ...
+    upper = high >> _U64(63)
+    shift = upper + _U64(9)
+    mantissa = high >> shift  # 54 bits: the 53 of the result and one to round
+    exponent = ((217706 * q) >> 16) + 63 + upper.astype(np.int64) - zeros + 1023  # floor(q * log2(10)) + ...
 
-    result = np.empty(len(w), dtype=_U64)
-    subnormal = exponent <= 0
-    if subnormal.any():
-        m, e = mantissa[subnormal], exponent[subnormal]
-        gone = -e + 1 >= 64
+    subnormal = np.flatnonzero(exponent <= 0)
+    halfway = np.flatnonzero((low <= _U64(1)) & (q >= -4) & (q <= 23))  # exact halves exist only there
+    if len(halfway):
+        m = mantissa[halfway]
+        tie = ((m & _U64(3)) == _U64(1)) & ((m << shift[halfway]) == high[halfway])
+        mantissa[halfway] = m & ~tie.astype(_U64)  # round down to even
+    rounded = (mantissa + (mantissa & _U64(1))) >> _U64(1)
+    carry = rounded >> _U64(53)  # rounded up to 2**53: one more binary digit
+    rounded >>= carry
+    exponent += carry.astype(np.int64)
+    bits = (rounded & ~_U64(1 << 52)) | (exponent.astype(_U64) << _U64(52))
+    bits[exponent >= 0x7FF] = _U64(0x7FF << 52)  # infinity
+
+    if len(subnormal):
+        m, e = mantissa[subnormal], exponent[subnormal] - carry[subnormal].astype(np.int64)
         m = m >> np.minimum(-e + 1, 63).astype(_U64)
         m = (m + (m & _U64(1))) >> _U64(1)
-        e = (m >= _U64(1 << 52)).astype(_U64)
-        result[subnormal] = np.where(gone, _U64(0), m | (e << _U64(52)))
-    normal = ~subnormal
-    m, e, h, lo = mantissa[normal], exponent[normal], high[normal], low[normal]
-    qn = q[normal]
-    tie = (lo <= _U64(1)) & (qn >= -4) & (qn <= 23) & ((m & _U64(3)) == _U64(1)) & ((m << shift[normal]) == h)
-    m = m & ~tie.astype(_U64)  # exactly half-way: round down to even
-    m = (m + (m & _U64(1))) >> _U64(1)
-    carry = m >= _U64(1 << 53)
-    m = np.where(carry, _U64(1 << 52), m)
-    e = e + carry
-    m &= ~_U64(1 << 52)
-    overflow = e >= 0x7FF
-    result[normal] = np.where(overflow, _U64(0x7FF << 52), m | (e.astype(_U64) << _U64(52)))
-    bits[rows] = result
-    return bits.view(np.float64)
+        smallest_normal = (m >= _U64(1 << 52)).astype(_U64)  # rounded up to the smallest normal number
+        bits[subnormal] = np.where(-e + 1 >= 64, _U64(0), m | (smallest_normal << _U64(52)))
+    return bits
