@@ -153,10 +153,11 @@ def _chars(raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int)
     return chars
 
 
-def _columns(raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray, width: int) -> np.ndarray:
-    """:func:`_chars` transposed, ``(width, tokens)``: the bytes at one position of every token side by side."""
+def _columns(raw: np.ndarray, starts: np.ndarray, sizes: np.ndarray, width: int) -> np.ndarray:
+    """:func:`_chars` transposed, ``(width, tokens)``: the bytes at one position of every token side by side
+    (``sizes``: the tokens' lengths as uint8, 255 for any longer)."""
     columns = _gather(raw, starts, width).T.copy()
-    columns *= np.arange(width, dtype=np.uint8)[:, None] < np.minimum(lengths, width).astype(np.uint8)
+    columns *= np.arange(width, dtype=np.uint8)[:, None] < sizes
     return columns
 
 
@@ -211,7 +212,8 @@ class _Decimals:
 
     def __init__(self, raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray):
         width = _round8(min(int(lengths.max(initial=0)), MAX_WIDTH))
-        chars = _columns(raw, starts, lengths, width)
+        size = np.minimum(lengths, 255).astype(np.uint8)
+        chars = _columns(raw, starts, size, width)
         first = chars[0]
         signed = (first == _MINUS) | (first == _PLUS)
         self.negative = first == _MINUS
@@ -220,12 +222,11 @@ class _Decimals:
         point = chars == _DOT
         ndigits = digit.sum(axis=0, dtype=np.uint8)
         npoints = point.sum(axis=0, dtype=np.uint8)
-        self.valid = ((ndigits > 0) & (npoints <= 1) & (lengths <= MAX_WIDTH)
-                      & (ndigits.astype(np.int64) + npoints + signed == lengths))
+        self.valid = (ndigits > 0) & (npoints <= 1) & (size <= MAX_WIDTH) & (ndigits + npoints + signed == size)
         column = np.arange(width, dtype=np.uint8)[:, None]
         where = (point * column).sum(axis=0, dtype=np.uint8)  # position of the point (0 when there is none)
         self.points = npoints
-        self.fraction = np.where(npoints > 0, lengths - 1 - where, 0)
+        self.fraction = np.where(npoints > 0, size - np.uint8(1) - where, np.uint8(0))
         self.digits = ndigits - self.fraction
         value *= digit
         self.mantissa = mantissa = _digits_value(value, digit)
