@@ -29,6 +29,8 @@ __all__ = ["MAX_WIDTH", "parse_floats", "parse_ints", "split_fields", "token_byt
 
 #: Longest number token scanned in the vectorised way; longer ones (rare: long digit strings) go one by one.
 MAX_WIDTH = 40
+#: Numbers are converted in blocks of this many tokens (temporary arrays of about 100 bytes per token).
+BLOCK = 1 << 15
 
 _FLOAT = re.compile(rb"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)", re.IGNORECASE)
 _INT = re.compile(rb"[+-]?\d{1,18}(?:\.0*)?")
@@ -264,15 +266,25 @@ def parse_floats(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarra
     """The float64 value of each token ``data[starts[k]:ends[k]]`` (1-D result), bit for bit as Python's
     :func:`float` gives it (correctly rounded; ``-0`` is ``-0.0``, ``1e400`` is ``inf``, ``1e-400`` is ``0.0``),
     when every token is of the form ``[+-]?((\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?|inf|infinity)`` (letters in
-    any case); ``None`` otherwise (NaN spellings included)."""
+    any case); ``None`` otherwise (NaN spellings included).
+
+    Tokens are converted in blocks of ``BLOCK`` so the temporary arrays stay small (a few MB) whatever the size of
+    the data."""
     starts, ends = _bounds(starts, ends)
-    count = len(starts)
-    if not count:
-        return np.empty(0, dtype=np.float64)
+    values = np.empty(len(starts), dtype=np.float64)
     raw = np.frombuffer(data, dtype=np.uint8)
+    for first in range(0, len(starts), BLOCK):
+        block = slice(first, first + BLOCK)
+        if not _floats_block(data, raw, starts[block], ends[block], values[block]):
+            return None
+    return values
+
+
+def _floats_block(data: bytes, raw: np.ndarray, starts: np.ndarray, ends: np.ndarray, out: np.ndarray) -> bool:
+    """Write the values of the tokens into ``out``; False if some token is not a number of the grammar."""
     lengths = ends - starts
     if (lengths <= 0).any():
-        return None
+        return False
     scan = _Decimals(raw, starts, lengths)
     negative, mantissa, exact = scan.negative, scan.mantissa, scan.exact
     power = -scan.fraction.astype(np.int64)
@@ -280,16 +292,15 @@ def parse_floats(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarra
     if len(other):  # exponents, infinities, or not a number
         accepted, sub = _with_exponent(raw, starts[other], lengths[other])
         rows = other[accepted]
-        negative = negative.copy()
         negative[rows], mantissa[rows], exact[rows], power[rows] = sub
         exact[other[~accepted]] = False
-    values = _compose(negative, mantissa, power)
+    out[:] = _compose(negative, mantissa, power)
     for k in np.flatnonzero(~exact).tolist():  # long digit strings, infinities, and errors
         token = data[starts[k]:ends[k]]
         if not _FLOAT.fullmatch(token):
-            return None
-        values[k] = float(token)
-    return values
+            return False
+        out[k] = float(token)
+    return True
 
 
 def _with_exponent(raw: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple:
