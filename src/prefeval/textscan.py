@@ -115,9 +115,10 @@ def _split_runs(raw: np.ndarray, fields: int) -> tuple[np.ndarray, np.ndarray] |
 
 
 def _bounds(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    starts, ends = np.asarray(starts, dtype=np.int64), np.asarray(ends, dtype=np.int64)
-    if starts.ndim != 1 or ends.ndim != 1:
-        starts, ends = starts.ravel(), ends.ravel()
+    """``starts`` and ends as contiguous 1-D int64 arrays (a column of :func:`split_fields`' arrays is strided:
+    copied once, it is read fast by the several passes that follow)."""
+    starts = np.ascontiguousarray(starts, dtype=np.int64).ravel()
+    ends = np.ascontiguousarray(ends, dtype=np.int64).ravel()
     if starts.shape != ends.shape:
         raise ValueError("starts and ends differ in shape")
     return starts, ends
