@@ -13,6 +13,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from prefeval import textscan
 from prefeval.textscan import MAX_WIDTH, parse_floats, parse_ints, split_fields, token_bytes
 
 # ----------------------------------------------------------------------------------------------
@@ -248,6 +249,13 @@ def test_floats_of_no_tokens_and_of_2d_columns():
     starts, ends = split_fields(data, 6)
     assert parse_floats(data, starts[:, 4], ends[:, 4]).tolist() == [2.5, -1000.0]
     assert parse_floats(b"3.25", np.array([0]), np.array([4])).tolist() == [3.25]  # a token at the very end
+
+
+def test_floats_in_several_blocks(monkeypatch):
+    monkeypatch.setattr(textscan, "BLOCK", 7)
+    tokens = [repr(x).encode() for x in np.random.default_rng(5).normal(size=60).tolist()] + [b"1e400", b"-inf"]
+    same_floats(floats(tokens), tokens)
+    assert floats(tokens[:30] + [b"nan"] + tokens[30:]) is None  # a bad token in a later block
 
 
 def test_floats_of_real_run_scores():

@@ -10,12 +10,16 @@ Numbers are converted exactly as Python's :func:`float` (correctly rounded, as t
 64-bit integer) and a power of ten ``q``; then
 
 * when ``w <= 2**53`` and ``|q| <= 22``, ``w`` and ``10**|q|`` are exact doubles and one IEEE multiplication or
-  division gives the correctly rounded value (Clinger (1990) §5, the "fast path");
-* otherwise the 128-bit product of ``w`` with a truncated power of five gives it, with the exact tie rule, as in
-  Lemire (2021) "Number parsing at a gigabyte per second" §5-§8 (Algorithm 1); Mushtak & Lemire (2023) "Fast
-  number parsing without fallback" prove the 128-bit product always suffices for ``w < 2**64``;
+  division gives the correctly rounded value (Clinger (1990), the "fast path");
+* otherwise the 128-bit product of ``w`` with a truncated power of five gives it, ties to even and subnormals
+  included (the Eisel-Lemire algorithm, Lemire (2021) Algorithm 1); Mushtak & Lemire (2023) prove that this
+  product always decides the rounding for ``w < 2**64``;
 * tokens with more than 19 significant digits, ``inf``/``infinity`` spellings and tokens longer than
   ``MAX_WIDTH`` bytes (rare) are converted one by one with :func:`float`.
+
+Memory: beside its two int64 results, :func:`split_fields` needs temporaries of less than one byte per byte of
+data when fields are separated by single blanks (about two otherwise); :func:`parse_floats` converts numbers in
+blocks of ``BLOCK`` tokens (temporaries of a few MB).
 """
 
 from __future__ import annotations
@@ -359,7 +363,7 @@ def _compose(negative: np.ndarray, mantissa: np.ndarray, power: np.ndarray) -> n
 @cache
 def _powers_of_five() -> tuple[np.ndarray, np.ndarray]:
     """128-bit approximations of ``5**q`` for ``q`` from -342 to 308, normalised so the top bit is set (high and
-    low 64-bit halves): truncated for ``q >= 0``, rounded up for ``q < 0`` (Lemire (2021) §6)."""
+    low 64-bit halves): truncated for ``q >= 0``, rounded up for ``q < 0`` (Lemire (2021))."""
     table = []
     for q in range(_SMALLEST_POWER, 0):
         five = 5 ** -q
@@ -392,7 +396,7 @@ def _multiply(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _eisel_lemire(w: np.ndarray, q: np.ndarray) -> np.ndarray:
     """The double nearest to ``w * 10**q`` (ties to even) for uint64 ``w`` and int64 ``q``: Lemire (2021)
-    Algorithm 1 with the subnormal and tie handling of its §8, vectorised (rare cases on their rows only)."""
+    Algorithm 1 with its handling of subnormals and exact halves, vectorised (rare cases on their rows only)."""
     inside = (w != 0) & (q >= _SMALLEST_POWER) & (q <= _LARGEST_POWER)
     if inside.all():
         return _eisel_lemire_inside(w, q).view(np.float64)
