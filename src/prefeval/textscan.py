@@ -142,11 +142,12 @@ def _gather(raw: np.ndarray, starts: np.ndarray, width: int) -> np.ndarray:
         raw = np.concatenate((raw, np.zeros(width - len(raw), dtype=np.uint8)))
     last = len(raw) - width  # the last window start
     windows = np.ndarray(shape=(last + 1,), dtype=f"V{width}", buffer=raw, strides=(1,))
+    if starts.max() <= last:
+        return windows[starts].view(np.uint8).reshape(count, width)
     chars = windows[np.minimum(starts, last)].view(np.uint8).reshape(count, width)
-    near_end = np.flatnonzero(starts > last)
-    if len(near_end):  # tokens within ``width`` bytes of the end: shift the last window's bytes left
-        tail = np.concatenate((raw[last:], np.zeros(width, dtype=np.uint8)))
-        chars[near_end] = tail[(starts[near_end] - last)[:, None] + np.arange(width)]
+    near_end = np.flatnonzero(starts > last)  # tokens within ``width`` bytes of the end: shift the last window
+    tail = np.concatenate((raw[last:], np.zeros(width, dtype=np.uint8)))
+    chars[near_end] = tail[(starts[near_end] - last)[:, None] + np.arange(width)]
     return chars
 
 
