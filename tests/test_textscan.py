@@ -108,6 +108,29 @@ def test_split_fields_is_line_split(case):
     check_split(data, fields)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 6).flatmap(lambda f: st.tuples(st.just(f), lines_data(f))))
+@example((2, b"\n\na b\n\n\nc d\n\n"))
+@example((2, b"\na b"))
+def test_split_fields_scans_agree(case):
+    # the single-separator scan (which drops empty lines) and the general scan give the same fields
+    fields, data = case
+    raw = np.frombuffer(data, dtype=np.uint8)
+    if not len(raw):
+        return
+    single, runs = textscan._split_single(raw, fields), textscan._split_runs(raw, fields)
+    assert runs is not None or single is None
+    if single is not None:
+        assert np.array_equal(single[0], runs[0]) and np.array_equal(single[1], runs[1])
+
+
+def test_split_fields_single_separators_with_empty_lines():
+    data = b"\n\n" + b"\n".join(b"q%d Q0 d%d 1 2.5 t\n" % (i, i) for i in range(50)) + b"\n\nq Q0 d 1 2 t"
+    raw = np.frombuffer(data, dtype=np.uint8)
+    assert textscan._split_single(raw, 6) is not None  # the fast scan applies
+    check_split(data, 6)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.integers(1, 6).flatmap(lambda f: st.tuples(st.just(f), lines_data(f), st.integers(0, 100),
                                                        st.sampled_from(b"\x00\r\x01\x0b\x0c\x1b\x1f"))))

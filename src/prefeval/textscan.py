@@ -18,7 +18,7 @@ Numbers are converted exactly as Python's :func:`float` (correctly rounded, as t
   ``MAX_WIDTH`` bytes (rare) are converted one by one with :func:`float`.
 
 Memory: beside its two int64 results, :func:`split_fields` needs temporaries of less than one byte per byte of
-data when fields are separated by single blanks (about two otherwise); :func:`parse_floats` converts numbers in
+data when fields are separated by single blanks (about three otherwise); :func:`parse_floats` converts numbers in
 blocks of ``BLOCK`` tokens (temporaries of a few MB).
 """
 
@@ -68,48 +68,57 @@ def split_fields(data: bytes, fields: int) -> tuple[np.ndarray, np.ndarray] | No
 
 
 def _split_single(raw: np.ndarray, fields: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """The fields when every line is ``fields`` non-empty fields joined by single blanks and ended by a newline
-    (the last one may lack it): then the bytes up to 32 are exactly the separators. ``None`` otherwise."""
+    """The fields when every line is either empty (as a blanked comment line) or ``fields`` non-empty fields
+    joined by single blanks, each line ended by a newline (the last one may lack it): then the bytes up to 32
+    are exactly the separators, once the newlines of empty lines are dropped. ``None`` otherwise."""
     ends = np.flatnonzero(raw <= _SPACE)
     open_end = raw[-1] != _NEWLINE  # the last line lacks its newline: the end of the data ends its last field
     if open_end:
         ends = np.append(ends, len(raw))
-    if not len(ends) or len(ends) % fields:
-        return None
     separators = raw.take(ends, mode="clip")
     if open_end:
         separators[-1] = _NEWLINE
+    starts = np.empty_like(ends)  # a field starts after the separator before it
+    starts[0] = 0
+    np.add(ends[:-1], 1, out=starts[1:])
+    breaks = np.flatnonzero(separators == _NEWLINE)
+    empty = np.empty(len(breaks), dtype=bool)  # a newline right after a newline, or first: an empty line
+    empty[0] = ends[breaks[0]] == 0
+    np.equal(ends[breaks[1:]], ends[breaks[:-1]] + 1, out=empty[1:])
+    if empty.any():
+        keep = np.ones(len(ends), dtype=bool)
+        keep[breaks[empty]] = False
+        starts, ends, separators = starts[keep], ends[keep], separators[keep]
     lines = len(ends) // fields
-    newlines = np.count_nonzero(separators == _NEWLINE)
+    if len(ends) % fields:
+        return None
+    newlines = len(breaks) - np.count_nonzero(empty)
     if newlines != lines or not (separators[fields - 1::fields] == _NEWLINE).all():
         return None  # a newline where a field separator should be
     if newlines + np.count_nonzero(separators == _SPACE) + np.count_nonzero(separators == _TAB) != len(ends):
         return None  # another control byte
-    starts = np.empty_like(ends)
-    starts[0] = 0
-    np.add(ends[:-1], 1, out=starts[1:])
-    if not (starts < ends).all():  # an empty field: two separators in a row, a blank line, a leading blank
+    if not (starts < ends).all():  # an empty field: two separators in a row, a line of blanks, a leading blank
         return None
     return starts.reshape(-1, fields), ends.reshape(-1, fields)
 
 
 def _split_runs(raw: np.ndarray, fields: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """The general scan: tokens are the runs of bytes above 32, each placed on its line by the newlines before
-    it. ``None`` for a control byte other than tab and newline, or a line with another number of fields."""
+    """The general scan: tokens are the runs of bytes above 32, and the newlines cut them into lines (found by
+    a binary search of each newline among the tokens' starts). ``None`` for a control byte other than tab and
+    newline, or a line with another number of fields."""
     controls = raw[raw < _SPACE]
     if not ((controls == _NEWLINE) | (controls == _TAB)).all():
         return None
-    data = np.zeros(len(raw) + 2, dtype=np.int8)
-    np.greater(raw, _SPACE, out=data[1:-1], casting="unsafe")
-    edges = np.flatnonzero(np.diff(data))  # alternately the first byte of a token and the byte after it
-    del data
-    if len(edges) // 2 % fields:
-        return None
+    text = np.zeros(len(raw) + 2, dtype=bool)
+    np.greater(raw, _SPACE, out=text[1:-1])
+    edges = np.flatnonzero(text[1:] != text[:-1])  # alternately the first byte of a token and the byte after it
+    del text
     tokens = edges.reshape(-1, 2)
-    if not len(tokens):
-        return np.empty((0, fields), np.int64), np.empty((0, fields), np.int64)
-    line = np.searchsorted(np.flatnonzero(raw == _NEWLINE), tokens[:, 0]).reshape(-1, fields)
-    if (line[:, 0] != line[:, -1]).any() or (line[1:, 0] == line[:-1, -1]).any():
+    if len(tokens) % fields:
+        return None
+    first = np.searchsorted(tokens[:, 0], np.flatnonzero(raw == _NEWLINE))  # the first token after each newline
+    per_line = np.diff(first, prepend=0, append=len(tokens))
+    if ((per_line != 0) & (per_line != fields)).any():
         return None
     return tokens[:, 0].reshape(-1, fields), tokens[:, 1].reshape(-1, fields)
 
