@@ -115,10 +115,10 @@ def test_split_fields_is_line_split(case):
 def test_split_fields_scans_agree(case):
     # the single-separator scan (which drops empty lines) and the general scan give the same fields
     fields, data = case
-    raw = np.frombuffer(data, dtype=np.uint8)
-    if not len(raw):
+    found = textscan._separators(np.frombuffer(data, dtype=np.uint8)) if data else None
+    if found is None:
         return
-    single, runs = textscan._split_single(raw, fields), textscan._split_runs(raw, fields)
+    single, runs = textscan._split_single(*found, fields), textscan._split_runs(*found, fields)
     assert runs is not None or single is None
     if single is not None:
         assert np.array_equal(single[0], runs[0]) and np.array_equal(single[1], runs[1])
@@ -126,8 +126,7 @@ def test_split_fields_scans_agree(case):
 
 def test_split_fields_single_separators_with_empty_lines():
     data = b"\n\n" + b"\n".join(b"q%d Q0 d%d 1 2.5 t\n" % (i, i) for i in range(50)) + b"\n\nq Q0 d 1 2 t"
-    raw = np.frombuffer(data, dtype=np.uint8)
-    assert textscan._split_single(raw, 6) is not None  # the fast scan applies
+    assert textscan._split_single(*textscan._separators(np.frombuffer(data, dtype=np.uint8)), 6) is not None
     check_split(data, 6)
 
 

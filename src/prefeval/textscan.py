@@ -64,63 +64,66 @@ def split_fields(data: bytes, fields: int) -> tuple[np.ndarray, np.ndarray] | No
     raw = np.frombuffer(data, dtype=np.uint8)
     if not len(raw):
         return np.empty((0, fields), np.int64), np.empty((0, fields), np.int64)
-    return _split_single(raw, fields) or _split_runs(raw, fields)
+    found = _separators(raw)
+    if found is None:
+        return None
+    positions, newline = found
+    return _split_single(positions, newline, fields) or _split_runs(positions, newline, fields)
 
 
-def _split_single(raw: np.ndarray, fields: int) -> tuple[np.ndarray, np.ndarray] | None:
+def _separators(raw: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The offsets of the blanks and newlines of non-empty ``raw``, with ``len(raw)`` last when the data does not
+    end with a newline (it ends the last line), and which of them are newlines; ``None`` for another control
+    byte."""
+    positions = np.flatnonzero(raw <= _SPACE)
+    separators = raw[positions]
+    newline = separators == _NEWLINE
+    if np.count_nonzero(newline) + np.count_nonzero(separators == _SPACE) + np.count_nonzero(separators == _TAB) \
+            != len(positions):
+        return None
+    if raw[-1] != _NEWLINE:
+        positions, newline = np.append(positions, len(raw)), np.append(newline, True)
+    return positions, newline
+
+
+def _split_single(positions: np.ndarray, newline: np.ndarray, fields: int) -> tuple[np.ndarray, np.ndarray] | None:
     """The fields when every line is either empty (as a blanked comment line) or ``fields`` non-empty fields
-    joined by single blanks, each line ended by a newline (the last one may lack it): then the bytes up to 32
-    are exactly the separators, once the newlines of empty lines are dropped. ``None`` otherwise."""
-    ends = np.flatnonzero(raw <= _SPACE)
-    open_end = raw[-1] != _NEWLINE  # the last line lacks its newline: the end of the data ends its last field
-    if open_end:
-        ends = np.append(ends, len(raw))
-    separators = raw.take(ends, mode="clip")
-    if open_end:
-        separators[-1] = _NEWLINE
+    joined by single blanks: then, once the newlines of empty lines are dropped, each separator ends a field.
+    ``positions``: the offsets of the blanks and newlines (``newline`` marks these), the end of the data last.
+    ``None`` otherwise."""
+    ends = positions
     starts = np.empty_like(ends)  # a field starts after the separator before it
     starts[0] = 0
     np.add(ends[:-1], 1, out=starts[1:])
-    breaks = np.flatnonzero(separators == _NEWLINE)
+    breaks = np.flatnonzero(newline)
     empty = np.empty(len(breaks), dtype=bool)  # a newline right after a newline, or first: an empty line
     empty[0] = ends[breaks[0]] == 0
     np.equal(ends[breaks[1:]], ends[breaks[:-1]] + 1, out=empty[1:])
     if empty.any():
         keep = np.ones(len(ends), dtype=bool)
         keep[breaks[empty]] = False
-        starts, ends, separators = starts[keep], ends[keep], separators[keep]
-    lines = len(ends) // fields
-    if len(ends) % fields:
+        starts, ends, newline = starts[keep], ends[keep], newline[keep]
+    if len(ends) % fields or len(breaks) - np.count_nonzero(empty) != len(ends) // fields:
         return None
-    newlines = len(breaks) - np.count_nonzero(empty)
-    if newlines != lines or not (separators[fields - 1::fields] == _NEWLINE).all():
+    if not newline[fields - 1::fields].all():
         return None  # a newline where a field separator should be
-    if newlines + np.count_nonzero(separators == _SPACE) + np.count_nonzero(separators == _TAB) != len(ends):
-        return None  # another control byte
     if not (starts < ends).all():  # an empty field: two separators in a row, a line of blanks, a leading blank
         return None
     return starts.reshape(-1, fields), ends.reshape(-1, fields)
 
 
-def _split_runs(raw: np.ndarray, fields: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """The general scan: tokens are the runs of bytes above 32, and the newlines cut them into lines (found by
-    a binary search of each newline among the tokens' starts). ``None`` for a control byte other than tab and
-    newline, or a line with another number of fields."""
-    controls = raw[raw < _SPACE]
-    if not ((controls == _NEWLINE) | (controls == _TAB)).all():
-        return None
-    text = np.zeros(len(raw) + 2, dtype=bool)
-    np.greater(raw, _SPACE, out=text[1:-1])
-    edges = np.flatnonzero(text[1:] != text[:-1])  # alternately the first byte of a token and the byte after it
-    del text
-    tokens = edges.reshape(-1, 2)
-    if len(tokens) % fields:
-        return None
-    first = np.searchsorted(tokens[:, 0], np.flatnonzero(raw == _NEWLINE))  # the first token after each newline
-    per_line = np.diff(first, prepend=0, append=len(tokens))
+def _split_runs(positions: np.ndarray, newline: np.ndarray, fields: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The general scan: the fields are the non-empty runs of bytes before each separator, and the newlines cut
+    them into lines. ``None`` when a line has another number of fields than 0 or ``fields``."""
+    starts = np.empty(len(positions), dtype=np.int64)  # the run before separator j starts after separator j - 1
+    starts[0] = 0
+    np.add(positions[:-1], 1, out=starts[1:])
+    token = starts < positions
+    lines = np.concatenate(([0], np.flatnonzero(newline[:-1]) + 1))  # the first run of each line
+    per_line = np.add.reduceat(token, lines, dtype=np.int64)
     if ((per_line != 0) & (per_line != fields)).any():
         return None
-    return tokens[:, 0].reshape(-1, fields), tokens[:, 1].reshape(-1, fields)
+    return starts[token].reshape(-1, fields), positions[token].reshape(-1, fields)
 
 
 # ----------------------------------------------------------------------------------------------
