@@ -18,8 +18,8 @@ Numbers are converted exactly as Python's :func:`float` (correctly rounded, as t
   ``MAX_WIDTH`` bytes (rare) are converted one by one with :func:`float`.
 
 Memory: beside its two int64 results, :func:`split_fields` needs temporaries of less than one byte per byte of
-data when fields are separated by single blanks (about three otherwise); :func:`parse_floats` converts numbers in
-blocks of ``BLOCK`` tokens (temporaries of a few MB).
+data when fields are separated by single blanks and there is no empty line (about three otherwise);
+:func:`parse_floats` converts numbers in blocks of ``BLOCK`` tokens (temporaries of a few MB).
 """
 
 from __future__ import annotations
