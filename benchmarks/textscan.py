@@ -4,7 +4,8 @@ Reads the run files given (default: the 14 DL-Hard document runs in ``../shared/
 decompresses them once, then times, summed over the files (best of ``--repeat``, one thread):
 
 * the scanner: ``split_fields(data, 6)``, ``parse_floats`` of the score field and ``token_bytes`` of the query and
-  document ids -- the work a pandas-free reader does; each stage is also shown on its own;
+  document ids -- the work a pandas-free reader does; each stage is also shown on its own, and ``split_fields`` on
+  the files with an empty line after each line (as blanked comment lines) and with every space doubled;
 * ``bytes.split()`` (the pure-Python split, no conversion), ``numpy.loadtxt`` of the score column and
   ``S``-array ``astype(float)`` of the scores, and pandas' ``read_csv`` (C engine, whitespace separator, exact
   floats) of the whole file when pandas is installed.
@@ -92,6 +93,10 @@ def main() -> None:
     # the scanner first: the alternatives below leave millions of Python objects behind
     report("textscan: split + scores + 2 id columns", scan)
     report("  split_fields only", lambda data: split_fields(data, 6))
+    spaced = {id(data): b"\n\n" + data.replace(b"\n", b"\n\n") for data in datas}
+    report("  split_fields, an empty line after each", lambda data: split_fields(spaced[id(data)], 6))
+    doubled = {id(data): data.replace(b" ", b"  ") for data in datas}
+    report("  split_fields, double spaces (general scan)", lambda data: split_fields(doubled[id(data)], 6))
     report("  parse_floats of the scores only", floats_only)
     report("  token_bytes of 2 id columns only", ids_only)
     report("bytes.split() (no conversion)", bytes.split)

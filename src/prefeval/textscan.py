@@ -92,19 +92,21 @@ def _split_single(positions: np.ndarray, newline: np.ndarray, fields: int) -> tu
     ``positions``: the offsets of the blanks and newlines (``newline`` marks these), the end of the data last.
     ``None`` otherwise."""
     ends = positions
-    starts = np.empty_like(ends)  # a field starts after the separator before it
-    starts[0] = 0
-    np.add(ends[:-1], 1, out=starts[1:])
     breaks = np.flatnonzero(newline)
     empty = np.empty(len(breaks), dtype=bool)  # a newline right after a newline, or first: an empty line
     empty[0] = ends[breaks[0]] == 0
     np.equal(ends[breaks[1:]], ends[breaks[:-1]] + 1, out=empty[1:])
-    if empty.any():
+    empties = np.count_nonzero(empty)
+    separators = len(ends) - empties
+    if separators % fields or len(breaks) - empties != separators // fields:
+        return None  # not one newline per ``fields`` separators
+    starts = np.empty_like(ends)  # a field starts after the separator before it
+    starts[0] = 0
+    np.add(ends[:-1], 1, out=starts[1:])
+    if empties:
         keep = np.ones(len(ends), dtype=bool)
         keep[breaks[empty]] = False
         starts, ends, newline = starts[keep], ends[keep], newline[keep]
-    if len(ends) % fields or len(breaks) - np.count_nonzero(empty) != len(ends) // fields:
-        return None
     if not newline[fields - 1::fields].all():
         return None  # a newline where a field separator should be
     if not (starts < ends).all():  # an empty field: two separators in a row, a line of blanks, a leading blank
