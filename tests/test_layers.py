@@ -2,8 +2,8 @@
 
 Layers, lowest first (a module may import its own layer and the layers below):
 
-0. ``errors``, ``references``, ``_text``, ``_version``, ``measure_syntax``, ``core`` -- kernels and formulas
-   (numpy / scipy only)
+0. ``errors``, ``references``, ``_text``, ``_version``, ``measure_syntax``, ``textscan``, ``core`` -- kernels,
+   formulas and the text scanner (numpy / scipy only)
 1. ``methods`` -- the method declarations and their registry
 2. ``io``, ``inputs``, ``ranking``, ``runs``, ``datasets``, ``simulate``, ``aspects`` -- data
 3. ``compare``, ``evaluate``, ``engines`` -- the engine (in-process, and on a Dask cluster)
@@ -23,7 +23,7 @@ import pytest
 SRC = Path(__file__).resolve().parent.parent / "src"
 LAYERS = [
     ("prefeval.errors", "prefeval.references", "prefeval._lazy", "prefeval._process", "prefeval._arrow", "prefeval._text", "prefeval._version", "prefeval.measure_syntax",
-     "prefeval.core"),
+     "prefeval.textscan", "prefeval.core"),
     ("prefeval.methods",),
     ("prefeval.io", "prefeval.inputs", "prefeval.ranking", "prefeval.runs", "prefeval.datasets", "prefeval.simulate",
      "prefeval.aspects"),

@@ -87,6 +87,12 @@ PAPERS: dict[str, Reference] = {ref.key: ref for ref in (
               "Distillation", "ICTIR 2009, pp. 164-175"),
     Reference("luo-2013", "J. Luo, C. Wing, H. Yang, M. Hearst", 2013, "The Water Filling Model and the Cube Test: "
               "Multi-dimensional Evaluation for Professional Search", "CIKM 2013, pp. 709-714"),
+    Reference("clinger-1990", "W. D. Clinger", 1990, "How to Read Floating Point Numbers Accurately", "PLDI 1990",
+              "10.1145/93542.93557"),
+    Reference("lemire-2021", "D. Lemire", 2021, "Number Parsing at a Gigabyte per Second",
+              "Software: Practice and Experience 51(8)", "10.1002/spe.2984"),
+    Reference("mushtak-lemire-2023", "N. Mushtak, D. Lemire", 2023, "Fast Number Parsing Without Fallback",
+              "Software: Practice and Experience 53(6)", "10.1002/spe.3198"),
 )}
 
 
