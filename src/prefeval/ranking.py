@@ -32,10 +32,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from prefeval import utf8
 from prefeval._arrow import call, from_numpy, options, strings, to_numpy
 from prefeval._lazy import is_arrow_array, lazy_module
 from prefeval.core.arrays import sorted_unique, stretch_starts
 from prefeval.errors import PrefevalError
+from prefeval.utf8 import Utf8Column
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -251,6 +253,8 @@ def _string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
             values = call("take", values, from_numpy(subset))
         ranks = call("rank", values, options=options("RankOptions", sort_keys="ascending", tiebreaker="dense"))
         return to_numpy(ranks).astype(np.int64) - 1
+    if isinstance(names, Utf8Column):
+        return utf8.string_ranks(names if subset is None else names.take(subset))
     values = np.asarray(names, dtype=object)
     if subset is not None:
         values = values[subset]
@@ -345,7 +349,8 @@ def _is_arrow(values) -> bool:
     """Whether ``values`` (a pyarrow array, or a pandas object) hold Arrow strings."""
     if is_arrow_array(values):
         return True
-    return getattr(values.dtype, "storage", None) == "pyarrow" or type(values.dtype).__name__ == "ArrowDtype"
+    dtype = getattr(values, "dtype", None)  # none: a Utf8Column
+    return getattr(dtype, "storage", None) == "pyarrow" or type(dtype).__name__ == "ArrowDtype"
 
 
 def _arrow_values(values) -> Any:
@@ -375,7 +380,7 @@ def factorize(column: Any, grouped: bool = False) -> tuple[np.ndarray, Any]:
     stay a pyarrow array), without pandas. ``grouped``: equal values usually stand in runs of rows (the query ids
     of a TREC run), which are then found by comparing neighbours and only the first value of each run is looked
     up (same codes; hashed as above when the runs are short). An Arrow-backed pandas column of strings is encoded as
-    its pyarrow array."""
+    its pyarrow array; a :class:`~prefeval.utf8.Utf8Column` by sorting its bytes (the distinct values stay one)."""
     if not is_arrow_array(column) and (strings_array := _arrow_strings(column)) is not None:
         column = strings_array
     if grouped and (stretches := _stretches(column)) is not None:
@@ -387,13 +392,18 @@ def factorize(column: Any, grouped: bool = False) -> tuple[np.ndarray, Any]:
         encoded = call("dictionary_encode", _arrow_values(column))
         codes = to_numpy(encoded.indices, -1).astype(np.intp, copy=False)
         return codes, encoded.dictionary
+    if isinstance(column, Utf8Column):
+        return utf8.factorize(column)
     return pd.factorize(column)
 
 
 def _stretches(column: Any) -> tuple[np.ndarray, list] | None:
     """(first row of each stretch of equal consecutive values, the value of each) of a pyarrow array without a
-    missing value whose stretches are 8 rows long or more on average (the query ids of a TREC run), found by comparing
-    neighbours; None for other columns."""
+    missing value, or of a :class:`~prefeval.utf8.Utf8Column`, whose stretches are 8 rows long or more on average
+    (the query ids of a TREC run), found by comparing neighbours; None for other columns."""
+    if isinstance(column, Utf8Column) and len(column) >= 2:
+        starts, firsts = utf8.stretches(column)
+        return (starts, Utf8Column(firsts).tolist()) if 8 * len(starts) <= len(column) else None
     if not is_arrow_array(column) or column.null_count or len(column) < 2:
         return None
     column = _arrow_values(column)
@@ -467,7 +477,8 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     n = len(qc)
     cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
     if cuts is None and per_query is None:
-        raw, names = factorize(column) if is_arrow_array(column) else pd.factorize(column)
+        raw, names = factorize(column) if is_arrow_array(column) or isinstance(column, Utf8Column) \
+            else pd.factorize(column)
         return raw, names, _candidate_of(names, candidates)
     values, prefix = _id_values(column, candidates)
     cuts = np.array([0, n]) if cuts is None else cuts
@@ -481,7 +492,7 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
         if per_query is not None:
             subset = per_query.of(queries, qc[starts[np.searchsorted(starts, a):np.searchsorted(starts, b)]])
             if len(subset):
-                block = _concat([call("take", prefix, from_numpy(subset)), block] if prefix is not None
+                block = _concat([_take_ids(prefix, subset), block] if prefix is not None
                                 else [candidates.unique[subset], block])
         codes, uniques = factorize(block)
         if per_query is not None:
@@ -502,7 +513,12 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
 
 def _id_values(column: Any, candidates: _Candidates) -> tuple[Any, Any]:
     """(the ids of a column as a pyarrow array, the candidates as one of the same type) when the column holds Arrow
-    strings and the candidates convert; else (the ids as a numpy array, None)."""
+    strings and the candidates convert; (the column, the candidates as one) for a :class:`~prefeval.utf8.Utf8Column`
+    when the candidates are strings; else (the ids as a numpy array, None)."""
+    if isinstance(column, Utf8Column):
+        prefix = candidates.utf8_set()
+        if prefix is not None:
+            return column, prefix
     values = _arrow_strings(column)
     if values is not None:
         prefix = candidates.arrow_set(values.type) if len(candidates.unique) else values.slice(0, 0)
@@ -522,8 +538,16 @@ def _arrow_strings(column: Any) -> Any:
     return values if str(values.type) in ("string", "large_string") else None
 
 
+def _take_ids(ids: Any, indices: np.ndarray) -> Any:
+    """``ids[indices]`` of a pyarrow array or a :class:`~prefeval.utf8.Utf8Column`, of the same type."""
+    return ids.take(indices) if isinstance(ids, Utf8Column) else call("take", ids, from_numpy(indices))
+
+
 def _concat(parts: list) -> Any:
-    """Arrays of ids (pyarrow arrays of one type, or numpy arrays) one after the other."""
+    """Arrays of ids (pyarrow arrays of one type, :class:`~prefeval.utf8.Utf8Column`, or numpy arrays) one after
+    the other."""
+    if parts and isinstance(parts[0], Utf8Column):
+        return utf8.concat(parts)
     if parts and is_arrow_array(parts[0]):
         import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
 
@@ -583,6 +607,13 @@ class _Candidates:
             cached = (names, np.where(cand_of_name >= 0, cand_of_name, len(self.unique) + np.arange(len(names))))
             self._recoded = cached
         return cached[1]
+
+    def utf8_set(self) -> Utf8Column | None:
+        """The candidates as a :class:`~prefeval.utf8.Utf8Column` (None: some candidate is not a string)."""
+        if "_utf8" not in self.__dict__:
+            given = self.unique.tolist()
+            self._utf8 = Utf8Column.from_strings(given) if all(isinstance(v, str) for v in given) else None
+        return self._utf8
 
     def arrow_set(self, value_type):
         """The candidates as an Arrow array of ``value_type`` (None: not convertible)."""
@@ -664,6 +695,8 @@ def _candidate_of(names: Any, candidates: _Candidates) -> np.ndarray:
         if value_set is not None:  # else candidates that are not strings: compare as Python objects below
             found = call("index_in", values, options=options("SetLookupOptions", value_set=value_set))
             return to_numpy(found, -1).astype(np.intp, copy=False)
+    if isinstance(names, Utf8Column) and (value_set := candidates.utf8_set()) is not None:
+        return utf8.index_in(names, value_set)
     values = _py_list(names)
     return np.fromiter(map(candidates.position.get, values, repeat(-1)), dtype=np.intp, count=len(values))
 
@@ -697,7 +730,8 @@ def encoded_runs(runs: Mapping[str, Any], queries: Any) -> Iterator[tuple[str, A
     rows, kind = 0, None
     for name, run in runs.items():
         ids = _id_columns(run)
-        run_kind = None if ids is None else "arrow" if all(_is_arrow(c) for c in ids) else "numpy"
+        run_kind = None if ids is None else "arrow" if all(_is_arrow(c) for c in ids) else \
+            "utf8" if all(isinstance(c, Utf8Column) for c in ids) else "numpy"
         if block and (run_kind != kind or rows + len(run) > ENCODE_ROWS):
             yield from _encode_block(block, queries, kind)
             block, rows = [], 0
@@ -723,7 +757,8 @@ def _id_columns(run: Any) -> tuple[Any, Any] | None:
 def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids, kind: str | None
                   ) -> Iterator[tuple[str, Any]]:
     """The runs of ``block`` (name, run, query ids, doc ids) as :class:`EncodedRun` sharing one factorisation of
-    their ids; ``kind``: ``"arrow"`` (Arrow-backed ids, joined in Arrow) or ``"numpy"`` (joined as Python objects).
+    their ids; ``kind``: ``"arrow"`` (Arrow-backed ids, joined in Arrow), ``"utf8"`` (:class:`~prefeval.utf8.Utf8Column`
+    ids, joined as bytes) or ``"numpy"`` (joined as Python objects).
     As they are when one run alone, or with a missing id."""
     if len(block) == 1:
         yield block[0][:2]
@@ -738,6 +773,8 @@ def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids, kind: st
                 parts = [p.cast(pa.large_string()) for p in parts]
             column = pa.chunked_array(parts)
             missing = column.null_count
+        elif kind == "utf8":
+            column, missing = utf8.concat([entry[k] for entry in block]), False
         else:
             column = np.concatenate([np.asarray(entry[k], dtype=object) for entry in block])
             missing = pd.isna(column).any()
@@ -1124,6 +1161,8 @@ def _take_rows(column: Any, rows: np.ndarray) -> Any:
     """The values of ``column`` (a pyarrow array, Series or array) at the positions ``rows``."""
     if is_arrow_array(column):
         return call("take", _arrow_values(column), from_numpy(rows))
+    if isinstance(column, Utf8Column):
+        return column.take(rows)
     values = _arrow_strings(column)  # an Arrow-backed Series: its strings taken by Arrow, not all made Python objects
     return np.asarray(column)[rows] if values is None else call("take", values, from_numpy(rows))
 
