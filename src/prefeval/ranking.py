@@ -374,13 +374,14 @@ def _string_dtype() -> Any:
     return pd.Series(["x"], dtype=str).dtype
 
 
-def factorize(column: Any, grouped: bool = False) -> tuple[np.ndarray, Any]:
+def factorize(column: Any, grouped: bool = False, first_seen: bool = True) -> tuple[np.ndarray, Any]:
     """``pandas.factorize(column)``: each row's code (-1: missing) and the distinct values in order of first
     appearance. A pyarrow array is encoded by Arrow (``dictionary_encode``, the same codes; the distinct values
     stay a pyarrow array), without pandas. ``grouped``: equal values usually stand in runs of rows (the query ids
     of a TREC run), which are then found by comparing neighbours and only the first value of each run is looked
     up (same codes; hashed as above when the runs are short). An Arrow-backed pandas column of strings is encoded as
-    its pyarrow array; a :class:`~prefeval.utf8.Utf8Column` by sorting its bytes (the distinct values stay one)."""
+    its pyarrow array; a :class:`~prefeval.utf8.Utf8Column` by sorting its bytes (the distinct values stay one;
+    ``first_seen=False``: in string order, which sorts faster -- for callers that need only the codes)."""
     if not is_arrow_array(column) and (strings_array := _arrow_strings(column)) is not None:
         column = strings_array
     if grouped and (stretches := _stretches(column)) is not None:
@@ -393,7 +394,7 @@ def factorize(column: Any, grouped: bool = False) -> tuple[np.ndarray, Any]:
         codes = to_numpy(encoded.indices, -1).astype(np.intp, copy=False)
         return codes, encoded.dictionary
     if isinstance(column, Utf8Column):
-        return utf8.factorize(column)
+        return utf8.factorize(column, first_seen)
     return pd.factorize(column)
 
 
@@ -477,7 +478,7 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     n = len(qc)
     cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
     if cuts is None and per_query is None:
-        raw, names = factorize(column) if is_arrow_array(column) or isinstance(column, Utf8Column) \
+        raw, names = factorize(column, first_seen=False) if is_arrow_array(column) or isinstance(column, Utf8Column) \
             else pd.factorize(column)
         return raw, names, _candidate_of(names, candidates)
     values, prefix = _id_values(column, candidates)
@@ -494,7 +495,7 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
             if len(subset):
                 block = _concat([_take_ids(prefix, subset), block] if prefix is not None
                                 else [candidates.unique[subset], block])
-        codes, uniques = factorize(block)
+        codes, uniques = factorize(block, first_seen=False)
         if per_query is not None:
             found = np.full(len(uniques), -1, dtype=np.intp)
             found[codes[:len(subset)]] = subset
@@ -784,7 +785,7 @@ def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids, kind: st
         columns.append(column)
     raw, uniques = factorize(columns[0], grouped=True)
     query_codes = queries.get_indexer(uniques)[raw]
-    doc_codes, doc_names = factorize(columns[1])
+    doc_codes, doc_names = factorize(columns[1], first_seen=False)
     if kind == "numpy":
         doc_names = np.asarray(doc_names, dtype=object)
     scores = np.concatenate([column_values(run["score"], np.float64) for _, run, _, _ in block])

@@ -101,11 +101,18 @@ def sort_keys(data: np.ndarray) -> np.ndarray:
     return data
 
 
-def factorize(column: Utf8Column) -> tuple[np.ndarray, Utf8Column]:
+def factorize(column: Utf8Column, first_seen: bool = True) -> tuple[np.ndarray, Utf8Column]:
     """(code of each row, the distinct ids in order of first appearance), as ``pandas.factorize`` gives them, by
-    one sort of the ids' keys (:func:`sort_keys`)."""
+    one sort of the ids' keys (:func:`sort_keys`); ``first_seen=False``: the distinct ids in string order instead
+    (half the time: the sort need not be stable)."""
     if not len(column):
         return np.zeros(0, dtype=np.intp), column
+    if not first_seen:
+        keys = sort_keys(column.data)
+        distinct, inverse = np.unique(keys, return_inverse=True)
+        names = column.data[:0] if not len(distinct) else \
+            (distinct.astype(">u8").view("S8") if keys is not column.data else distinct)
+        return inverse.reshape(-1).astype(np.intp, copy=False), Utf8Column(names.astype(column.data.dtype))
     _, first, inverse = np.unique(sort_keys(column.data), return_index=True, return_inverse=True)
     order = np.argsort(first)  # the distinct ids by first appearance
     rank = np.empty(len(order), dtype=np.intp)
