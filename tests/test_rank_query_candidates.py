@@ -16,6 +16,7 @@ import pytest
 
 from id_kinds import utf8_columns
 from prefeval import ranking
+from prefeval.encoding import Ids
 from prefeval.ranking import PositionTable, QueryCandidates, candidate_documents, query_candidates, rank_run
 
 
@@ -110,7 +111,7 @@ def test_candidates_of_queries() -> None:
     queries give none), as indices into the distinct documents."""
     candidates = QueryCandidates(np.array(["a", "b", "a", "c"], dtype=object),
                                  np.array(["d1", "d2", "d3", "d1"], dtype=object))
-    queries = ranking.Ids(["c", "x", "a", "b"])
+    queries = Ids(["c", "x", "a", "b"])
     docs = candidates.documents.unique
     assert docs[candidates.of(queries, np.array([2]))].tolist() == ["d1", "d3"]
     assert docs[candidates.of(queries, np.array([-1, 1, 0, 3]))].tolist() == ["d1", "d2"]

@@ -34,6 +34,7 @@ from prefeval.core import aggregate as agg
 from prefeval.core import reduce, stats
 from prefeval.core.arrays import sorted_unique
 from prefeval.core.reduce import PairAccumulator, PairSums
+from prefeval.encoding import column_values, distinct
 from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_table, run_frame, runs_dict
@@ -45,9 +46,7 @@ from prefeval.methods.registry import canonical_text, declaration_of, declaratio
 from prefeval.ranking import (
     PositionTable,
     RankedRun,
-    column_values,
     coverage_note,
-    distinct,
     encoded_runs,
     judged_queries,
     qrels_queries,

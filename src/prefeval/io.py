@@ -42,6 +42,7 @@ import numpy as np
 from prefeval import textscan
 from prefeval._arrow import to_numpy
 from prefeval._lazy import is_pandas, lazy_module
+from prefeval.encoding import string_dtype
 from prefeval.errors import InputFormatError, PrefevalError
 from prefeval.utf8 import Utf8Column
 
@@ -60,7 +61,8 @@ QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
 class Columns(dict):
     """Named columns of a canonical run (``query_id, doc_id, score``) or qrels table (``query_id, doc_id,
     relevance, iteration``), as :func:`read_run_columns` / :func:`read_qrels_columns` give them: pyarrow string
-    arrays and numpy arrays (no pandas needed), or pandas Series. Ranking and :func:`prefeval.compare` accept them
+    arrays or :class:`~prefeval.utf8.Utf8Column` (ids as UTF-8 bytes) and numpy arrays (no pandas needed), or pandas
+    Series. Ranking and :func:`prefeval.compare` accept them
     where they accept a DataFrame; :meth:`frame` gives the DataFrame :func:`read_run` / :func:`read_qrels` give."""
 
     def __len__(self) -> int:  # rows, as len() of a DataFrame
@@ -345,13 +347,8 @@ def _plain(column: Any) -> Any:
 def _frame(columns: Columns) -> pd.DataFrame:
     """The DataFrame :func:`read_run` / :func:`read_qrels` return, from reader columns: Arrow strings become the
     dtype pandas gives ``dtype=str`` columns; numpy arrays and pandas Series are kept."""
-    string = _string_dtype()
+    string = string_dtype()
     return pd.DataFrame({name: _to_pandas(column, string) for name, column in columns.items()})
-
-
-def _string_dtype() -> Any:
-    """The dtype pandas gives columns read with ``dtype=str`` (Arrow-backed ``str`` in pandas 3, object in 2)."""
-    return pd.Series(["x"], dtype=str).dtype
 
 
 def _to_pandas(column: Any, string: Any) -> Any:
