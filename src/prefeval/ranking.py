@@ -5,7 +5,8 @@ column of a TREC file is ignored. A document repeated within one query of a run 
 position, with one warning per run. A query is *evaluated* when the qrels give it at least one document with
 grade ``>= rel``; a run lacking an evaluated query retrieved nothing for it (the worst case). Means run over
 every *judged* query (:func:`judged_queries`, as trec_eval ``-c``, ir-measures and PyTerrier): a judged query
-that is not evaluated scores 0. :func:`canonical_run` gives the ranking every provider is fed.
+that is not evaluated scores 0. :func:`canonical_run` gives the ranking every provider is fed. Ranking works on
+integer codes of the ids (:mod:`prefeval.encoding`).
 
 The API, used by :mod:`prefeval.provider`, :mod:`prefeval.compare` and :mod:`prefeval.analysis`:
 
