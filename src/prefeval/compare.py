@@ -915,7 +915,7 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     if other is not None:
         return other.compare(qrels, runs, parsed, per_query=per_query, client=client, scheduler=scheduler,
                              workers=workers, partitions=partitions, progress=progress)
-    qrels_df = qrels_table(qrels)  # files are read into columns: no pandas on this path with pyarrow
+    qrels_df = qrels_table(qrels)  # files are read into columns: no pandas on this path
     run_frames = runs_dict(runs, columns=True)
     if len(run_frames) < 2:
         raise PrefevalError(f"compare needs at least two runs; got {len(run_frames)} ({', '.join(run_frames) or '-'})")

@@ -74,7 +74,7 @@ def qrels_frame(qrels: Any) -> pd.DataFrame:
 
 def qrels_table(qrels: Any) -> pd.DataFrame | Columns:
     """:func:`qrels_frame`, except that a TREC file is read into :class:`~prefeval.io.Columns`
-    (:func:`~prefeval.io.read_qrels_columns`: no pandas with pyarrow) and columns are taken as they are."""
+    (:func:`~prefeval.io.read_qrels_columns`: no pandas) and columns are taken as they are."""
     return resolve_conflicts(_qrels_frame(qrels, columns=True))
 
 
@@ -147,7 +147,7 @@ def _is_ranx(obj: Any) -> bool:
 def run_frame(run: Any, name: str | None = None, columns: bool = False) -> pd.DataFrame | Columns:
     """Return ``run`` as a canonical DataFrame; NaN or non-numeric scores are an error naming the query. With
     ``columns``, a TREC file is read into :class:`~prefeval.io.Columns` (:func:`~prefeval.io.read_run_columns`: no
-    pandas with pyarrow), and columns are taken as they are."""
+    pandas), and columns are taken as they are."""
     label = name or "run"
     if isinstance(run, Columns):
         return run if columns else run.frame()

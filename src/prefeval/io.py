@@ -16,12 +16,14 @@ floats (ints, decimals and exponents; ``inf`` is accepted, ``nan`` is an error);
 are integers (negative grades such as ``-2`` junk are kept). The rank column and the ``Q0``
 column are ignored, as by trec_eval (``read_run(..., extra_columns=True)`` keeps rank and tag).
 
-Runs and qrels are parsed by ``pyarrow.csv`` when pyarrow is installed and the file has the simple shape
-almost every tool writes (fields separated by single spaces, or by single tabs, no quote, no CR);
-otherwise -- without pyarrow, or when pyarrow rejects a line -- by numpy (:mod:`prefeval.textscan`: the ids
-stay UTF-8 bytes, :class:`~prefeval.utf8.Utf8Column`; no pandas needed), and when that declines too (a CR, a
-control character, a line with another number of fields, a value that is not a number, bytes that are not
-UTF-8) by pandas' C tokenizer on the whole file, whose results are the same. Only when that fails (or the
+:func:`read_run` / :func:`read_qrels` (DataFrames) parse with ``pyarrow.csv`` when pyarrow is installed and the
+file has the simple shape almost every tool writes (fields separated by single spaces, or by single tabs, no
+quote, no CR): pandas 3 then holds the ids as Arrow strings, without a Python object per row. Otherwise -- and
+always for :func:`read_run_columns` / :func:`read_qrels_columns`, the form :func:`prefeval.compare` reads files
+in -- they are parsed by numpy (:mod:`prefeval.textscan`: the ids stay UTF-8 bytes,
+:class:`~prefeval.utf8.Utf8Column`; neither pandas nor pyarrow needed), and when that declines (a CR, a control
+character, a line with another number of fields, a value that is not a number, bytes that are not UTF-8) by
+pandas' C tokenizer on the whole file, whose results are the same. Only when that fails (or the
 vectorised checks find a bad value) is the file scanned line by line to name the first offending line in an
 :class:`~prefeval.errors.InputFormatError`.
 """
@@ -408,17 +410,24 @@ def read_run(source: PathOrFile, *, extra_columns: bool = False) -> pd.DataFrame
     :class:`~prefeval.errors.InputFormatError` (naming file and line) for a line with the wrong
     number of fields or a score that is not a number or is NaN.
     """
-    return _frame(read_run_columns(source, extra_columns=extra_columns))
+    return _frame(_run_columns(source, extra_columns, arrow=True))
 
 
 def read_run_columns(source: PathOrFile, *, extra_columns: bool = False) -> Columns:
     """The columns of :func:`read_run` (same parsing, validation and errors) without building a DataFrame: when
-    pyarrow parses the file, ``query_id`` and ``doc_id`` (and ``rank``, ``tag``) are Arrow string arrays and
-    ``score`` a float64 numpy array, and pandas is not imported; else, when numpy parses it, the ids are
-    :class:`~prefeval.utf8.Utf8Column` (no pandas either); otherwise the columns of pandas' parse."""
+    numpy parses the file (:mod:`prefeval.textscan`: almost every file), ``query_id`` and ``doc_id`` (and ``rank``,
+    ``tag``) are :class:`~prefeval.utf8.Utf8Column` and ``score`` a float64 numpy array -- neither pandas nor
+    pyarrow is imported, so the columns are the same with and without pyarrow; otherwise the columns of pandas'
+    parse."""
+    return _run_columns(source, extra_columns, arrow=False)
+
+
+def _run_columns(source: PathOrFile, extra_columns: bool, arrow: bool) -> Columns:
+    """The run's columns by the first parser that takes the file: ``pyarrow.csv`` (with ``arrow``; Arrow strings,
+    which pandas 3 frames hold without a Python object per row), numpy, pandas."""
     raw, name = _read_bytes(source, "run")
     data = _strip_comments(raw)
-    fast = _arrow_run(data, extra_columns)
+    fast = _arrow_run(data, extra_columns) if arrow else None
     if fast is None:
         fast = _numpy_run(data, extra_columns)
     if fast is not None:
@@ -448,17 +457,22 @@ def read_qrels(source: PathOrFile) -> pd.DataFrame:
     :class:`~prefeval.errors.InputFormatError` (naming file and line) for a line with the wrong
     number of fields or a grade that is not an integer.
     """
-    return _frame(read_qrels_columns(source))
+    return _frame(_qrels_columns(source, arrow=True))
 
 
 def read_qrels_columns(source: PathOrFile) -> Columns:
     """The columns of :func:`read_qrels` (same parsing, validation and errors) without building a DataFrame: when
-    pyarrow parses the file, ``query_id``, ``doc_id`` and ``iteration`` are Arrow string arrays and ``relevance``
-    an int64 numpy array, and pandas is not imported; else, when numpy parses it, the ids are
-    :class:`~prefeval.utf8.Utf8Column` (no pandas either); otherwise the columns of pandas' parse."""
+    numpy parses the file, ``query_id``, ``doc_id`` and ``iteration`` are :class:`~prefeval.utf8.Utf8Column` and
+    ``relevance`` an int64 numpy array (neither pandas nor pyarrow imported); otherwise the columns of pandas'
+    parse."""
+    return _qrels_columns(source, arrow=False)
+
+
+def _qrels_columns(source: PathOrFile, arrow: bool) -> Columns:
+    """The qrels' columns by the first parser that takes the file, as :func:`_run_columns`."""
     raw, name = _read_bytes(source, "qrels")
     data = _strip_comments(raw)
-    fast = _arrow_qrels(data)
+    fast = _arrow_qrels(data) if arrow else None
     if fast is None:
         fast = _numpy_qrels(data)
     if fast is not None:
