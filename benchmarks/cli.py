@@ -14,7 +14,10 @@ each child process:
 Also timed: ``import prefeval`` alone and the modules the command imports (scipy, statsmodels, matplotlib,
 ir_datasets, pandas, pyarrow) as seen by ``sys.modules`` at exit.
 
-Run: ``PREF_EVAL=/path/to/pref_eval.py python benchmarks/cli.py [--data PATH] [--repeat 3]``.
+``--without pyarrow isal`` runs prefeval as if those optional modules were not installed (their imports fail), as in
+an environment without the ``fast`` extra: files are then read by numpy instead of pyarrow, and inflated by zlib.
+
+Run: ``PREF_EVAL=/path/to/pref_eval.py python benchmarks/cli.py [--data PATH] [--repeat 3] [--without MODULE...]``.
 """
 
 from __future__ import annotations
@@ -57,6 +60,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the shared data folder (with dl-hard/)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--without", nargs="+", default=[], metavar="MODULE",
+                        help="optional modules prefeval must run without (e.g. pyarrow isal)")
     args = parser.parse_args()
     folder = args.data / "dl-hard"
     if not folder.is_dir():
@@ -66,8 +71,13 @@ def main() -> None:
     print(f"{len(runs)} DL-Hard doc runs; LexiRecall + LexiPrecision + RPP per query; best of {args.repeat}; "
           f"load average {os.getloadavg()[0]:.2f} at start", flush=True)
     py = sys.executable
+    prefeval = [py, "-m", "prefeval"]
+    if args.without:  # the modules' imports fail, as when they are not installed; then the program as ``-m`` runs it
+        print(f"prefeval runs without {', '.join(args.without)}")
+        prefeval = [py, "-c", f"import sys; sys.modules.update(dict.fromkeys({args.without!r})); sys.argv[0] = '-m'; "
+                    "from prefeval.cli import main; sys.exit(main())"]
     commands = {
-        "prefeval compare": [py, "-m", "prefeval", "compare", qrels, *runs, "-m", "LexiRecall", "LexiPrecision", "RPP",
+        "prefeval compare": [*prefeval, "compare", qrels, *runs, "-m", "LexiRecall", "LexiPrecision", "RPP",
                              "--per-query", "--format", "csv", "-q"],
         "stdlib per-pair script": [py, str(ROOT / "benchmarks" / "naive_compare.py"), qrels, *runs],
     }
@@ -78,6 +88,9 @@ def main() -> None:
     else:
         print("pref_eval.py skipped: set PREF_EVAL to the authors' pref_eval.py (github.com/diazf/pref_eval)")
     commands["python -c 'import prefeval'"] = [py, "-c", "import prefeval"]
+    if args.without:
+        commands["python -c 'import prefeval'"][2] = f"import sys; sys.modules.update(dict.fromkeys({args.without!r})); " \
+            "import prefeval"
     commands["python -c pass (start-up)"] = [py, "-c", "pass"]
     # An installed package runs from compiled bytecode (pip compiles it); the source tree may have none (e.g. under
     # PYTHONDONTWRITEBYTECODE), so compile it once instead of timing the compiler on every run.
@@ -99,8 +112,10 @@ def main() -> None:
             print(f"prefeval compare vs {label}: {results[label][0] / ours[0]:.2f}x faster")
     probe = ("import sys, runpy; sys.argv = ['prefeval'] + sys.argv[1:]\n"
              "try:\n    runpy.run_module('prefeval', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-             f"sys.stderr.write(' '.join(m for m in {HEAVY!r} if m in sys.modules))")
-    proc = subprocess.run([py, "-c", probe, *commands["prefeval compare"][3:]], capture_output=True, text=True,
+             f"sys.stderr.write(' '.join(m for m in {HEAVY!r} if sys.modules.get(m) is not None))")
+    if args.without:
+        probe = f"import sys; sys.modules.update(dict.fromkeys({args.without!r}))\n" + probe
+    proc = subprocess.run([py, "-c", probe, *commands["prefeval compare"][len(prefeval):]], capture_output=True, text=True,
                           env=dict(os.environ, PYTHONPATH=str(ROOT / "src")))
     print(f"heavy modules the command imported: {proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else 'none'}")
     if not same:

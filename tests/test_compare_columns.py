@@ -166,7 +166,7 @@ def test_factorize_of_grouped_arrow_ids_equals_hashing():
     """Query ids in runs of equal values (as in TREC files) are factorised from their neighbours: the same codes and
     distinct values as Arrow's dictionary_encode, grouped or not, sliced or not."""
     from prefeval._arrow import strings
-    from prefeval.ranking import _py_list, factorize
+    from prefeval.encoding import factorize, py_list
 
     rng = np.random.default_rng(1)
     for trial in range(300):
@@ -179,4 +179,4 @@ def test_factorize_of_grouped_arrow_ids_equals_hashing():
         grouped, grouped_names = factorize(array, grouped=True)
         hashed, hashed_names = factorize(array)
         assert np.array_equal(grouped, hashed)
-        assert _py_list(grouped_names) == _py_list(hashed_names)
+        assert py_list(grouped_names) == py_list(hashed_names)

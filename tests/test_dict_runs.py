@@ -17,8 +17,9 @@ import pandas as pd
 import pytest
 
 import prefeval
+from prefeval.encoding import Ids
 from prefeval.inputs import nested_codes, run_frame
-from prefeval.ranking import Ids, rank_codes, rank_run
+from prefeval.ranking import rank_codes, rank_run
 
 MEASURES = [prefeval.RBU(p=0.8, e=0.03) @ 20, prefeval.RBU(p=0.9, e=0.01, rel=2) @ 5, prefeval.TSE,
             prefeval.RPP(baseline="dict-base"), prefeval.RPP(baseline="dict-base", graded=False, weighting="dcg"),

@@ -1,6 +1,7 @@
 """The pyarrow.csv fast path of ``read_run`` against the pandas path: same frames, same dtypes, same errors.
 
-The pandas path is forced by making ``import pyarrow.csv`` fail (as in an environment without pyarrow).
+The pandas path is forced by making ``import pyarrow.csv`` fail (as in an environment without pyarrow) and the numpy
+scan decline; the reader without pyarrow (the numpy scan, which leaves what it declines to pandas) must agree too.
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ def read_both(data: bytes, monkeypatch: pytest.MonkeyPatch, extra_columns: bool 
     with monkeypatch.context() as patch:
         patch.setitem(sys.modules, "pyarrow.csv", None)  # import pyarrow.csv raises ImportError
         assert pio._arrow_run(pio._strip_comments(data), extra_columns) is None
+        by_numpy = attempt()  # the reader without pyarrow: numpy's scan, else pandas
+        patch.setattr(pio, "_numpy_run", lambda *_: None)
         slow = attempt()
+    assert_same(by_numpy, slow)
     return fast, slow, used
 
 

@@ -1,6 +1,6 @@
-"""``read_run_columns`` / ``read_qrels_columns``: the pyarrow path gives the columns ``read_run`` / ``read_qrels``
-are built from, with the same values, dtypes and errors as pandas' parser (forced by making ``import pyarrow.csv``
-fail, as without pyarrow)."""
+"""``read_qrels`` by pyarrow, by numpy (without pyarrow) and by pandas' parser (forced by making ``import pyarrow.csv``
+fail and the numpy scan decline): the same values, dtypes and errors; the columns form (``read_run_columns`` /
+``read_qrels_columns``) is read by numpy."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 
 from prefeval import io as pio
 from prefeval.errors import InputFormatError
+from prefeval.utf8 import Utf8Column
 
 pa = pytest.importorskip("pyarrow")
 pytest.importorskip("pyarrow.csv")
@@ -31,7 +32,14 @@ def read_both(data: bytes, monkeypatch: pytest.MonkeyPatch):
     with monkeypatch.context() as patch:
         patch.setitem(sys.modules, "pyarrow.csv", None)
         assert pio._arrow_qrels(pio._strip_comments(data)) is None
+        by_numpy = attempt()  # the reader without pyarrow: numpy's scan, else pandas
+        patch.setattr(pio, "_numpy_qrels", lambda *_: None)
         slow = attempt()
+    for other in (fast, by_numpy):
+        if isinstance(slow, Exception):
+            assert isinstance(other, InputFormatError) and str(other) == str(slow)
+        else:
+            pd.testing.assert_frame_equal(other, slow, check_exact=True)
     return fast, slow, used
 
 
@@ -64,10 +72,11 @@ def test_qrels_fast_path_matches_pandas(data, arrow, monkeypatch):
         assert list(fast.dtypes) == list(slow.dtypes)
 
 
-def test_columns_are_arrow_and_numpy():
+def test_columns_are_utf8_bytes_and_numpy():
+    """The columns form is read by numpy, with or without pyarrow: the same columns either way."""
     run = pio.read_run_columns(io.BytesIO(b"q1 Q0 d1 1 1.5 t\nq1 Q0 0012 2 1.25 t\n"))
     assert list(run) == ["query_id", "doc_id", "score"]
-    assert isinstance(run["doc_id"], pa.Array) and run["doc_id"].to_pylist() == ["d1", "0012"]
+    assert isinstance(run["doc_id"], Utf8Column) and run["doc_id"].to_pylist() == ["d1", "0012"]
     assert run["score"].dtype == np.float64 and run["score"].tolist() == [1.5, 1.25]
     qrels = pio.read_qrels_columns(io.BytesIO(b"q1 0 d1 2\nq1 0 0012 0\n"))
     assert list(qrels) == ["query_id", "doc_id", "relevance", "iteration"]

@@ -9,11 +9,12 @@ import pandas as pd
 import pytest
 
 from prefeval import ranking
+from prefeval.utf8 import Utf8Column
 
 
-@pytest.mark.parametrize("ids", ["string[pyarrow]", object])
+@pytest.mark.parametrize("ids", ["string[pyarrow]", object, "utf8"])
 def test_pair_codes_tell_pairs_apart(ids) -> None:
-    if ids is not object:
+    if ids == "string[pyarrow]":
         pytest.importorskip("pyarrow")
     rng = np.random.default_rng(5)
     fast = 0
@@ -27,11 +28,15 @@ def test_pair_codes_tell_pairs_apart(ids) -> None:
             if trial % 4 == 1:
                 keep = np.r_[True, (q[1:] != q[:-1]) | (d[1:] != d[:-1])]
                 q, d = q[keep], d[keep]
-        queries = pd.Series([f"q{x}" for x in q], dtype=ids)
-        docs = pd.Series([f"d{x:02d}" for x in d], dtype=ids)
+        if ids == "utf8":
+            queries = Utf8Column.from_strings([f"q{x}" for x in q])
+            docs = Utf8Column.from_strings([f"d{x:02d}" for x in d])
+        else:
+            queries = pd.Series([f"q{x}" for x in q], dtype=ids)
+            docs = pd.Series([f"d{x:02d}" for x in d], dtype=ids)
         qc, dc = ranking.pair_codes(queries, docs)
         fast += ranking._increasing_within_queries(qc, docs)
         pairs = list(zip(q.tolist(), d.tolist()))
         same = np.array([[a == b for b in pairs] for a in pairs])
         np.testing.assert_array_equal(same, (qc[:, None] == qc[None, :]) & (dc[:, None] == dc[None, :]))
-    assert (fast > 20) == (ids is not object)  # sorted Arrow qrels take the comparison of neighbours
+    assert (fast > 20) == (ids == "string[pyarrow]")  # sorted Arrow qrels take the comparison of neighbours

@@ -1,7 +1,7 @@
 """``rank_run(..., ties="candidates")`` factorises the document ids of a run grouped by query in blocks of whole
 queries: the candidates' ranks must be those of the definition (1 + distinct documents of the query ranked above:
 higher score, or equal score and larger doc id string; a repeated document counted once, at its best position),
-whatever the block size, for Arrow-backed and object ids, with repeats and ties around candidates."""
+whatever the block size, for Arrow-backed, object and UTF-8 bytes ids, with repeats and ties around candidates."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from id_kinds import utf8_columns
 from prefeval import ranking
 
 
@@ -51,7 +52,7 @@ def random_run(rng: np.random.Generator, n_queries: int, ints: bool) -> tuple[pd
     return frame, candidates
 
 
-@pytest.mark.parametrize("ids", ["arrow", "object", "int"])
+@pytest.mark.parametrize("ids", ["arrow", "object", "int", "utf8"])
 @pytest.mark.parametrize("block", [1, 7, 50, 1 << 16])
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_candidate_ranks_by_blocks(monkeypatch, ids: str, block: int, shuffle: bool) -> None:
@@ -65,10 +66,11 @@ def test_candidate_ranks_by_blocks(monkeypatch, ids: str, block: int, shuffle: b
     if shuffle:  # rows not grouped by query: the whole column is factorised at once
         frame = frame.sample(frac=1.0, random_state=1).reset_index(drop=True)
     expected = brute_ranks(frame, set(candidates))
+    run = utf8_columns(frame) if ids == "utf8" else frame
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # repeated documents are warned about
-        fast = ranking.rank_run(frame, None, np.array(candidates, dtype=object), "r", ties="candidates")
-        full = ranking.rank_run(frame, None, np.array(candidates, dtype=object), "r", ties="all")
+        fast = ranking.rank_run(run, None, np.array(candidates, dtype=object), "r", ties="candidates")
+        full = ranking.rank_run(run, None, np.array(candidates, dtype=object), "r", ties="all")
     assert ranked_candidates(fast) == expected
     assert ranked_candidates(full) == expected
     assert frame.duplicated(["query_id", "doc_id"]).any() and len(expected) > 50  # repeats and candidates occur

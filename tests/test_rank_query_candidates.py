@@ -3,7 +3,8 @@ queries of a run is looked up among its own queries' relevant documents only. Ev
 the rank of the definition -- 1 + the distinct documents of its query ranked above it (higher score, or equal score
 and larger doc id string), a repeated document counted once at its best position -- in runs where a document is
 relevant in one query and retrieved but not relevant in another, queries come in another order than in the qrels,
-some queries are not judged, documents repeat and scores tie; for every block size, Arrow-backed and object ids."""
+some queries are not judged, documents repeat and scores tie; for every block size, Arrow-backed, object and UTF-8
+bytes (``Utf8Column``) ids."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from id_kinds import utf8_columns
 from prefeval import ranking
+from prefeval.encoding import Ids
 from prefeval.ranking import PositionTable, QueryCandidates, candidate_documents, query_candidates, rank_run
 
 
@@ -59,14 +62,16 @@ def collection(seed: int, ids: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     return qrels, run
 
 
-@pytest.mark.parametrize("ids", ["arrow", "object"])
+@pytest.mark.parametrize("ids", ["arrow", "object", "utf8"])
 @pytest.mark.parametrize("block", [1, 7, 40, 1 << 14])
 @pytest.mark.parametrize("seed", range(4))
 def test_relevant_ranks_with_per_query_candidates(monkeypatch, ids: str, block: int, seed: int) -> None:
     monkeypatch.setattr(ranking, "_BLOCK_ROWS", block)
-    qrels, run = collection(seed, ids)
+    qrels_frame, run = collection(seed, ids)
+    qrels = utf8_columns(qrels_frame) if ids == "utf8" else qrels_frame
     table = PositionTable(qrels, 1)
     expected = brute_positions(run, table)
+    run = utf8_columns(run) if ids == "utf8" else run
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # repeated documents are warned about
         per_query = rank_run(run, table.queries, query_candidates(qrels, 1), "r", ties="candidates")
@@ -82,7 +87,7 @@ def test_relevant_ranks_with_per_query_candidates(monkeypatch, ids: str, block: 
     assert all(c for c, pair in zip(coded, pairs) if pair in relevant)
     # the collection does what the docstring says
     assert np.isfinite(expected).sum() > 20 and np.isinf(expected).any()
-    judged = qrels.groupby("doc_id")["relevance"].agg(["min", "max"])
+    judged = qrels_frame.groupby("doc_id")["relevance"].agg(["min", "max"])
     assert ((judged["min"] == 0) & (judged["max"] >= 1)).any()
 
 
@@ -106,7 +111,7 @@ def test_candidates_of_queries() -> None:
     queries give none), as indices into the distinct documents."""
     candidates = QueryCandidates(np.array(["a", "b", "a", "c"], dtype=object),
                                  np.array(["d1", "d2", "d3", "d1"], dtype=object))
-    queries = ranking.Ids(["c", "x", "a", "b"])
+    queries = Ids(["c", "x", "a", "b"])
     docs = candidates.documents.unique
     assert docs[candidates.of(queries, np.array([2]))].tolist() == ["d1", "d3"]
     assert docs[candidates.of(queries, np.array([-1, 1, 0, 3]))].tolist() == ["d1", "d2"]

@@ -16,8 +16,8 @@ import pytest
 from tests.test_dict_runs import CUT_SETS, MEASURES, _qrels, _run, _values, base  # noqa: F401  (base: a fixture)
 
 import prefeval
+from prefeval.encoding import Ids
 from prefeval.inputs import records_codes, run_frame
-from prefeval.ranking import Ids
 
 
 def _records(run: dict) -> list:

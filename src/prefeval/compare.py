@@ -34,6 +34,7 @@ from prefeval.core import aggregate as agg
 from prefeval.core import reduce, stats
 from prefeval.core.arrays import sorted_unique
 from prefeval.core.reduce import PairAccumulator, PairSums
+from prefeval.encoding import column_values, distinct
 from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_table, run_frame, runs_dict
@@ -45,9 +46,7 @@ from prefeval.methods.registry import canonical_text, declaration_of, declaratio
 from prefeval.ranking import (
     PositionTable,
     RankedRun,
-    column_values,
     coverage_note,
-    distinct,
     encoded_runs,
     judged_queries,
     qrels_queries,
@@ -916,7 +915,7 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     if other is not None:
         return other.compare(qrels, runs, parsed, per_query=per_query, client=client, scheduler=scheduler,
                              workers=workers, partitions=partitions, progress=progress)
-    qrels_df = qrels_table(qrels)  # files are read into columns: no pandas on this path with pyarrow
+    qrels_df = qrels_table(qrels)  # files are read into columns: no pandas on this path
     run_frames = runs_dict(runs, columns=True)
     if len(run_frames) < 2:
         raise PrefevalError(f"compare needs at least two runs; got {len(run_frames)} ({', '.join(run_frames) or '-'})")

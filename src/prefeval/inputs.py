@@ -19,7 +19,6 @@ The semantics of rankings built from runs (ties, repeated documents) are in :mod
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import warnings
@@ -33,10 +32,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from prefeval._lazy import is_pandas, lazy_module
+from prefeval.encoding import Ids, factorize, string_dtype
 from prefeval.errors import PrefevalError
 from prefeval.io import Columns, _to_pandas, read_qrels, read_qrels_columns, read_run, read_run_columns
-from prefeval.io import _string_dtype as _io_string_dtype
-from prefeval.ranking import Ids, factorize, pair_codes
+from prefeval.ranking import pair_codes
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,7 +74,7 @@ def qrels_frame(qrels: Any) -> pd.DataFrame:
 
 def qrels_table(qrels: Any) -> pd.DataFrame | Columns:
     """:func:`qrels_frame`, except that a TREC file is read into :class:`~prefeval.io.Columns`
-    (:func:`~prefeval.io.read_qrels_columns`: no pandas with pyarrow) and columns are taken as they are."""
+    (:func:`~prefeval.io.read_qrels_columns`: no pandas) and columns are taken as they are."""
     return resolve_conflicts(_qrels_frame(qrels, columns=True))
 
 
@@ -148,7 +147,7 @@ def _is_ranx(obj: Any) -> bool:
 def run_frame(run: Any, name: str | None = None, columns: bool = False) -> pd.DataFrame | Columns:
     """Return ``run`` as a canonical DataFrame; NaN or non-numeric scores are an error naming the query. With
     ``columns``, a TREC file is read into :class:`~prefeval.io.Columns` (:func:`~prefeval.io.read_run_columns`: no
-    pandas with pyarrow), and columns are taken as they are."""
+    pandas), and columns are taken as they are."""
     label = name or "run"
     if isinstance(run, Columns):
         return run if columns else run.frame()
@@ -312,7 +311,7 @@ def records_codes(records: Any, queries: Ids,
     """A run given as a list of ``ScoredDoc``-like namedtuples in the integer form of :func:`nested_codes` (rows in
     the given order): the values :func:`run_frame` and :func:`prefeval.ranking.rank_run` give, without a frame --
     each field read with one ``itemgetter`` pass, the query id of each stretch of rows of one query looked up once,
-    the document ids factorised once (:func:`prefeval.ranking.factorize`).
+    the document ids factorised once (:func:`prefeval.encoding.factorize`).
 
     ``depth``: as in :func:`nested_codes`, when each query's rows are contiguous and no document repeats among the
     rows kept in a query (then every row cut has a lower score than ``depth`` distinct documents of its query, and
@@ -383,16 +382,10 @@ def _text_column(values: list) -> pd.Series:
     return _strings([str(v) for v in values]) if strings is None else strings  # type: ignore[return-value]
 
 
-@functools.cache
-def _string_dtype() -> Any:
-    """The string dtype of canonical frames (:func:`prefeval.io.read_run`'s), looked up once."""
-    return _io_string_dtype()
-
-
 def _strings(values: list) -> pd.Series | None:
     """``values`` as a column of the string dtype of canonical frames (:func:`prefeval.io.read_run`'s) when every
     value is a ``str`` (None otherwise); built by Arrow directly when that dtype is Arrow-backed."""
-    string = _string_dtype()
+    string = string_dtype()
     if isinstance(string, pd.StringDtype) and string.storage == "pyarrow":
         import pyarrow as pa  # deferred: installed, as pandas' string dtype is Arrow-backed
 
@@ -468,7 +461,7 @@ def _reject_first(frame: pd.DataFrame, bad: pd.Series, message: Callable[[pd.Ser
 def _as_text(column: pd.Series) -> Any:
     """The values of ``column.astype(str)`` for a canonical frame: the column's own array when it already has the
     string dtype of canonical frames (no conversion through Python objects)."""
-    if isinstance(column.dtype, pd.StringDtype) and column.dtype == _string_dtype():
+    if isinstance(column.dtype, pd.StringDtype) and column.dtype == string_dtype():
         return column.array
     return column.astype(str).array  # Arrow-backed strings stay so (no Python string per row)
 

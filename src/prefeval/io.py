@@ -16,11 +16,15 @@ floats (ints, decimals and exponents; ``inf`` is accepted, ``nan`` is an error);
 are integers (negative grades such as ``-2`` junk are kept). The rank column and the ``Q0``
 column are ignored, as by trec_eval (``read_run(..., extra_columns=True)`` keeps rank and tag).
 
-Runs are parsed by ``pyarrow.csv`` when pyarrow is installed and the file has the simple shape
-almost every tool writes (fields separated by single spaces, or by single tabs, no quote, no CR);
-otherwise -- and whenever pyarrow rejects a line or a score is NaN -- by pandas' C tokenizer on the
-whole file (no Python loop), whose results are the same. Only when that fails (or the vectorised
-checks find a bad value) is the file scanned line by line to name the first offending line in an
+:func:`read_run` / :func:`read_qrels` (DataFrames) parse with ``pyarrow.csv`` when pyarrow is installed and the
+file has the simple shape almost every tool writes (fields separated by single spaces, or by single tabs, no
+quote, no CR): pandas 3 then holds the ids as Arrow strings, without a Python object per row. Otherwise -- and
+always for :func:`read_run_columns` / :func:`read_qrels_columns`, the form :func:`prefeval.compare` reads files
+in -- they are parsed by numpy (:mod:`prefeval.textscan`: the ids stay UTF-8 bytes,
+:class:`~prefeval.utf8.Utf8Column`; neither pandas nor pyarrow needed), and when that declines (a CR, a control
+character, a line with another number of fields, a value that is not a number, bytes that are not UTF-8) by
+pandas' C tokenizer on the whole file, whose results are the same. Only when that fails (or the
+vectorised checks find a bad value) is the file scanned line by line to name the first offending line in an
 :class:`~prefeval.errors.InputFormatError`.
 """
 
@@ -37,9 +41,12 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
+from prefeval import textscan
 from prefeval._arrow import to_numpy
 from prefeval._lazy import is_pandas, lazy_module
+from prefeval.encoding import string_dtype
 from prefeval.errors import InputFormatError, PrefevalError
+from prefeval.utf8 import Utf8Column
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -56,7 +63,8 @@ QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
 class Columns(dict):
     """Named columns of a canonical run (``query_id, doc_id, score``) or qrels table (``query_id, doc_id,
     relevance, iteration``), as :func:`read_run_columns` / :func:`read_qrels_columns` give them: pyarrow string
-    arrays and numpy arrays (no pandas needed), or pandas Series. Ranking and :func:`prefeval.compare` accept them
+    arrays or :class:`~prefeval.utf8.Utf8Column` (ids as UTF-8 bytes) and numpy arrays (no pandas needed), or pandas
+    Series. Ranking and :func:`prefeval.compare` accept them
     where they accept a DataFrame; :meth:`frame` gives the DataFrame :func:`read_run` / :func:`read_qrels` give."""
 
     def __len__(self) -> int:  # rows, as len() of a DataFrame
@@ -284,6 +292,50 @@ def _arrow_qrels(data: bytes) -> Columns | None:
                    relevance=relevance, iteration=_plain(table.column("iteration")))
 
 
+def _numpy_fields(data: bytes, fields: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """(starts, ends) of every field of every line (:func:`prefeval.textscan.split_fields`) when the data are UTF-8,
+    have at least one line and every line has ``fields`` fields; None otherwise (pandas' parser then decides)."""
+    if not data.isascii():
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    located = textscan.split_fields(data, fields)
+    return located if located is not None and len(located[0]) else None
+
+
+def _numpy_run(data: bytes, extra_columns: bool) -> Columns | None:
+    """The run's columns parsed by numpy (:mod:`prefeval.textscan`): ids as :class:`~prefeval.utf8.Utf8Column`,
+    scores float64; None when a line has not 6 fields or a score is not a number (or NaN), or the scan declines
+    the data (the caller then takes the pandas path, which names the bad line)."""
+    located = _numpy_fields(data, 6)
+    if located is None:
+        return None
+    starts, ends = located
+    scores = textscan.parse_floats(data, starts[:, 4], ends[:, 4])
+    if scores is None:
+        return None
+    names = {"query_id": 0, "doc_id": 2} | ({"rank": 3, "tag": 5} if extra_columns else {})
+    columns = Columns({name: Utf8Column(textscan.token_bytes(data, starts[:, k], ends[:, k]))
+                       for name, k in names.items()})
+    columns["score"] = scores
+    return Columns({name: columns[name] for name in ["query_id", "doc_id", "score"] + list(names)[2:]})
+
+
+def _numpy_qrels(data: bytes) -> Columns | None:
+    """The qrels' columns parsed by numpy, as :func:`_numpy_run` (relevance int64 numpy); None where it declines."""
+    located = _numpy_fields(data, 4)
+    if located is None:
+        return None
+    starts, ends = located
+    relevance = textscan.parse_ints(data, starts[:, 3], ends[:, 3])
+    if relevance is None:
+        return None
+    ids = {name: Utf8Column(textscan.token_bytes(data, starts[:, k], ends[:, k]))
+           for name, k in (("query_id", 0), ("doc_id", 2), ("iteration", 1))}
+    return Columns(query_id=ids["query_id"], doc_id=ids["doc_id"], relevance=relevance, iteration=ids["iteration"])
+
+
 def _plain(column: Any) -> Any:
     """An Arrow column as one array: dictionary-encoded strings decoded, scores as a float64 numpy array."""
     column = column.combine_chunks() if hasattr(column, "combine_chunks") else column
@@ -297,18 +349,15 @@ def _plain(column: Any) -> Any:
 def _frame(columns: Columns) -> pd.DataFrame:
     """The DataFrame :func:`read_run` / :func:`read_qrels` return, from reader columns: Arrow strings become the
     dtype pandas gives ``dtype=str`` columns; numpy arrays and pandas Series are kept."""
-    string = _string_dtype()
+    string = string_dtype()
     return pd.DataFrame({name: _to_pandas(column, string) for name, column in columns.items()})
-
-
-def _string_dtype() -> Any:
-    """The dtype pandas gives columns read with ``dtype=str`` (Arrow-backed ``str`` in pandas 3, object in 2)."""
-    return pd.Series(["x"], dtype=str).dtype
 
 
 def _to_pandas(column: Any, string: Any) -> Any:
     if isinstance(column, np.ndarray) or is_pandas(column, "Series"):
         return column
+    if isinstance(column, Utf8Column):
+        return pd.Series(column.to_numpy(), dtype=string)
     if isinstance(string, pd.StringDtype) and string.storage == "pyarrow":
         return column.to_pandas(types_mapper=lambda _: string)
     return column.to_pandas().astype(string)
@@ -361,16 +410,26 @@ def read_run(source: PathOrFile, *, extra_columns: bool = False) -> pd.DataFrame
     :class:`~prefeval.errors.InputFormatError` (naming file and line) for a line with the wrong
     number of fields or a score that is not a number or is NaN.
     """
-    return _frame(read_run_columns(source, extra_columns=extra_columns))
+    return _frame(_run_columns(source, extra_columns, arrow=True))
 
 
 def read_run_columns(source: PathOrFile, *, extra_columns: bool = False) -> Columns:
     """The columns of :func:`read_run` (same parsing, validation and errors) without building a DataFrame: when
-    pyarrow parses the file, ``query_id`` and ``doc_id`` (and ``rank``, ``tag``) are Arrow string arrays and
-    ``score`` a float64 numpy array, and pandas is not imported; otherwise the columns of pandas' parse."""
+    numpy parses the file (:mod:`prefeval.textscan`: almost every file), ``query_id`` and ``doc_id`` (and ``rank``,
+    ``tag``) are :class:`~prefeval.utf8.Utf8Column` and ``score`` a float64 numpy array -- neither pandas nor
+    pyarrow is imported, so the columns are the same with and without pyarrow; otherwise the columns of pandas'
+    parse."""
+    return _run_columns(source, extra_columns, arrow=False)
+
+
+def _run_columns(source: PathOrFile, extra_columns: bool, arrow: bool) -> Columns:
+    """The run's columns by the first parser that takes the file: ``pyarrow.csv`` (with ``arrow``; Arrow strings,
+    which pandas 3 frames hold without a Python object per row), numpy, pandas."""
     raw, name = _read_bytes(source, "run")
     data = _strip_comments(raw)
-    fast = _arrow_run(data, extra_columns)
+    fast = _arrow_run(data, extra_columns) if arrow else None
+    if fast is None:
+        fast = _numpy_run(data, extra_columns)
     if fast is not None:
         return fast
     dtypes = {0: str, 1: "category", 2: str, 3: str if extra_columns else "category", 4: "float64", 5: str}
@@ -398,16 +457,24 @@ def read_qrels(source: PathOrFile) -> pd.DataFrame:
     :class:`~prefeval.errors.InputFormatError` (naming file and line) for a line with the wrong
     number of fields or a grade that is not an integer.
     """
-    return _frame(read_qrels_columns(source))
+    return _frame(_qrels_columns(source, arrow=True))
 
 
 def read_qrels_columns(source: PathOrFile) -> Columns:
     """The columns of :func:`read_qrels` (same parsing, validation and errors) without building a DataFrame: when
-    pyarrow parses the file, ``query_id``, ``doc_id`` and ``iteration`` are Arrow string arrays and ``relevance``
-    an int64 numpy array, and pandas is not imported; otherwise the columns of pandas' parse."""
+    numpy parses the file, ``query_id``, ``doc_id`` and ``iteration`` are :class:`~prefeval.utf8.Utf8Column` and
+    ``relevance`` an int64 numpy array (neither pandas nor pyarrow imported); otherwise the columns of pandas'
+    parse."""
+    return _qrels_columns(source, arrow=False)
+
+
+def _qrels_columns(source: PathOrFile, arrow: bool) -> Columns:
+    """The qrels' columns by the first parser that takes the file, as :func:`_run_columns`."""
     raw, name = _read_bytes(source, "qrels")
     data = _strip_comments(raw)
-    fast = _arrow_qrels(data)
+    fast = _arrow_qrels(data) if arrow else None
+    if fast is None:
+        fast = _numpy_qrels(data)
     if fast is not None:
         return fast
     try:

@@ -5,7 +5,8 @@ column of a TREC file is ignored. A document repeated within one query of a run 
 position, with one warning per run. A query is *evaluated* when the qrels give it at least one document with
 grade ``>= rel``; a run lacking an evaluated query retrieved nothing for it (the worst case). Means run over
 every *judged* query (:func:`judged_queries`, as trec_eval ``-c``, ir-measures and PyTerrier): a judged query
-that is not evaluated scores 0. :func:`canonical_run` gives the ranking every provider is fed.
+that is not evaluated scores 0. :func:`canonical_run` gives the ranking every provider is fed. Ranking works on
+integer codes of the ids (:mod:`prefeval.encoding`).
 
 The API, used by :mod:`prefeval.provider`, :mod:`prefeval.compare` and :mod:`prefeval.analysis`:
 
@@ -32,10 +33,32 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from prefeval import utf8
 from prefeval._arrow import call, from_numpy, options, strings, to_numpy
 from prefeval._lazy import is_arrow_array, lazy_module
 from prefeval.core.arrays import sorted_unique, stretch_starts
+from prefeval.encoding import (
+    Ids,
+    arrow_strings,
+    arrow_values,
+    as_ids,
+    column_values,
+    concat_ids,
+    distinct,
+    factorize,
+    is_arrow_backed,
+    py_list,
+    sorted_codes,
+    string_dtype,
+    string_ranks,
+    take_ids,
+    take_names,
+    take_rows,
+    unique_values,
+    value_stretches,
+)
 from prefeval.errors import PrefevalError
+from prefeval.utf8 import Utf8Column
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -94,13 +117,13 @@ class RankedRun:
     @functools.cached_property
     def doc_ids(self) -> np.ndarray:
         """The document id of every row (Python objects)."""
-        return _take(self.doc_names, self.doc_raw)
+        return take_names(self.doc_names, self.doc_raw)
 
     def _ids(self, keep: slice | np.ndarray) -> np.ndarray:
         """The document ids of the rows ``keep`` (Python objects), without those of the other rows."""
         if isinstance(keep, slice) or "doc_ids" in self.__dict__:
             return self.doc_ids[keep]
-        return _take(self.doc_names, self.doc_raw[keep])
+        return take_names(self.doc_names, self.doc_raw[keep])
 
     def _top(self, depth: int | None) -> slice | np.ndarray:
         if not self.full_order and (self.exact_depth is None or depth is None or depth > self.exact_depth):
@@ -133,13 +156,13 @@ class RankedRun:
         stay Arrow-backed (no Python string per row)."""
         self._top(None)  # every row's rank must be exact
         queries = self.queries.to_numpy(dtype=object)
-        if _is_arrow(self.doc_names) and "doc_ids" not in self.__dict__ and all(isinstance(q, str) for q in queries):
+        if is_arrow_backed(self.doc_names) and "doc_ids" not in self.__dict__ and all(isinstance(q, str) for q in queries):
             import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
 
-            string = _string_dtype() if is_arrow_array(self.doc_names) else self.doc_names.dtype
+            string = string_dtype() if is_arrow_array(self.doc_names) else self.doc_names.dtype
             names = pd.array(pa.array(queries.tolist(), type=pa.string()).take(pa.array(self.query_codes)),
                              dtype=string)
-            docs = pd.array(_arrow_values(self.doc_names).take(pa.array(self.doc_raw)), dtype=string)
+            docs = pd.array(arrow_values(self.doc_names).take(pa.array(self.doc_raw)), dtype=string)
         else:
             names = queries[self.query_codes] if len(self.rank) else np.zeros(0, object)
             docs = self.doc_ids
@@ -232,31 +255,12 @@ def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, dcodes: np.nda
     tied_docs = dcodes[order[pos]]
     if 4 * len(pos) < len(dnames):  # few tied rows: order just their documents
         distinct, inverse = np.unique(tied_docs, return_inverse=True)
-        codes = _string_ranks(dnames, distinct)[inverse.reshape(-1)]
+        codes = string_ranks(dnames, distinct)[inverse.reshape(-1)]
     else:
-        codes = _string_ranks(dnames)[tied_docs]
+        codes = string_ranks(dnames)[tied_docs]
     order = order.copy()
     order[pos] = order[pos][np.lexsort((-codes, segment))]
     return order
-
-
-def _string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
-    """Rank (0-based, in Python string order) of each of the distinct ids ``names[subset]`` (default: all).
-
-    Arrow-backed ids are ranked by Arrow's sort (UTF-8 byte order is code point order, Python's), others as
-    Python strings (``str()`` of each id)."""
-    if _is_arrow(names):
-        values = _arrow_values(names)
-        if subset is not None:
-            values = call("take", values, from_numpy(subset))
-        ranks = call("rank", values, options=options("RankOptions", sort_keys="ascending", tiebreaker="dense"))
-        return to_numpy(ranks).astype(np.int64) - 1
-    values = np.asarray(names, dtype=object)
-    if subset is not None:
-        values = values[subset]
-    texts = [str(v) for v in values.tolist()]
-    rank = {text: i for i, text in enumerate(sorted(set(texts)))}
-    return np.fromiter(map(rank.__getitem__, texts), dtype=np.int64, count=len(texts))
 
 
 def _query_score_order(qc: np.ndarray, sc: np.ndarray, arrow: bool) -> np.ndarray:
@@ -272,144 +276,12 @@ def _query_score_order(qc: np.ndarray, sc: np.ndarray, arrow: bool) -> np.ndarra
     return to_numpy(order).astype(np.intp)
 
 
-class Ids:
-    """Distinct ids in a fixed order and the position of each: the query (or relevant document) axis of rankings and
-    position tables. :meth:`get_indexer` gives the position of each of some values (-1: absent), as
-    ``pandas.Index.get_indexer`` does, from a dict (no pandas needed)."""
-
-    def __init__(self, values: Any) -> None:
-        self.values = np.asarray(_py_list(values) if not isinstance(values, np.ndarray) else values, dtype=object)
-        self._position = {v: i for i, v in enumerate(self.values.tolist())}
-
-    def __len__(self) -> int:
-        return len(self.values)
-
-    def __iter__(self):
-        return iter(self.values.tolist())
-
-    def __getitem__(self, i: Any) -> Any:
-        return self.values[i]
-
-    def __repr__(self) -> str:
-        return f"Ids({self.values.tolist()!r})"
-
-    def tolist(self) -> list:
-        return self.values.tolist()
-
-    def equals(self, other: Any) -> bool:
-        """Whether ``other`` (ids, or a pandas Index) holds the same ids in the same order."""
-        return self.values.tolist() == _py_list(other)
-
-    def to_numpy(self, dtype: Any = object) -> np.ndarray:
-        """The ids as a numpy object array."""
-        return self.values if dtype is object else self.values.astype(dtype)
-
-    def get_indexer(self, values: Any) -> np.ndarray:
-        """Position of each of ``values`` (a sequence, numpy, pandas or Arrow array) among the ids; -1 where absent."""
-        position = self._position
-        values = _py_list(values)
-        return np.fromiter((position.get(v, -1) for v in values), dtype=np.intp, count=len(values))
-
-
-def _py_list(values: Any) -> list:
-    """``values`` (a sequence, numpy, pandas or Arrow array) as a list of Python objects."""
-    if is_arrow_array(values):
-        return values.to_pylist()
-    return values.tolist() if hasattr(values, "tolist") else list(values)
-
-
-def column_values(column: Any, dtype: Any = None) -> np.ndarray:
-    """A column (pandas Series, numpy or Arrow array) as a numpy array; Arrow strings become Python ``str``."""
-    if is_arrow_array(column):
-        if str(column.type) in ("string", "large_string"):
-            out = np.empty(len(column), dtype=object)
-            out[:] = column.to_pylist()
-            column = out
-        else:
-            column = to_numpy(column)
-    return np.asarray(column, dtype=dtype)
-
-
-def _unique(values: Any) -> np.ndarray:
-    """The distinct values (hashable Python objects) in order of first appearance, as a numpy object array."""
-    out = np.empty(0, dtype=object)
-    distinct = list(dict.fromkeys(_py_list(values)))
-    return np.asarray(distinct, dtype=object) if distinct else out
-
-
-def _as_index(values) -> Ids:
-    return values if isinstance(values, Ids) else Ids(values)
-
-
-def _is_arrow(values) -> bool:
-    """Whether ``values`` (a pyarrow array, or a pandas object) hold Arrow strings."""
-    if is_arrow_array(values):
-        return True
-    return getattr(values.dtype, "storage", None) == "pyarrow" or type(values.dtype).__name__ == "ArrowDtype"
-
-
-def _arrow_values(values) -> Any:
-    """The pyarrow array behind ``values`` (an Arrow-backed pandas object, or a pyarrow array)."""
-    import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
-
-    if isinstance(values, pa.ChunkedArray):
-        return values.combine_chunks()
-    return values if isinstance(values, pa.Array) else pa.array(values.array)
-
-
-def _take(names: Any, codes: np.ndarray) -> np.ndarray:
-    """``names[codes]`` (distinct ids: a pandas Index or a pyarrow array) as a numpy array of Python objects."""
-    if is_arrow_array(names):
-        return np.asarray(call("take", _arrow_values(names), from_numpy(codes)).to_pylist(), dtype=object).reshape(-1)
-    return np.asarray(names.take(codes), dtype=object)
-
-
-def _string_dtype() -> Any:
-    """The dtype pandas gives string columns (Arrow-backed ``str`` in pandas 3, object in 2)."""
-    return pd.Series(["x"], dtype=str).dtype
-
-
-def factorize(column: Any, grouped: bool = False) -> tuple[np.ndarray, Any]:
-    """``pandas.factorize(column)``: each row's code (-1: missing) and the distinct values in order of first
-    appearance. A pyarrow array is encoded by Arrow (``dictionary_encode``, the same codes; the distinct values
-    stay a pyarrow array), without pandas. ``grouped``: equal values usually stand in runs of rows (the query ids
-    of a TREC run), which are then found by comparing neighbours and only the first value of each run is looked
-    up (same codes; hashed as above when the runs are short). An Arrow-backed pandas column of strings is encoded as
-    its pyarrow array."""
-    if not is_arrow_array(column) and (strings_array := _arrow_strings(column)) is not None:
-        column = strings_array
-    if grouped and (stretches := _stretches(column)) is not None:
-        starts, firsts = stretches
-        position: dict[Any, int] = {}
-        codes = np.fromiter((position.setdefault(v, len(position)) for v in firsts), dtype=np.intp, count=len(firsts))
-        return np.repeat(codes, np.diff(np.r_[starts, len(column)])), list(position)
-    if is_arrow_array(column):
-        encoded = call("dictionary_encode", _arrow_values(column))
-        codes = to_numpy(encoded.indices, -1).astype(np.intp, copy=False)
-        return codes, encoded.dictionary
-    return pd.factorize(column)
-
-
-def _stretches(column: Any) -> tuple[np.ndarray, list] | None:
-    """(first row of each stretch of equal consecutive values, the value of each) of a pyarrow array without a
-    missing value whose stretches are 8 rows long or more on average (the query ids of a TREC run), found by comparing
-    neighbours; None for other columns."""
-    if not is_arrow_array(column) or column.null_count or len(column) < 2:
-        return None
-    column = _arrow_values(column)
-    n = len(column)
-    starts = np.flatnonzero(np.r_[True, to_numpy(call("not_equal", column.slice(1), column.slice(0, n - 1)))])
-    if 8 * len(starts) > n:
-        return None
-    return starts, call("take", column, from_numpy(starts)).to_pylist()
-
-
 def _query_stretches(column: Any, queries: Ids, name: str) -> tuple[np.ndarray, np.ndarray]:
     """(first row of each stretch of rows of one query, its query code in ``queries``, -1: not there), without a code
-    per row where the ids stand in long stretches (:func:`_stretches`)."""
-    if not is_arrow_array(column) and (strings_array := _arrow_strings(column)) is not None:
+    per row where the ids stand in long stretches (:func:`value_stretches`)."""
+    if not is_arrow_array(column) and (strings_array := arrow_strings(column)) is not None:
         column = strings_array
-    stretches = _stretches(column)
+    stretches = value_stretches(column)
     if stretches is not None:
         return stretches[0], queries.get_indexer(stretches[1])
     qc = _query_codes(column, queries, name)[0]
@@ -467,7 +339,8 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     n = len(qc)
     cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
     if cuts is None and per_query is None:
-        raw, names = factorize(column) if is_arrow_array(column) else pd.factorize(column)
+        raw, names = factorize(column, first_seen=False) if is_arrow_array(column) or isinstance(column, Utf8Column) \
+            else pd.factorize(column)
         return raw, names, _candidate_of(names, candidates)
     values, prefix = _id_values(column, candidates)
     cuts = np.array([0, n]) if cuts is None else cuts
@@ -481,9 +354,9 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
         if per_query is not None:
             subset = per_query.of(queries, qc[starts[np.searchsorted(starts, a):np.searchsorted(starts, b)]])
             if len(subset):
-                block = _concat([call("take", prefix, from_numpy(subset)), block] if prefix is not None
+                block = concat_ids([take_ids(prefix, subset), block] if prefix is not None
                                 else [candidates.unique[subset], block])
-        codes, uniques = factorize(block)
+        codes, uniques = factorize(block, first_seen=False)
         if per_query is not None:
             found = np.full(len(uniques), -1, dtype=np.intp)
             found[codes[:len(subset)]] = subset
@@ -494,7 +367,7 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
         names.append(uniques)
     if not names_too:
         return raw, None, None
-    names = _concat(names)
+    names = concat_ids(names)
     if per_query is None:
         return raw, names, _candidate_of(names, candidates)
     return raw, names, np.concatenate(of_name)
@@ -502,33 +375,18 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
 
 def _id_values(column: Any, candidates: _Candidates) -> tuple[Any, Any]:
     """(the ids of a column as a pyarrow array, the candidates as one of the same type) when the column holds Arrow
-    strings and the candidates convert; else (the ids as a numpy array, None)."""
-    values = _arrow_strings(column)
+    strings and the candidates convert; (the column, the candidates as one) for a :class:`~prefeval.utf8.Utf8Column`
+    when the candidates are strings; else (the ids as a numpy array, None)."""
+    if isinstance(column, Utf8Column):
+        prefix = candidates.utf8_set()
+        if prefix is not None:
+            return column, prefix
+    values = arrow_strings(column)
     if values is not None:
         prefix = candidates.arrow_set(values.type) if len(candidates.unique) else values.slice(0, 0)
         if prefix is not None:
             return values, prefix
     return np.asarray(column, dtype=object), None
-
-
-def _arrow_strings(column: Any) -> Any:
-    """The pyarrow array behind a column of Arrow strings (a pyarrow array or an Arrow-backed pandas object); None
-    for other columns."""
-    if not (is_arrow_array(column) or hasattr(column, "dtype")) or not _is_arrow(column):
-        return None
-    values = _arrow_values(column)
-    if hasattr(values, "combine_chunks"):  # a pandas column of several chunks
-        values = values.combine_chunks()
-    return values if str(values.type) in ("string", "large_string") else None
-
-
-def _concat(parts: list) -> Any:
-    """Arrays of ids (pyarrow arrays of one type, or numpy arrays) one after the other."""
-    if parts and is_arrow_array(parts[0]):
-        import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
-
-        return pa.concat_arrays(parts)
-    return np.concatenate([np.asarray(p, dtype=object) for p in parts])
 
 
 def pair_codes(query_ids: Any, doc_ids: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -546,7 +404,7 @@ def _increasing_within_queries(query_codes: np.ndarray, doc_ids: Any) -> bool:
     """Whether each query's rows are contiguous (no missing query id) and their Arrow-backed document ids strictly
     increase (as in qrels sorted by query and document): then no (query, document) occurs twice. Neighbours are
     compared by Arrow (no hashing); False for other columns."""
-    docs = _arrow_strings(doc_ids) if len(query_codes) > 1 else None
+    docs = arrow_strings(doc_ids) if len(query_codes) > 1 else None
     if docs is None or docs.null_count or query_codes.min() < 0:
         return False
     boundary = query_codes[1:] != query_codes[:-1]
@@ -562,7 +420,7 @@ class _Candidates:
 
     def __init__(self, candidates: np.ndarray) -> None:
         self.given = candidates.copy()
-        self.unique = _unique(candidates) if len(candidates) else candidates
+        self.unique = unique_values(candidates) if len(candidates) else candidates
         self.arrow: dict[object, object] = {}
 
     @functools.cached_property
@@ -583,6 +441,13 @@ class _Candidates:
             cached = (names, np.where(cand_of_name >= 0, cand_of_name, len(self.unique) + np.arange(len(names))))
             self._recoded = cached
         return cached[1]
+
+    def utf8_set(self) -> Utf8Column | None:
+        """The candidates as a :class:`~prefeval.utf8.Utf8Column` (None: some candidate is not a string)."""
+        if "_utf8" not in self.__dict__:
+            given = self.unique.tolist()
+            self._utf8 = Utf8Column.from_strings(given) if all(isinstance(v, str) for v in given) else None
+        return self._utf8
 
     def arrow_set(self, value_type):
         """The candidates as an Arrow array of ``value_type`` (None: not convertible)."""
@@ -650,7 +515,7 @@ def query_candidates(qrels: Any, rel: int = 1) -> QueryCandidates:
     """Each query's documents with grade ``>= rel`` (for some subtopic): the per-query ``candidates`` for
     :func:`rank_run` (qrels columns: a DataFrame or :class:`prefeval.io.Columns`)."""
     rows = np.flatnonzero(column_values(qrels["relevance"], np.int64) >= rel)
-    return QueryCandidates(_take_rows(qrels["query_id"], rows), _take_rows(qrels["doc_id"], rows))
+    return QueryCandidates(take_rows(qrels["query_id"], rows), take_rows(qrels["doc_id"], rows))
 
 
 def _candidate_of(names: Any, candidates: _Candidates) -> np.ndarray:
@@ -658,13 +523,15 @@ def _candidate_of(names: Any, candidates: _Candidates) -> np.ndarray:
     are looked up in Arrow (``pyarrow.compute.index_in``) without converting them to Python strings."""
     if not len(candidates.unique) or not len(names):
         return np.full(len(names), -1, dtype=np.intp)
-    if _is_arrow(names):
-        values = _arrow_values(names)
+    if is_arrow_backed(names):
+        values = arrow_values(names)
         value_set = candidates.arrow_set(values.type)
         if value_set is not None:  # else candidates that are not strings: compare as Python objects below
             found = call("index_in", values, options=options("SetLookupOptions", value_set=value_set))
             return to_numpy(found, -1).astype(np.intp, copy=False)
-    values = _py_list(names)
+    if isinstance(names, Utf8Column) and (value_set := candidates.utf8_set()) is not None:
+        return utf8.index_in(names, value_set)
+    values = py_list(names)
     return np.fromiter(map(candidates.position.get, values, repeat(-1)), dtype=np.intp, count=len(values))
 
 
@@ -692,12 +559,13 @@ def encoded_runs(runs: Mapping[str, Any], queries: Any) -> Iterator[tuple[str, A
     dominates when runs are many and small (1,000 runs of 5,000 rows). A block with a missing id, and runs given
     as paths, come as they are (:func:`rank_run` then encodes them, and names the run lacking an id). The runs'
     rankings are those of the runs ranked one by one."""
-    queries = _as_index(queries)
+    queries = as_ids(queries)
     block: list[tuple[str, Any, Any, Any]] = []
     rows, kind = 0, None
     for name, run in runs.items():
         ids = _id_columns(run)
-        run_kind = None if ids is None else "arrow" if all(_is_arrow(c) for c in ids) else "numpy"
+        run_kind = None if ids is None else "arrow" if all(is_arrow_backed(c) for c in ids) else \
+            "utf8" if all(isinstance(c, Utf8Column) for c in ids) else "numpy"
         if block and (run_kind != kind or rows + len(run) > ENCODE_ROWS):
             yield from _encode_block(block, queries, kind)
             block, rows = [], 0
@@ -723,7 +591,8 @@ def _id_columns(run: Any) -> tuple[Any, Any] | None:
 def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids, kind: str | None
                   ) -> Iterator[tuple[str, Any]]:
     """The runs of ``block`` (name, run, query ids, doc ids) as :class:`EncodedRun` sharing one factorisation of
-    their ids; ``kind``: ``"arrow"`` (Arrow-backed ids, joined in Arrow) or ``"numpy"`` (joined as Python objects).
+    their ids; ``kind``: ``"arrow"`` (Arrow-backed ids, joined in Arrow), ``"utf8"`` (:class:`~prefeval.utf8.Utf8Column`
+    ids, joined as bytes) or ``"numpy"`` (joined as Python objects).
     As they are when one run alone, or with a missing id."""
     if len(block) == 1:
         yield block[0][:2]
@@ -733,11 +602,13 @@ def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids, kind: st
         if kind == "arrow":
             import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
 
-            parts = [_arrow_values(entry[k]) for entry in block]
+            parts = [arrow_values(entry[k]) for entry in block]
             if len({p.type for p in parts}) > 1:
                 parts = [p.cast(pa.large_string()) for p in parts]
             column = pa.chunked_array(parts)
             missing = column.null_count
+        elif kind == "utf8":
+            column, missing = utf8.concat([entry[k] for entry in block]), False
         else:
             column = np.concatenate([np.asarray(entry[k], dtype=object) for entry in block])
             missing = pd.isna(column).any()
@@ -747,7 +618,7 @@ def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids, kind: st
         columns.append(column)
     raw, uniques = factorize(columns[0], grouped=True)
     query_codes = queries.get_indexer(uniques)[raw]
-    doc_codes, doc_names = factorize(columns[1])
+    doc_codes, doc_names = factorize(columns[1], first_seen=False)
     if kind == "numpy":
         doc_names = np.asarray(doc_names, dtype=object)
     scores = np.concatenate([column_values(run["score"], np.float64) for _, run, _, _ in block])
@@ -781,7 +652,7 @@ def query_block_runs(runs: Mapping[str, Any], candidates: QueryCandidates) -> li
     names = []
     for name, run in runs.items():
         ids = _id_columns(run)
-        docs = None if ids is None or len(run) <= ENCODE_ROWS else _arrow_strings(ids[1])
+        docs = None if ids is None or len(run) <= ENCODE_ROWS else arrow_strings(ids[1])
         if docs is not None and not docs.null_count and candidates.documents.arrow_set(docs.type) is not None:
             names.append(name)
     return names
@@ -794,13 +665,13 @@ def rank_query_blocks(runs: Mapping[str, Any], queries: Any, candidates: QueryCa
     of the block's documents, shared by the runs, behind the candidates of the block's queries) and ranked in one
     call (:class:`QueryBlock`). Every array of a block stays in cache, so the time is linear in the rows: a large run
     ranked alone grows faster (its codes, counts and temporaries go to main memory)."""
-    queries = _as_index(queries)
+    queries = as_ids(queries)
     R = len(runs)
     stretches, docs, scores = [], [], []  # per run: (first row, query code, length) of each stretch of one query
     for name, run in runs.items():
         starts, codes = _query_stretches(run["query_id"], queries, name)
         stretches.append((starts, codes, np.diff(np.r_[starts, len(run)])))
-        docs.append(_arrow_strings(run["doc_id"]))
+        docs.append(arrow_strings(run["doc_id"]))
         scores.append(column_values(run["score"], np.float64))
     if len({d.type for d in docs}) > 1:
         import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
@@ -837,7 +708,7 @@ def rank_query_blocks(runs: Mapping[str, Any], queries: Any, candidates: QueryCa
                 parts.append(call("take", ids, from_numpy(take)))
                 block_scores.append(sc[take])
         subset = candidates.of(queries, np.arange(first, stop))  # the candidates of the block's queries first
-        codes, block_names = factorize(_concat([call("take", known, from_numpy(subset)), *parts]))
+        codes, block_names = factorize(concat_ids([call("take", known, from_numpy(subset)), *parts]))
         cand_of_name = np.full(len(block_names), -1, dtype=np.intp)
         cand_of_name[codes[:len(subset)]] = subset
         raw, group = codes[len(subset):], np.concatenate(groups)
@@ -906,13 +777,13 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
     cand_of_name = None
     if isinstance(frame, EncodedRun):  # ids encoded already, together with other runs
         qc, raw_docs, dnames, sc = frame.query_codes, frame.doc_codes, frame.doc_names, frame.scores
-        if queries is None or _as_index(queries) is frame.queries:
+        if queries is None or as_ids(queries) is frame.queries:
             queries = frame.queries
         else:
-            queries = _as_index(queries)
+            queries = as_ids(queries)
             qc = np.where(qc >= 0, np.r_[queries.get_indexer(frame.queries), -1][qc], -1) if len(qc) else qc
     else:
-        qc, queries = _query_codes(frame["query_id"], None if queries is None else _as_index(queries), name)
+        qc, queries = _query_codes(frame["query_id"], None if queries is None else as_ids(queries), name)
         raw_docs, dnames, cand_of_name = _doc_codes(frame["doc_id"], qc, ties == "candidates", prepared, per_query,
                                                     queries)
         sc = column_values(frame["score"], np.float64)
@@ -968,7 +839,7 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
                 only = _top_rows(order, qc, codes, depth)
             order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     else:
-        order = _query_score_order(qc, sc, _is_arrow(dnames))
+        order = _query_score_order(qc, sc, is_arrow_backed(dnames))
         if depth is not None:
             only = _top_rows(order, qc, codes, depth)
         order = _tie_order(order, qc, sc, raw_docs, dnames, only)
@@ -1042,7 +913,7 @@ def recode_run(run: RankedRun, queries: Any = None, candidates: np.ndarray | Non
     if queries is None:
         queries, qc = run.queries, run.query_codes
     else:
-        queries = _as_index(queries)
+        queries = as_ids(queries)
         qc = queries.get_indexer(run.queries)[run.query_codes] if len(run.query_codes) else run.query_codes
     keep = qc >= 0
     small = np.int32 if max(len(qc), len(queries), len(prepared.unique) + len(run.doc_names)) < 2**31 - 1 \
@@ -1077,8 +948,8 @@ def _relevant(qrels: Any, rel: int) -> dict[str, np.ndarray]:
     if not len(grades):
         empty = np.zeros(0, dtype=object)
         return {"query_id": empty, "doc_id": empty.copy(), "relevance": grades}
-    qi, query_names = _sorted_codes(_take_rows(qrels["query_id"], rows))
-    di, doc_names = _sorted_codes(_take_rows(qrels["doc_id"], rows))
+    qi, query_names = sorted_codes(take_rows(qrels["query_id"], rows))
+    di, doc_names = sorted_codes(take_rows(qrels["doc_id"], rows))
     key = qi.astype(np.int64) * len(doc_names) + di
     order = np.argsort(key, kind="stable")
     key = key[order]
@@ -1089,43 +960,10 @@ def _relevant(qrels: Any, rel: int) -> dict[str, np.ndarray]:
     return {"query_id": query_names[qi[first]], "doc_id": doc_names[di[first]], "relevance": best[keep]}
 
 
-def distinct(column: Any, grouped: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """(code of each row, the distinct values as a numpy object array) of a column, distinct values in order of
-    first appearance: :func:`factorize` (hash-based: Arrow's or pandas'; ``grouped``: equal values usually stand
-    in stretches of rows, as query ids do), the values converted once each."""
-    codes, uniques = factorize(column, grouped)
-    names = np.empty(len(uniques), dtype=object)
-    names[:] = _py_list(uniques)
-    return codes, names
-
-
-def _sorted_codes(column: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(code of each row, the distinct values in Python string order): codes rank the values as strings. Only the
-    distinct values are sorted (by Arrow when the column is Arrow-backed: UTF-8 byte order is code point order)."""
-    codes, uniques = factorize(column)
-    if _is_arrow(uniques):
-        order = to_numpy(call("sort_indices", _arrow_values(uniques))).astype(np.intp)
-    else:
-        order = np.argsort(np.asarray(_py_list(uniques), dtype=object), kind="stable")
-    names = np.empty(len(order), dtype=object)
-    names[:] = _py_list(uniques)
-    rank = np.empty(len(order), dtype=np.intp)
-    rank[order] = np.arange(len(order))
-    return rank[codes], names[order]
-
-
 def candidate_documents(qrels: Any, rel: int = 1) -> np.ndarray:
     """Distinct documents with grade ``>= rel`` for some query: the ``candidates`` for :func:`rank_run`."""
     rows = np.flatnonzero(column_values(qrels["relevance"], np.int64) >= rel)
-    return distinct(_take_rows(qrels["doc_id"], rows))[1]
-
-
-def _take_rows(column: Any, rows: np.ndarray) -> Any:
-    """The values of ``column`` (a pyarrow array, Series or array) at the positions ``rows``."""
-    if is_arrow_array(column):
-        return call("take", _arrow_values(column), from_numpy(rows))
-    values = _arrow_strings(column)  # an Arrow-backed Series: its strings taken by Arrow, not all made Python objects
-    return np.asarray(column)[rows] if values is None else call("take", values, from_numpy(rows))
+    return distinct(take_rows(qrels["doc_id"], rows))[1]
 
 
 def qrels_queries(qrels: Any) -> Ids:
@@ -1153,8 +991,8 @@ class PositionTable:
     def __init__(self, qrels: Any, rel: int = 1, queries: Ids | None = None) -> None:
         self.qrels, self.rel = qrels, rel
         self.relevant = _relevant(qrels, rel)
-        self.queries = qrels_queries(qrels) if queries is None else _as_index(queries)
-        self.docs = Ids(_unique(self.relevant["doc_id"]))
+        self.queries = qrels_queries(qrels) if queries is None else as_ids(queries)
+        self.docs = Ids(unique_values(self.relevant["doc_id"]))
         self.query_codes = _stretch_indexer(self.queries, self.relevant["query_id"])  # sorted by query
         if (self.query_codes < 0).any():
             missing = self.relevant["query_id"][self.query_codes < 0][0]
