@@ -43,15 +43,19 @@ def run_text(draw) -> str:
     return "\n".join(lines) + draw(st.sampled_from(["", "\n"]))
 
 
+PIECE = st.sampled_from([1 << 22, 1, 20, 64])  # io.SCAN_BYTES: whole files, and pieces of a line or a few
+
+
 @settings(max_examples=150, deadline=None)
-@given(run_text(), st.booleans())
-def test_numpy_run_reader_equals_pandas(text: str, extra: bool) -> None:
+@given(run_text(), st.booleans(), PIECE)
+def test_numpy_run_reader_equals_pandas(text: str, extra: bool, piece: int) -> None:
     data = text.encode("utf-8")
     with pytest.MonkeyPatch.context() as patch:
         _by(patch, "pandas")
         expected = io.read_run(BytesIO(data), extra_columns=extra)
     with pytest.MonkeyPatch.context() as patch:
         _by(patch, "numpy")
+        patch.setattr(io, "SCAN_BYTES", piece)
         columns = io.read_run_columns(BytesIO(data), extra_columns=extra)
         frame = io.read_run(BytesIO(data), extra_columns=extra)
     if len(expected):
@@ -61,14 +65,15 @@ def test_numpy_run_reader_equals_pandas(text: str, extra: bool) -> None:
 
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.tuples(ID, ID, ID, st.sampled_from(["0", "1", "-2", "3.0", "+4", "12"]), BLANK), min_size=1,
-                max_size=10))
-def test_numpy_qrels_reader_equals_pandas(rows) -> None:
+                max_size=10), PIECE)
+def test_numpy_qrels_reader_equals_pandas(rows, piece: int) -> None:
     data = ("\n".join(sep.join([q, it, d, g]) for q, it, d, g, sep in rows) + "\n").encode("utf-8")
     with pytest.MonkeyPatch.context() as patch:
         _by(patch, "pandas")
         expected = io.read_qrels(BytesIO(data))
     with pytest.MonkeyPatch.context() as patch:
         _by(patch, "numpy")
+        patch.setattr(io, "SCAN_BYTES", piece)
         assert isinstance(io.read_qrels_columns(BytesIO(data))["query_id"], Utf8Column)
         pd.testing.assert_frame_equal(io.read_qrels(BytesIO(data)), expected)
 

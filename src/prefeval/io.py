@@ -18,9 +18,10 @@ column are ignored, as by trec_eval (``read_run(..., extra_columns=True)`` keeps
 
 :func:`read_run` / :func:`read_qrels` (DataFrames) parse with ``pyarrow.csv`` when pyarrow is installed and the
 file has the simple shape almost every tool writes (fields separated by single spaces, or by single tabs, no
-quote, no CR): pandas 3 then holds the ids as Arrow strings, without a Python object per row. Otherwise -- and
-always for :func:`read_run_columns` / :func:`read_qrels_columns`, the form :func:`prefeval.compare` reads files
-in -- they are parsed by numpy (:mod:`prefeval.textscan`: the ids stay UTF-8 bytes,
+quote, no CR): pandas 3 then holds the ids as Arrow strings, without a Python object per row; so do
+:func:`read_run_columns` / :func:`read_qrels_columns` (the form :func:`prefeval.compare` reads files in) for files
+of :data:`ARROW_BYTES` or more. Otherwise -- smaller files in the columns form, and without pyarrow -- they are
+parsed by numpy (:mod:`prefeval.textscan`: the ids stay UTF-8 bytes,
 :class:`~prefeval.utf8.Utf8Column`; neither pandas nor pyarrow needed), and when that declines (a CR, a control
 character, a line with another number of fields, a value that is not a number, bytes that are not UTF-8) by
 pandas' C tokenizer on the whole file, whose results are the same. Only when that fails (or the
@@ -35,7 +36,7 @@ import os
 import re
 import stat
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -292,47 +293,74 @@ def _arrow_qrels(data: bytes) -> Columns | None:
                    relevance=relevance, iteration=_plain(table.column("iteration")))
 
 
-def _numpy_fields(data: bytes, fields: int) -> tuple[np.ndarray, np.ndarray] | None:
-    """(starts, ends) of every field of every line (:func:`prefeval.textscan.split_fields`) when the data are UTF-8,
-    have at least one line and every line has ``fields`` fields; None otherwise (pandas' parser then decides)."""
-    if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
+#: :func:`_numpy_columns` scans the data in pieces of about this many bytes (cut after a newline): the temporaries
+#: of a piece stay small (about ten times its size) and in cache, however large the file.
+SCAN_BYTES = 1 << 22
+
+
+def _pieces(data: bytes) -> Iterator[bytes]:
+    """``data`` in consecutive pieces of about :data:`SCAN_BYTES` bytes, each cut after a newline (a line, and so a
+    UTF-8 sequence, is never split); the whole ``data`` when it is small."""
+    start, size = 0, len(data)
+    while start < size:
+        stop = size
+        if size - start > SCAN_BYTES:
+            cut = data.rfind(b"\n", start, start + SCAN_BYTES)
+            if cut < 0:
+                cut = data.find(b"\n", start + SCAN_BYTES)
+            stop = size if cut < 0 else cut + 1
+        yield data if start == 0 and stop == size else data[start:stop]
+        start = stop
+
+
+def _numpy_columns(data: bytes, fields: int, strings: dict[str, int], number: int, parse: Callable
+                   ) -> tuple[dict[str, Utf8Column], np.ndarray] | None:
+    """The fields ``strings`` (name: field index) of every line as :class:`~prefeval.utf8.Utf8Column` and the field
+    ``number`` converted by ``parse`` (:func:`prefeval.textscan.parse_floats` or ``parse_ints``), scanned by numpy
+    piece by piece (:func:`_pieces`). None when the data are not UTF-8, have no line, a line has not ``fields``
+    fields, a number does not convert, or the scan declines the data (the caller then takes pandas' parser, which
+    names the bad line)."""
+    texts: dict[str, list[np.ndarray]] = {name: [] for name in strings}
+    numbers = []
+    for piece in _pieces(data):
+        if not piece.isascii():
+            try:
+                piece.decode("utf-8")
+            except UnicodeDecodeError:
+                return None
+        located = textscan.split_fields(piece, fields)
+        if located is None:
             return None
-    located = textscan.split_fields(data, fields)
-    return located if located is not None and len(located[0]) else None
+        starts, ends = located
+        values = parse(piece, starts[:, number], ends[:, number])
+        if values is None:
+            return None
+        numbers.append(values)
+        for name, k in strings.items():
+            texts[name].append(textscan.token_bytes(piece, starts[:, k], ends[:, k]))
+    if not sum(map(len, numbers)):
+        return None
+    return {name: Utf8Column(np.concatenate(parts)) for name, parts in texts.items()}, np.concatenate(numbers)
 
 
 def _numpy_run(data: bytes, extra_columns: bool) -> Columns | None:
-    """The run's columns parsed by numpy (:mod:`prefeval.textscan`): ids as :class:`~prefeval.utf8.Utf8Column`,
-    scores float64; None when a line has not 6 fields or a score is not a number (or NaN), or the scan declines
-    the data (the caller then takes the pandas path, which names the bad line)."""
-    located = _numpy_fields(data, 6)
-    if located is None:
+    """The run's columns parsed by numpy (:func:`_numpy_columns`): ids as :class:`~prefeval.utf8.Utf8Column`, scores
+    float64 (a NaN score declines, as a score that is not a number)."""
+    strings = {"query_id": 0, "doc_id": 2} | ({"rank": 3, "tag": 5} if extra_columns else {})
+    found = _numpy_columns(data, 6, strings, 4, textscan.parse_floats)
+    if found is None:
         return None
-    starts, ends = located
-    scores = textscan.parse_floats(data, starts[:, 4], ends[:, 4])
-    if scores is None:
-        return None
-    names = {"query_id": 0, "doc_id": 2} | ({"rank": 3, "tag": 5} if extra_columns else {})
-    columns = Columns({name: Utf8Column(textscan.token_bytes(data, starts[:, k], ends[:, k]))
-                       for name, k in names.items()})
-    columns["score"] = scores
-    return Columns({name: columns[name] for name in ["query_id", "doc_id", "score"] + list(names)[2:]})
+    ids, scores = found
+    return Columns(query_id=ids.pop("query_id"), doc_id=ids.pop("doc_id"), score=scores, **ids)
 
 
 def _numpy_qrels(data: bytes) -> Columns | None:
-    """The qrels' columns parsed by numpy, as :func:`_numpy_run` (relevance int64 numpy); None where it declines."""
-    located = _numpy_fields(data, 4)
-    if located is None:
+    """The qrels' columns parsed by numpy (:func:`_numpy_columns`): ids as :class:`~prefeval.utf8.Utf8Column`,
+    relevance int64."""
+    found = _numpy_columns(data, 4, {"query_id": 0, "doc_id": 2, "iteration": 1}, 3, textscan.parse_ints)
+    if found is None:
         return None
-    starts, ends = located
-    relevance = textscan.parse_ints(data, starts[:, 3], ends[:, 3])
-    if relevance is None:
-        return None
-    ids = {name: Utf8Column(textscan.token_bytes(data, starts[:, k], ends[:, k]))
-           for name, k in (("query_id", 0), ("doc_id", 2), ("iteration", 1))}
+    ids, relevance = found
     return Columns(query_id=ids["query_id"], doc_id=ids["doc_id"], relevance=relevance, iteration=ids["iteration"])
 
 
@@ -414,20 +442,29 @@ def read_run(source: PathOrFile, *, extra_columns: bool = False) -> pd.DataFrame
 
 
 def read_run_columns(source: PathOrFile, *, extra_columns: bool = False) -> Columns:
-    """The columns of :func:`read_run` (same parsing, validation and errors) without building a DataFrame: when
-    numpy parses the file (:mod:`prefeval.textscan`: almost every file), ``query_id`` and ``doc_id`` (and ``rank``,
-    ``tag``) are :class:`~prefeval.utf8.Utf8Column` and ``score`` a float64 numpy array -- neither pandas nor
-    pyarrow is imported, so the columns are the same with and without pyarrow; otherwise the columns of pandas'
-    parse."""
-    return _run_columns(source, extra_columns, arrow=False)
+    """The columns of :func:`read_run` (same parsing, validation and errors) without building a DataFrame: ``score``
+    is a float64 numpy array; a file of less than :data:`ARROW_BYTES` bytes (decompressed) is read by numpy
+    (:mod:`prefeval.textscan`), ``query_id`` and ``doc_id`` (and ``rank``, ``tag``) as
+    :class:`~prefeval.utf8.Utf8Column`, importing neither pandas nor pyarrow (the same with and without pyarrow);
+    a larger one by ``pyarrow.csv`` when pyarrow is installed (Arrow string arrays). Files neither takes are read by
+    pandas (its columns)."""
+    return _run_columns(source, extra_columns, arrow=None)
 
 
-def _run_columns(source: PathOrFile, extra_columns: bool, arrow: bool) -> Columns:
-    """The run's columns by the first parser that takes the file: ``pyarrow.csv`` (with ``arrow``; Arrow strings,
-    which pandas 3 frames hold without a Python object per row), numpy, pandas."""
+#: The columns form (:func:`read_run_columns`, :func:`read_qrels_columns`) reads files of at least this many bytes
+#: (decompressed) with pyarrow when it is installed, smaller ones with numpy: pyarrow's CSV parser is faster per byte
+#: (0.39 s against 0.49 s for an 84 MB run of 2M lines with full-precision scores), but importing pyarrow costs
+#: about 0.1 s and 40 MB, more than it saves on smaller files (the 14 DL-Hard runs: 2.3 MB each).
+ARROW_BYTES = 1 << 24
+
+
+def _run_columns(source: PathOrFile, extra_columns: bool, arrow: bool | None) -> Columns:
+    """The run's columns by the first parser that takes the file: ``pyarrow.csv`` (with ``arrow``, or with
+    ``arrow=None`` for data of :data:`ARROW_BYTES` or more; Arrow strings, which pandas 3 frames hold without a
+    Python object per row), numpy, pandas."""
     raw, name = _read_bytes(source, "run")
     data = _strip_comments(raw)
-    fast = _arrow_run(data, extra_columns) if arrow else None
+    fast = _arrow_run(data, extra_columns) if arrow or (arrow is None and len(data) >= ARROW_BYTES) else None
     if fast is None:
         fast = _numpy_run(data, extra_columns)
     if fast is not None:
@@ -461,18 +498,18 @@ def read_qrels(source: PathOrFile) -> pd.DataFrame:
 
 
 def read_qrels_columns(source: PathOrFile) -> Columns:
-    """The columns of :func:`read_qrels` (same parsing, validation and errors) without building a DataFrame: when
-    numpy parses the file, ``query_id``, ``doc_id`` and ``iteration`` are :class:`~prefeval.utf8.Utf8Column` and
-    ``relevance`` an int64 numpy array (neither pandas nor pyarrow imported); otherwise the columns of pandas'
-    parse."""
-    return _qrels_columns(source, arrow=False)
+    """The columns of :func:`read_qrels` (same parsing, validation and errors) without building a DataFrame:
+    ``relevance`` is an int64 numpy array and the ids are :class:`~prefeval.utf8.Utf8Column` (read by numpy) or,
+    for a file of :data:`ARROW_BYTES` or more with pyarrow installed, Arrow string arrays -- as
+    :func:`read_run_columns`."""
+    return _qrels_columns(source, arrow=None)
 
 
-def _qrels_columns(source: PathOrFile, arrow: bool) -> Columns:
+def _qrels_columns(source: PathOrFile, arrow: bool | None) -> Columns:
     """The qrels' columns by the first parser that takes the file, as :func:`_run_columns`."""
     raw, name = _read_bytes(source, "qrels")
     data = _strip_comments(raw)
-    fast = _arrow_qrels(data) if arrow else None
+    fast = _arrow_qrels(data) if arrow or (arrow is None and len(data) >= ARROW_BYTES) else None
     if fast is None:
         fast = _numpy_qrels(data)
     if fast is not None:
