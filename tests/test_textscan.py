@@ -97,7 +97,7 @@ def check_split(data: bytes, fields: int) -> None:
     assert got == expected
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.integers(1, 6).flatmap(lambda f: st.tuples(st.just(f), lines_data(f))))
 @example((2, b"a b\nc d"))
 @example((2, b"a b\n\nc d\n"))
@@ -108,7 +108,7 @@ def test_split_fields_is_line_split(case):
     check_split(data, fields)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.integers(1, 6).flatmap(lambda f: st.tuples(st.just(f), lines_data(f))))
 @example((2, b"\n\na b\n\n\nc d\n\n"))
 @example((2, b"\na b"))
@@ -130,7 +130,7 @@ def test_split_fields_single_separators_with_empty_lines():
     check_split(data, 6)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.integers(1, 6).flatmap(lambda f: st.tuples(st.just(f), lines_data(f), st.integers(0, 100),
                                                        st.sampled_from(b"\x00\r\x01\x0b\x0c\x1b\x1f"))))
 def test_split_fields_refuses_control_bytes(case):
