@@ -19,7 +19,7 @@ TOL = 1e-12
 
 @pytest.fixture(scope="module")
 def pt():
-    """PyTerrier, imported by the tests that run (not when the module is collected: the import takes a second)."""
+    """PyTerrier, imported by the tests that run, not when the module is collected (0.6 s in every xdist worker)."""
     return pytest.importorskip("pyterrier")
 
 
