@@ -69,10 +69,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.integration)
 
 
-try:  # property tests must not fail on a slow CI machine because of hypothesis' per-example deadline
-    from hypothesis import settings
+def pytest_configure(config: pytest.Config) -> None:
+    """Property tests must not fail on a slow CI machine because of hypothesis' per-example deadline.
 
+    The profile is loaded where tests run (this process, or each xdist worker) before the test modules are
+    imported (``@settings`` objects take their defaults when created); an xdist controller only hands out tests
+    and does not import hypothesis (0.5 s before the workers start)."""
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        return  # the xdist controller
+    try:
+        from hypothesis import settings
+    except ImportError:  # pragma: no cover
+        return
     settings.register_profile("prefeval", deadline=None)
     settings.load_profile("prefeval")
-except ImportError:  # pragma: no cover
-    pass

@@ -37,10 +37,7 @@ def brute_mc4_mass(M, steps=2_000):
         for b in beaten_by:
             T[a][b] = 1 / S
         T[a][a] = 1 - len(beaten_by) / S
-    x = [1 / S] * S
-    for _ in range(steps):
-        x = [sum(x[a] * T[a][b] for a in range(S)) for b in range(S)]
-    return x
+    return (np.full(S, 1 / S) @ np.linalg.matrix_power(np.array(T), steps)).tolist()  # x_{t+1} = x_t T
 
 
 def brute_borda(W):

@@ -9,8 +9,13 @@ from prefeval import simulate
 from prefeval.cli import main
 from prefeval.io import write_qrels, write_run
 
-pytest.importorskip("distributed")
 pytest.importorskip("pyarrow")  # the dask extra installs pyarrow (dask.dataframe needs it)
+
+
+@pytest.fixture(scope="module")
+def dask():
+    """Skips without distributed; imported by the tests on a cluster only (the option checks do not need it)."""
+    pytest.importorskip("distributed")
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +37,7 @@ def cli(capsys, *args):
 
 
 @pytest.mark.integration
-def test_compare_and_eval_on_dask_print_what_in_process_prints(files, capsys):
+def test_compare_and_eval_on_dask_print_what_in_process_prints(dask, files, capsys):
     qrels, runs = files
     args = ["compare", qrels, *runs, "-m", "LexiRecall", "RPP", "nDCG@10", "--format", "csv", "-q",
             "--aggregate", "borda"]
@@ -57,7 +62,7 @@ def test_engine_option_errors(files, capsys, extra, message):
 
 
 @pytest.mark.integration
-def test_unreachable_scheduler_is_a_one_line_error(files, capsys):
+def test_unreachable_scheduler_is_a_one_line_error(dask, files, capsys):
     qrels, runs = files
     code, _, err = cli(capsys, "eval", qrels, runs[0], "nDCG@10", "--engine", "dask", "--scheduler",
                        "tcp://127.0.0.1:9")

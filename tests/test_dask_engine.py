@@ -14,7 +14,6 @@ from prefeval import simulate
 from prefeval.errors import PrefevalError
 from prefeval.io import write_run
 
-distributed = pytest.importorskip("distributed")
 pytest.importorskip("pyarrow")  # the dask extra installs pyarrow (dask.dataframe needs it)
 
 TOL = 1e-12
@@ -26,6 +25,7 @@ TESTS = [("sign", None), ("t", None), ("randomized_tukey_hsd", "none")]
 
 @pytest.fixture(scope="module")
 def client():
+    distributed = pytest.importorskip("distributed")  # here, not at collection: the unit run does not need it
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,

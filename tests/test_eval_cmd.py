@@ -29,6 +29,7 @@ def _ir_measures_cli(*args) -> str:
     return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True).stdout
 
 
+@pytest.mark.integration  # ir_measures' command in a fresh Python process (without prefeval imported)
 @pytest.mark.parametrize("extra", [[], ["-q"], ["-q", "-n"], ["-o", "jsonl"], ["-q", "-o", "jsonl"], ["-p", "6"]])
 def test_same_output_as_ir_measures_for_standard_measures(files, capsys, extra):
     args = [str(files["qrels"]), str(files["run"]), "nDCG@10 AP", "P@2", *extra]

@@ -160,6 +160,7 @@ def test_eval_explains_nan_and_warns_about_disjoint_queries(files, capsys):
     assert code == 0 and capsys.readouterr().err == ""
 
 
+@pytest.mark.integration  # the command in a shell pipeline (fresh processes)
 def test_broken_pipe_ends_quietly_like_a_unix_tool(tmp_path):
     lines = [f"{q} Q0 d{d} {d} {10 - d}.0 r" for q in range(3000) for d in range(3)]
     (tmp_path / "big.run").write_text("\n".join(lines) + "\n")

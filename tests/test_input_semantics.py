@@ -155,6 +155,7 @@ def _pt_frames():
     return pt, systems, topics, qrels
 
 
+@pytest.mark.integration  # a whole pt.Experiment (PyTerrier's import alone takes 0.6 s)
 def test_pt_experiment_mixing_prefeval_and_standard_measures():
     pt, systems, topics, qrels = _pt_frames()
     prefeval.register_run("qs-y", RUNS4["y"])
@@ -205,6 +206,7 @@ def test_sign_test_for_pt_experiment_reproduces_prefeval_significance():
     assert stat == wins - losses and p == pytest.approx(binomtest(wins, wins + losses, 0.5).pvalue, abs=1e-15)
 
 
+@pytest.mark.integration  # a whole pt.Experiment (PyTerrier's import alone takes 0.6 s)
 def test_experiment_warns_when_a_preference_baseline_is_not_the_experiment_baseline():
     pt, systems, topics, qrels = _pt_frames()
     from prefeval.interop import experiment, sign_test
@@ -267,6 +269,7 @@ def test_wrong_columns_name_only_what_the_user_gave():
 # 6. the retrieve step with a real PyTerrier transformer
 
 
+@pytest.mark.integration  # a whole pipeline through PyTerrier (its import alone takes 0.6 s)
 def test_retrieve_step_with_a_pyterrier_transformer(tmp_path):
     pt = pytest.importorskip("pyterrier")
     from prefeval.pipeline import Evaluate, Pipeline, Qrels, Retrieve

@@ -6,6 +6,7 @@ m = 0. Uniform RPP and the sign kernels must be exactly equal; weighted RPP with
 
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
@@ -35,9 +36,14 @@ def definition_rpp(a: list[float], b: list[float], pops: list[list[bool]], weigh
         if weighting == "uniform":
             value += Fraction(sum(signs), total)
         else:
-            w = recall_level_weights(m_k, weighting)
-            value += m_k / total * sum(float(wi) * s for wi, s in zip(w, signs))
+            value += m_k / total * sum(wi * s for wi, s in zip(level_weights(m_k, weighting), signs))
     return value
+
+
+@functools.cache
+def level_weights(m: int, weighting: str) -> tuple[float, ...]:
+    """``recall_level_weights`` as Python floats, computed once per (m, weighting) for the many pairs."""
+    return tuple(map(float, recall_level_weights(m, weighting)))
 
 
 def definition_lexirecall(a: list[float], b: list[float]) -> int:

@@ -110,5 +110,6 @@ print(json.dumps({{str(m): v for m, v in ir_measures.calc_aggregate(measures, qr
     return json.loads(out.stdout)
 
 
+@pytest.mark.integration  # two fresh Python processes
 def test_standard_measures_identical_with_and_without_prefeval():
     assert _standard_values(False) == _standard_values(True)

@@ -16,6 +16,7 @@ from prefeval.errors import PrefevalError
 from prefeval.ranking import coverage_notes
 
 
+@pytest.mark.integration  # a fresh Python process
 def test_query_bucket_is_the_same_in_a_fresh_process():
     ids = [f"q{i}" for i in range(50)]
     here = parts.query_bucket(ids, 7).tolist()
@@ -136,6 +137,7 @@ def test_recsys_rejects_bad_parameters(bad, message):
         simulate.recsys(**bad)
 
 
+@pytest.mark.integration  # a fresh Python process
 def test_import_prefeval_and_the_cli_do_not_import_dask():
     code = ("import sys; sys.path.insert(0, 'src'); import prefeval\n"
             "from prefeval.cli import main\n"

@@ -9,7 +9,6 @@ import pytest
 
 from prefeval.pipeline import Aggregate, Compare, Evaluate, Pipeline, Recsys
 
-pytest.importorskip("distributed")
 pytest.importorskip("pyarrow")  # the dask extra installs pyarrow (dask.dataframe needs it)
 
 SIZE = dict(n_users=600, n_models=4, items_per_list=6, n_candidates=15, n_items=3000, users_per_partition=150,
@@ -26,6 +25,7 @@ def run(engine: str, test: str):
 @pytest.mark.integration
 @pytest.mark.parametrize("test", ["sign", "t"])
 def test_scale_pipeline_on_dask_equals_in_process(test):
+    pytest.importorskip("distributed")  # here, not at collection: the unit run does not need it
     a, b = run("inprocess", test), run("dask", test)
     assert a.comparison.result("LexiRecall").kept and not b.comparison.result("LexiRecall").kept
     pd.testing.assert_frame_equal(a.versus_baseline, b.versus_baseline, check_exact=False, rtol=0, atol=1e-12)

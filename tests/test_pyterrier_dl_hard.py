@@ -13,13 +13,18 @@ from prefeval.inputs import run_name
 from prefeval.io import read_qrels, read_run
 
 pytestmark = pytest.mark.integration
-pt = pytest.importorskip("pyterrier")
 
 TOL = 1e-12
 
 
 @pytest.fixture(scope="module")
-def dl_hard(shared_data):
+def pt():
+    """PyTerrier, imported by the tests that run, not when the module is collected (0.6 s in every xdist worker)."""
+    return pytest.importorskip("pyterrier")
+
+
+@pytest.fixture(scope="module")
+def dl_hard(shared_data, pt):
     folder = shared_data / "dl-hard"
     paths = sorted((folder / "runs" / "passage").glob("*.run.gz"), key=lambda p: (run_name(p) != "bm25", p.name))
     runs = {run_name(p): read_run(p) for p in paths}  # bm25 first: the Experiment's baseline=0
@@ -46,7 +51,7 @@ def _assert_means(frame: pd.DataFrame, data: dict) -> None:
                                    err_msg=str(m))
 
 
-def test_experiment_means_equal_evaluate(dl_hard):
+def test_experiment_means_equal_evaluate(dl_hard, pt):
     args = (dl_hard["systems"], dl_hard["topics"], dl_hard["pt_qrels"], dl_hard["measures"])
     _assert_means(pt.Experiment(*args, names=dl_hard["names"]), dl_hard)
     with_baseline = pt.Experiment(*args, names=dl_hard["names"], baseline=0, correction="holm")
@@ -83,7 +88,7 @@ def test_calc_aggregate_and_compare_give_the_same_means(dl_hard):
                                    err_msg=method)
 
 
-def test_sign_test_p_values_equal_compare_significance(dl_hard):
+def test_sign_test_p_values_equal_compare_significance(dl_hard, pt):
     from prefeval.interop import sign_test
 
     measure = prefeval.LexiRecall(baseline="bm25")
