@@ -46,7 +46,7 @@ def run_text(draw) -> str:
 PIECE = st.sampled_from([1 << 22, 1, 20, 64])  # io.SCAN_BYTES: whole files, and pieces of a line or a few
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(run_text(), st.booleans(), PIECE)
 def test_numpy_run_reader_equals_pandas(text: str, extra: bool, piece: int) -> None:
     data = text.encode("utf-8")
@@ -63,7 +63,7 @@ def test_numpy_run_reader_equals_pandas(text: str, extra: bool, piece: int) -> N
     pd.testing.assert_frame_equal(frame, expected)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.lists(st.tuples(ID, ID, ID, st.sampled_from(["0", "1", "-2", "3.0", "+4", "12"]), BLANK), min_size=1,
                 max_size=10), PIECE)
 def test_numpy_qrels_reader_equals_pandas(rows, piece: int) -> None:

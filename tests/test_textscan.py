@@ -97,7 +97,7 @@ def check_split(data: bytes, fields: int) -> None:
     assert got == expected
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.integers(1, 6).flatmap(lambda f: st.tuples(st.just(f), lines_data(f))))
 @example((2, b"a b\nc d"))
 @example((2, b"a b\n\nc d\n"))
@@ -193,7 +193,7 @@ def test_floats_of_formatted_doubles_are_exact(values):
 DIGITS = st.text("0123456789", min_size=1, max_size=45)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["", "+", "-"]), DIGITS, st.integers(0, 45), st.booleans(),
                           st.sampled_from(["", "e", "E"]), st.sampled_from(["", "+", "-"]),
                           st.integers(0, 400)), min_size=1, max_size=30))
@@ -293,7 +293,7 @@ def test_floats_of_real_run_scores():
 INT = re.compile(rb"[+-]?\d{1,18}(?:\.0*)?")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=120, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["", "+", "-"]), st.text("0123456789", min_size=1, max_size=20),
                           st.sampled_from(["", ".", ".0", ".000", ".5", ".01", "." + "0" * 25, "e1", "x"])),
                 min_size=1, max_size=30))
@@ -324,7 +324,7 @@ def test_ints_refuse(token):
 # token_bytes
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.binary(min_size=0, max_size=30).map(lambda b: b.replace(b"\x00", b"").replace(b" ", b"")),
                 min_size=0, max_size=30))
 def test_token_bytes_are_the_tokens(tokens):

@@ -17,7 +17,7 @@ ALPHABET = st.sampled_from(list("ab\x01~") + ["é", "ß", "中", "😀", "\x7f",
 IDS = st.lists(st.text(ALPHABET, min_size=0, max_size=11), min_size=0, max_size=40)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(IDS)
 def test_factorize_is_pandas_factorize(values: list[str]) -> None:
     codes, uniques = utf8.factorize(Utf8Column.from_strings(values))
@@ -26,14 +26,14 @@ def test_factorize_is_pandas_factorize(values: list[str]) -> None:
     assert uniques.tolist() == list(expected_uniques)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(IDS)
 def test_string_ranks_follow_python_string_order(values: list[str]) -> None:
     order = sorted(set(values))
     assert utf8.string_ranks(Utf8Column.from_strings(values)).tolist() == [order.index(v) for v in values]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(IDS, IDS)
 def test_index_in(values: list[str], known: list[str]) -> None:
     distinct = list(dict.fromkeys(known))
@@ -41,7 +41,7 @@ def test_index_in(values: list[str], known: list[str]) -> None:
     assert found.tolist() == [distinct.index(v) if v in distinct else -1 for v in values]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(IDS)
 def test_stretches_and_python_values(values: list[str]) -> None:
     column = Utf8Column.from_strings(values)
