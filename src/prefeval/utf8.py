@@ -77,10 +77,6 @@ class Utf8Column:
         return Utf8Column(self.data[offset:offset + length])
 
 
-def is_utf8_column(obj: object) -> bool:
-    return isinstance(obj, Utf8Column)
-
-
 def concat(parts: Sequence[Utf8Column]) -> Utf8Column:
     """The columns one after the other (the bytes array as wide as the widest)."""
     if not parts:
