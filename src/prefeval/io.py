@@ -197,11 +197,8 @@ def _arrow_table(data: bytes, delimiter: str, names: list[str], types: dict[str,
     ``keep`` converted, default all); ``None`` when pyarrow is not installed or rejects the data (a line with
     another number of fields, a score that is not a number, ...) or the data is not UTF-8 (pandas then names the
     line)."""
-    if not data.isascii():
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
+    if not _is_utf8(data):
+        return None
     try:
         import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
         import pyarrow.csv as pacsv  # deferred: optional
@@ -293,6 +290,17 @@ def _arrow_qrels(data: bytes) -> Columns | None:
                    relevance=relevance, iteration=_plain(table.column("iteration")))
 
 
+def _is_utf8(data: bytes) -> bool:
+    """Whether ``data`` is valid UTF-8 (ASCII checked first, without decoding)."""
+    if data.isascii():
+        return True
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 #: :func:`_numpy_columns` scans the data in pieces of about this many bytes (cut after a newline): the temporaries
 #: of a piece stay small (about ten times its size) and in cache, however large the file.
 SCAN_BYTES = 1 << 22
@@ -323,11 +331,8 @@ def _numpy_columns(data: bytes, fields: int, strings: dict[str, int], number: in
     texts: dict[str, list[np.ndarray]] = {name: [] for name in strings}
     numbers = []
     for piece in _pieces(data):
-        if not piece.isascii():
-            try:
-                piece.decode("utf-8")
-            except UnicodeDecodeError:
-                return None
+        if not _is_utf8(piece):
+            return None
         located = textscan.split_fields(piece, fields)
         if located is None:
             return None
@@ -458,13 +463,18 @@ def read_run_columns(source: PathOrFile, *, extra_columns: bool = False) -> Colu
 ARROW_BYTES = 1 << 24
 
 
+def _by_arrow(arrow: bool | None, data: bytes) -> bool:
+    """Whether to try pyarrow's parser first: as ``arrow`` says, or (``None``) for data of :data:`ARROW_BYTES` or more."""
+    return bool(arrow) or (arrow is None and len(data) >= ARROW_BYTES)
+
+
 def _run_columns(source: PathOrFile, extra_columns: bool, arrow: bool | None) -> Columns:
     """The run's columns by the first parser that takes the file: ``pyarrow.csv`` (with ``arrow``, or with
     ``arrow=None`` for data of :data:`ARROW_BYTES` or more; Arrow strings, which pandas 3 frames hold without a
     Python object per row), numpy, pandas."""
     raw, name = _read_bytes(source, "run")
     data = _strip_comments(raw)
-    fast = _arrow_run(data, extra_columns) if arrow or (arrow is None and len(data) >= ARROW_BYTES) else None
+    fast = _arrow_run(data, extra_columns) if _by_arrow(arrow, data) else None
     if fast is None:
         fast = _numpy_run(data, extra_columns)
     if fast is not None:
@@ -509,7 +519,7 @@ def _qrels_columns(source: PathOrFile, arrow: bool | None) -> Columns:
     """The qrels' columns by the first parser that takes the file, as :func:`_run_columns`."""
     raw, name = _read_bytes(source, "qrels")
     data = _strip_comments(raw)
-    fast = _arrow_qrels(data) if arrow or (arrow is None and len(data) >= ARROW_BYTES) else None
+    fast = _arrow_qrels(data) if _by_arrow(arrow, data) else None
     if fast is None:
         fast = _numpy_qrels(data)
     if fast is not None:
