@@ -41,8 +41,9 @@ from prefeval.inputs import qrels_table, run_frame, runs_dict
 from prefeval.io import Columns
 from prefeval.measure_syntax import reject_negative_literals
 from prefeval.methods import metric_difference
-from prefeval.methods.checks import did_you_mean, validate
-from prefeval.methods.registry import canonical_text, declaration_of, declarations, parameters, parse_call
+from prefeval.methods.checks import validate
+from prefeval.methods.names import parse_names
+from prefeval.methods.registry import canonical_text, declaration_of, parameters, parse_call
 from prefeval.ranking import (
     PositionTable,
     RankedRun,
@@ -95,22 +96,29 @@ class Method:
     depth: int | None
 
 
-def _parse_text(text: str) -> Any:
-    text = canonical_text(text.strip())
-    reject_negative_literals(text)
-    own = parse_call(text)  # one of prefeval's preferences: no ir-measures needed (its measures are for metrics)
+def _parse_texts(text: str) -> list[Any]:
+    """The measures a method name stands for: one of prefeval's preferences (no ir-measures needed), else the
+    measures of :func:`~prefeval.methods.names.parse_names` (several for a trec_eval name such as
+    ``ndcg_cut.10,20``)."""
+    stripped = canonical_text(text.strip())
+    reject_negative_literals(stripped)
+    own = parse_call(stripped)  # one of prefeval's preferences: no ir-measures needed (its measures are for metrics)
     if own is not None and own.declaration.kind == "preference":
-        return own
-    try:
-        return ir_measures.parse_measure(text)
-    except NameError:
-        names = ", ".join(d.name for d in declarations("preference"))
-        raise PrefevalError(f"unknown method {text!r}: not a prefeval preference ({names}) "
-                            f"nor an ir-measures measure{did_you_mean(text)}") from None
-    except PrefevalError as exc:
-        raise PrefevalError(f"method {text!r}: {exc}") from None
-    except (SyntaxError, ValueError, TypeError, AssertionError) as exc:
-        raise PrefevalError(f"cannot parse method {text!r}: {exc}") from None
+        return [own]
+    return parse_names(text, "method")
+
+
+def parse_methods(methods: Sequence[Any], rel: int = 1, depth: int | None = None) -> list[Method]:
+    """:func:`parse_method` of each of ``methods``; a name standing for several measures (the trec_eval name
+    ``ndcg_cut.10,20``) gives one method per measure, each labelled by the measure (``nDCG@10``)."""
+    out = []
+    for method in methods:
+        found = _parse_texts(method) if isinstance(method, str) else None
+        if found is not None and len(found) > 1:
+            out += [parse_method(m, rel, depth) for m in found]
+        else:
+            out.append(parse_method(method, rel, depth))
+    return out
 
 
 def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
@@ -122,7 +130,11 @@ def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
     ``min(k, depth)``. A metric that has a ``rel`` parameter receives ``rel`` unless it sets its own.
     """
     if isinstance(method, str):
-        label, measure = method.strip(), _parse_text(method)
+        found = _parse_texts(method)
+        if len(found) > 1:
+            raise PrefevalError(f"method {method.strip()!r} stands for {len(found)} measures "
+                                f"({', '.join(map(str, found))}); give them one by one")
+        label, measure = method.strip(), found[0]
     elif hasattr(method, "NAME") and hasattr(method, "params"):
         label, measure = str(method), method
     else:
@@ -905,7 +917,7 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     if per_query not in (None, True, False) and not (other is not None and isinstance(per_query, (str, os.PathLike))):
         raise PrefevalError(f"per_query must be True, False or None (keep when small), or a folder with "
                             f"engine='dask'; got {per_query!r}")
-    parsed = [parse_method(m, rel, depth) for m in methods]
+    parsed = parse_methods(methods, rel, depth)
     seen: dict[str, str] = {}
     for m in parsed:
         key = f"{m.measure!r}|rel={m.rel}|depth={m.depth}"
