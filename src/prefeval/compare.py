@@ -288,6 +288,8 @@ def _sums_of(prefs: np.ndarray | None, values: np.ndarray | None) -> PairSums:
     source = prefs if prefs is not None else values
     S = source.shape[1]
     pairs = np.triu_indices(S, 1)
+    if not len(pairs[0]):  # a single run: no pairs
+        return PairSums.zeros(0, len(source))
     rows = max(1, reduce.BLOCK_ENTRIES // max(1, len(pairs[0])))
     parts = []
     for start in range(0, max(1, len(source)), rows):
