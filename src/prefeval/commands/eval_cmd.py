@@ -170,6 +170,7 @@ def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measur
     """The run x measure table (:func:`prefeval.table`) in ``--format``."""
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval.commands.compare_cmd import baseline_name
+    from prefeval.compare import correction_for
     from prefeval.errors import PrefevalError
     from prefeval.report.run_table import table
 
@@ -182,8 +183,9 @@ def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measur
         raise PrefevalError(f"--alpha must be between 0 and 1; got {args.alpha}")
     runs = named_runs(run_args)
     baseline = baseline_name(args.baseline, runs)
+    # the default correction: holm, none for a test that controls the family-wise error itself
     result = table(qrels, runs, measures, baseline=baseline, test=args.test,
-                   correction="holm" if args.correction is None else args.correction, alpha=args.alpha,
+                   correction=correction_for(args.test or "t", args.correction), alpha=args.alpha,
                    rel=args.rel, depth=args.depth, ci=args.ci, progress=progress_enabled(args))
     sys.stdout.write(result.to_text(args.format or "table", digits=max(places, 0) if places >= 0 else 6))
     return 0
