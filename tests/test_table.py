@@ -274,7 +274,7 @@ def test_eval_table_form_and_options_in_any_order(files):
 def test_eval_table_rejects_options_of_the_single_run_form(files, capsys):
     qrels, runs = files
     assert cli_main(["eval", qrels, *runs, "-m", "P@2", "-q"]) == 1
-    assert "--by-query" in capsys.readouterr().err
+    assert "-q/--by_query applies to the form QRELS RUN MEASURE" in capsys.readouterr().err
 
 
 def test_eval_by_query_is_grouped_by_query_and_labels_are_as_given(files):

@@ -53,12 +53,21 @@ def comparison_text(c: Any, fmt: str, test: str | None = None, correction: str |
     return _render(grid, fmt)
 
 
+#: a notebook shows at most this many pairs of a comparison (``to_html(max_rows=None)``: all)
+HTML_ROWS = 100
+
+
 def comparison_html(c: Any, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
-                    digits: int = 3, **options: Any) -> str:
-    """The summary table of ``c`` as an HTML ``<table>`` with a caption."""
+                    digits: int = 3, max_rows: int | None = HTML_ROWS, **options: Any) -> str:
+    """The summary table of ``c`` as an HTML ``<table>`` with a caption; at most ``max_rows`` pairs (the caption
+    says how many are shown)."""
     grid = comparison_grid(c, test, correction, alpha, digits, **options)
     caption = f"Comparison of {len(c.runs)} runs" + (f" against {c.baseline}" if c.baseline is not None else "")
-    return html_table(Grid(grid.header, grid.rows, caption, grid.note, grid.numeric))
+    rows = grid.rows
+    if max_rows is not None and len(rows) > max_rows:
+        caption += f" (the first {max_rows} of {len(rows)} pairs)"
+        rows = rows[:max_rows]
+    return html_table(Grid(grid.header, rows, caption, grid.note, grid.numeric))
 
 
 def ranking_grid(header: list[str], rows: list[list[Any]], caption: str = "") -> Grid:
