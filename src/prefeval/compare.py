@@ -350,6 +350,11 @@ class Comparison:
                         np.where(flip, s.losses[k], s.wins[k]), np.where(flip, s.wins[k], s.losses[k]))
 
     @property
+    def pair_indices(self) -> tuple[np.ndarray, np.ndarray]:
+        """The ``(run_a, run_b)`` indices into :attr:`runs` of :attr:`pairs` (arrays)."""
+        return self._pairs
+
+    @property
     def pairs(self) -> list[tuple[str, str]]:
         """The ``(run_a, run_b)`` pairs of :meth:`summary` and the tests, in their order."""
         return [(self.runs[i], self.runs[j]) for i, j in zip(*(k.tolist() for k in self._pairs))]
