@@ -167,10 +167,9 @@ def _gunzip(data: bytes, inflater: Any = zlib) -> bytes:
     return members[0] if len(members) == 1 else b"".join(members)
 
 
-def _lines(raw: bytes, name: str) -> tuple[bytes, bytes]:
+def _text(raw: bytes, name: str) -> bytes:
     """The text of a file after the format's rules on bytes (module docstring), line numbers kept: BOM dropped,
-    CRLF made LF, comment lines blanked, every character checked; then the separator byte (space or tab) and the
-    text with single separators (runs of blanks made one, blanks at the ends of lines dropped)."""
+    CRLF made LF, comment lines blanked, every character checked (:func:`_check_text`)."""
     if raw.startswith(_BOM):
         raw = raw[len(_BOM):]
     if b"\r" in raw:
@@ -180,21 +179,49 @@ def _lines(raw: bytes, name: str) -> tuple[bytes, bytes]:
     if b"#" in raw:
         raw = _COMMENT_LINE.sub(b"", raw)
     _check_text(raw, name)
-    sep = b" "
-    if b"\t" in raw:
-        if b" " in raw:
-            raw = raw.replace(b"\t", b" ")
-        else:
-            sep = b"\t"
-    if sep + sep in raw:
-        raw = re.sub(re.escape(sep) + b"{2,}", sep, raw)
-    if b"\n" + sep in raw:
-        raw = raw.replace(b"\n" + sep, b"\n")
-    if sep + b"\n" in raw:
-        raw = raw.replace(sep + b"\n", b"\n")
-    if raw.startswith(sep) or raw.endswith(sep):
-        raw = raw.strip(sep)
-    return sep, raw or b"\n"  # no line: an empty table (pyarrow refuses no bytes at all)
+    return raw
+
+
+def _single_blanks(data: bytes) -> bytes:
+    """``data`` with every run of blanks (spaces, tabs) made one space and the blanks at the ends of lines dropped
+    (line numbers kept)."""
+    data = re.sub(rb"[ \t]+", b" ", data)
+    if b"\n " in data:
+        data = data.replace(b"\n ", b"\n")
+    if b" \n" in data:
+        data = data.replace(b" \n", b"\n")
+    return data.strip(b" ")
+
+
+class _Uneven(Exception):
+    """The text is not split into the fields of the format by one separator byte (a run of blanks, blanks at the
+    end of a line, more fields): it is parsed again after :func:`_single_blanks`."""
+
+
+def _columns(parse: Any, raw: bytes, name: str) -> Any:
+    """``parse(text, separator, fast)`` of the text of ``raw`` (:func:`_text`): first split on its one separator
+    byte (``fast``: any doubt raises :class:`_Uneven`), else after :func:`_single_blanks`. A line with another
+    number of fields is reported unless an earlier line is bad too (every error names the first bad line)."""
+    data = _text(raw, name) or b"\n"  # no byte: an empty table (pyarrow refuses no bytes at all)
+    tab, space = b"\t" in data, b" " in data
+    if not (tab and space):
+        try:
+            return parse(data, b"\t" if tab else b" ", True)
+        except _Uneven:
+            pass
+    data = _single_blanks(data) or b"\n"
+    try:
+        return parse(data, b" ", False)
+    except _FieldCount as found:
+        start = 0
+        for _ in range(found.line - 1):
+            start = data.find(b"\n", start) + 1
+        if start:
+            try:
+                parse(data[:start], b" ", False)
+            except _FieldCount as earlier:  # pragma: no cover  (the first such line is the one found)
+                raise earlier.error from None
+        raise found.error from None
 
 
 def _check_text(raw: bytes, name: str) -> None:
@@ -251,10 +278,11 @@ def _line_of_row(data: bytes, row: int) -> int:
 
 
 def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str, Any], keep: list[str],
-           extra_ok: bool) -> Any:
-    """``data`` (single separators) parsed by ``pyarrow.csv`` into the columns ``keep`` of ``types``; a line with
+           extra_ok: bool, fast: bool = False, block: int = 1 << 20) -> Any:
+    """``data`` split on ``sep`` and parsed by ``pyarrow.csv`` into the columns ``keep`` of ``types``; a line with
     another number of fields than ``names`` is an error naming it (with ``extra_ok``, more fields: those are
-    dropped and the text parsed again)."""
+    dropped and the text parsed again). ``fast``: any failure, or an empty field, raises :class:`_Uneven`
+    instead (the text may hold runs of blanks)."""
     import pyarrow as pa  # deferred: the reader's engine
     import pyarrow.csv as pacsv  # deferred: as above
 
@@ -265,10 +293,9 @@ def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str
         return "error"
 
     try:
-        return pacsv.read_csv(
+        table = pacsv.read_csv(
             pa.BufferReader(data),  # read in place (a BytesIO would be copied block by block)
-            read_options=pacsv.ReadOptions(column_names=names, use_threads=False,
-                                           block_size=max(1 << 20, min(len(data), 1 << 26))),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False, block_size=block),
             parse_options=pacsv.ParseOptions(delimiter=sep.decode(), quote_char=False, escape_char=False,
                                              ignore_empty_lines=True, invalid_row_handler=invalid),
             convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
@@ -276,6 +303,10 @@ def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str
                                                  include_columns=keep),
         )
     except pa.ArrowInvalid as exc:
+        if "straddling" in str(exc) and block < len(data):  # a line longer than a block (of 1 MiB, fast in cache)
+            return _table(data, sep, name, names, types, keep, extra_ok, fast, len(data) + 1)
+        if fast:
+            raise _Uneven from None
         if bad:
             row = bad[0]
             if extra_ok and row.actual_columns > row.expected_columns:
@@ -298,6 +329,22 @@ def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str
                         raise _line_error(name, _line_of_row(data, row), data,
                                           f"{column} {value!r} is not a number") from None
         raise InputFormatError(f"{name}: cannot read the file ({str(exc).splitlines()[0][:200]})") from None
+    if fast and any(_has_empty(table.column(column)) for column in keep):
+        raise _Uneven
+    return table
+
+
+def _has_empty(column: Any) -> bool:
+    """Whether a string or dictionary-encoded string column has an empty value (no nulls: the reader makes
+    none); False for number columns."""
+    column = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    if hasattr(column.type, "value_type"):
+        column = column.dictionary
+    if str(column.type) not in ("string", "large_string") or not len(column):
+        return False
+    width = np.int64 if str(column.type) == "large_string" else np.int32
+    offsets = np.frombuffer(column.buffers()[1], dtype=width)[column.offset:column.offset + len(column) + 1]
+    return bool(np.any(offsets[1:] == offsets[:-1]))
 
 
 class _FieldCount(Exception):
@@ -307,23 +354,6 @@ class _FieldCount(Exception):
     def __init__(self, line: int, error: InputFormatError) -> None:
         super().__init__(str(error))
         self.line, self.error = line, error
-
-
-def _columns(parse: Any, data: bytes, name: str) -> Any:
-    """``parse(data)``; a line with another number of fields is reported unless an earlier line is bad too (then
-    that one is, as every error names the first bad line)."""
-    try:
-        return parse(data)
-    except _FieldCount as found:
-        start = 0
-        for _ in range(found.line - 1):
-            start = data.find(b"\n", start) + 1
-        if start:
-            try:
-                parse(data[:start])
-            except _FieldCount as earlier:  # pragma: no cover  (the first such line is the one found)
-                raise earlier.error from None
-        raise found.error from None
 
 
 def _first_invalid(strings: Any, kind: Any) -> int | None:
@@ -351,23 +381,25 @@ def _first_invalid(strings: Any, kind: Any) -> int | None:
 
 
 def _strings(column: Any) -> Any:
-    """An Arrow column as one string array."""
-    return column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    """An Arrow column (strings, or dictionary-encoded strings) as one string array."""
+    import pyarrow as pa  # deferred: the reader's engine
+
+    column = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    return column.cast(pa.string()) if hasattr(column.type, "value_type") else column
 
 
 def _run_columns(raw: bytes, name: str, extra_columns: bool) -> Columns:
     """The run's columns from the file's bytes (module docstring); errors name ``name`` and the line."""
-
-    sep, data = _lines(raw, name)
-    return _columns(lambda text: _run_table(text, sep, name, extra_columns), data, name)
+    return _columns(lambda text, sep, fast: _run_table(text, sep, name, extra_columns, fast), raw, name)
 
 
-def _run_table(data: bytes, sep: bytes, name: str, extra_columns: bool) -> Columns:
+def _run_table(data: bytes, sep: bytes, name: str, extra_columns: bool, fast: bool) -> Columns:
     import pyarrow as pa  # deferred: the reader's engine
 
-    keep = ["query_id", "doc_id", "score"] + (["rank", "tag"] if extra_columns else [])
-    types = {column: pa.float64() if column == "score" else pa.string() for column in _RUN_NAMES}
-    table = _table(data, sep, name, _RUN_NAMES, types, keep, extra_ok=True)
+    coded = pa.dictionary(pa.int32(), pa.string())  # Q0, rank, tag: split and checked for empty fields only
+    types = {"query_id": pa.string(), "Q0": coded, "doc_id": pa.string(), "rank": coded, "score": pa.float64(),
+             "tag": coded}
+    table = _table(data, sep, name, _RUN_NAMES, types, _RUN_NAMES, True, fast)
     scores = _float_values(table.column("score"))
     nan = np.flatnonzero(np.isnan(scores))
     if len(nan):
@@ -387,16 +419,15 @@ def _float_values(column: Any) -> np.ndarray:
 def _qrels_columns(raw: bytes, name: str) -> Columns:
     """The qrels' columns from the file's bytes (module docstring); errors name ``name`` and the line."""
 
-    sep, data = _lines(raw, name)
-    return _columns(lambda text: _qrels_table(text, sep, name), data, name)
+    return _columns(lambda text, sep, fast: _qrels_table(text, sep, name, fast), raw, name)
 
 
-def _qrels_table(data: bytes, sep: bytes, name: str) -> Columns:
+def _qrels_table(data: bytes, sep: bytes, name: str, fast: bool) -> Columns:
     import pyarrow as pa  # deferred: the reader's engine
 
     coded = pa.dictionary(pa.int32(), pa.string())  # a few distinct grades: each token checked once
     types = {"query_id": pa.string(), "iteration": pa.string(), "doc_id": pa.string(), "relevance": coded}
-    table = _table(data, sep, name, _QRELS_NAMES, types, _QRELS_NAMES, extra_ok=False)
+    table = _table(data, sep, name, _QRELS_NAMES, types, _QRELS_NAMES, False, fast)
     grades = table.column("relevance").combine_chunks()
     tokens = grades.dictionary.to_pylist()
     values = np.zeros(len(tokens), dtype=np.int64)
