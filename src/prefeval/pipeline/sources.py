@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import fnmatch
 import glob
-import gzip
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -15,7 +14,7 @@ import pandas as pd
 from prefeval.datasets import load
 from prefeval.errors import PrefevalError
 from prefeval.inputs import RUN_FILE_SUFFIXES, qrels_frame, run_frame, run_name
-from prefeval.io import _check_run_line
+from prefeval.io import run_file_problem
 from prefeval.pipeline.base import Origin, Plan, Step, import_callable
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
@@ -295,21 +294,9 @@ def _run_files_in(folder: str) -> list[str]:
 
 
 def _not_a_run(file: str) -> str | None:
-    """Why ``file`` is not a TREC run, judged by its first line (None when the line looks right)."""
-    try:
-        with open(file, "rb") as handle:
-            gzipped = handle.read(2) == b"\x1f\x8b"
-        with (gzip.open(file, "rb") if gzipped else open(file, "rb")) as handle:
-            for raw in handle:
-                line = raw.decode("utf-8", errors="replace").strip()
-                if line and not line.startswith("#"):
-                    problem = _check_run_line(line.split())
-                    return problem and f"{problem}: {line[:60]!r}"
-                if handle.tell() > 1 << 16:
-                    break
-    except (OSError, EOFError) as exc:
-        return f"cannot read it: {getattr(exc, 'strerror', None) or exc}"
-    return None
+    """Why ``file`` is not a TREC run, judged by its first lines as the reader reads them (None when they look
+    right)."""
+    return run_file_problem(file)
 
 
 class Runs(Step):
