@@ -16,7 +16,6 @@ Files (``formats`` selects groups: md, tex, json, csv, png):
 from __future__ import annotations
 
 import json
-import re
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,7 +28,7 @@ from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.output import MANIFEST, OutputFolder, checkpoint
 from prefeval.pipeline.progress import Progress
-from prefeval.pipeline.render import latex_escape, latex_table, md_inline, md_table, path_slug, slug
+from prefeval.pipeline.render import latex_inline, latex_table, md_inline, md_table, path_slug, slug
 from prefeval.pipeline.schema import Key, Table
 from prefeval.pipeline.summary import build_summary
 from prefeval.ranking import coverage_notes
@@ -136,7 +135,7 @@ def write_report(context: PipelineContext, out: Path, formats: Sequence[str], di
     if "json" in formats:
         path = out / "summary.json"
         names = [p.name for p in written] + [path.name, MANIFEST]
-        summary = build_summary(context, names)
+        summary = build_summary(context, names, blocks)
         written.append(_write(path, json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n"))
     return written
 
@@ -159,7 +158,7 @@ def _write_plots(context: PipelineContext, out: Path, written: list[Path]) -> di
     used: set[str] = set()
     if context.per_query is not None and context.measures:
         path = plots.means_with_ci(context.per_query, context.measures, list(context.runs), out / "means.png",
-                                   context.baseline)
+                                   context.baseline, document.means_order(context))
         written.append(path)
         images["means"] = path.name
     if context.comparison is not None:
@@ -225,18 +224,27 @@ def preference_summary(context: PipelineContext) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else summary
 
 
+def table_captions(blocks: Sequence[document.Block]) -> dict[int, str]:
+    """``{block index: "Table N: caption"}`` for the table blocks, numbered in order (as LaTeX numbers them),
+    so report.md, report.html and report.tex name each table alike."""
+    tables = [i for i, block in enumerate(blocks) if block.kind == "table"]
+    return {i: f"Table {n}: {blocks[i].text}" for n, i in enumerate(tables, 1)}
+
+
 def render_markdown(blocks: list[document.Block]) -> str:
     """Markdown text of the report blocks; all text goes through :func:`~prefeval.pipeline.render.md_inline`,
-    so run names, titles and descriptions cannot inject HTML, links or table cells."""
+    so run names, titles and descriptions cannot inject HTML, links or table cells. Each table has its
+    caption above it (``*Table N: ...*``); figures without a file and the HTML-only views are left out."""
     parts = []
-    for block in blocks:
+    captions = table_captions(blocks)
+    for i, block in enumerate(blocks):
         if block.kind == "heading":
             parts.append("#" * block.level + " " + md_inline(block.text))
         elif block.kind == "text":
             parts.append(md_inline(block.text))
         elif block.kind == "table":
-            parts.append(md_table(block.header, block.rows, block.align))
-        elif block.kind == "image":
+            parts.append(f"*{md_inline(captions[i])}*\n\n" + md_table(block.header, block.rows, block.align))
+        elif block.kind == "image" and block.label:
             parts.append(f"![{md_inline(block.text)}](<{block.label}>)")
         elif block.kind == "items":
             parts.append("\n".join(f"- {md_inline(item)}" for item in block.items))
@@ -252,30 +260,16 @@ def render_latex(blocks: list[document.Block]) -> str:
             command = {1: "section*", 2: "subsection*"}.get(block.level, "subsubsection*")
             if block.level == 2:
                 lines.append(r"\clearpage")
-            lines.append(rf"\{command}{{{latex_escape(block.text)}}}")
+            lines.append(rf"\{command}{{{latex_inline(block.text)}}}")
         elif block.kind == "text":
-            lines.append(_latex_text(block.text) + "\n")
+            lines.append(latex_inline(block.text) + "\n")
         elif block.kind == "table":
             lines.append(latex_table(block.header, block.rows, block.text, block.label, block.align))
-        elif block.kind == "image":
+        elif block.kind == "image" and block.label:
             lines += [r"\begin{figure}[!htbp]", r"\centering",
                       rf"\includegraphics[width=0.8\linewidth]{{{block.label}}}",
-                      rf"\caption{{{latex_escape(block.text)}}}", r"\end{figure}"]
+                      rf"\caption{{{latex_inline(block.text)}}}", r"\end{figure}"]
         elif block.kind == "items":
-            lines += [r"\begin{itemize}"] + [rf"\item {latex_escape(i)}" for i in block.items] + [r"\end{itemize}"]
+            lines += [r"\begin{itemize}"] + [rf"\item {latex_inline(i)}" for i in block.items] + [r"\end{itemize}"]
     lines.append(r"\end{document}")
     return "\n".join(lines) + "\n"
-
-
-def _latex_text(text: str) -> str:
-    """Escape text, rendering Markdown **bold** and `code`."""
-
-    out = []
-    for token in re.split(r"(\*\*[^*]+\*\*|`[^`]+`)", text):
-        if token.startswith("**") and token.endswith("**"):
-            out.append(rf"\textbf{{{latex_escape(token[2:-2])}}}")
-        elif token.startswith("`") and token.endswith("`"):
-            out.append(rf"\texttt{{{latex_escape(token[1:-1])}}}")
-        else:
-            out.append(latex_escape(token))
-    return "".join(out)

@@ -17,6 +17,7 @@ from prefeval.pipeline.base import Plan, Step, order
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.output import checkpoint
 from prefeval.pipeline.progress import Progress
+from prefeval.pipeline.render import plural
 from prefeval.pipeline.report import Report
 
 __all__ = ["Pipeline", "load", "terminal_summary"]
@@ -162,8 +163,9 @@ def terminal_summary(context: PipelineContext) -> str:
     if vs is not None and not vs.empty:
         better = vs[vs["significant"] & (vs["statistic"] > 0)]
         worse = vs[vs["significant"] & (vs["statistic"] < 0)]
-        lines.append(f"  against the baseline: {len(better)} significant improvements, {len(worse)} degradations "
-                     f"(over {vs['method'].nunique()} measures/methods x {vs['run'].nunique()} runs)")
+        lines.append(f"  against the baseline: {plural(len(better), 'significant improvement')}, "
+                     f"{plural(len(worse), 'degradation')} (over {vs['method'].nunique()} measures/methods x "
+                     f"{plural(vs['run'].nunique(), 'run')})")
     for method in context.methods[:6]:
         label = context.ranking_label(method)
         top = context.rankings[label]["run"].iloc[0] if label else "?"
