@@ -154,7 +154,7 @@ def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | No
     counts = QueryCounts.of(context)
     blocks = [Block("heading", title or f"prefeval report: {context.name}", level=1)]
     if context.simulated:
-        blocks.append(Block("text", simulated_notice(context)))
+        blocks.append(Block("text", simulated_notice(context), key="simulated"))
     if context.description:
         blocks.append(Block("text", context.description))
     blocks += _overview(context, counts)
@@ -256,14 +256,19 @@ def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str]
 
 
 def means_order(context: PipelineContext) -> list[str]:
-    """One run order for every panel of the means plot: by the mean of the first measure, best first (ties
-    by name)."""
-    means = context.means_table()
-    first = context.measures[0] if context.measures else None
-    if first is None or first not in means.columns:
-        return list(context.runs)
-    values = means[first].reindex(list(context.runs))
-    return sorted(context.runs, key=lambda r: (-values[r] if pd.notna(values[r]) else float("inf"), r))
+    """One run order for every panel of the means plot (:func:`order_by_first_mean`)."""
+    means = context.means if context.means is not None else pd.DataFrame(columns=["run", "measure", "value"])
+    return order_by_first_mean(means, context.measures, list(context.runs))
+
+
+def order_by_first_mean(means: pd.DataFrame, measures: Sequence[str], runs: Sequence[str]) -> list[str]:
+    """``runs`` by their mean of the first measure (``means``: ``run, measure, value``), best first, ties and
+    runs without a value by name."""
+    if not measures:
+        return list(runs)
+    part = means[means["measure"].astype(str) == str(measures[0])]
+    values = dict(zip(part["run"].astype(str), part["value"].astype(float)))
+    return sorted(runs, key=lambda r: (-values[r] if pd.notna(values.get(r, float("nan"))) else float("inf"), r))
 
 
 def means_caption(context: PipelineContext) -> str:

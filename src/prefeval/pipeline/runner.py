@@ -182,8 +182,9 @@ def terminal_summary(context: PipelineContext) -> str:
     if context.files:
         names = ", ".join(p.name for p in context.files[:8]) + (", ..." if len(context.files) > 8 else "")
         lines.append(f"  wrote {len(context.files)} files to {context.out_dir}: {names}")
-        report = context.out_dir / "report.md" if context.out_dir else None
-        if report is not None and report.exists():
+        reports = [context.out_dir / name for name in ("report.html", "report.md")] if context.out_dir else []
+        report = next((p for p in reports if p.exists()), None)
+        if report is not None:
             lines.append(f"  open {report}")
     timing = ", ".join(f"{k} {v:.1f}s" for k, v in context.timings.items() if k != "total")
     lines.append(f"  time: {context.timings.get('total', 0.0):.1f}s ({timing})")
