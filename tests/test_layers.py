@@ -8,9 +8,10 @@ Layers, lowest first (a module may import its own layer and the layers below):
 2. ``io``, ``encoding``, ``inputs``, ``ranking``, ``runs``, ``datasets``, ``simulate``, ``aspects`` -- data
 3. ``compare``, ``evaluate``, ``engines`` -- the engine (in-process, and on a Dask cluster)
 4. ``measures``, ``provider``, ``extras`` (ir-measures), ``interop`` (PyTerrier, ranx), ``analysis``, ``axioms``
-5. ``pipeline``
-6. ``commands``, ``cli``, ``__main__``
-7. the package ``prefeval`` itself (its ``__init__`` gathers the public API)
+5. ``report`` -- rendering of results (text tables, Markdown, LaTeX, HTML)
+6. ``pipeline``
+7. ``commands``, ``cli``, ``__main__``
+8. the package ``prefeval`` itself (its ``__init__`` gathers the public API)
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ LAYERS = [
     ("prefeval.compare", "prefeval.evaluate", "prefeval.engines"),
     ("prefeval.measures", "prefeval.provider", "prefeval.extras", "prefeval.interop", "prefeval.analysis",
      "prefeval.axioms"),
+    ("prefeval.report",),
     ("prefeval.pipeline",),
     ("prefeval.commands", "prefeval.cli", "prefeval.__main__"),
 ]
