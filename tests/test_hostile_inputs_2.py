@@ -205,3 +205,56 @@ def test_check_lists_a_bounded_number_of_run_names(tmp_path, capsys):
     assert main(["run", str(definition), "--check"]) == 0
     out = capsys.readouterr().out
     assert "runs (5000): sim0001, sim0002" in out and "sim5000" in out and "sim2500" not in out
+
+
+# ---------------------------------------------------------------------------------------------------
+# validation at --check, before any step runs
+
+
+def _pipeline(files: Path, qrels_keys: str = "", compare_keys: str = "", evaluate_keys: str = "") -> Path:
+    definition = files / "p.toml"
+    definition.write_text(f'[qrels]\nsource = "qrels.txt"\n{qrels_keys}\n[runs]\npaths = ["a.run", "b.run"]\n'
+                          f'[compare]\nmethods = ["LexiRecall"]\n{compare_keys}\n'
+                          f'[evaluate]\nmeasures = ["nDCG@10"]\n{evaluate_keys}\n')
+    return definition
+
+
+@pytest.mark.parametrize("keys, key", [
+    (dict(qrels_keys="rel = 0"), "qrels.rel"),
+    (dict(qrels_keys=f"rel = {2**63 - 1}"), "qrels.rel"),
+    (dict(compare_keys="rel = 0"), "compare.rel"),
+    (dict(evaluate_keys="rel = 1001"), "evaluate.rel"),
+])
+def test_a_bad_rel_fails_at_check_naming_the_key(files, capsys, keys, key):
+    err = fails(capsys, "run", str(_pipeline(files, **keys)), "--check")
+    assert f"{key}: rel must be an integer from 1 to 1000" in err
+
+
+def test_an_empty_query_selection_fails_at_check(files, capsys):
+    err = fails(capsys, "run", str(_pipeline(files, qrels_keys="queries = []")), "--check")
+    assert "qrels.queries: an empty list selects no query" in err
+    (files / "none.txt").write_text("# nothing\n\n")
+    err = fails(capsys, "run", str(_pipeline(files, qrels_keys='queries = "none.txt"')), "--check")
+    assert "qrels.queries" in err and "lists no query id" in err
+
+
+@pytest.mark.parametrize("args", [
+    ["eval", "{qrels}", "{a}", f"P(rel={2**63 - 1})@1"],
+    ["compare", "{qrels}", "{a}", "{b}", "-m", "LexiRecall", "--rel", str(2**63)],
+])
+def test_a_huge_rel_is_one_line_not_a_crash(files, capsys, args):
+    paths = {"qrels": files / "qrels.txt", "a": files / "a.run", "b": files / "b.run"}
+    args = [a.format(**paths) for a in args]
+    code = main(args)
+    err = capsys.readouterr().err
+    assert code != 0 and "rel must be an integer from 1 to 1000" in err and "unexpected" not in err, err
+
+
+def test_rel_bound_in_the_api(files):
+    import prefeval
+
+    with pytest.raises(PrefevalError, match="rel must be an integer from 1 to 1000"):
+        prefeval.evaluate(str(files / "qrels.txt"), {"a": str(files / "a.run")}, ["nDCG@10"], rel=2**63 - 1)
+    with pytest.raises(PrefevalError, match="rel must be an integer from 1 to 1000"):
+        prefeval.compare(str(files / "qrels.txt"), {"a": str(files / "a.run"), "b": str(files / "b.run")},
+                         ["LexiRecall"], rel=0)
