@@ -196,5 +196,7 @@ def describe_plan(pipeline: Pipeline, plan: Plan) -> str:
     lines = [f"{pipeline.source or pipeline.name}: valid"]
     for step in pipeline._ordered():
         lines.append(f"  [{step.kind}] " + ", ".join(f"{k}={v!r}" for k, v in step.options().items() if v not in (None, [], {})))
-    lines.append(f"  runs ({len(plan.run_names)}): {', '.join(plan.run_names)}")
+    names = plan.run_names
+    shown = names if len(names) <= 20 else [*names[:10], f"... ({len(names) - 20} more)", *names[-10:]]
+    lines.append(f"  runs ({len(names)}): {', '.join(shown)}")
     return "\n".join(lines)
