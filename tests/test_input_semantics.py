@@ -381,7 +381,8 @@ def test_eval_accepts_trec_eval_names_and_suggests_close_names(tmp_path, capsys)
     (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 2\n")
     (tmp_path / "r.run").write_text("q1 Q0 d2 1 2.0 x\nq1 Q0 d1 2 1.0 x\n")
     code, out, _ = cli(capsys, "eval", str(tmp_path / "qrels"), str(tmp_path / "r.run"), "ndcg_cut_10", "P_5 map")
-    assert code == 0 and [line.split("\t")[0] for line in out.splitlines()] == ["nDCG@10", "P@5", "AP"]
+    # printed as given, as trec_eval users write them
+    assert code == 0 and [line.split("\t")[0] for line in out.splitlines()] == ["ndcg_cut_10", "P_5", "map"]
     code, _, err = cli(capsys, "eval", str(tmp_path / "qrels"), str(tmp_path / "r.run"), "nDGC@10", "LexiRecal")
     assert code == 1 and "did you mean nDCG" in err and "did you mean LexiRecall" in err
     with pytest.raises(PrefevalError, match="did you mean LexiRecall"):

@@ -8,7 +8,7 @@ Layers, lowest first (a module may import its own layer and the layers below):
 2. ``io``, ``encoding``, ``inputs``, ``ranking``, ``runs``, ``datasets``, ``simulate``, ``aspects`` -- data
 3. ``compare``, ``evaluate``, ``engines`` -- the engine (in-process, and on a Dask cluster)
 4. ``measures``, ``provider``, ``extras`` (ir-measures), ``interop`` (PyTerrier, ranx), ``analysis``, ``axioms``
-5. ``report`` -- rendering of results (text tables, Markdown, LaTeX, HTML)
+5. ``report`` -- rendering of results (text tables, Markdown, LaTeX, CSV, JSON, HTML) and the run x measure table
 6. ``pipeline``
 7. ``commands``, ``cli``, ``__main__``
 8. the package ``prefeval`` itself (its ``__init__`` gathers the public API)

@@ -45,8 +45,9 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
-        parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
-        args = parser.parse_args(argv)
+        command = argv[0] if argv and argv[0] in COMMANDS else None
+        parser = build_parser(command)
+        args = parse_command(parser, command, argv[1:]) if command else parser.parse_args(argv)
     except KeyboardInterrupt:
         print("prefeval: interrupted", file=sys.stderr)
         return 130
@@ -54,6 +55,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     return run_command(args)
+
+
+def parse_command(parser: argparse.ArgumentParser, command: str, argv: list[str]) -> argparse.Namespace:
+    """The arguments of ``command``, options before, after or between the positional arguments
+    (``parse_intermixed_args``; a command whose parser it cannot handle is parsed as usual)."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+    try:
+        args = sub.parse_intermixed_args(argv)
+    except TypeError:  # a parser with sub-commands of its own
+        args = sub.parse_args(argv)
+    args.command = command
+    return args
 
 
 def run_command(args: argparse.Namespace) -> int:
