@@ -333,8 +333,8 @@ def test_impossible_parameters_are_errors_not_crashes(tmp_path):
     (tmp_path / "r.run").write_text("q1 Q0 d1 1 1.0 x\n")
     env = {**os.environ, "PYTHONPATH": str(REPO / "src")}
     for args, message in ((["eval", "nDCG@0"], "nDCG@0: the cutoff must be a positive integer"),
-                          (["eval", "AP(rel=0)"], "AP(rel=0): rel must be an integer >= 1"),
-                          (["compare", "--rel", "0", "-m", "AP"], "rel must be an integer >= 1")):
+                          (["eval", "AP(rel=0)"], "AP(rel=0): rel must be an integer from 1 to 1000"),
+                          (["compare", "--rel", "0", "-m", "AP"], "rel must be an integer from 1 to 1000")):
         files = [str(tmp_path / "qrels"), str(tmp_path / "r.run")]
         if args[0] == "compare":
             (tmp_path / "s.run").write_text("q1 Q0 d1 1 1.0 x\n")
@@ -345,7 +345,7 @@ def test_impossible_parameters_are_errors_not_crashes(tmp_path):
     for bad in (ir_measures.AP(rel=-3), ir_measures.nDCG @ 0, "P@0", "RBU(rel=0)@5"):
         with pytest.raises(PrefevalError, match="positive integer|rel must be"):
             evaluate({"q1": {"d1": 1}}, {"r": {"q1": {"d1": 1.0}}}, [bad])
-    with pytest.raises(PrefevalError, match="rel must be an integer >= 1"):
+    with pytest.raises(PrefevalError, match="rel must be an integer from 1 to 1000"):
         evaluate({"q1": {"d1": 1}}, {"r": {"q1": {"d1": 1.0}}}, ["AP"], rel=-3)
 
 

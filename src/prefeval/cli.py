@@ -16,6 +16,7 @@ COMMANDS = {
     "eval": ("prefeval.commands.eval_cmd", "evaluate runs with ir-measures and prefeval measures (like `ir_measures`)"),
     "compare": ("prefeval.commands.compare_cmd", "compare many runs pairwise with preference methods and metrics"),
     "run": ("prefeval.commands.run_cmd", "run a declarative pipeline (a TOML file or a built-in name, e.g. demo)"),
+    "report": ("prefeval.commands.report_cmd", "render report.html of a pipeline output folder again from its data"),
     "pipelines": ("prefeval.commands.pipelines_cmd", "list the built-in pipeline definitions"),
     "datasets": ("prefeval.commands.datasets_cmd", "inspect ir_datasets ids and seed files for offline use"),
     "analyse": ("prefeval.commands.analyse_cmd", "meta-evaluation: ties, agreement, discriminative power, robustness"),

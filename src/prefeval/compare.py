@@ -42,7 +42,13 @@ from prefeval.measure_syntax import reject_negative_literals
 from prefeval.methods import metric_difference
 from prefeval.methods.checks import validate
 from prefeval.methods.names import parse_names
-from prefeval.methods.registry import canonical_text, declaration_of, parameters, parse_call
+from prefeval.methods.registry import (
+    canonical_text,
+    declaration_of,
+    parameters,
+    parse_call,
+    rel_problem,
+)
 from prefeval.ranking import (
     PositionTable,
     RankedRun,
@@ -956,8 +962,8 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
         raise PrefevalError("no methods given; e.g. methods=['LexiRecall', 'RPP', 'nDCG@10']")
     if depth is not None and (not isinstance(depth, (int, np.integer)) or depth < 1):
         raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
-    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
-        raise PrefevalError(f"rel must be an integer >= 1 (a grade >= rel is relevant); got {rel!r}")
+    if rel_problem(rel):  # one rule: prefeval.methods.registry.rel_problem
+        raise PrefevalError(f"{rel_problem(rel)}; got {rel!r}")
     other = engines.options(engine, client, scheduler, workers, partitions)
     if per_query not in (None, True, False) and not (other is not None and isinstance(per_query, (str, os.PathLike))):
         raise PrefevalError(f"per_query must be True, False or None (keep when small), or a folder with "

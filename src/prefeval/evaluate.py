@@ -41,7 +41,7 @@ from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.methods.checks import validate
 from prefeval.methods.names import parse_names
-from prefeval.methods.registry import declaration_of
+from prefeval.methods.registry import declaration_of, rel_problem
 from prefeval.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict, rank_run, run_queries
 from prefeval.runs import registered
 
@@ -59,8 +59,8 @@ def parse_measures(measures: Any, rel: int | None = None) -> list[Any]:
     with ``rel`` applied where the measure takes it and does not set it."""
     if isinstance(measures, str) or hasattr(measures, "NAME"):
         measures = [measures]
-    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1):
-        raise PrefevalError(f"rel must be an integer >= 1 (a grade >= rel is relevant); got {rel!r}")
+    if rel is not None and rel_problem(rel):  # one rule: prefeval.methods.registry.rel_problem
+        raise PrefevalError(f"{rel_problem(rel)}; got {rel!r}")
     parsed: list[Any] = []
     for item in measures:
         for measure in _parse_one(item):

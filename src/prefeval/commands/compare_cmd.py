@@ -102,6 +102,13 @@ def run(args: argparse.Namespace) -> int:
         raise PrefevalError(f"--alpha must be between 0 and 1; got {args.alpha}")
     if args.resamples < 1:
         raise PrefevalError(f"--resamples must be at least 1; got {args.resamples}")
+    # deferred: keeps `prefeval --help` fast; the bounds of the randomised tests and MC4 steps, before any reading
+    from prefeval.core.aggregate import check_iterations
+    from prefeval.core.stats import check_resamples, check_seed
+
+    check_resamples(args.resamples, name="--resamples")
+    check_seed(args.seed, name="--seed")
+    check_iterations(args.iterations, len(args.runs), name="--iterations")
     progress = progress_enabled(args)
     engine = engine_options(args)
     runs = named_runs(run_args)  # read one at a time while ranking (by the Dask engine's tasks with --engine dask)
