@@ -363,3 +363,16 @@ def test_renderers_keep_every_text_inert():
     assert row_text(["run", "runs"], [[name, ["x", "y"]]], "jsonl") == (
         '{"run": "a|b\\n<i>*x*_&%$#{}~^\\\\", "runs": ["x", "y"]}\n')
     assert row_text(["run", "runs"], [["a", ["x", "y"]], ["b", float("nan")]], "csv") == "run,runs\na,x;y\nb,\n"
+
+
+def test_eval_rel_option_in_both_forms(files):
+    qrels, runs = files
+    out = cli("eval", qrels, runs[1], "AP", "P@2", "-l", "2", "-p", "17")
+    expected = prefeval.evaluate(qrels, runs[1:2], ["AP", "P@2"], rel=2)
+    # a measure rel changes is printed as computed (AP(rel=2)), one without rel as given
+    assert [line.split("\t")[0] for line in out.splitlines()] == ["AP(rel=2)", "P(rel=2)@2"]
+    assert [float(line.split("\t")[1]) for line in out.splitlines()] == pytest.approx(
+        expected["value"].tolist(), abs=1e-15)
+    rows = csv_records(cli("eval", qrels, *runs, "-m", "AP", "-l", "2", "--format", "csv"))
+    by_run = prefeval.evaluate(qrels, runs, ["AP"], rel=2).set_index("run")["value"]
+    assert [float(r["mean"]) for r in rows] == pytest.approx(by_run.tolist(), abs=1e-12)
