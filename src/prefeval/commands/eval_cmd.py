@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         raise PrefevalError(f"--places must be -1 (all) or 0 to {MAX_PLACES}; got {places}")
     if table:
         return _run_table(args, qrels_arg, run_args, texts, places)
-    args.qrels, args.run, args.places = qrels_arg, run_args[0], places
+    args.qrels, args.run, args.places = qrels_arg, next(iter(named_runs(run_args).values())), places
     labelled = parse_measures(texts, args.rel)
     if args.no_summary and not args.by_query:
         raise PrefevalError("--no_summary (-n) only works with --by_query (-q)")
