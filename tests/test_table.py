@@ -344,6 +344,14 @@ def test_no_progress_bar_in_a_file(files, tmp_path):
             subprocess.run([sys.executable, "-c", env_code, *args, "--progress"], stderr=handle,
                            stdout=subprocess.DEVNULL, check=True, env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin"})
         assert b"\r" in err.read_bytes()
+    small = [arg for key, value in {"n_queries": 20, "n_runs": 3, "n_docs": 40, "depth": 20}.items()
+             for arg in ("--set", f"simulate.{key}={value}")]
+    err = tmp_path / "err.txt"
+    with open(err, "w") as handle:  # a whole pipeline: its bars (loading, evaluation, ...) stay off too
+        subprocess.run([sys.executable, "-c", env_code, "run", "demo", "--out", str(tmp_path / "demo"), *small],
+                       stderr=handle, stdout=subprocess.DEVNULL, check=True,
+                       env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg"})
+    assert b"\r" not in err.read_bytes() and b"it/s" not in err.read_bytes()
 
 
 def test_renderers_keep_every_text_inert():
