@@ -117,7 +117,8 @@ def test_only_large_arrow_runs_in_memory_are_blocked(monkeypatch, tmp_path: Path
     missing.loc[2, "doc_id"] = None
     monkeypatch.setattr(ranking, "ENCODE_ROWS", 20)
     assert ranking.query_block_runs({"m": missing}, ranking.query_candidates(qrels)) == []
-    with pytest.raises(PrefevalError, match="run 'm' has a missing doc id"), warnings.catch_warnings():
+    with pytest.raises(PrefevalError, match=r"run 'm' \(DataFrame\): doc_id \(none\) \(query q0\) is missing"), \
+            warnings.catch_warnings():
         warnings.simplefilter("ignore")
         compare(qrels, {"a0": arrow["r0"], "m": missing}, ["LexiRecall"])
 
