@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from prefeval._lazy import is_pandas, lazy_module
-from prefeval.encoding import Ids, factorize, string_dtype
+from prefeval.encoding import Ids, factorize, id_array, string_dtype
 from prefeval.errors import PrefevalError
 from prefeval.io import (
     MAX_GRADE,
@@ -316,9 +316,9 @@ def nested_codes(nested: Any, queries: Ids,
     query_codes = np.repeat(np.asarray(codes, dtype=np.intp), lengths)
     keep = None if depth is None else _top_scores(scores, lengths, depth)
     if keep is None:
-        return query_codes, np.arange(len(docs)), np.fromiter(docs, dtype=object, count=len(docs)), scores
+        return query_codes, np.arange(len(docs)), id_array(docs), scores
     kept = list(compress(docs, keep))
-    return query_codes[keep], np.arange(len(kept)), np.fromiter(kept, dtype=object, count=len(kept)), scores[keep]
+    return query_codes[keep], np.arange(len(kept)), id_array(kept), scores[keep]
 
 
 def _all_str(ids: list) -> bool:

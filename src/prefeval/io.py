@@ -51,7 +51,7 @@ import numpy as np
 
 from prefeval._arrow import to_numpy
 from prefeval._lazy import is_pandas, lazy_module
-from prefeval.encoding import string_dtype
+from prefeval.encoding import ids_to_pandas, string_dtype
 from prefeval.errors import InputFormatError, PrefevalError
 
 if TYPE_CHECKING:
@@ -636,12 +636,10 @@ def _frame(columns: Columns) -> pd.DataFrame:
     return pd.DataFrame({name: _to_pandas(column, string) for name, column in columns.items()})
 
 
-def _to_pandas(column: Any, string: Any) -> Any:
+def _to_pandas(column: Any, string: Any = None) -> Any:
     if isinstance(column, np.ndarray) or is_pandas(column, "Series"):
         return column
-    if isinstance(string, pd.StringDtype) and string.storage == "pyarrow":
-        return column.to_pandas(types_mapper=lambda _: string)
-    return column.to_pandas().astype(string)
+    return ids_to_pandas(column)
 
 
 # ----------------------------------------------------------------------------------------------
