@@ -258,3 +258,113 @@ def test_rel_bound_in_the_api(files):
     with pytest.raises(PrefevalError, match="rel must be an integer from 1 to 1000"):
         prefeval.compare(str(files / "qrels.txt"), {"a": str(files / "a.run"), "b": str(files / "b.run")},
                          ["LexiRecall"], rel=0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# pipeline output: no other run's work lost, nothing left behind
+
+
+def test_stale_cleanup_matches_this_folder_exactly(tmp_path):
+    """`--out 'D/out?'` used to glob `.out?.prefeval-tmp-*` and delete the staging folder of a run writing D/outA."""
+    from prefeval.pipeline.output import OutputFolder
+
+    others = [tmp_path / ".outA.prefeval-tmp-abcd1234", tmp_path / ".out?.prefeval-tmp-x.prefeval-tmp-abcd1234",
+              tmp_path / ".out?.prefeval-tmp-abcd1234-not-mkdtemp"]
+    for other in others:
+        other.mkdir()
+        (other / "report.md").write_text("another run's work")
+    stale = tmp_path / ".out?.prefeval-tmp-zz99yy88"  # left by a killed run writing out?
+    stale.mkdir()
+    with OutputFolder(tmp_path / "out?") as folder:
+        (folder.staging / "report.md").write_text("x")
+        folder.commit("p")
+    assert all((other / "report.md").is_file() for other in others)
+    assert not stale.exists()
+    assert (tmp_path / "out?" / "report.md").read_text() == "x"
+
+
+def test_a_mount_point_is_refused_before_any_work(tmp_path, monkeypatch):
+    import os
+
+    from prefeval.pipeline.output import OutputFolder
+
+    out = tmp_path / "mnt"
+    out.mkdir()
+    monkeypatch.setattr(os.path, "ismount", lambda p: os.fspath(p) == os.fspath(out))
+    with pytest.raises(PrefevalError, match="is a mount point.*give a folder inside it"):
+        OutputFolder(out).check()
+    OutputFolder(out / "report").check()  # a folder inside it is fine
+
+
+def test_a_mount_point_fails_the_run_before_the_first_step(tmp_path, monkeypatch, capsys):
+    import os
+
+    from prefeval.pipeline.sources import Simulate
+
+    out = tmp_path / "mnt"
+    out.mkdir()
+    monkeypatch.setattr(os.path, "ismount", lambda p: os.fspath(p) == os.fspath(out))
+
+    def never(self, context, progress):
+        raise AssertionError("a step ran before the output folder was checked")
+
+    monkeypatch.setattr(Simulate, "run", never)
+    definition = tmp_path / "p.toml"
+    definition.write_text('[simulate]\nn_runs = 3\nn_queries = 5\n[compare]\nmethods = ["LexiRecall"]\n')
+    err = fails(capsys, "run", str(definition), "--out", str(out), "-q")
+    assert "is a mount point" in err
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGHUP"), reason="POSIX signals")
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_remove_the_staging_folder_and_the_lock(tmp_path, signame):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parent.parent
+    definition = tmp_path / "p.toml"
+    definition.write_text('[simulate]\nn_runs = 3\nn_queries = 20\ndepth = 10\nn_docs = 20\n'
+                          '[compare]\nmethods = ["LexiRecall"]\n[report]\nformats = ["md"]\n')
+    env = {**os.environ, "PYTHONPATH": str(repo / "src"), "PREFEVAL_TEST_POINTS": "1",
+           "PREFEVAL_TEST_PAUSE": "step:compare"}
+    proc = subprocess.Popen([sys.executable, "-m", "prefeval", "run", str(definition), "--out", "out", "-q"],
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path)
+    lines = []
+    for line in proc.stderr:  # type: ignore[union-attr]
+        lines.append(line)
+        if line.strip() == "prefeval-test-point step:compare":
+            assert any(p.name.startswith(".out.prefeval-") for p in tmp_path.iterdir())  # staging and lock exist
+            proc.send_signal(getattr(signal, signame))
+            break
+    else:
+        pytest.fail("the run never reached the compare step: " + "".join(lines)[-2000:])
+    proc.communicate(timeout=120)
+    assert proc.returncode == -getattr(signal, signame)  # ended by the signal, as without prefeval's handler
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.")] == []
+    assert not (tmp_path / "out").exists()
+
+
+def test_seeded_file_has_the_umask_mode_and_a_folder_is_named(tmp_path, monkeypatch, capsys):
+    import hashlib
+    import os
+
+    from prefeval import datasets
+    from prefeval.datasets import seeding
+
+    target = tmp_path / "home" / "qrels"
+    target.parent.mkdir()
+    needed = datasets.NeededFile("qrels", target, md5=hashlib.md5(b"good\n").hexdigest())  # noqa: S324
+    monkeypatch.setattr(seeding, "needed_files", lambda key, *a, **k: [needed])
+    monkeypatch.setattr(datasets, "normalise_id", lambda x: x)
+    good = tmp_path / "good.qrels"
+    good.write_bytes(b"good\n")
+    old = os.umask(0o022)
+    try:
+        datasets.seed("x/y", good)
+    finally:
+        os.umask(old)
+    assert target.stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600: others sharing IR_DATASETS_HOME read it
+    err = fails(capsys, "datasets", "seed", "x/y", str(tmp_path))
+    assert "is a folder; give the file to seed" in err
