@@ -43,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     # Arrow's default allocator (mimalloc) keeps tens of MB reserved after reading a few small files; the system
     # allocator gives them back. Set before pyarrow loads; a value the user set wins.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    if sys.stdout is None:  # started with standard output closed (`prefeval ... >&-`): as a closed pipe, quietly
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the life of the process
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
         command = argv[0] if argv and argv[0] in COMMANDS else None

@@ -171,6 +171,10 @@ class Declaration:
             raise PrefevalError(f"{self.name}: unknown parameter(s) {unknown}; supported: "
                                 f"{sorted(self.params)}")
         for name, value in params.items():
+            if name == "baseline" and not (isinstance(value, str) and value) and not hasattr(value, "__fspath__"):
+                raise PrefevalError(f"{self.name}: baseline must be a run name registered with prefeval.register_run "
+                                    f"or a path to a run file, got baseline={value!r}; leave it out to compare each "
+                                    "run with the other runs")
             if name in ("cutoff", "baseline"):
                 out[name] = value
                 continue
@@ -425,10 +429,18 @@ def markdown_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+#: The longest text of a measure or method (the longest real ones have a few dozen characters).
+MAX_MEASURE_TEXT = 1000
+
+
 def canonical_text(text: str) -> str:
     """``text`` with an alias replaced by the method's name and the parameters the alias fixes
     (``"rrLP@10"`` -> ``"LexiPrecision(magnitude='rr')@10"``, ``"lexirecall"`` -> ``"LexiRecall"``);
-    other text is returned unchanged."""
+    other text is returned unchanged. Text longer than :data:`MAX_MEASURE_TEXT` is refused (an error echoing it
+    would be as long)."""
+    if isinstance(text, str) and len(text) > MAX_MEASURE_TEXT:
+        raise PrefevalError(f"a measure is at most {MAX_MEASURE_TEXT:,} characters; got {len(text):,} characters "
+                            f"starting {text[:60]!r}")
     text, found, rest = _split_name(text)
     if found is None:
         return text
