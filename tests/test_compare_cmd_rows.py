@@ -55,6 +55,7 @@ def test_per_query_csv_writes_nan_empty_and_quotes_text_as_pandas():
     class Result:
         runs = ["a", "b,c", 'd"e']
         results = {"RPP(weighting=dcg,graded=False)": Values(), "LexiRecall": Values()}
+        pair_indices = np.triu_indices(3, 1)
 
     got = io.StringIO()
     compare_cmd._write_per_query_csv(Result(), got)

@@ -57,9 +57,9 @@ def run_cli(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:
 
 def test_demo_at_small_size_writes_every_report_file(tmp_path, capsys):
     out = tmp_path / "demo"
-    code, stdout, stderr = run_cli(capsys, "run", str(DEMO), "--out", str(out), *SMALL_SET)
+    code, stdout, stderr = run_cli(capsys, "run", str(DEMO), "--out", str(out), *SMALL_SET, "--progress")
     assert code == 0, stderr
-    assert "evaluation" in stderr  # tqdm progress bars go to stderr
+    assert "evaluation" in stderr  # tqdm progress bars go to stderr (forced: stderr is no terminal here)
     names = {p.name for p in out.iterdir()}
     assert REPORT_FILES <= names
     methods = ["LexiRecall", "LexiPrecision", "LexiPrecision_magnitude_rr", "RPP", "RPP_weighting_dcg"]

@@ -274,7 +274,7 @@ def test_eval_table_form_and_options_in_any_order(files):
 def test_eval_table_rejects_options_of_the_single_run_form(files, capsys):
     qrels, runs = files
     assert cli_main(["eval", qrels, *runs, "-m", "P@2", "-q"]) == 1
-    assert "--by-query" in capsys.readouterr().err
+    assert "-q/--by_query applies to the form QRELS RUN MEASURE" in capsys.readouterr().err
 
 
 def test_eval_by_query_is_grouped_by_query_and_labels_are_as_given(files):
@@ -304,6 +304,11 @@ def test_compare_baseline_keeps_only_the_pairs_with_it(files):
     assert sig["p_adjusted"].tolist() == pytest.approx(np.minimum(1, raw * 2).tolist())  # family: the 2 pairs
     rows = csv_records(cli("compare", qrels, *runs, "-m", "LexiRecall", "--baseline", "good", "--format", "csv"))
     assert [(r["run_a"], r["run_b"]) for r in rows] == versus.pairs
+    per_query = csv_records(cli("compare", qrels, *runs, "-m", "LexiRecall", "--baseline", "good", "--per-query",
+                                "--format", "csv"))
+    assert {(r["run_a"], r["run_b"]) for r in per_query} == set(versus.pairs) and len(per_query) == 2 * 3
+    expected = versus.per_query.query("method == 'LexiRecall'")
+    assert [float(r["value"]) for r in per_query] == expected["value"].tolist()
     header, report = versus.report_rows()
     assert isinstance(report, list) and all(isinstance(row, list) for row in report) and len(report) == 4
 
@@ -339,3 +344,22 @@ def test_no_progress_bar_in_a_file(files, tmp_path):
             subprocess.run([sys.executable, "-c", env_code, *args, "--progress"], stderr=handle,
                            stdout=subprocess.DEVNULL, check=True, env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin"})
         assert b"\r" in err.read_bytes()
+
+
+def test_renderers_keep_every_text_inert():
+    from prefeval.report.table_html import html_table
+    from prefeval.report.tables import Cell, Grid, latex, markdown, plain, row_text
+
+    name = "a|b\n<i>*x*_&%$#{}~^\\"
+    grid = Grid(["run", "m"], [[Cell(name), Cell("0.5", "up", best=True, number=True)]], caption=name, note=name)
+    text = plain(grid)
+    assert len(text.split("\n\n")[1].splitlines()) == 3  # header, rule, one row: the line break became a space
+    md = markdown(grid)
+    assert "<i>" not in md and "\\|" in md and "**0.5**▲" in md
+    html = html_table(grid)
+    assert "<i>" not in html and "&lt;i&gt;" in html and "<b>0.5</b>▲" in html
+    tex = latex(grid)
+    assert "\\textbackslash{}" in tex and "\\&" in tex and "\\textbf{0.5}$^\\uparrow$" in tex
+    assert row_text(["run", "runs"], [[name, ["x", "y"]]], "jsonl") == (
+        '{"run": "a|b\\n<i>*x*_&%$#{}~^\\\\", "runs": ["x", "y"]}\n')
+    assert row_text(["run", "runs"], [["a", ["x", "y"]], ["b", float("nan")]], "csv") == "run,runs\na,x;y\nb,\n"

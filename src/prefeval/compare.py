@@ -356,6 +356,11 @@ class Comparison:
                         np.where(flip, s.losses[k], s.wins[k]), np.where(flip, s.wins[k], s.losses[k]))
 
     @property
+    def pair_indices(self) -> tuple[np.ndarray, np.ndarray]:
+        """The ``(run_a, run_b)`` indices into :attr:`runs` of :attr:`pairs` (arrays)."""
+        return self._pairs
+
+    @property
     def pairs(self) -> list[tuple[str, str]]:
         """The ``(run_a, run_b)`` pairs of :meth:`summary` and the tests, in their order."""
         return [(self.runs[i], self.runs[j]) for i, j in zip(*(k.tolist() for k in self._pairs))]
@@ -397,9 +402,10 @@ class Comparison:
         return _report.comparison_html(self)
 
     def to_html(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
-                digits: int = 3, **options: Any) -> str:
-        """An HTML ``<table>``: one row per pair, one column per method, ``*`` marks significant differences."""
-        return _report.comparison_html(self, test, correction, alpha, digits, **options)
+                digits: int = 3, max_rows: int | None = None, **options: Any) -> str:
+        """An HTML ``<table>``: one row per pair (at most ``max_rows``), one column per method, ``*`` marks
+        significant differences."""
+        return _report.comparison_html(self, test, correction, alpha, digits, max_rows, **options)
 
     def _pair_frame(self, label: str) -> pd.DataFrame:
         """``method, run_a, run_b`` of every pair; the run columns are categoricals over the runs (compact)."""
@@ -621,8 +627,9 @@ class Comparison:
           for a preference; statistic = difference of the two runs' mean scores. It already controls the
           family-wise error over all pairs.
 
-        ``correction`` over the family of all pairs of this method: ``holm`` (default), ``bonferroni``,
-        ``fdr_bh`` or ``none`` (statsmodels ``multipletests``); ``randomized_tukey_hsd`` accepts only ``none``.
+        ``correction`` over the family of the pairs of this method (all pairs; with a baseline, the pairs with the
+        baseline): ``holm`` (default), ``bonferroni``,
+        ``fdr_bh`` or ``none`` (:func:`prefeval.core.stats.adjust`); ``randomized_tukey_hsd`` accepts only ``none``.
         """
         r, test, correction, res = self.tests(method, test, correction, alpha, n_resamples, seed)
         frame = self._pair_frame(r.method.label)

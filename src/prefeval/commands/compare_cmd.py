@@ -177,10 +177,7 @@ def _per_query_blocks(result):
     """``(method, query, pairs, values)`` for each method and query of ``result`` (a :class:`prefeval.Comparison`),
     in the order of ``result.per_query``, from its per-query arrays without building the frame: ``pairs`` are the
     ``(run_a, run_b)`` indices into ``result.runs`` (the same for every block), ``values`` a list of floats."""
-    # deferred: keeps `prefeval --help` fast
-    import numpy as np
-
-    pairs = np.triu_indices(len(result.runs), 1)
+    pairs = result.pair_indices  # every pair, or those with the baseline
     for label, r in result.results.items():
         X = r.pair_values(pairs)  # (pairs, queries)
         for q, query in enumerate(r.query_ids.astype(str).tolist()):

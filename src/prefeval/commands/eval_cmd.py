@@ -72,8 +72,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 #: options of the table form only, with their defaults
 _TABLE_ONLY = {"baseline": None, "test": None, "correction": None, "alpha": 0.05, "depth": None, "ci": False,
                "format": None}
-#: options of the ir_measures form only, with their defaults
+#: options of the ir_measures form only: their defaults and how they are written
 _SINGLE_ONLY = {"by_query": False, "no_summary": False, "output_format": "tsv", "provider": None}
+_SINGLE_OPTIONS = {"by_query": "-q/--by_query", "no_summary": "-n/--no_summary",
+                   "output_format": "-o/--output_format", "provider": "--provider"}
 
 
 def _is_run(value: str) -> bool:
@@ -170,20 +172,23 @@ def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measur
     """The run x measure table (:func:`prefeval.table`) in ``--format``."""
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval.commands.compare_cmd import baseline_name
+    from prefeval.compare import correction_for
     from prefeval.errors import PrefevalError
     from prefeval.report.run_table import table
 
-    given = [f"--{key.replace('_', '-')}" for key, default in _SINGLE_ONLY.items() if getattr(args, key) != default]
+    given = [_SINGLE_OPTIONS[key] for key, default in _SINGLE_ONLY.items() if getattr(args, key) != default]
     if given:
-        raise PrefevalError(f"{', '.join(given)} apply to the form QRELS RUN MEASURE... (one run), not to the table")
+        raise PrefevalError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to the form QRELS RUN "
+                            "MEASURE... (one run), not to the table (-m or several runs; --format chooses its output)")
     if engine_options(args):
         raise PrefevalError("--engine dask applies to the form QRELS RUN MEASURE... (one run), not to the table")
     if not 0 < args.alpha < 1:
         raise PrefevalError(f"--alpha must be between 0 and 1; got {args.alpha}")
     runs = named_runs(run_args)
     baseline = baseline_name(args.baseline, runs)
+    # the default correction: holm, none for a test that controls the family-wise error itself
     result = table(qrels, runs, measures, baseline=baseline, test=args.test,
-                   correction="holm" if args.correction is None else args.correction, alpha=args.alpha,
+                   correction=correction_for(args.test or "t", args.correction), alpha=args.alpha,
                    rel=args.rel, depth=args.depth, ci=args.ci, progress=progress_enabled(args))
     sys.stdout.write(result.to_text(args.format or "table", digits=max(places, 0) if places >= 0 else 6))
     return 0

@@ -9,10 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
+from prefeval.compare import FAMILY_WISE_TESTS
 from prefeval.report.table_html import html_table
 from prefeval.report.tables import Cell, Grid, latex, markdown, plain
 
-__all__ = ["comparison_grid", "comparison_text", "comparison_html", "ranking_grid", "long_rows"]
+__all__ = ["describe_test", "comparison_grid", "comparison_text", "comparison_html", "ranking_grid", "long_rows"]
+
+
+def describe_test(test: str, correction: str, family: str) -> str:
+    """``"t test, holm correction over FAMILY"`` (or ``no correction``; a family-wise test says so)."""
+    if test in FAMILY_WISE_TESTS:
+        return f"{test}, family-wise over all pairs"
+    return f"{test} test, " + ("no correction" if correction == "none" else f"{correction} correction over {family}")
 
 
 def comparison_grid(c: Any, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
@@ -26,13 +34,14 @@ def comparison_grid(c: Any, test: str | None = None, correction: str | None = No
         means = c.pair_sums(r).mean.tolist()
         columns.append([Cell(f"{v:+.{digits}f}", "*" if significant else "", number=True)
                         for v, significant in zip(means, res.significant.tolist())])
-        used.append(f"{label}: {test_used}, {correction_used}")
+        used.append((label, test_used, correction_used))
     rows = [[Cell(a), Cell(b), *(cells[p] for cells in columns)] for p, (a, b) in enumerate(c.pairs)]
-    family = (f"over the {len(c.pairs)} pairs with the baseline {c.baseline}" if c.baseline is not None
-              else "over all pairs")
+    n = len(c.pairs)
+    family = (f"the {n} pair{'s' if n != 1 else ''} with the baseline {c.baseline}" if c.baseline is not None
+              else f"all {n} pair{'s' if n != 1 else ''}")
+    tests = "; ".join(f"{label}: {describe_test(t, k, family)}" for label, t, k in used)
     note = (f"Mean per-query preference of run_a over run_b over {c._queries_note()} "
-            f"(positive: run_a preferred); * = significant at alpha={alpha} after correction {family} "
-            f"({'; '.join(used)}).")
+            f"(positive: run_a preferred); * = significant at alpha={alpha} ({tests}).")
     header = ["run_a", "run_b", *c.methods]
     return Grid(header, rows, note=note, numeric=[False, False] + [True] * len(c.methods))
 
@@ -44,12 +53,21 @@ def comparison_text(c: Any, fmt: str, test: str | None = None, correction: str |
     return _render(grid, fmt)
 
 
+#: a notebook shows at most this many pairs of a comparison (``to_html(max_rows=None)``: all)
+HTML_ROWS = 100
+
+
 def comparison_html(c: Any, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
-                    digits: int = 3, **options: Any) -> str:
-    """The summary table of ``c`` as an HTML ``<table>`` with a caption."""
+                    digits: int = 3, max_rows: int | None = HTML_ROWS, **options: Any) -> str:
+    """The summary table of ``c`` as an HTML ``<table>`` with a caption; at most ``max_rows`` pairs (the caption
+    says how many are shown)."""
     grid = comparison_grid(c, test, correction, alpha, digits, **options)
     caption = f"Comparison of {len(c.runs)} runs" + (f" against {c.baseline}" if c.baseline is not None else "")
-    return html_table(Grid(grid.header, grid.rows, caption, grid.note, grid.numeric))
+    rows = grid.rows
+    if max_rows is not None and len(rows) > max_rows:
+        caption += f" (the first {max_rows} of {len(rows)} pairs)"
+        rows = rows[:max_rows]
+    return html_table(Grid(grid.header, rows, caption, grid.note, grid.numeric))
 
 
 def ranking_grid(header: list[str], rows: list[list[Any]], caption: str = "") -> Grid:

@@ -28,9 +28,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from prefeval._lazy import lazy_module
-from prefeval.compare import Comparison, Method, compare_methods, parse_methods
+from prefeval.compare import (
+    VALUE_TESTS,
+    Comparison,
+    Method,
+    compare_methods,
+    parse_methods,
+)
 from prefeval.errors import PrefevalError
 from prefeval.inputs import run_name
+from prefeval.report.comparison import describe_test
 from prefeval.report.table_html import html_table
 from prefeval.report.tables import ROW_FORMATS, Cell, Grid, latex, markdown, plain, row_text
 
@@ -232,15 +239,18 @@ class RunTable:
             parts.append(f"{', '.join(prefs)}: mean preference over the other runs (positive: the run is preferred).")
         if self.ci:
             parts.append(f"±: half-width of the {CI_LEVEL:.0%} Student-t confidence interval of the mean.")
-        used = "; ".join(f"{m}: {t[0]} test, {t[1]} correction" for m, t in self.tests.items() if t is not None)
+        if self.baseline is not None:
+            n = len(self.runs) - 1
+            family = f"the {n} run{'s' if n != 1 else ''} compared with {self.baseline}"
+        else:
+            n = len(self.runs) * (len(self.runs) - 1) // 2
+            family = f"the {n} pair{'s' if n != 1 else ''} of runs"
+
+        used = "; ".join(f"{m}: {describe_test(*t, family)}" for m, t in self.tests.items() if t is not None)
         if used and self.baseline is not None:
-            others = len(self.runs) - 1
-            parts.append(f"▲/▼: significantly better/worse than {self.baseline} at alpha={self.alpha}, corrected over "
-                         f"the {others} run{'s' if others != 1 else ''} within each measure ({used}).")
+            parts.append(f"▲/▼: significantly better/worse than {self.baseline} at alpha={self.alpha} ({used}).")
         elif used:
-            pairs = len(self.runs) * (len(self.runs) - 1) // 2
-            parts.append(f"Letters: the runs a run is significantly better than at alpha={self.alpha}, corrected over "
-                         f"the {pairs} pair{'s' if pairs != 1 else ''} within each measure ({used}).")
+            parts.append(f"Letters: the runs a run is significantly better than at alpha={self.alpha} ({used}).")
         parts.append("Best value of each column emphasised.")
         return " ".join(parts)
 
@@ -361,7 +371,8 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | None = None, tes
     singles = len(names) == 1 if names else False
     if singles and any(m.kind == "preference" for _, m in columns):
         raise PrefevalError("a preference column compares runs: give at least two runs")
-    result = compare_methods(qrels, runs, list(computed.values()), progress=progress,
+    keep = True if test in VALUE_TESTS else None  # the tests that need every per-query value
+    result = compare_methods(qrels, runs, list(computed.values()), progress=progress, per_query=keep,
                              min_runs=1 if not any(m.kind == "preference" for m in computed.values()) else 2,
                              baseline=None)
     if baseline is not None and baseline not in result.runs:

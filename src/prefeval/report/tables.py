@@ -77,8 +77,17 @@ class Grid:
         return bool(self.rows) and all(row[k].number for row in self.rows)
 
 
+#: control characters (line breaks, tabs, ...) become spaces in plain text: one row stays one line
+_CONTROLS = {code: " " for code in (*range(32), 127)}
+
+
+def _one_line(text: str) -> str:
+    return text.translate(_CONTROLS)
+
+
 def _plain_cell(cell: Cell) -> str:
-    text = f"*{cell.text}*" if cell.best else cell.text
+    text = _one_line(cell.text)
+    text = f"*{text}*" if cell.best else text
     text += _SYMBOLS[cell.mark]
     if cell.ci:
         text += f" {cell.ci}"
@@ -89,7 +98,7 @@ def _plain_cell(cell: Cell) -> str:
 
 def plain(grid: Grid) -> str:
     """Plain aligned text for a terminal (no escapes): a header, a rule, the rows, then the note."""
-    cells = [grid.header] + [[_plain_cell(c) for c in row] for row in grid.rows]
+    cells = [[_one_line(h) for h in grid.header]] + [[_plain_cell(c) for c in row] for row in grid.rows]
     widths = [max(len(row[k]) for row in cells) for k in range(len(grid.header))]
     lines = []
     for row in cells:
