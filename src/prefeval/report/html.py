@@ -442,7 +442,7 @@ figure{margin:.6rem 0 1.4rem;overflow-x:auto}
 figcaption{color:var(--muted);font-size:.92em;margin-top:.25rem}
 figure img{max-width:100%;height:auto}
 svg text{font:11px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;fill:#222}
-svg text.cell{font-size:10px}svg text.ttl{font-size:12px;font-weight:600}
+svg text.cell{font-size:10px;pointer-events:none}svg text.ttl{font-size:12px;font-weight:600}
 svg .grid{stroke:#e3e6e9}svg .ci{stroke:#555;stroke-width:1.6}svg .axis{stroke:#888}
 svg.heatmap rect[data-a]:hover{stroke:#111;stroke-width:2}
 svg.heatmap rect[data-a]{cursor:pointer}
@@ -541,7 +541,7 @@ _JS = r"""
     var data = JSON.parse(source.textContent);
     var kind = document.getElementById("pq-kind"), selA = document.getElementById("pq-a"),
       selB = document.getElementById("pq-b");
-    var NS = "http://www.w3.org/2000/svg";
+    var NS = "http://www.w3.org/2000/svg";  // the SVG namespace name (not a resource)
     var el = function (name, attrs, text) {
       var node = document.createElementNS(NS, name);
       Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
@@ -569,7 +569,7 @@ _JS = r"""
       v.forEach(function (x) { counts[Math.min(bins - 1, Math.max(0, Math.floor((x + m) / width)))] += 1; });
       var W = 560, H = 220, left = 44, bottom = 30, top = 12, most = Math.max(1, Math.max.apply(null, counts));
       var bw = (W - left - 10) / bins;
-      var svg = el("svg", { xmlns: NS, "class": "hist", role: "img", viewBox: "0 0 " + W + " " + H,
+      var svg = el("svg", { "class": "hist", role: "img", viewBox: "0 0 " + W + " " + H,
         width: W, height: H });
       svg.appendChild(el("title", {}, title));
       counts.forEach(function (count, k) {

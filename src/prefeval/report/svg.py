@@ -74,7 +74,7 @@ def heatmap(method: str, order: Sequence[str], cells: Mapping[tuple[str, str], M
     vmax = max(finite) if finite and max(finite) > 0 else 1.0
     desc = (f"Mean preference of each row run over each column run under {method}, {S} runs in the order of the "
             f"method's ranking; blue: the row run is preferred, red: the column run; colour scale ±{vmax:.3f}.")
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" role="img" viewBox="0 0 {width:.0f} '
+    out = [f'<svg class="heatmap" role="img" viewBox="0 0 {width:.0f} '
            f'{height:.0f}" width="{width:.0f}" height="{height:.0f}" data-method="{_attr(method)}" '
            f'aria-labelledby="t-{ident} d-{ident}">',
            f'<title id="t-{ident}">{escape(method)}: mean-preference matrix</title>',
@@ -142,7 +142,7 @@ def means_with_ci(stats: pd.DataFrame, measures: Sequence[str], order: Sequence[
     pw, row_h = 300.0, 18.0
     ph = 46 + row_h * len(order)
     width, height = cols * pw + 10, rows * ph + 10
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="means" role="img" viewBox="0 0 {width:.0f} {height:.0f}" '
+    out = [f'<svg class="means" role="img" viewBox="0 0 {width:.0f} {height:.0f}" '
            f'width="{width:.0f}" height="{height:.0f}" aria-labelledby="means-t means-d">',
            '<title id="means-t">Per-run means with 95% confidence intervals</title>',
            f'<desc id="means-d">{escape(caption)}</desc>']
@@ -202,7 +202,7 @@ def histogram(values: np.ndarray, title: str, bound: float | None = None) -> str
     W, H, left, bottom, top = 560.0, 220.0, 44.0, 30.0, 12.0
     top_count = max(int(counts.max()) if counts.size else 1, 1)
     bw = (W - left - 10) / HISTOGRAM_BINS
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="hist" role="img" viewBox="0 0 {W:.0f} {H:.0f}" '
+    out = [f'<svg class="hist" role="img" viewBox="0 0 {W:.0f} {H:.0f}" '
            f'width="{W:.0f}" height="{H:.0f}"><title>{escape(title)}</title>']
     for k, count in enumerate(counts):
         h = (H - bottom - top) * count / top_count
