@@ -176,7 +176,12 @@ def test_each_analysis_table_has_a_sentence_on_its_columns(small_output):
 
 
 def test_numbers_in_report_html_equal_the_csv_files(small_output):
-    out = small_output
+    check_numbers(small_output, runs=4, methods=2)
+
+
+def check_numbers(out: Path, runs: int, methods: int) -> None:
+    """The means table, every heatmap cell and the per-query view's data of report.html against means.csv,
+    preference_summary.csv, preferences.csv and per_query.csv."""
     page = (out / "report.html").read_text()
     means = pd.read_csv(out / "means.csv", dtype={"run": str, "measure": str})
     prefs = pd.read_csv(out / "preferences.csv", dtype={"method": str, "query_id": str, "run_a": str, "run_b": str})
@@ -212,18 +217,19 @@ def test_numbers_in_report_html_equal_the_csv_files(small_output):
                                                        int((values < -1e-12).sum()))
         assert float(p) == pytest.approx(row["p_adjusted"].item(), rel=1e-15)
         checked += 1
-    assert checked == 2 * 4 * 3  # 2 methods, 4 x 3 ordered pairs
+    assert checked == methods * runs * (runs - 1)  # every ordered pair of every method
     # the per-query view's data: every preference of preferences.csv, to 6 significant digits
     data = json.loads(re.search(r'<script type="application/json" id="pq-data">(.*?)</script>', page,
                                 flags=re.S).group(1).replace("<\\/", "</"))
     position = {q: k for k, q in enumerate(data["queries"])}
-    for row in prefs.itertuples():
-        key = f"{data['runs'].index(row.run_a)},{data['runs'].index(row.run_b)}"
-        assert data["prefs"][row.method][key][position[row.query_id]] == pytest.approx(row.value, rel=1e-5, abs=1e-12)
+    index = {r: k for k, r in enumerate(data["runs"])}
+    shown = [data["prefs"][m][f"{index[a]},{index[b]}"][position[q]]
+             for m, a, b, q in zip(prefs["method"], prefs["run_a"], prefs["run_b"], prefs["query_id"])]
+    assert np.allclose(np.array(shown, dtype=float), prefs["value"].to_numpy(), rtol=1e-5, atol=1e-12)
     per_query = pd.read_csv(out / "per_query.csv", dtype={"run": str, "query_id": str, "measure": str})
-    for row in per_query.itertuples():
-        assert data["metrics"][row.measure][data["runs"].index(row.run)][position[row.query_id]] == \
-            pytest.approx(row.value, rel=1e-5, abs=1e-12)
+    shown = [data["metrics"][m][index[r]][position[q]]
+             for m, r, q in zip(per_query["measure"], per_query["run"], per_query["query_id"])]
+    assert np.allclose(np.array(shown, dtype=float), per_query["value"].to_numpy(), rtol=1e-5, atol=1e-12)
 
 
 def test_prefeval_report_renders_the_page_again_identically(small_output, tmp_path, capsys):
@@ -286,6 +292,7 @@ def test_demo_report_html_in_headless_chromium(tmp_path):
     assert main(["run", str(DEMO), "--out", str(out), "-q"]) == 0
     page = out / "report.html"
     text = page.read_text()
+    check_numbers(out, runs=12, methods=5)
     assert set(re.findall(r"https?://[^\s\"'<>)]*", text)) <= {"http://www.w3.org/2000/svg"}
     assert page.stat().st_size < 4_000_000
     with Browser(executable, tmp_path / "profile") as browser:

@@ -253,7 +253,7 @@ def _view_data(inputs: HtmlInputs) -> tuple[dict[str, Any], str]:
         frame = pref
         scope = "every pair"
         if len(frame) > budget and inputs.baseline is not None:
-            frame = frame[(frame["run_a"].astype(str) == inputs.baseline) | (frame["run_b"].astype(str) == inputs.baseline)]
+            frame = frame[(frame["run_a"] == inputs.baseline) | (frame["run_b"] == inputs.baseline)]
             scope = f"the pairs with the baseline {inputs.baseline} only (all pairs are in preferences.csv)"
         if len(frame) > budget:
             notes.append("the per-query preferences are too many to embed; they are in preferences.csv")
@@ -585,7 +585,7 @@ _JS = r"""
       [[-m, "start"], [0, "middle"], [m, "end"]].forEach(function (t) {
         var x = left + (t[0] + m) / (2 * m) * (W - left - 10);
         svg.appendChild(el("text", { x: x, y: H - bottom + 14, "text-anchor": t[1], "class": "lab" },
-          (t[0] >= 0 ? "+" : "") + Number(t[0].toPrecision(3))));
+          t[0] === 0 ? "0" : (t[0] > 0 ? "+" : "") + Number(t[0].toPrecision(3))));
       });
       svg.appendChild(el("text", { x: left - 6, y: top + 8, "text-anchor": "end", "class": "lab" }, String(most)));
       svg.appendChild(el("text", { x: left - 6, y: H - bottom, "text-anchor": "end", "class": "lab" }, "0"));

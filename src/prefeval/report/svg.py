@@ -214,7 +214,8 @@ def histogram(values: np.ndarray, title: str, bound: float | None = None) -> str
     out.append(f'<line x1="{left:.1f}" x2="{W - 10:.1f}" y1="{H - bottom:.1f}" y2="{H - bottom:.1f}" class="axis"/>')
     for v, anchor in ((-m, "start"), (0.0, "middle"), (m, "end")):
         x = left + (v + m) / (2 * m) * (W - left - 10)
-        out.append(f'<text x="{x:.1f}" y="{H - bottom + 14:.1f}" text-anchor="{anchor}" class="lab">{v:+.3g}</text>')
+        out.append(f'<text x="{x:.1f}" y="{H - bottom + 14:.1f}" text-anchor="{anchor}" class="lab">'
+                   f'{"0" if v == 0 else format(v, "+.3g")}</text>')
     out.append(f'<text x="{left - 6:.1f}" y="{top + 8:.1f}" text-anchor="end" class="lab">{top_count}</text>')
     out.append(f'<text x="{left - 6:.1f}" y="{H - bottom:.1f}" text-anchor="end" class="lab">0</text>')
     out.append("</svg>")
