@@ -220,7 +220,7 @@ def check_numbers(out: Path, runs: int, methods: int) -> None:
     assert checked == methods * runs * (runs - 1)  # every ordered pair of every method
     # the per-query view's data: every preference of preferences.csv, to 6 significant digits
     data = json.loads(re.search(r'<script type="application/json" id="pq-data">(.*?)</script>', page,
-                                flags=re.S).group(1).replace("<\\/", "</"))
+                                flags=re.S).group(1))
     position = {q: k for k, q in enumerate(data["queries"])}
     index = {r: k for k, r in enumerate(data["runs"])}
     shown = [data["prefs"][m][f"{index[a]},{index[b]}"][position[q]]

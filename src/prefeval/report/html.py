@@ -325,7 +325,7 @@ def _per_query_view(block: BlockLike, inputs: HtmlInputs) -> str:
     runs = data["runs"]
     options = [("pref", m) for m in inputs.methods if m in data["prefs"]] + \
               [("metric", m) for m in inputs.measures if m in data["metrics"]]
-    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")  # no tag in data
     script = f'<script type="application/json" id="pq-data">{payload}</script>'
     if not options or len(runs) < 2:
         return f'<p class="note">No per-query values to show. {inline(note)}</p>{script}'
