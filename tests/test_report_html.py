@@ -366,3 +366,19 @@ def test_dl_hard_passage_rel_2_every_count_stated_matches_the_data(shared_data, 
     counts = check_every_count(out, shared_data / "dl-hard" / "dl_hard-passage.qrels", 2, "bm25")
     assert counts == {"judged": 50, "relevant": 49}
     assert math.isfinite(json.loads((out / "summary.json").read_text())["means"]["nDCG@10"]["bm25"])
+
+
+@pytest.mark.parametrize("steps", ["evaluate", "compare", "both"])
+def test_run_names_cannot_inject_markup_and_every_combination_has_a_view(tmp_path, steps):
+    orders = {"a<b>&\"x'": "d1 d4 d6 d2", "<!--<script>x": "d2 d6 d1 d4", "c": "d7 d3 d5 d1"}
+    qrels, runs = write_trec_files(tmp_path, "q1 0 d1 2\nq1 0 d2 1\nq2 0 d4 2\nq3 0 d6 1\n", orders,
+                                   ("q1", "q2", "q3"))
+    work = {"evaluate": [Evaluate(["AP"])], "compare": [Compare(["LexiRecall"])],
+            "both": [Evaluate(["AP"]), Compare(["RPP"]), Aggregate(baseline="c")]}[steps]
+    out = tmp_path / "out"
+    Pipeline([Qrels(qrels, rel=2), Runs(runs), *work, Report(out)], name="names").run(progress=False)
+    text = (out / "report.html").read_text()
+    assert text.count("<script") == 2 and text.count("</script>") == 2 and "<!--" not in text
+    assert "<b>" not in text and "a&lt;b&gt;&amp;&quot;x&#x27;" in text
+    data = json.loads(re.search(r'id="pq-data">(.*?)</script>', text, flags=re.S).group(1))
+    assert set(data["runs"]) == set(orders) and (data["prefs"] or data["metrics"])

@@ -40,11 +40,11 @@ from prefeval.report import svg
 __all__ = ["HtmlInputs", "html_table", "table_html", "inline", "render", "MAX_EMBEDDED_VALUES",
            "MAX_HEATMAP_RUNS"]
 
-#: Per-query values embedded for the per-query view at most (about 8 bytes each in the page); beyond, only the
-#: pairs with the baseline, then none (the page says which).
-MAX_EMBEDDED_VALUES = 1_500_000
-#: Heatmaps are drawn for up to this many runs (a cell per ordered pair).
-MAX_HEATMAP_RUNS = 60
+#: Per-query values embedded for the per-query view at most (about 8 bytes each in the page, so at most about
+#: 4 MB); beyond, only the pairs with the baseline, then none (the page says which).
+MAX_EMBEDDED_VALUES = 500_000
+#: Heatmaps are drawn for up to this many runs (a cell per ordered pair; beyond, the page points to the CSV).
+MAX_HEATMAP_RUNS = 40
 
 _INLINE = re.compile(r"(\*\*[^*]+\*\*|`[^`]+`)")
 

@@ -20,6 +20,9 @@ __all__ = ["heatmap", "means_with_ci", "histogram", "diverging_colour", "HISTOGR
 
 #: Bins of the per-query histogram (odd, so one bin is centred on 0); the page's script uses the same number.
 HISTOGRAM_BINS = 21
+#: Heatmap cells carry a ``<title>`` tooltip up to this many runs (beyond, the page would grow by about 150 bytes
+#: per cell; the script's tooltip shows the same numbers).
+TITLED_RUNS = 25
 #: |value| at or below which a per-query preference or difference is a tie (as in the comparison's summary).
 TIE_TOL = 1e-12
 
@@ -62,8 +65,8 @@ def heatmap(method: str, order: Sequence[str], cells: Mapping[tuple[str, str], M
 
     ``cells[(a, b)]``: ``mean`` (preference of a over b), ``wins``, ``ties``, ``losses`` (queries on which a is
     preferred, tied, b preferred) and ``p`` (adjusted p-value), for every ordered pair. Each cell is a ``rect``
-    with those values as ``data-*`` attributes and a ``<title>`` tooltip; ``ident`` makes the figure's element ids
-    unique in the page."""
+    with those values as ``data-*`` attributes and, up to :data:`TITLED_RUNS` runs, a ``<title>`` tooltip (the
+    page's script shows the same on hover); ``ident`` makes the figure's element ids unique in the page."""
     S = len(order)
     size = max(12.0, min(44.0, 560.0 / max(S, 1)))
     label = max((_text_width(r) for r in order), default=0) + 12
@@ -99,7 +102,8 @@ def heatmap(method: str, order: Sequence[str], cells: Mapping[tuple[str, str], M
             out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{size:.1f}" height="{size:.1f}" '
                        f'fill="{diverging_colour(m / vmax)}" data-a="{_attr(a)}" data-b="{_attr(b)}" '
                        f'data-mean="{m!r}" data-wins="{int(c["wins"])}" data-ties="{int(c["ties"])}" '
-                       f'data-losses="{int(c["losses"])}" data-p="{float(c["p"])!r}"><title>{escape(tip)}</title></rect>')
+                       f'data-losses="{int(c["losses"])}" data-p="{float(c["p"])!r}">'
+                       + (f"<title>{escape(tip)}</title></rect>" if S <= TITLED_RUNS else "</rect>"))
             if show:
                 colour = "#ffffff" if abs(m) > 0.6 * vmax else "#222222"
                 out.append(f'<text x="{x + size / 2:.1f}" y="{y + size / 2 + 3.5:.1f}" text-anchor="middle" '
