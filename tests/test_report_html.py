@@ -10,6 +10,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -382,3 +383,20 @@ def test_run_names_cannot_inject_markup_and_every_combination_has_a_view(tmp_pat
     assert "<b>" not in text and "a&lt;b&gt;&amp;&quot;x&#x27;" in text
     data = json.loads(re.search(r'id="pq-data">(.*?)</script>', text, flags=re.S).group(1))
     assert set(data["runs"]) == set(orders) and (data["prefs"] or data["metrics"])
+
+
+@pytest.mark.integration
+def test_report_tex_compiles_without_markdown_marks(small_output, tmp_path):
+    """report.tex is LaTeX only (no Markdown backtick or ``**``) and compiles; skipped without pdflatex."""
+    text = (small_output / "report.tex").read_text()
+    assert "`" not in text and "**" not in text
+    pdflatex = shutil.which("pdflatex")
+    if pdflatex is None:
+        pytest.skip("pdflatex is not installed")
+    for path in small_output.iterdir():
+        if path.suffix in (".tex", ".png"):
+            (tmp_path / path.name).write_bytes(path.read_bytes())
+    proc = subprocess.run([pdflatex, "-interaction=nonstopmode", "-halt-on-error", "report.tex"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    assert (tmp_path / "report.pdf").stat().st_size > 10_000

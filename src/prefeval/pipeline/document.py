@@ -471,7 +471,7 @@ ANALYSIS_COLUMNS: dict[tuple[str, str], dict[str, str]] = {
     ("unanimity", "metric_unanimity"): {
         "measure": "the metric",
         "mu": "its metric unanimity against all the other metrics",
-        "pairs": "the pairs of runs compared per query"},
+        "pairs": "the ordered pairs of runs (i, j), i ≠ j, compared within each query, summed over the queries"},
     ("unanimity_grid", "metric_unanimity_grid"): {
         "*": "metric unanimity at the parameter grid of Amigó et al. (2018)"},
     ("balancing", "balancing_index"): {
