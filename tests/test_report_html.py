@@ -130,6 +130,29 @@ def check_every_count(out: Path, qrels: Path, rel: int, baseline: str) -> dict[s
     found = {name: sorted(tuple(map(int, m)) for m in re.findall(r"(\d+)/(\d+)/(\d+) \(p", text))
              for name, text in (("md", md), ("html", page), ("tex", tex))}
     assert found["md"] == found["html"] == found["tex"] == sorted(expected.values())
+    # runs, comparisons with the baseline, pairs, significant pairs and ties, against the data
+    runs = sorted(set(per_query["run"]) | set(prefs["run_a"]) | set(prefs["run_b"]))
+    assert sorted(summary["data"]["runs"]) == runs
+    pairs = len(runs) * (len(runs) - 1) // 2
+    pair_summary = pd.read_csv(out / "preference_summary.csv", dtype={"method": str, "run_a": str, "run_b": str})
+    stated = []
+    for method, part in pair_summary.groupby("method", sort=False):
+        assert len(part) == pairs
+        values = prefs[prefs["method"] == method]
+        ties = int((values["value"].abs() <= 1e-12).sum())
+        assert int(part["ties"].sum()) == ties and int(part["queries"].sum()) == len(values)
+        significant = int(part["significant"].sum())
+        entry = summary["preferences"][method]
+        assert (entry["significant_pairs"], entry["pairs"]) == (significant, pairs)
+        assert entry["ties"] == pytest.approx(ties / len(values))
+        stated.append((significant, pairs, f"{ties / len(values):.3f}"))
+    for name, text in (("report.md", md), ("report.html", page), ("report.tex", tex)):
+        assert f"runs | {len(runs)}: " in text.replace("\n", " ") or f"runs {len(runs)}: " in text or \
+            f"runs & {len(runs)}: " in text, name
+        assert f"over the {plural(len(runs) - 1, 'comparison')} with the baseline" in text, name
+        assert f"over all {plural(pairs, 'pair')}," in text, name
+        rows = re.findall(r"(\d+) of (\d+) (?:\||&) (\d\.\d{3})", text)
+        assert sorted((int(a), int(b), t) for a, b, t in rows) == sorted(stated), name
     return {"judged": judged, "relevant": relevant}
 
 
