@@ -340,9 +340,9 @@ def _preferences(context: PipelineContext, digits: int, images: dict[str, str],
 
 
 def per_query_view() -> list[Block]:
-    """The HTML report's per-query view (after the preferences, or after the means without a comparison)."""
-    return [Block("heading", "Per-query view", level=3),
-            Block("view", key="per-query",
+    """The HTML report's per-query view (after the preferences, or after the means without a comparison); the
+    other formats leave it out, heading included."""
+    return [Block("view", key="per-query",
                   text="The distribution over the queries of one pair's per-query preferences (a preference "
                        "method) or per-query differences (a measure): choose the method or measure and the two "
                        "runs.")]

@@ -400,7 +400,8 @@ def render(blocks: Sequence[BlockLike], inputs: HtmlInputs) -> str:
         elif block.kind == "items":
             body.append("<ul>" + "".join(f"<li>{inline(i)}</li>" for i in block.items) + "</ul>")
         elif block.kind == "view" and block.key == "per-query":
-            body.append(f'<div class="view" id="per-query">{_per_query_view(block, inputs)}</div>')
+            body.append(f'<section class="view" id="per-query" aria-labelledby="per-query-h">'
+                        f'<h3 id="per-query-h">Per-query view</h3>{_per_query_view(block, inputs)}</section>')
     if toc:
         nav = f'<nav aria-label="Sections"><ul>{"".join(toc)}</ul></nav>'
         body.insert(1 if body and body[0].startswith("<h1") else 0, nav)
