@@ -9,15 +9,9 @@ it), and the end-to-end ones listed in ``END_TO_END`` (whole pipelines, subproce
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
-
-if os.environ.get("PREFEVAL_TEST_WITHOUT_PYARROW"):
-    # the suite as in an environment without pyarrow (tox env ``nopyarrow``; tests/test_without_pyarrow.py):
-    # ``import pyarrow`` fails, so pandas keeps ids as Python objects and prefeval reads with pandas' tokenizer
-    sys.modules["pyarrow"] = None
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("PREFEVAL_SHARED_DATA", REPO.parent / "shared" / "data"))

@@ -94,11 +94,30 @@ def test_csv_summary_is_pandas_text(files, result, test):
     assert command(files, "--format", "csv", "--test", test) == result.to_frame(test=test).to_csv(index=False)
 
 
+def _part(text: str, table: str, columns: list[str]) -> str:
+    """The rows of one ``table`` (summary or ranking) of a csv with rankings, in ``columns``, as csv text."""
+    import csv
+
+    rows = list(csv.reader(io.StringIO(text)))
+    header = rows[0]
+    assert header[0] == "table"
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(columns)
+    writer.writerows([[row[header.index(c)] for c in columns] for row in rows[1:] if row[0] == table])
+    return out.getvalue()
+
+
 @pytest.mark.parametrize("aggregate", ["mc4", "borda"])
 def test_csv_rankings_are_pandas_text(files, result, aggregate):
+    """With --aggregate the csv carries what the table does: the summary with its tests and the rankings, told apart
+    by the column ``table``; each part is pandas' text of its frame."""
     frame = ranking_frame(result, aggregate)
-    expected = frame[["method", *[c for c in frame.columns if c != "method"]]].to_csv(index=False)
-    assert command(files, "--format", "csv", "--aggregate", aggregate) == expected
+    ranking = frame[["method", *[c for c in frame.columns if c != "method"]]]
+    text = command(files, "--format", "csv", "--aggregate", aggregate)
+    summary = result.to_frame()
+    assert _part(text, "summary", list(summary.columns)) == summary.to_csv(index=False)
+    assert _part(text, "ranking", list(ranking.columns)) == ranking.to_csv(index=False)
 
 
 def test_json_summary_is_exact(files, result):
@@ -109,8 +128,14 @@ def test_json_summary_is_exact(files, result):
 
 def test_json_rankings_and_per_query_are_exact(files, result):
     frame = ranking_frame(result, "borda")
-    assert json.loads(command(files, "--format", "json", "--aggregate", "borda")) == records(
-        frame[["method", "rank", "run", "score"]])
+    got = json.loads(command(files, "--format", "json", "--aggregate", "borda"))
+    rankings = [{k: v for k, v in r.items() if k in frame.columns} for r in got if r["table"] == "ranking"]
+    assert rankings == records(frame[["method", "rank", "run", "score"]])
+    summary = result.to_frame()
+    assert [{k: v for k, v in r.items() if k in summary.columns} for r in got if r["table"] == "summary"] == records(
+        summary)
+    lines = command(files, "--format", "jsonl", "--aggregate", "borda").splitlines()
+    assert [json.loads(line) for line in lines] == got  # JSON Lines: the same records, one per line
     got = json.loads(command(files, "--format", "json", "--per-query"))
     expected = records(result.per_query)
     assert len(got) == len(expected) == 3 * 6 * 6

@@ -25,8 +25,6 @@ WORKER = textwrap.dedent(r'''
     import contextlib, gzip, io, os, pickle, shutil, socket, sys, time
     from pathlib import Path
 
-    if os.environ.get("PREFEVAL_TEST_WITHOUT_PYARROW"):  # as the suite's process: its frames unpickle there
-        sys.modules["pyarrow"] = None
     data, out = Path(sys.argv[1]), Path(sys.argv[2])
     home = Path(os.environ["IR_DATASETS_HOME"])
     lookups = []

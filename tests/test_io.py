@@ -135,10 +135,8 @@ def test_qrels_equal_ir_measures_on_real_data(shared_data):
 
 
 @pytest.mark.parametrize(("text", "line", "fragment"), [
-    ("1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5\n", 2, "expected 6 fields"),            # short line, not the first
+    ("1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5\n", 2, "expected 6 or more fields"),    # short line, not the first
     ("1 Q0 a 1 1.0\n1 Q0 b 2 0.5 t\n", 1, "found 5"),                       # short first line
-    ("1 Q0 a 1 1.0 t\n1 Q0 b 2 0.5 t extra\n", 2, "found 7"),               # long line
-    ("1 Q0 a 1 1.0 t x\n", 1, "found 7"),                                   # every line long
     ("1 Q0 a 1 1.0 t\n1 Q0 b\n", 2, "found 3"),                             # truncated line
     ("1 Q0 a 1 1.0 t\n# c\n\n1 Q0 b 2 abc t\n", 4, "'abc' is not a number"),  # comments/blank lines counted
     ("1 Q0 a 1 1.0 t\n1 Q0 b 2 NaN t\n", 2, "NaN"),

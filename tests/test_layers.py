@@ -2,15 +2,16 @@
 
 Layers, lowest first (a module may import its own layer and the layers below):
 
-0. ``errors``, ``references``, ``_text``, ``_version``, ``measure_syntax``, ``textscan``, ``core`` -- kernels,
-   formulas and the text scanner (numpy / scipy only)
+0. ``errors``, ``references``, ``_text``, ``_version``, ``measure_syntax``, ``core`` -- kernels,
+   formulas (numpy / scipy only)
 1. ``methods`` -- the method declarations and their registry
-2. ``io``, ``utf8``, ``encoding``, ``inputs``, ``ranking``, ``runs``, ``datasets``, ``simulate``, ``aspects`` -- data
+2. ``io``, ``encoding``, ``inputs``, ``ranking``, ``runs``, ``datasets``, ``simulate``, ``aspects`` -- data
 3. ``compare``, ``evaluate``, ``engines`` -- the engine (in-process, and on a Dask cluster)
 4. ``measures``, ``provider``, ``extras`` (ir-measures), ``interop`` (PyTerrier, ranx), ``analysis``, ``axioms``
-5. ``pipeline``
-6. ``commands``, ``cli``, ``__main__``
-7. the package ``prefeval`` itself (its ``__init__`` gathers the public API)
+5. ``report`` -- rendering of results (text tables, Markdown, LaTeX, CSV, JSON, HTML) and the run x measure table
+6. ``pipeline``
+7. ``commands``, ``cli``, ``__main__``
+8. the package ``prefeval`` itself (its ``__init__`` gathers the public API)
 """
 
 from __future__ import annotations
@@ -23,13 +24,14 @@ import pytest
 SRC = Path(__file__).resolve().parent.parent / "src"
 LAYERS = [
     ("prefeval.errors", "prefeval.references", "prefeval._lazy", "prefeval._process", "prefeval._arrow", "prefeval._text", "prefeval._version", "prefeval.measure_syntax",
-     "prefeval.textscan", "prefeval.core"),
+     "prefeval.core"),
     ("prefeval.methods",),
-    ("prefeval.io", "prefeval.utf8", "prefeval.encoding", "prefeval.inputs", "prefeval.ranking", "prefeval.runs", "prefeval.datasets", "prefeval.simulate",
+    ("prefeval.io", "prefeval.encoding", "prefeval.inputs", "prefeval.ranking", "prefeval.runs", "prefeval.datasets", "prefeval.simulate",
      "prefeval.aspects"),
     ("prefeval.compare", "prefeval.evaluate", "prefeval.engines"),
     ("prefeval.measures", "prefeval.provider", "prefeval.extras", "prefeval.interop", "prefeval.analysis",
      "prefeval.axioms"),
+    ("prefeval.report",),
     ("prefeval.pipeline",),
     ("prefeval.commands", "prefeval.cli", "prefeval.__main__"),
 ]

@@ -21,9 +21,6 @@ HEAVY = ("scipy", "statsmodels", "matplotlib", "ir_datasets")
 
 PROBE = """
 import json, runpy, sys
-if sys.argv[1] == "--no-pyarrow":  # as in an environment without pyarrow: importing it fails
-    sys.modules["pyarrow"] = None
-    del sys.argv[1]
 sys.argv = ["prefeval"] + sys.argv[1:]
 try:
     runpy.run_module("prefeval", run_name="__main__")
@@ -42,8 +39,7 @@ def python(code: str) -> subprocess.CompletedProcess:
 
 
 def imported_by(*argv: str) -> tuple[int, set[str], str]:
-    """(exit code, top-level modules imported (and numpy.ma), stdout) of ``prefeval ARGV...`` in a fresh interpreter; a first
-    argument ``--no-pyarrow`` makes ``import pyarrow`` fail there."""
+    """(exit code, top-level modules imported (and numpy.ma), stdout) of ``prefeval ARGV...`` in a fresh interpreter."""
     env = dict(os.environ, PYTHONPATH=str(SRC))
     proc = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, env=env,
                           timeout=120)
@@ -164,25 +160,14 @@ COMPARE = ("-m", "LexiRecall", "LexiPrecision", "RPP", "-q")
 def test_compare_of_trec_files_imports_no_pandas(trec_files, output):
     """The issue's guard: a plain LexiRecall/LexiPrecision/RPP comparison of TREC files -- per query, or the default
     report with sign tests and Holm's correction, or rankings, in every format -- reads, ranks, compares and writes
-    without pandas (nor scipy, statsmodels, matplotlib, ir_datasets), and without pyarrow: files are read by numpy."""
+    without pandas (nor scipy, statsmodels, matplotlib, ir_datasets): files are read by pyarrow.csv into Arrow
+    arrays."""
     qrels, runs = trec_files
     code, modules, out = imported_by("compare", qrels, *runs, *COMPARE, *output)
     assert code in (0, None)
     assert "LexiPrecision" in out and "RPP" in out and ("run_a" in out or "--aggregate" in output)
-    unwanted = {"pandas", "pyarrow", "tqdm", "ir_measures", *HEAVY}
+    unwanted = {"pandas", "tqdm", "ir_measures", *HEAVY}
     assert not modules & unwanted, sorted(modules & unwanted)
-
-
-@pytest.mark.parametrize("output", [("--per-query", "--format", "csv"), ("--per-query", "--format", "json"), ()])
-def test_without_pyarrow_the_command_writes_the_same_text(trec_files, output):
-    """Without pyarrow, the command runs the same way (files read by numpy, no pandas): the output is the same text."""
-    pytest.importorskip("pyarrow.csv")
-    qrels, runs = trec_files
-    code, modules, with_arrow = imported_by("compare", qrels, *runs, *COMPARE, *output)
-    code_without, modules_without, without = imported_by("--no-pyarrow", "compare", qrels, *runs, *COMPARE, *output)
-    assert code in (0, None) and code_without in (0, None)
-    assert not {"pyarrow", "pandas"} & (modules_without | modules)
-    assert without == with_arrow and len(without.splitlines()) > 5
 
 
 def test_a_lazy_module_pickles_as_the_module():

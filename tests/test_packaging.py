@@ -78,6 +78,25 @@ def _network_failure(text: str) -> bool:
                                    "Temporary failure in name resolution", "Network is unreachable"))
 
 
+def _running_site_packages() -> list[str]:
+    """The site-packages folders of the interpreter running the tests (the test venv's, plus the system's only
+    when that venv itself includes them): where the project's declared dependencies are installed."""
+    found = [entry for entry in sys.path if Path(entry).name in ("site-packages", "dist-packages")]
+    return list(dict.fromkeys(str(Path(entry).resolve()) for entry in found if Path(entry).is_dir()))
+
+
+def _inherit_running_packages(python: Path, env: dict[str, str]) -> None:
+    """Make the running environment's packages importable in the new venv through a ``.pth`` file of folder
+    lines. The folders come after the venv's own site-packages (the wheel's prefeval wins), and ``.pth`` files
+    inside them are not processed (an editable install of the checkout stays out). Never the base interpreter's
+    packages: ``venv --system-site-packages`` would give those, not the test venv's."""
+    purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                             capture_output=True, text=True, env=env, check=True).stdout.strip()
+    folders = _running_site_packages()
+    assert folders, "the running interpreter has no site-packages folder on sys.path"
+    (Path(purelib) / "_prefeval_test_dependencies.pth").write_text("\n".join(folders) + "\n", encoding="utf-8")
+
+
 @pytest.mark.integration
 def test_wheel_installed_outside_the_checkout_runs_the_demo(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
@@ -88,13 +107,14 @@ def test_wheel_installed_outside_the_checkout_runs_the_demo(tmp_path):
         pytest.skip("building the wheel needs setuptools from the package index, which is unreachable")
     assert build.returncode == 0, build.stderr
     wheel = next(dist.glob("prefeval-*.whl"))
-    # the dependencies come from the system site-packages (no network needed); prefeval from the wheel only
+    # prefeval from the wheel only; its dependencies from the environment running this test (no network needed)
     root = tmp_path / "venv"
-    venv.EnvBuilder(system_site_packages=True, with_pip=True).create(root)
+    venv.EnvBuilder(system_site_packages=False, with_pip=True).create(root)
     bindir = root / ("Scripts" if os.name == "nt" else "bin")
     python, command = bindir / "python", str(bindir / "prefeval")
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, env=env,
                    cwd=tmp_path)
+    _inherit_running_packages(python, env)  # after pip: an installed prefeval there must not make pip skip the wheel
     work = tmp_path / "elsewhere"
     work.mkdir()
 

@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from id_kinds import utf8_columns
 from prefeval import ranking
 
 
@@ -52,7 +51,7 @@ def random_run(rng: np.random.Generator, n_queries: int, ints: bool) -> tuple[pd
     return frame, candidates
 
 
-@pytest.mark.parametrize("ids", ["arrow", "object", "int", "utf8"])
+@pytest.mark.parametrize("ids", ["arrow", "object", "int"])
 @pytest.mark.parametrize("block", [1, 7, 50, 1 << 16])
 @pytest.mark.parametrize("shuffle", [False, True])
 def test_candidate_ranks_by_blocks(monkeypatch, ids: str, block: int, shuffle: bool) -> None:
@@ -66,7 +65,7 @@ def test_candidate_ranks_by_blocks(monkeypatch, ids: str, block: int, shuffle: b
     if shuffle:  # rows not grouped by query: the whole column is factorised at once
         frame = frame.sample(frac=1.0, random_state=1).reset_index(drop=True)
     expected = brute_ranks(frame, set(candidates))
-    run = utf8_columns(frame) if ids == "utf8" else frame
+    run = frame
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # repeated documents are warned about
         fast = ranking.rank_run(run, None, np.array(candidates, dtype=object), "r", ties="candidates")

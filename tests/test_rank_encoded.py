@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from id_kinds import utf8_columns
 from prefeval import compare, ranking
 from prefeval.errors import PrefevalError
 
@@ -35,8 +34,6 @@ def random_runs(seed: int, n_runs: int = 12, ids: str = "arrow") -> tuple[dict[s
         dtype = "string[pyarrow]" if ids == "arrow" else object
         runs[f"r{r}"] = pd.DataFrame({"query_id": frame["query_id"].astype(dtype),
                                       "doc_id": frame["doc_id"].astype(dtype), "score": frame["score"]})
-        if ids == "utf8":
-            runs[f"r{r}"] = utf8_columns(runs[f"r{r}"])
     queries = [f"q{q}" for q in range(7)]  # q7 is not in the qrels: its rows are dropped
     candidates = np.array([f"d{d}" for d in range(0, 30, 4)], dtype=object)
     return runs, queries, candidates
@@ -58,7 +55,7 @@ def candidate_ranks(run: ranking.RankedRun) -> dict:
     return {(names[run.query_codes[i]], run.candidates[run.doc_codes[i]]): int(run.rank[i]) for i in rows}
 
 
-@pytest.mark.parametrize("ids", ["arrow", "object", "utf8"])
+@pytest.mark.parametrize("ids", ["arrow", "object"])
 @pytest.mark.parametrize("block", [1, 40, 300, 1 << 18])
 @pytest.mark.parametrize("ties", ["candidates", "all"])
 def test_encoded_runs_rank_as_runs_alone(monkeypatch, ids: str, block: int, ties: str) -> None:

@@ -14,7 +14,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from id_kinds import utf8_columns
 from prefeval import ranking
 from prefeval.encoding import Ids
 from prefeval.ranking import PositionTable, QueryCandidates, candidate_documents, query_candidates, rank_run
@@ -62,16 +61,15 @@ def collection(seed: int, ids: str) -> tuple[pd.DataFrame, pd.DataFrame]:
     return qrels, run
 
 
-@pytest.mark.parametrize("ids", ["arrow", "object", "utf8"])
+@pytest.mark.parametrize("ids", ["arrow", "object"])
 @pytest.mark.parametrize("block", [1, 7, 40, 1 << 14])
 @pytest.mark.parametrize("seed", range(4))
 def test_relevant_ranks_with_per_query_candidates(monkeypatch, ids: str, block: int, seed: int) -> None:
     monkeypatch.setattr(ranking, "_BLOCK_ROWS", block)
     qrels_frame, run = collection(seed, ids)
-    qrels = utf8_columns(qrels_frame) if ids == "utf8" else qrels_frame
+    qrels = qrels_frame
     table = PositionTable(qrels, 1)
     expected = brute_positions(run, table)
-    run = utf8_columns(run) if ids == "utf8" else run
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # repeated documents are warned about
         per_query = rank_run(run, table.queries, query_candidates(qrels, 1), "r", ties="candidates")

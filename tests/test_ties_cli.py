@@ -34,7 +34,7 @@ def test_cli_ties_and_iterations(tmp_path):
         out = io.StringIO()
         with redirect_stdout(out):
             assert cli_main(["compare", qrels, *runs, "-m", "LexiRecall", "-q", "--format", "json", *args]) == 0
-        return json.loads(out.getvalue())
+        return [r for r in json.loads(out.getvalue()) if r["table"] == "ranking"]
 
     shared = call("--aggregate", "borda")
     tool = call("--aggregate", "borda", "--ties", "pref_aggregate")

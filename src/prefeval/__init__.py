@@ -56,6 +56,8 @@ _LAZY = {
     "read_qrels": ("prefeval.io", "read_qrels"),
     "write_run": ("prefeval.io", "write_run"),
     "write_qrels": ("prefeval.io", "write_qrels"),
+    "table": ("prefeval.report.run_table", "table"),
+    "RunTable": ("prefeval.report.run_table", "RunTable"),
     "Pipeline": ("prefeval.pipeline", "Pipeline"),
     "io": ("prefeval.io", None),
     "datasets": ("prefeval.datasets", None),

@@ -16,9 +16,10 @@ from prefeval._version import __version__
 from prefeval.errors import PrefevalError
 
 COMMANDS = {
-    "eval": ("prefeval.commands.eval_cmd", "evaluate a run with ir-measures' and prefeval's measures (like ir_measures)"),
+    "eval": ("prefeval.commands.eval_cmd", "evaluate runs: a run x measure table with significance, or one run like ir_measures"),
     "compare": ("prefeval.commands.compare_cmd", "compare many runs pairwise with preference methods and metrics"),
     "run": ("prefeval.commands.run_cmd", "run a declarative pipeline (a TOML file or a built-in name, e.g. demo)"),
+    "report": ("prefeval.commands.report_cmd", "render report.html of a pipeline output folder again from its data"),
     "pipelines": ("prefeval.commands.pipelines_cmd", "list the built-in pipeline definitions"),
     "datasets": ("prefeval.commands.datasets_cmd", "use ir_datasets benchmarks offline: seed their files, see what is cached"),
     "analyse": ("prefeval.commands.analyse_cmd", "meta-evaluation: ties, agreement, discriminative power, robustness"),
@@ -54,7 +55,7 @@ EPILOG = ("Try it on a simulated collection: prefeval example example (it writes
 #: One example line per command, shown at the end of its ``--help``; run on the files of ``prefeval example
 #: example`` (tests/test_doc_examples.py runs each).
 EXAMPLES = {
-    "eval": "prefeval eval example/qrels.txt example/bm25.run nDCG@10 AP \"RBU(p=0.8)@20\"",
+    "eval": "prefeval eval example/qrels.txt example/*.run -m nDCG@10 \"RBU(p=0.8)@20\" RPP --baseline bm25",
     "compare": "prefeval compare example/qrels.txt example/*.run -m LexiRecall RPP nDCG@10 --aggregate mc4",
     "run": "prefeval run example/pipeline.toml --out out/example",
     "report": "prefeval report out/example",  # issue 27's command (renders report.html again), once registered
@@ -82,8 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
-        parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
-        args = parser.parse_args(argv)
+        command = argv[0] if argv and argv[0] in COMMANDS else None
+        parser = build_parser(command)
+        args = parse_command(parser, command, argv[1:]) if command else parser.parse_args(argv)
     except KeyboardInterrupt:
         print("prefeval: interrupted", file=sys.stderr)
         return 130
@@ -91,6 +93,18 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     return run_command(args)
+
+
+def parse_command(parser: argparse.ArgumentParser, command: str, argv: list[str]) -> argparse.Namespace:
+    """The arguments of ``command``, options before, after or between the positional arguments
+    (``parse_intermixed_args``; a command whose parser it cannot handle is parsed as usual)."""
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+    try:
+        args = sub.parse_intermixed_args(argv)
+    except TypeError:  # a parser with sub-commands of its own
+        args = sub.parse_args(argv)
+    args.command = command
+    return args
 
 
 def run_command(args: argparse.Namespace) -> int:

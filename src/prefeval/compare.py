@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from prefeval._lazy import lazy_module
-from prefeval._text import latex_escape, md_escape
 from prefeval.core import aggregate as agg
 from prefeval.core import reduce, stats
 from prefeval.core.arrays import sorted_unique
@@ -41,8 +40,15 @@ from prefeval.inputs import qrels_table, run_frame, runs_dict
 from prefeval.io import Columns
 from prefeval.measure_syntax import reject_negative_literals
 from prefeval.methods import metric_difference
-from prefeval.methods.checks import did_you_mean, validate
-from prefeval.methods.registry import canonical_text, declaration_of, declarations, parameters, parse_call
+from prefeval.methods.checks import validate
+from prefeval.methods.names import parse_names
+from prefeval.methods.registry import (
+    canonical_text,
+    declaration_of,
+    parameters,
+    parse_call,
+    rel_problem,
+)
 from prefeval.ranking import (
     PositionTable,
     RankedRun,
@@ -64,6 +70,9 @@ else:
     ir_measures = lazy_module("ir_measures")  # loads on use: prefeval's preferences do not need it
     pd = lazy_module("pandas")
 _tqdm = lazy_module("tqdm.auto")  # progress bars load on use
+# the rendering of a Comparison lives in the report layer (results apart from their rendering); it loads when a
+# table is rendered, never for the computation
+_report = lazy_module("prefeval.report.comparison")
 
 AGGREGATES = agg.AGGREGATES
 TESTS = stats.TESTS
@@ -95,22 +104,29 @@ class Method:
     depth: int | None
 
 
-def _parse_text(text: str) -> Any:
-    text = canonical_text(text.strip())
-    reject_negative_literals(text)
-    own = parse_call(text)  # one of prefeval's preferences: no ir-measures needed (its measures are for metrics)
+def _parse_texts(text: str) -> list[Any]:
+    """The measures a method name stands for: one of prefeval's preferences (no ir-measures needed), else the
+    measures of :func:`~prefeval.methods.names.parse_names` (several for a trec_eval name such as
+    ``ndcg_cut.10,20``)."""
+    stripped = canonical_text(text.strip())
+    reject_negative_literals(stripped)
+    own = parse_call(stripped)  # one of prefeval's preferences: no ir-measures needed (its measures are for metrics)
     if own is not None and own.declaration.kind == "preference":
-        return own
-    try:
-        return ir_measures.parse_measure(text)
-    except NameError:
-        names = ", ".join(d.name for d in declarations("preference"))
-        raise PrefevalError(f"unknown method {text!r}: not a prefeval preference ({names}) "
-                            f"nor an ir-measures measure{did_you_mean(text)}") from None
-    except PrefevalError as exc:
-        raise PrefevalError(f"method {text!r}: {exc}") from None
-    except (SyntaxError, ValueError, TypeError, AssertionError) as exc:
-        raise PrefevalError(f"cannot parse method {text!r}: {exc}") from None
+        return [own]
+    return parse_names(text, "method")
+
+
+def parse_methods(methods: Sequence[Any], rel: int = 1, depth: int | None = None) -> list[Method]:
+    """:func:`parse_method` of each of ``methods``; a name standing for several measures (the trec_eval name
+    ``ndcg_cut.10,20``) gives one method per measure, each labelled by the measure (``nDCG@10``)."""
+    out = []
+    for method in methods:
+        found = _parse_texts(method) if isinstance(method, str) else None
+        if found is not None and len(found) > 1:
+            out += [parse_method(m, rel, depth) for m in found]
+        else:
+            out.append(parse_method(method, rel, depth))
+    return out
 
 
 def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
@@ -122,7 +138,11 @@ def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
     ``min(k, depth)``. A metric that has a ``rel`` parameter receives ``rel`` unless it sets its own.
     """
     if isinstance(method, str):
-        label, measure = method.strip(), _parse_text(method)
+        found = _parse_texts(method)
+        if len(found) > 1:
+            raise PrefevalError(f"method {method.strip()!r} stands for {len(found)} measures "
+                                f"({', '.join(map(str, found))}); give them one by one")
+        label, measure = method.strip(), found[0]
     elif hasattr(method, "NAME") and hasattr(method, "params"):
         label, measure = str(method), method
     else:
@@ -274,6 +294,8 @@ def _sums_of(prefs: np.ndarray | None, values: np.ndarray | None) -> PairSums:
     source = prefs if prefs is not None else values
     S = source.shape[1]
     pairs = np.triu_indices(S, 1)
+    if not len(pairs[0]):  # a single run: no pairs
+        return PairSums.zeros(0, len(source))
     rows = max(1, reduce.BLOCK_ENTRIES // max(1, len(pairs[0])))
     parts = []
     for start in range(0, max(1, len(source)), rows):
@@ -287,7 +309,7 @@ class Comparison:
     """The result of :func:`compare`: per-query preferences of every pair of runs under several methods."""
 
     def __init__(self, runs: Sequence[str], results: Sequence[MethodResult],
-                 query_order: Sequence[str] | None = None) -> None:
+                 query_order: Sequence[str] | None = None, baseline: str | None = None) -> None:
         self.runs = list(runs)
         #: query ids in the order of the qrels (first appearance); the authors' tool takes its first query from it
         self.query_order = None if query_order is None else [str(q) for q in query_order]
@@ -298,7 +320,45 @@ class Comparison:
             self._aliases.setdefault(str(r.method.measure), r.method.label)
         self._per_query: pd.DataFrame | None = None
         S = len(self.runs)
-        self._pairs = np.triu_indices(S, 1)
+        #: with a baseline, only the pairs (run, baseline) of every other run, in input order: the summary,
+        #: tests (and their correction) and reports cover those; matrices and rankings still cover all runs
+        self.baseline = baseline
+        if baseline is None:
+            self._pairs = np.triu_indices(S, 1)
+        else:
+            if baseline not in self.runs:
+                raise PrefevalError(f"baseline {baseline!r} is not one of the runs: {', '.join(self.runs)}")
+            b = self.runs.index(baseline)
+            others = np.array([s for s in range(S) if s != b], dtype=np.intp)
+            self._pairs = (others, np.full(len(others), b, dtype=np.intp))
+
+    def against(self, baseline: str | None) -> Comparison:
+        """The same results with only the pairs of each run with ``baseline`` (a run name; ``run_a`` the run,
+        ``run_b`` the baseline, positive values: the run is preferred), whose tests are corrected over those
+        pairs only; ``None``: every pair."""
+        view = Comparison(self.runs, list(self.results.values()), self.query_order, baseline)
+        view._aliases = dict(self._aliases)
+        return view
+
+    def pair_sums(self, r: MethodResult) -> PairSums:
+        """The :class:`~prefeval.core.reduce.PairSums` of ``r`` for this comparison's pairs, oriented ``run_a`` over
+        ``run_b`` (the results keep them for the pairs ``a < b``; a pair the other way round has the mean negated and
+        wins and losses swapped)."""
+        if self.baseline is None:
+            return r.sums
+        i, j = self._pairs
+        S = len(self.runs)
+        lo, hi = np.minimum(i, j), np.maximum(i, j)
+        k = lo * S - lo * (lo + 1) // 2 + (hi - lo - 1)  # index of (lo, hi) among the pairs of np.triu_indices(S, 1)
+        flip = i > j
+        s = r.sums
+        return PairSums(s.n, np.where(flip, -s.mean[k], s.mean[k]), s.m2[k],
+                        np.where(flip, s.losses[k], s.wins[k]), np.where(flip, s.wins[k], s.losses[k]))
+
+    @property
+    def pairs(self) -> list[tuple[str, str]]:
+        """The ``(run_a, run_b)`` pairs of :meth:`summary` and the tests, in their order."""
+        return [(self.runs[i], self.runs[j]) for i, j in zip(*(k.tolist() for k in self._pairs))]
 
     # -- access ------------------------------------------------------------------------------
 
@@ -320,7 +380,26 @@ class Comparison:
         return self.results[label]
 
     def __repr__(self) -> str:
-        return f"<Comparison of {len(self.runs)} runs by {len(self.results)} method(s): {', '.join(self.methods)}>"
+        queries = self._queries_note()
+        versus = f", each against {self.baseline!r}" if self.baseline is not None else ""
+        lines = [f"Comparison of {len(self.runs)} runs on {queries} by {len(self.results)} method(s){versus}",
+                 f"  runs:    {', '.join(self.runs)}", f"  methods: {', '.join(self.methods)}"]
+        for label, r in self.results.items():
+            sums = self.pair_sums(r)
+            if len(sums.mean):
+                best = int(np.argmax(np.abs(sums.mean)))
+                a, b = self.pairs[best]
+                lines.append(f"  {label}: largest mean preference {sums.mean[best]:+.4f} ({a} over {b})")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """The summary table as HTML (Jupyter shows it): :func:`prefeval.report.comparison.comparison_html`."""
+        return _report.comparison_html(self)
+
+    def to_html(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
+                digits: int = 3, **options: Any) -> str:
+        """An HTML ``<table>``: one row per pair, one column per method, ``*`` marks significant differences."""
+        return _report.comparison_html(self, test, correction, alpha, digits, **options)
 
     def _pair_frame(self, label: str) -> pd.DataFrame:
         """``method, run_a, run_b`` of every pair; the run columns are categoricals over the runs (compact)."""
@@ -374,7 +453,7 @@ class Comparison:
     def _summary_columns(self) -> dict[str, Any]:
         """The columns of :meth:`summary` as arrays; ``method``, ``run_a`` and ``run_b`` as codes into
         :attr:`methods` and :attr:`runs`."""
-        sums = [r.sums for r in self.results.values()]
+        sums = [self.pair_sums(r) for r in self.results.values()]
         i, j = self._pairs
         k, n_pairs = len(sums), len(i)
         return {
@@ -392,7 +471,7 @@ class Comparison:
                         **options: Any) -> dict[str, Any]:
         """The columns of :meth:`to_frame` (:meth:`_summary_columns` and the tests' columns) as arrays and lists."""
         columns = self._summary_columns()
-        tests = [self._tests(label, test, correction, alpha, **options) for label in self.results]
+        tests = [self.tests(label, test, correction, alpha, **options) for label in self.results]
         n_pairs = len(self._pairs[0])
         columns["p_value"] = np.concatenate([res.pvalue for *_, res in tests])
         columns["p_adjusted"] = np.concatenate([res.adjusted for *_, res in tests])
@@ -410,15 +489,15 @@ class Comparison:
         return pd.DataFrame(frame, copy=False)
 
     def report_rows(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
-                    **options: Any) -> tuple[list[str], Iterator[tuple]]:
-        """The header and rows of :meth:`to_frame` as Python values (``str``, ``int``, ``float``, ``bool``), computed
-        without pandas: what ``prefeval compare --format csv|json`` writes."""
+                    **options: Any) -> tuple[list[str], list[list]]:
+        """The header and rows (lists) of :meth:`to_frame` as Python values (``str``, ``int``, ``float``, ``bool``),
+        computed without pandas: what ``prefeval compare --format csv|json|jsonl`` writes."""
         columns = self._report_columns(test, correction, alpha, **options)
         labels = {"method": self.methods, "run_a": self.runs, "run_b": self.runs}
         values = [[labels[name][c] for c in column.tolist()] if name in labels
                   else column.tolist() if hasattr(column, "tolist") else column
                   for name, column in columns.items()]
-        return list(columns), zip(*values)
+        return list(columns), [list(row) for row in zip(*values)]
 
     def matrix(self, method: Any = None) -> pd.DataFrame:
         """S x S frame of mean preferences: row ``run_a``, column ``run_b`` (antisymmetric, zero diagonal)."""
@@ -545,9 +624,9 @@ class Comparison:
         ``correction`` over the family of all pairs of this method: ``holm`` (default), ``bonferroni``,
         ``fdr_bh`` or ``none`` (statsmodels ``multipletests``); ``randomized_tukey_hsd`` accepts only ``none``.
         """
-        r, test, correction, res = self._tests(method, test, correction, alpha, n_resamples, seed)
+        r, test, correction, res = self.tests(method, test, correction, alpha, n_resamples, seed)
         frame = self._pair_frame(r.method.label)
-        frame["mean"] = r.sums.mean
+        frame["mean"] = self.pair_sums(r).mean
         frame["statistic"] = res.statistic
         frame["p_value"] = res.pvalue
         frame["p_adjusted"] = res.adjusted
@@ -555,10 +634,10 @@ class Comparison:
         frame.attrs.update(method=r.method.label, test=test, correction=correction, alpha=alpha)
         return frame
 
-    def _tests(self, method: Any, test: str | None, correction: str | None, alpha: float,
-               n_resamples: int = 10_000, seed: int | None = 0) -> tuple[MethodResult, str, str, PairTests]:
+    def tests(self, method: Any = None, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
+              n_resamples: int = 10_000, seed: int | None = 0) -> tuple[MethodResult, str, str, PairTests]:
         """The method's result, the test and correction used, and the :class:`PairTests` of :meth:`significance`
-        (arrays, no frame)."""
+        (arrays over :attr:`pairs`, no frame)."""
         r = self.result(method)
         if test is None:
             test = "t" if r.method.kind == "metric" else "sign"
@@ -572,7 +651,7 @@ class Comparison:
             raise PrefevalError(f"alpha must be between 0 and 1; got {alpha}")
         X = r.pair_values(self._pairs) if test in VALUE_TESTS else None
         res = pair_significance(test, X, r.scores(), self._pairs, correction, alpha, n_resamples, seed,
-                                sums=r.sums)
+                                sums=self.pair_sums(r))
         return r, test, correction, res
 
     # -- reports -----------------------------------------------------------------------------
@@ -585,52 +664,26 @@ class Comparison:
         frame.attrs.update(alpha=alpha)
         return frame
 
-    def _wide(self, test: str | None, correction: str | None, alpha: float, digits: int, mark: str,
-              **options: Any) -> tuple[list[str], list[list[str]], str]:
-        """The report table of :meth:`to_markdown` / :meth:`to_latex`, from the result arrays (no frame): header
-        ``run_a, run_b, method...``, one row per pair (in :meth:`summary`'s order) whose cells are the mean
-        preference with ``mark`` where significant, and the note naming the tests."""
-        columns, used = [], []
-        for label in self.methods:
-            r, test_used, correction_used, res = self._tests(label, test, correction, alpha, **options)
-            columns.append([f"{v:+.{digits}f}" + (mark if significant else "")
-                            for v, significant in zip(r.sums.mean.tolist(), res.significant.tolist())])
-            used.append(f"{label}: {test_used}, {correction_used}")
-        pairs = zip(*(k.tolist() for k in self._pairs))
-        rows = [[self.runs[i], self.runs[j], *(cells[p] for cells in columns)] for p, (i, j) in enumerate(pairs)]
-        note = (f"Mean per-query preference of run_a over run_b over {self._queries_note()} "
-                f"(positive: run_a preferred); {mark.strip() or 'mark'} = significant at alpha={alpha} "
-                f"after correction ({'; '.join(used)}).")
-        return ["run_a", "run_b", *self.methods], rows, note
-
     def _queries_note(self) -> str:
         counts = sorted({len(r.query_ids) for r in self.results.values()})
         return "/".join(str(c) for c in counts) + " queries"
 
     def to_markdown(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
                     digits: int = 3, **options: Any) -> str:
-        """Markdown table: one row per pair, one column per method, ``*`` marks significant differences."""
-        header, rows, note = self._wide(test, correction, alpha, digits, "*", **options)
-        rows = [[str(v) for v in row] for row in rows]
-        esc = [header[:2] + [md_escape(c) for c in header[2:]]] + [[md_escape(c) for c in row] for row in rows]
-        lines = ["| " + " | ".join(esc[0]) + " |", "|" + "|".join("---" if k < 2 else "---:" for k in range(len(header))) + "|"]
-        lines += ["| " + " | ".join(row) + " |" for row in esc[1:]]
-        return "\n".join(lines) + "\n\n" + note.replace("*", "\\*") + "\n"
+        """Markdown table: one row per pair, one column per method, ``*`` marks significant differences
+        (:mod:`prefeval.report.comparison`)."""
+        return _report.comparison_text(self, "markdown", test, correction, alpha, digits, **options)
 
     def to_latex(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
                  digits: int = 3, **options: Any) -> str:
-        """LaTeX ``tabular`` (booktabs): one row per pair, one column per method, ``$^*$`` marks significance."""
-        columns, rows, note = self._wide(test, correction, alpha, digits, "$^*$", **options)
-        header = [latex_escape(str(c)) for c in columns]
-        lines = ["\\begin{tabular}{ll" + "r" * (len(header) - 2) + "}", "\\toprule", " & ".join(header) + " \\\\",
-                 "\\midrule"]
-        for row in rows:
-            cells = [latex_escape(str(row[0])), latex_escape(str(row[1]))]
-            cells += [str(c).replace("+", "$+$", 1) if str(c).startswith("+") else str(c).replace("-", "$-$", 1)
-                      for c in row[2:]]
-            lines.append(" & ".join(cells) + " \\\\")
-        lines += ["\\bottomrule", "\\end{tabular}", "% " + note.replace("$^*$", "*")]
-        return "\n".join(lines) + "\n"
+        """LaTeX booktabs table: one row per pair, one column per method, ``$^*$`` marks significance
+        (:mod:`prefeval.report.comparison`)."""
+        return _report.comparison_text(self, "latex", test, correction, alpha, digits, **options)
+
+    def to_string(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
+                  digits: int = 3, **options: Any) -> str:
+        """Plain aligned text: one row per pair, one column per method, ``*`` marks significant differences."""
+        return _report.comparison_text(self, "table", test, correction, alpha, digits, **options)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -803,7 +856,7 @@ def _locate_blocked(runs: dict[str, Any], rows: list[int], queries: Any, candida
         if repeated[k]:
             warn_repeated(name, int(repeated[k]), stacklevel=2)  # as from rank_run
         if evaluated is not None:
-            _warn_coverage(name, np.flatnonzero(covered[k]), evaluated, len(queries), stacklevel=5)
+            _warn_coverage(name, np.flatnonzero(covered[k]), evaluated, len(queries), stacklevel=6)
 
 
 def _covered(run: RankedRun) -> np.ndarray:
@@ -842,7 +895,7 @@ def _read_ahead(items: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
             pool.shutdown(cancel_futures=True)
 
 
-def _warn_coverage(name: str, covered: np.ndarray, evaluated: np.ndarray, judged: int, stacklevel: int = 4) -> None:
+def _warn_coverage(name: str, covered: np.ndarray, evaluated: np.ndarray, judged: int, stacklevel: int = 5) -> None:
     if not evaluated[covered].any():
         warnings.warn(f"run {name!r} has none of the {int(evaluated.sum())} evaluated queries of the qrels; "
                       "it counts as retrieving nothing for every query", stacklevel=stacklevel)
@@ -869,7 +922,7 @@ def combine_results(parts: Sequence[Sequence[MethodResult]]) -> list[MethodResul
 def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None = None, *,
             per_query: bool | str | os.PathLike | None = None, progress: bool = False, engine: str = "inprocess",
             client: Any = None, scheduler: str | None = None, workers: int | None = None,
-            partitions: int | None = None) -> Comparison:
+            partitions: int | None = None, baseline: str | None = None) -> Comparison:
     """Compare every pair of ``runs`` on every evaluated query under each of ``methods``.
 
     ``qrels``: a TREC qrels path, ir_datasets id, DataFrame, dict of dicts or Qrel records.
@@ -890,6 +943,9 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     queries and workers). ``runs`` may then also be a folder of Parquet files, a Dask DataFrame or a collection
     generated partition by partition (:func:`prefeval.simulate.recsys`, with ``qrels=None``), and ``per_query``
     a folder: the per-query values are written there as Parquet files, one per partition.
+
+    ``baseline`` (a run name): the summary, tests and reports cover only the pairs of each other run with it
+    (``run_a`` the run, ``run_b`` the baseline), the correction only those pairs (:meth:`Comparison.against`).
     """
 
     if isinstance(methods, str) or hasattr(methods, "NAME"):
@@ -899,13 +955,13 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
         raise PrefevalError("no methods given; e.g. methods=['LexiRecall', 'RPP', 'nDCG@10']")
     if depth is not None and (not isinstance(depth, (int, np.integer)) or depth < 1):
         raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
-    if isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1:
-        raise PrefevalError(f"rel must be an integer >= 1 (a grade >= rel is relevant); got {rel!r}")
+    if rel_problem(rel):  # one rule: prefeval.methods.registry.rel_problem
+        raise PrefevalError(f"{rel_problem(rel)}; got {rel!r}")
     other = engines.options(engine, client, scheduler, workers, partitions)
     if per_query not in (None, True, False) and not (other is not None and isinstance(per_query, (str, os.PathLike))):
         raise PrefevalError(f"per_query must be True, False or None (keep when small), or a folder with "
                             f"engine='dask'; got {per_query!r}")
-    parsed = [parse_method(m, rel, depth) for m in methods]
+    parsed = parse_methods(methods, rel, depth)
     seen: dict[str, str] = {}
     for m in parsed:
         key = f"{m.measure!r}|rel={m.rel}|depth={m.depth}"
@@ -913,17 +969,28 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
             raise PrefevalError(f"methods {seen[key]!r} and {m.label!r} are the same; give each once")
         seen[key] = m.label
     if other is not None:
-        return other.compare(qrels, runs, parsed, per_query=per_query, client=client, scheduler=scheduler,
-                             workers=workers, partitions=partitions, progress=progress)
+        result = other.compare(qrels, runs, parsed, per_query=per_query, client=client, scheduler=scheduler,
+                               workers=workers, partitions=partitions, progress=progress)
+        return result if baseline is None else result.against(baseline)
+    return compare_methods(qrels, runs, parsed, per_query=per_query, progress=progress, baseline=baseline)
+
+
+def compare_methods(qrels: Any, runs: Any, methods: Sequence[Method], *, per_query: bool | None = None,
+                    progress: bool = False, min_runs: int = 2, baseline: str | None = None) -> Comparison:
+    """:func:`compare` in process of parsed ``methods`` (:func:`parse_methods`), with at least ``min_runs`` runs
+    (1: a table of one run's metric values, without pairs); ``baseline`` is checked before any work."""
     qrels_df = qrels_table(qrels)  # files are read into columns: no pandas on this path
     run_frames = runs_dict(runs, columns=True)
-    if len(run_frames) < 2:
+    if len(run_frames) < min_runs:
         raise PrefevalError(f"compare needs at least two runs; got {len(run_frames)} ({', '.join(run_frames) or '-'})")
-    check_relevant(parsed, qrels_df)
-    keep = keep_per_query(per_query, parsed, qrels_df, len(run_frames))
-    results = {r.method.label: r for r in evaluate_block(parsed, run_frames, qrels_df, keep=keep, progress=progress)}
-    return Comparison(list(run_frames), [results[m.label] for m in parsed],
-                      query_order=qrels_queries(qrels_df).tolist())
+    if baseline is not None and baseline not in run_frames:
+        raise PrefevalError(f"baseline {baseline!r} is not one of the runs: {', '.join(run_frames)}")
+    check_relevant(list(methods), qrels_df)
+    keep = keep_per_query(per_query, methods, qrels_df, len(run_frames))
+    results = {r.method.label: r
+               for r in evaluate_block(list(methods), run_frames, qrels_df, keep=keep, progress=progress)}
+    return Comparison(list(run_frames), [results[m.label] for m in methods],
+                      query_order=qrels_queries(qrels_df).tolist(), baseline=baseline)
 
 
 def per_query_bytes(methods: Sequence[Method], n_queries: int, n_runs: int) -> int:
@@ -941,7 +1008,7 @@ def keep_per_query(per_query: bool | None, methods: Sequence[Method], qrels: pd.
     if per_query and need > available_memory():
         warnings.warn(f"keeping the per-query preferences needs about {need / 2**30:.1f} GiB (more than the "
                       f"{available_memory() / 2**30:.1f} GiB available); summaries, matrices, rankings, sign and "
-                      "t tests do not need them (per_query=False, or leave out --per-query)", stacklevel=3)
+                      "t tests do not need them (per_query=False, or leave out --per-query)", stacklevel=4)
     return bool(per_query)
 
 

@@ -1,9 +1,8 @@
 """Id columns as integer codes: the kinds of columns ids come in, their distinct values, codes and string order.
 
-Ids come as pyarrow string arrays (files read by ``pyarrow.csv``; Arrow-backed pandas columns), as
-:class:`~prefeval.utf8.Utf8Column` (UTF-8 bytes: files read by numpy without pyarrow), or as Python objects (numpy
-object arrays, pandas Series). :func:`factorize` gives each row an integer code -- by Arrow's hash, by sorting the
-bytes, or by pandas' hash -- so that :mod:`prefeval.ranking` works on integers; :class:`Ids` is an axis of distinct
+Ids come as pyarrow string arrays (files read by ``pyarrow.csv``; Arrow-backed pandas columns) or as Python objects
+(numpy object arrays, pandas Series). :func:`factorize` gives each row an integer code -- by Arrow's hash or by
+pandas' hash -- so that :mod:`prefeval.ranking` works on integers; :class:`Ids` is an axis of distinct
 ids (queries, documents) and the position of each. String order is Python's (code point order, which is UTF-8 byte
 order), as trec_eval breaks score ties.
 """
@@ -15,10 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval import utf8
 from prefeval._arrow import call, from_numpy, options, to_numpy
 from prefeval._lazy import is_arrow_array, lazy_module
-from prefeval.utf8 import Utf8Column
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -37,8 +34,6 @@ def string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
             values = call("take", values, from_numpy(subset))
         ranks = call("rank", values, options=options("RankOptions", sort_keys="ascending", tiebreaker="dense"))
         return to_numpy(ranks).astype(np.int64) - 1
-    if isinstance(names, Utf8Column):
-        return utf8.string_ranks(names if subset is None else names.take(subset))
     values = np.asarray(names, dtype=object)
     if subset is not None:
         values = values[subset]
@@ -120,7 +115,7 @@ def is_arrow_backed(values) -> bool:
     """Whether ``values`` (a pyarrow array, or a pandas object) hold Arrow strings."""
     if is_arrow_array(values):
         return True
-    dtype = getattr(values, "dtype", None)  # none: a Utf8Column
+    dtype = getattr(values, "dtype", None)
     return getattr(dtype, "storage", None) == "pyarrow" or type(dtype).__name__ == "ArrowDtype"
 
 
@@ -153,8 +148,8 @@ def factorize(column: Any, grouped: bool = False, first_seen: bool = True) -> tu
     stay a pyarrow array), without pandas. ``grouped``: equal values usually stand in runs of rows (the query ids
     of a TREC run), which are then found by comparing neighbours and only the first value of each run is looked
     up (same codes; hashed as above when the runs are short). An Arrow-backed pandas column of strings is encoded as
-    its pyarrow array; a :class:`~prefeval.utf8.Utf8Column` by sorting its bytes (the distinct values stay one;
-    ``first_seen=False``: in string order, which sorts faster -- for callers that need only the codes)."""
+    its pyarrow array. ``first_seen`` is kept for callers that need only the codes (any order of the distinct
+    values then does)."""
     if not is_arrow_array(column) and (strings_array := arrow_strings(column)) is not None:
         column = strings_array
     if grouped and (stretches := value_stretches(column)) is not None:
@@ -166,18 +161,13 @@ def factorize(column: Any, grouped: bool = False, first_seen: bool = True) -> tu
         encoded = call("dictionary_encode", arrow_values(column))
         codes = to_numpy(encoded.indices, -1).astype(np.intp, copy=False)
         return codes, encoded.dictionary
-    if isinstance(column, Utf8Column):
-        return utf8.factorize(column, first_seen)
     return pd.factorize(column)
 
 
 def value_stretches(column: Any) -> tuple[np.ndarray, list] | None:
     """(first row of each stretch of equal consecutive values, the value of each) of a pyarrow array without a
-    missing value, or of a :class:`~prefeval.utf8.Utf8Column`, whose stretches are 8 rows long or more on average
+    missing value, whose stretches are 8 rows long or more on average
     (the query ids of a TREC run), found by comparing neighbours; None for other columns."""
-    if isinstance(column, Utf8Column) and len(column) >= 2:
-        starts, firsts = utf8.stretches(column)
-        return (starts, Utf8Column(firsts).tolist()) if 8 * len(starts) <= len(column) else None
     if not is_arrow_array(column) or column.null_count or len(column) < 2:
         return None
     column = arrow_values(column)
@@ -200,15 +190,12 @@ def arrow_strings(column: Any) -> Any:
 
 
 def take_ids(ids: Any, indices: np.ndarray) -> Any:
-    """``ids[indices]`` of a pyarrow array or a :class:`~prefeval.utf8.Utf8Column`, of the same type."""
-    return ids.take(indices) if isinstance(ids, Utf8Column) else call("take", ids, from_numpy(indices))
+    """``ids[indices]`` of a pyarrow array."""
+    return call("take", ids, from_numpy(indices))
 
 
 def concat_ids(parts: list) -> Any:
-    """Arrays of ids (pyarrow arrays of one type, :class:`~prefeval.utf8.Utf8Column`, or numpy arrays) one after
-    the other."""
-    if parts and isinstance(parts[0], Utf8Column):
-        return utf8.concat(parts)
+    """Arrays of ids (pyarrow arrays of one type, or numpy arrays) one after the other."""
     if parts and is_arrow_array(parts[0]):
         import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
 
@@ -245,7 +232,5 @@ def take_rows(column: Any, rows: np.ndarray) -> Any:
     """The values of ``column`` (a pyarrow array, Series or array) at the positions ``rows``."""
     if is_arrow_array(column):
         return call("take", arrow_values(column), from_numpy(rows))
-    if isinstance(column, Utf8Column):
-        return column.take(rows)
     values = arrow_strings(column)  # an Arrow-backed Series: its strings taken by Arrow, not all made Python objects
     return np.asarray(column)[rows] if values is None else call("take", values, from_numpy(rows))

@@ -28,7 +28,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import warnings
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -40,9 +39,9 @@ from prefeval.compare import check_relevant, evaluate_block, parse_method
 from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame, runs_dict
-from prefeval.measure_syntax import reject_negative_literals
-from prefeval.methods.checks import did_you_mean, validate
-from prefeval.methods.registry import canonical_text, declaration_of
+from prefeval.methods.checks import validate
+from prefeval.methods.names import parse_names
+from prefeval.methods.registry import declaration_of, rel_problem
 from prefeval.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict, rank_run, run_queries
 from prefeval.runs import registered
 
@@ -60,8 +59,8 @@ def parse_measures(measures: Any, rel: int | None = None) -> list[Any]:
     with ``rel`` applied where the measure takes it and does not set it."""
     if isinstance(measures, str) or hasattr(measures, "NAME"):
         measures = [measures]
-    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1):
-        raise PrefevalError(f"rel must be an integer >= 1 (a grade >= rel is relevant); got {rel!r}")
+    if rel is not None and rel_problem(rel):  # one rule: prefeval.methods.registry.rel_problem
+        raise PrefevalError(f"{rel_problem(rel)}; got {rel!r}")
     parsed: list[Any] = []
     for item in measures:
         for measure in _parse_one(item):
@@ -80,22 +79,7 @@ def _parse_one(item: Any) -> list[Any]:
         return [item]
     if not isinstance(item, str):
         raise PrefevalError(f"cannot use {item!r} as a measure: give a name such as 'nDCG@10' or a measure object")
-    text = canonical_text(item)
-    reject_negative_literals(text)
-    try:
-        return [ir_measures.parse_measure(text)]
-    except NameError:
-        pass
-    except PrefevalError as exc:
-        raise PrefevalError(f"measure {text!r}: {exc}") from None
-    except (SyntaxError, ValueError, TypeError, AssertionError, KeyError) as exc:
-        raise PrefevalError(f"cannot parse measure {text!r}: {exc}") from None
-    with contextlib.suppress(Exception):
-        found = list(ir_measures.parse_trec_measure(text))
-        if found:
-            return found
-    raise PrefevalError(f"unknown measure {text!r}: neither an ir-measures/prefeval measure nor a trec_eval name"
-                        f"{did_you_mean(text)}")
+    return parse_names(item)
 
 
 def _is_free_preference(measure: Any) -> bool:

@@ -1,53 +1,58 @@
-"""TREC run and qrels files: fast readers and writers.
+"""TREC run and qrels files: the one reader of every entry point, and the writers.
 
 Formats (as read by ``trec_eval``):
 
-* run: ``query_id Q0 doc_id rank score tag`` -- 6 fields per line;
+* run: ``query_id Q0 doc_id rank score tag`` -- 6 fields per line; further fields at the end of a line are
+  ignored, as trec_eval ignores them (its own ``results.trunc`` test file has 9);
 * qrels: ``query_id iteration doc_id relevance`` -- 4 fields per line; ``iteration`` is ``0``/``Q0``
   for ad hoc qrels and the **subtopic id** for diversity qrels (TREC Web), so it is kept as a string.
 
-Fields are separated by runs of spaces or tabs (leading/trailing blanks, CRLF and blank lines are
-fine). Lines whose first non-blank character is ``#`` are comments and are skipped (the
-``ir_metadata`` header of annotated runs lives in such lines); a ``#`` inside a field is data.
-Files may be gzip-compressed (detected from the content, not the name).
+The rules, applied here once for :func:`read_run`, :func:`read_qrels` and their columns form (what
+:func:`prefeval.evaluate`, :func:`prefeval.compare`, the commands, pipelines, baselines of preference measures and
+the ir-measures provider read files with, at any size):
 
-Identifiers are read as strings (``"0012"`` stays ``"0012"``, ``"NA"`` stays ``"NA"``); scores are
-floats (ints, decimals and exponents; ``inf`` is accepted, ``nan`` is an error); relevance grades
-are integers (negative grades such as ``-2`` junk are kept). The rank column and the ``Q0``
-column are ignored, as by trec_eval (``read_run(..., extra_columns=True)`` keeps rank and tag).
+* the text is UTF-8; a byte-order mark at its start is dropped (as Python's ``utf-8-sig``); gzip-compressed
+  files are detected from their content;
+* lines end with LF or CRLF; fields are separated by runs of spaces or tabs (blanks at the start or end of a
+  line are no field); there is no quoting (a ``"`` is data);
+* blank lines, and lines whose first non-blank character is ``#`` (comments: the ``ir_metadata`` header of
+  annotated runs lives in such lines), are skipped; a ``#`` inside a field is data;
+* **ids** (query, document, subtopic; also in frames, dicts and records, :func:`check_ids`) are non-empty
+  strings of Unicode characters other than control characters (C0 including NUL, DEL, C1) and whitespace
+  (``str.isspace``: a vertical tab, form feed or no-break space between two fields is no separator but an error);
+  ids are read as strings (``"0012"`` stays ``"0012"``, ``"NA"`` stays ``"NA"``);
+* **scores** are decimal floats as Arrow parses them (``1``, ``-2.5``, ``.5``, ``1e-3``; ``inf``/``infinity``
+  in any case); NaN is an error;
+* **grades** are decimal integers written in ASCII (``[+-]?[0-9]+``) from :data:`MIN_GRADE` to
+  :data:`MAX_GRADE`: trec_eval allocates arrays by grade (a grade of 2**31-1 asks for GBs), ERR's gain is
+  ``2**grade`` and trec_eval truncates grades to 32 bits (a grade of 2**32 would become 0); no TREC collection
+  uses grades beyond a few units (negative grades such as ``-2`` junk are kept);
+* the rank column and the ``Q0`` column are ignored, as by trec_eval (``read_run(..., extra_columns=True)``
+  keeps rank and tag).
 
-:func:`read_run` / :func:`read_qrels` (DataFrames) parse with ``pyarrow.csv`` when pyarrow is installed and the
-file has the simple shape almost every tool writes (fields separated by single spaces, or by single tabs, no
-quote, no CR): pandas 3 then holds the ids as Arrow strings, without a Python object per row; so do
-:func:`read_run_columns` / :func:`read_qrels_columns` (the form :func:`prefeval.compare` reads files in) for files
-of :data:`ARROW_BYTES` or more. Otherwise -- smaller files in the columns form, and without pyarrow -- they are
-parsed by numpy (:mod:`prefeval.textscan`: the ids stay UTF-8 bytes,
-:class:`~prefeval.utf8.Utf8Column`; neither pandas nor pyarrow needed), and when that declines (a CR, a control
-character, a line with another number of fields, a value that is not a number, bytes that are not UTF-8) by
-pandas' C tokenizer on the whole file, whose results are the same. Only when that fails (or the
-vectorised checks find a bad value) is the file scanned line by line to name the first offending line in an
-:class:`~prefeval.errors.InputFormatError`.
+Anything else is an :class:`~prefeval.errors.InputFormatError` of one line naming the file and line: a line with
+another number of fields, a score or grade that is not one, a byte that is not UTF-8, a forbidden character.
+The engine is ``pyarrow.csv`` (no quoting, one separator byte, after the blanks of odd files are made single);
+the file is rescanned only to name the line of an error.
 """
 
 from __future__ import annotations
 
-import io
+import gzip
 import os
 import re
 import stat
+import sys
 import zlib
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval import textscan
 from prefeval._arrow import to_numpy
 from prefeval._lazy import is_pandas, lazy_module
 from prefeval.encoding import string_dtype
 from prefeval.errors import InputFormatError, PrefevalError
-from prefeval.utf8 import Utf8Column
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -59,13 +64,31 @@ PathOrFile = str | os.PathLike | IO[str] | IO[bytes]
 RUN_COLUMNS = ["query_id", "doc_id", "score"]
 QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
 
+#: The grades a qrels line, frame or dict may give (module docstring).
+MIN_GRADE, MAX_GRADE = -1000, 1000
+
+_BOM = b"\xef\xbb\xbf"
+_RUN_NAMES = ["query_id", "Q0", "doc_id", "rank", "score", "tag"]
+_QRELS_NAMES = ["query_id", "iteration", "doc_id", "relevance"]
+_RUN_FIELDS = "query_id Q0 doc_id rank score tag"
+_QRELS_FIELDS = "query_id iteration doc_id relevance"
+_COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#[^\n]*")
+#: bytes no id may hold (ASCII text): C0 controls other than tab and newline, and DEL
+_BAD_BYTES = bytes(range(0x20)).replace(b"\t", b"").replace(b"\n", b"") + b"\x7f"
+_TEXT_BYTES = bytes(sorted(set(range(0x80)) - set(_BAD_BYTES)))
+_ID_BYTES = bytes(range(0x21, 0x7f))  # printable ASCII other than space
+#: characters no id may hold, in decoded text (tab, newline and space are the separators of files)
+_BAD_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]|[^\S \t\n]")
+#: the same, for one id (the separators too)
+_BAD_ID_CHAR = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]|\s")
+_GRADE = re.compile(r"[+-]?[0-9]+")
+_LINE = re.compile(rb"[^\n]+")
 
 
 class Columns(dict):
     """Named columns of a canonical run (``query_id, doc_id, score``) or qrels table (``query_id, doc_id,
     relevance, iteration``), as :func:`read_run_columns` / :func:`read_qrels_columns` give them: pyarrow string
-    arrays or :class:`~prefeval.utf8.Utf8Column` (ids as UTF-8 bytes) and numpy arrays (no pandas needed), or pandas
-    Series. Ranking and :func:`prefeval.compare` accept them
+    arrays and numpy arrays (no pandas needed), or pandas Series. Ranking and :func:`prefeval.compare` accept them
     where they accept a DataFrame; :meth:`frame` gives the DataFrame :func:`read_run` / :func:`read_qrels` give."""
 
     def __len__(self) -> int:  # rows, as len() of a DataFrame
@@ -74,14 +97,6 @@ class Columns(dict):
     def frame(self) -> pd.DataFrame:
         """The columns as the DataFrame of :func:`read_run` / :func:`read_qrels`."""
         return _frame(self)
-
-
-_RUN_FIELDS = "query_id Q0 doc_id rank score tag"
-_QRELS_FIELDS = "query_id iteration doc_id relevance"
-_COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#[^\r\n]*")
-_FLOAT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity)", re.IGNORECASE)
-_INT = re.compile(r"[+-]?\d{1,18}(?:\.0*)?")
-_WS = re.compile(r"\s")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -115,7 +130,7 @@ def _read_bytes(source: PathOrFile, kind: str) -> tuple[bytes, str]:
         name = str(getattr(source, "name", f"<{kind} stream>"))
         raw = source.read()  # type: ignore[union-attr]
         if isinstance(raw, str):
-            raw = raw.encode("utf-8")
+            raw = raw.encode("utf-8", errors="surrogateescape")
     else:
         path = Path(os.fspath(source))  # type: ignore[arg-type]
         name = str(path)
@@ -131,7 +146,7 @@ def _read_bytes(source: PathOrFile, kind: str) -> tuple[bytes, str]:
 
 def _inflater() -> Any:
     """ISA-L's zlib-compatible module when python-isal is installed (the ``fast`` extra; it inflates about 2.5x as
-    fast), else the standard library's :mod:`zlib`."""
+    fast, the same bytes), else the standard library's :mod:`zlib`."""
     try:
         from isal import isal_zlib  # deferred: optional
     except ImportError:
@@ -152,231 +167,464 @@ def _gunzip(data: bytes, inflater: Any = zlib) -> bytes:
     return members[0] if len(members) == 1 else b"".join(members)
 
 
-def _strip_comments(raw: bytes) -> bytes:
-    """Blank out full-line ``#`` comments (the newline is kept, so pandas skips an empty line)."""
-    if b"#" not in raw:
-        return raw
-    return _COMMENT_LINE.sub(b"", raw)
+def _text(raw: bytes, name: str) -> bytes:
+    """The text of a file after the format's rules on bytes (module docstring), line numbers kept: BOM dropped,
+    CRLF made LF, comment lines blanked, every character checked (:func:`_check_text`)."""
+    if raw.startswith(_BOM):
+        raw = raw[len(_BOM):]
+    if b"\r" in raw:
+        raw = raw.replace(b"\r\n", b"\n")
+        if raw.endswith(b"\r"):
+            raw = raw[:-1]  # a last line ended by CR alone
+    if b"#" in raw:
+        raw = _COMMENT_LINE.sub(b"", raw)
+    _check_text(raw, name)
+    return raw
 
 
-# Scores must parse exactly (as trec_eval's strtod) or equal scores could differ and reorder ties. pandas 3
-# parses exactly by default and deprecates the option; pandas 2's default converter can be off by an ulp.
-def _exact_floats() -> dict[str, str]:
-    return {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+def _single_blanks(data: bytes) -> bytes:
+    """``data`` with every run of blanks (spaces, tabs) made one space and the blanks at the ends of lines dropped
+    (line numbers kept)."""
+    data = re.sub(rb"[ \t]+", b" ", data)
+    if b"\n " in data:
+        data = data.replace(b"\n ", b"\n")
+    if b" \n" in data:
+        data = data.replace(b" \n", b"\n")
+    return data.strip(b" ")
 
 
-def _parse(raw: bytes, dtypes: dict[int, Any]) -> pd.DataFrame:
-    return pd.read_csv(
-        io.BytesIO(raw),
-        sep=r"\s+",
-        header=None,
-        dtype=dtypes,
-        na_filter=False,  # "NA", "null", "nan" ids stay strings
-        engine="c",
-        encoding="utf-8",
-        skip_blank_lines=True,
-        **_exact_floats(),
-    )
+class _Uneven(Exception):
+    """The text is not split into the fields of the format by one separator byte (a run of blanks, blanks at the
+    end of a line, more fields): it is parsed again after :func:`_single_blanks`."""
 
 
-def _single_delimiter(data: bytes) -> str | None:
-    """``" "`` or ``"\\t"`` when only one of the two occurs in ``data`` and there is no quote, CR, vertical
-    tab or form feed; ``None`` otherwise. Splitting a line on that byte then gives the fields of the
-    whitespace-run rule unless some field comes out empty (a doubled, leading or trailing blank), which
-    :func:`_empty_field` finds."""
-    if any(ch in data for ch in (b'"', b"\r", b"\x0b", b"\x0c")):
-        return None
-    if b"\t" not in data:
-        return " "
-    return None if b" " in data else "\t"
-
-
-def _arrow_table(data: bytes, delimiter: str, names: list[str], types: dict[str, Any],
-                 keep: list[str] | None = None) -> Any:
-    """``data`` parsed by ``pyarrow.csv`` with these column names and types (no quoting, no nulls; only the columns
-    ``keep`` converted, default all); ``None`` when pyarrow is not installed or rejects the data (a line with
-    another number of fields, a score that is not a number, ...) or the data is not UTF-8 (pandas then names the
-    line)."""
-    if not _is_utf8(data):
-        return None
+def _columns(parse: Any, raw: bytes, name: str) -> Any:
+    """``parse(text, separator, fast)`` of the text of ``raw`` (:func:`_text`): first split on its one separator
+    byte (``fast``: any doubt raises :class:`_Uneven`), else after :func:`_single_blanks`. A line with another
+    number of fields is reported unless an earlier line is bad too (every error names the first bad line)."""
+    data = _text(raw, name) or b"\n"  # no byte: an empty table (pyarrow refuses no bytes at all)
+    tab, space = b"\t" in data, b" " in data
+    if not (tab and space):
+        try:
+            return parse(data, b"\t" if tab else b" ", True)
+        except _Uneven:
+            pass
+    data = _single_blanks(data) or b"\n"
     try:
-        import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
-        import pyarrow.csv as pacsv  # deferred: optional
-    except ImportError:
-        return None
+        return parse(data, b" ", False)
+    except _FieldCount as found:
+        start = 0
+        for _ in range(found.line - 1):
+            start = data.find(b"\n", start) + 1
+        if start:
+            try:
+                parse(data[:start], b" ", False)
+            except _FieldCount as earlier:  # pragma: no cover  (the first such line is the one found)
+                raise earlier.error from None
+        raise found.error from None
+
+
+def _check_text(raw: bytes, name: str) -> None:
+    """Raise :class:`~prefeval.errors.InputFormatError` for the first byte that is not UTF-8 or character that
+    no id may hold (module docstring), naming its line."""
+    if raw.isascii():
+        if not raw.translate(None, _TEXT_BYTES):  # nothing but text bytes: the common case, in one C pass
+            return
+        text = raw.decode("ascii")
+    else:
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw.count(b"\n", 0, exc.start) + 1
+            raise _line_error(name, line, raw, f"not valid UTF-8 ({exc.reason})") from None
+    found = _BAD_CHAR.search(text)
+    if found is not None:
+        line = text.count("\n", 0, found.start()) + 1
+        raise _line_error(name, line, raw, f"{_char_name(found.group())} in a field; {_ID_RULE}")
+
+
+_ID_RULE = ("fields are separated by spaces or tabs, and ids hold no control character or other whitespace")
+
+
+def _char_name(char: str) -> str:
+    """``U+000B (a control character)`` and the like, for messages."""
+    kind = "whitespace" if char.isspace() and ord(char) > 0x9f else \
+        "a surrogate (not UTF-8)" if 0xd800 <= ord(char) <= 0xdfff else "a control character"
+    return f"U+{ord(char):04X} ({kind})"
+
+
+def _line_error(name: str, line: int, data: bytes, problem: str) -> InputFormatError:
+    """The one-line error naming ``name`` and ``line`` (1-based, in ``data``), with the line's text (shortened)."""
+    start = 0
+    for _ in range(line - 1):
+        start = data.find(b"\n", start) + 1
+        if not start:
+            break
+    end = data.find(b"\n", start)
+    text = data[start:end if end >= 0 else len(data)][:200].decode("utf-8", errors="replace")
+    shown = repr(text)
+    shown = shown if len(shown) <= 100 else shown[:96] + "...'"
+    return InputFormatError(f"{name}, line {line}: {problem}: {shown}")
+
+
+def _line_of_row(data: bytes, row: int) -> int:
+    """The line number (1-based) of the ``row``-th (0-based) non-empty line of ``data``."""
+    if b"\n\n" not in data and not data.startswith(b"\n"):
+        return row + 1
+    for k, match in enumerate(_LINE.finditer(data)):
+        if k == row:
+            return data.count(b"\n", 0, match.start()) + 1
+    return row + 1  # pragma: no cover  (rows come from the lines)
+
+
+def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str, Any], keep: list[str],
+           extra_ok: bool, fast: bool = False, block: int = 1 << 20) -> Any:
+    """``data`` split on ``sep`` and parsed by ``pyarrow.csv`` into the columns ``keep`` of ``types``; a line with
+    another number of fields than ``names`` is an error naming it (with ``extra_ok``, more fields: those are
+    dropped and the text parsed again). ``fast``: any failure, or an empty field, raises :class:`_Uneven`
+    instead (the text may hold runs of blanks)."""
+    import pyarrow as pa  # deferred: the reader's engine
+    import pyarrow.csv as pacsv  # deferred: as above
+
+    bad: list[Any] = []
+
+    def invalid(row: Any) -> str:
+        bad.append(row)
+        return "error"
+
     try:
-        return pacsv.read_csv(
+        table = pacsv.read_csv(
             pa.BufferReader(data),  # read in place (a BytesIO would be copied block by block)
-            read_options=pacsv.ReadOptions(column_names=names, use_threads=False),
-            parse_options=pacsv.ParseOptions(delimiter=delimiter, quote_char=False, ignore_empty_lines=True),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False, block_size=block),
+            parse_options=pacsv.ParseOptions(delimiter=sep.decode(), quote_char=False, escape_char=False,
+                                             ignore_empty_lines=True, invalid_row_handler=invalid),
             convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
-                                                 check_utf8=False, include_columns=keep or names),
+                                                 quoted_strings_can_be_null=False, check_utf8=False,
+                                                 include_columns=keep),
         )
-    except (pa.ArrowException, ValueError):
-        return None
+    except pa.ArrowInvalid as exc:
+        if "straddling" in str(exc) and block < len(data):  # a line longer than a block (of 1 MiB, fast in cache)
+            return _table(data, sep, name, names, types, keep, extra_ok, fast, len(data) + 1)
+        if fast:
+            raise _Uneven from None
+        if bad:
+            row = bad[0]
+            if extra_ok and row.actual_columns > row.expected_columns:
+                fields = len(names)
+                extra = re.compile(rb"(?m)^((?:[^%s\n]*%s){%d}[^%s\n]*)%s[^\n]*" % (sep, sep, fields - 1, sep, sep))
+                return _table(extra.sub(rb"\1", data), sep, name, names, types, keep, False)
+            line = _line_of_row(data, row.number - 1) if row.number else 0
+            what = _RUN_FIELDS if len(names) == 6 else _QRELS_FIELDS
+            more = " or more" if extra_ok else ""
+            raise _FieldCount(line, _line_error(name, line, data, f"expected {len(names)}{more} fields ({what}), "
+                                                                  f"found {row.actual_columns}")) from None
+        if "conversion error" in str(exc):
+            strings = dict.fromkeys(types, pa.string())
+            table = _table(data, sep, name, names, strings, keep, extra_ok)
+            for column, kind in types.items():
+                if kind != pa.string() and column in keep:
+                    row = _first_invalid(table.column(column).combine_chunks(), kind)
+                    if row is not None:
+                        value = table.column(column)[row].as_py()
+                        raise _line_error(name, _line_of_row(data, row), data,
+                                          f"{column} {value!r} is not a number") from None
+        raise InputFormatError(f"{name}: cannot read the file ({str(exc).splitlines()[0][:200]})") from None
+    if fast and any(_has_empty(table.column(column)) for column in keep):
+        raise _Uneven
+    return table
 
 
-def _empty_field(data: bytes, delimiter: str) -> bool:
-    """Whether splitting the lines of ``data`` on ``delimiter`` gives an empty field: the delimiter twice in a
-    row, or at the start or end of a line (of the data). Blank lines are no fields (the parser skips them).
-    Scanned in blocks of 256 KiB (overlapping by one byte), so the temporary arrays stay small."""
-    if not data:
-        return False
-    raw = np.frombuffer(data, dtype=np.uint8)
-    if raw[0] == ord(delimiter) or raw[-1] == ord(delimiter):
-        return True
-    step = 1 << 18
-    for start in range(0, len(raw) - 1, step):
-        block = raw[start:start + step + 1]
-        sep = block == ord(delimiter)
-        edge = sep | (block == ord("\n"))  # a delimiter next to a delimiter or a newline
-        if np.any(edge[1:] & edge[:-1] & (sep[1:] | sep[:-1])):
-            return True
-    return False
-
-
-def _arrow_run(data: bytes, extra_columns: bool) -> Columns | None:
-    """The run's columns as Arrow arrays, parsed by ``pyarrow.csv`` when pyarrow is installed, one separator byte
-    is used (see :func:`_single_delimiter`), every line has 6 non-empty fields and every score is a number that is
-    not NaN; ``None`` otherwise (the caller then takes the pandas path, which names the bad line)."""
-    delimiter = _single_delimiter(data)
-    if delimiter is None:
-        return None
-    try:
-        import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
-    except ImportError:
-        return None
-    if _empty_field(data, delimiter):
-        return None
-    names = ["query_id", "Q0", "doc_id", "rank", "score", "tag"]
-    keep = ["query_id", "doc_id", "score"] + (["rank", "tag"] if extra_columns else [])
-    types = {name: pa.float64() if name == "score" else pa.string() for name in keep}
-    table = _arrow_table(data, delimiter, names, types, keep)  # every line is split; only ``keep`` is converted
-    if table is None or table.num_rows == 0:
-        return None
-    columns = Columns({name: _plain(table.column(name)) for name in keep})
-    if np.isnan(columns["score"]).any():
-        return None
-    return columns
-
-
-_DECIMAL_INT = re.compile(r"[+-]?\d{1,18}")
-
-
-def _arrow_qrels(data: bytes) -> Columns | None:
-    """The qrels' columns as Arrow arrays (relevance as int64 numpy), parsed by ``pyarrow.csv`` under the
-    conditions of :func:`_arrow_run` (4 non-empty fields per line) when every grade is a plain decimal integer;
-    ``None`` otherwise (pandas' parser then decides, as without pyarrow)."""
-    delimiter = _single_delimiter(data)
-    if delimiter is None or _empty_field(data, delimiter):
-        return None
-    try:
-        import pyarrow as pa  # deferred: optional (pandas' reader is used without it)
-    except ImportError:
-        return None
-    coded = pa.dictionary(pa.int32(), pa.string())
-    names = ["query_id", "iteration", "doc_id", "relevance"]
-    types = {"query_id": pa.string(), "iteration": pa.string(), "doc_id": pa.string(), "relevance": coded}
-    table = _arrow_table(data, delimiter, names, types)
-    if table is None or table.num_rows == 0:
-        return None
-    grades = table.column("relevance").combine_chunks()
-    tokens = grades.dictionary.to_pylist()  # a few distinct grades, checked as pandas reads them
-    if not all(_DECIMAL_INT.fullmatch(token) for token in tokens):
-        return None
-    values = np.array([int(token) for token in tokens], dtype=np.int64)
-    relevance = values[to_numpy(grades.indices)] if len(values) else np.zeros(0, np.int64)
-    return Columns(query_id=_plain(table.column("query_id")), doc_id=_plain(table.column("doc_id")),
-                   relevance=relevance, iteration=_plain(table.column("iteration")))
-
-
-def _is_utf8(data: bytes) -> bool:
-    """Whether ``data`` is valid UTF-8 (ASCII checked first, without decoding)."""
-    if data.isascii():
-        return True
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-#: :func:`_numpy_columns` scans the data in pieces of about this many bytes (cut after a newline): the temporaries
-#: of a piece stay small (about ten times its size) and in cache, however large the file.
-SCAN_BYTES = 1 << 22
-
-
-def _pieces(data: bytes) -> Iterator[bytes]:
-    """``data`` in consecutive pieces of about :data:`SCAN_BYTES` bytes, each cut after a newline (a line, and so a
-    UTF-8 sequence, is never split); the whole ``data`` when it is small."""
-    start, size = 0, len(data)
-    while start < size:
-        stop = size
-        if size - start > SCAN_BYTES:
-            cut = data.rfind(b"\n", start, start + SCAN_BYTES)
-            if cut < 0:
-                cut = data.find(b"\n", start + SCAN_BYTES)
-            stop = size if cut < 0 else cut + 1
-        yield data if start == 0 and stop == size else data[start:stop]
-        start = stop
-
-
-def _numpy_columns(data: bytes, fields: int, strings: dict[str, int], number: int, parse: Callable
-                   ) -> tuple[dict[str, Utf8Column], np.ndarray] | None:
-    """The fields ``strings`` (name: field index) of every line as :class:`~prefeval.utf8.Utf8Column` and the field
-    ``number`` converted by ``parse`` (:func:`prefeval.textscan.parse_floats` or ``parse_ints``), scanned by numpy
-    piece by piece (:func:`_pieces`). None when the data are not UTF-8, have no line, a line has not ``fields``
-    fields, a number does not convert, or the scan declines the data (the caller then takes pandas' parser, which
-    names the bad line)."""
-    texts: dict[str, list[np.ndarray]] = {name: [] for name in strings}
-    numbers = []
-    for piece in _pieces(data):
-        if not _is_utf8(piece):
-            return None
-        located = textscan.split_fields(piece, fields)
-        if located is None:
-            return None
-        starts, ends = located
-        values = parse(piece, starts[:, number], ends[:, number])
-        if values is None:
-            return None
-        numbers.append(values)
-        for name, k in strings.items():
-            texts[name].append(textscan.token_bytes(piece, starts[:, k], ends[:, k]))
-    if not sum(map(len, numbers)):
-        return None
-    return {name: Utf8Column(np.concatenate(parts)) for name, parts in texts.items()}, np.concatenate(numbers)
-
-
-def _numpy_run(data: bytes, extra_columns: bool) -> Columns | None:
-    """The run's columns parsed by numpy (:func:`_numpy_columns`): ids as :class:`~prefeval.utf8.Utf8Column`, scores
-    float64 (a NaN score declines, as a score that is not a number)."""
-    strings = {"query_id": 0, "doc_id": 2} | ({"rank": 3, "tag": 5} if extra_columns else {})
-    found = _numpy_columns(data, 6, strings, 4, textscan.parse_floats)
-    if found is None:
-        return None
-    ids, scores = found
-    return Columns(query_id=ids.pop("query_id"), doc_id=ids.pop("doc_id"), score=scores, **ids)
-
-
-def _numpy_qrels(data: bytes) -> Columns | None:
-    """The qrels' columns parsed by numpy (:func:`_numpy_columns`): ids as :class:`~prefeval.utf8.Utf8Column`,
-    relevance int64."""
-    found = _numpy_columns(data, 4, {"query_id": 0, "doc_id": 2, "iteration": 1}, 3, textscan.parse_ints)
-    if found is None:
-        return None
-    ids, relevance = found
-    return Columns(query_id=ids["query_id"], doc_id=ids["doc_id"], relevance=relevance, iteration=ids["iteration"])
-
-
-def _plain(column: Any) -> Any:
-    """An Arrow column as one array: dictionary-encoded strings decoded, scores as a float64 numpy array."""
+def _has_empty(column: Any) -> bool:
+    """Whether a string or dictionary-encoded string column has an empty value (no nulls: the reader makes
+    none); False for number columns."""
     column = column.combine_chunks() if hasattr(column, "combine_chunks") else column
-    if column.type == "double":
-        return to_numpy(column)
-    if hasattr(column.type, "value_type"):  # dictionary-encoded
-        return column.cast(column.type.value_type)
-    return column
+    if hasattr(column.type, "value_type"):
+        column = column.dictionary
+    if str(column.type) not in ("string", "large_string") or not len(column):
+        return False
+    width = np.int64 if str(column.type) == "large_string" else np.int32
+    offsets = np.frombuffer(column.buffers()[1], dtype=width)[column.offset:column.offset + len(column) + 1]
+    return bool(np.any(offsets[1:] == offsets[:-1]))
+
+
+class _FieldCount(Exception):
+    """A line with another number of fields (``line``; ``error`` names it): raised by :func:`_table` for
+    :func:`_columns`, which reports an earlier bad line first."""
+
+    def __init__(self, line: int, error: InputFormatError) -> None:
+        super().__init__(str(error))
+        self.line, self.error = line, error
+
+
+def _first_invalid(strings: Any, kind: Any) -> int | None:
+    """The first of ``strings`` (a pyarrow string array) that Arrow cannot convert to ``kind`` (None: none), by
+    bisection with Arrow's own conversion (the one the reader applies)."""
+    import pyarrow as pa  # deferred: the reader's engine
+
+    def converts(a: int, b: int) -> bool:
+        try:
+            strings.slice(a, b - a).cast(kind)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return False
+        return True
+
+    lo, hi = 0, len(strings)
+    if converts(lo, hi):
+        return None
+    while hi - lo > 1:  # the first invalid value is in [lo, hi)
+        mid = (lo + hi) // 2
+        if converts(lo, mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _strings(column: Any) -> Any:
+    """An Arrow column (strings, or dictionary-encoded strings) as one string array."""
+    import pyarrow as pa  # deferred: the reader's engine
+
+    column = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    return column.cast(pa.string()) if hasattr(column.type, "value_type") else column
+
+
+def _run_columns(raw: bytes, name: str, extra_columns: bool) -> Columns:
+    """The run's columns from the file's bytes (module docstring); errors name ``name`` and the line."""
+    return _columns(lambda text, sep, fast: _run_table(text, sep, name, extra_columns, fast), raw, name)
+
+
+def _run_table(data: bytes, sep: bytes, name: str, extra_columns: bool, fast: bool) -> Columns:
+    import pyarrow as pa  # deferred: the reader's engine
+
+    coded = pa.dictionary(pa.int32(), pa.string())  # Q0, rank, tag: split and checked for empty fields only
+    types = {"query_id": pa.string(), "Q0": coded, "doc_id": pa.string(), "rank": coded, "score": pa.float64(),
+             "tag": coded}
+    table = _table(data, sep, name, _RUN_NAMES, types, _RUN_NAMES, True, fast)
+    scores = _float_values(table.column("score"))
+    nan = np.flatnonzero(np.isnan(scores))
+    if len(nan):
+        raise _line_error(name, _line_of_row(data, int(nan[0])), data, "score is NaN")
+    out = Columns(query_id=_strings(table.column("query_id")), doc_id=_strings(table.column("doc_id")), score=scores)
+    if extra_columns:
+        out["rank"] = _strings(table.column("rank"))
+        out["tag"] = _strings(table.column("tag"))
+    return out
+
+
+def _float_values(column: Any) -> np.ndarray:
+    """A float64 Arrow column (no nulls) as a numpy array."""
+    return to_numpy(column)
+
+
+def _qrels_columns(raw: bytes, name: str) -> Columns:
+    """The qrels' columns from the file's bytes (module docstring); errors name ``name`` and the line."""
+
+    return _columns(lambda text, sep, fast: _qrels_table(text, sep, name, fast), raw, name)
+
+
+def _qrels_table(data: bytes, sep: bytes, name: str, fast: bool) -> Columns:
+    import pyarrow as pa  # deferred: the reader's engine
+
+    coded = pa.dictionary(pa.int32(), pa.string())  # a few distinct grades: each token checked once
+    types = {"query_id": pa.string(), "iteration": pa.string(), "doc_id": pa.string(), "relevance": coded}
+    table = _table(data, sep, name, _QRELS_NAMES, types, _QRELS_NAMES, False, fast)
+    grades = table.column("relevance").combine_chunks()
+    tokens = grades.dictionary.to_pylist()
+    values = np.zeros(len(tokens), dtype=np.int64)
+    for code, token in enumerate(tokens):
+        value = grade_value(token)
+        if value is None:
+            indices = to_numpy(grades.indices)
+            row = int(np.flatnonzero(indices == code)[0])
+            raise _line_error(name, _line_of_row(data, row), data, _grade_problem(token))
+        values[code] = value
+    relevance = values[to_numpy(grades.indices)] if len(grades) \
+        else np.zeros(0, np.int64)
+    return Columns(query_id=_strings(table.column("query_id")), doc_id=_strings(table.column("doc_id")),
+                   relevance=relevance, iteration=_strings(table.column("iteration")))
+
+
+def grade_value(token: Any) -> int | None:
+    """The grade a qrels token (``str``) or value (an integer, or an integral float) stands for, None when it is
+    none (module docstring: ASCII digits, in [:data:`MIN_GRADE`, :data:`MAX_GRADE`])."""
+    if isinstance(token, str):
+        if not _GRADE.fullmatch(token) or len(token) > 12:
+            return None
+        value = int(token)
+    elif isinstance(token, (bool, np.bool_)):
+        return None
+    elif isinstance(token, (int, np.integer)):
+        value = int(token)
+    elif isinstance(token, (float, np.floating)) and np.isfinite(token) and float(token).is_integer():
+        value = int(token)
+    else:
+        return None
+    return value if MIN_GRADE <= value <= MAX_GRADE else None
+
+
+def _grade_problem(token: Any) -> str:
+    return f"relevance {token!r} is not an integer grade from {MIN_GRADE} to {MAX_GRADE} (ASCII digits)"
+
+
+def check_ids(values: Any, what: str, where: Any = None) -> None:
+    """Raise :class:`~prefeval.errors.PrefevalError` unless every id of ``values`` (a pyarrow string array, a
+    pandas Series or a list of ``str``) is valid (module docstring: non-empty, no control character or
+    whitespace); the message names the first bad id, ``what`` (e.g. ``"run 'bm25' (dict): doc_id"``) and, with
+    ``where`` (a callable of the row), its row."""
+    row = first_bad_id(values)
+    if row is None:
+        return
+    value = _value_at(values, row)
+    reason = "is missing" if value is None else "is empty" if value == "" else \
+        f"holds {_char_name(_BAD_ID_CHAR.search(value).group())}"
+    place = f" ({where(row)})" if where is not None else ""
+    raise PrefevalError(f"{what} {value!r}{place} {reason}; ids are non-empty strings without control characters "
+                        "or whitespace")
+
+
+def _value_at(values: Any, row: int) -> Any:
+    if hasattr(values, "iloc"):
+        return values.iloc[row]
+    value = values[row]
+    return value.as_py() if hasattr(value, "as_py") else value
+
+
+def first_bad_id(values: Any) -> int | None:
+    """The row of the first invalid id of ``values`` (:func:`check_ids`), None when all are valid: one scan of the
+    ids' characters (of their UTF-8 buffer for Arrow strings)."""
+    arrow = _arrow_strings(values)
+    if arrow is not None:
+        return _first_bad_arrow(arrow)
+    if hasattr(values, "tolist"):
+        values = values.tolist()
+    lengths = np.fromiter(map(_length, values), dtype=np.int64, count=len(values))
+    if not len(lengths):
+        return None
+    short = np.flatnonzero(lengths <= 0)  # -1: not a str (missing)
+    first = int(short[0]) if len(short) else None
+    joined = "".join(v for v in values if isinstance(v, str)) if first is not None else "".join(values)
+    found = _BAD_ID_CHAR.search(joined)
+    if found is not None:
+        ends = np.cumsum(np.maximum(lengths, 0))
+        row = int(np.searchsorted(ends, found.start(), side="right"))
+        first = row if first is None else min(first, row)
+    return first
+
+
+def _length(value: Any) -> int:
+    return len(value) if isinstance(value, str) else -1
+
+
+def _arrow_strings(values: Any) -> Any:
+    """The pyarrow string array behind ``values`` (an Arrow array or Arrow-backed pandas Series); else None."""
+    pa = sys.modules.get("pyarrow")
+    if pa is None:
+        return None
+    if is_pandas(values, "Series", "Index") or hasattr(values, "__arrow_array__"):
+        array = getattr(values, "array", values)
+        inner = getattr(array, "_pa_array", None)
+        if inner is None:
+            return None
+        values = inner
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if isinstance(values, pa.Array) and values.type in (pa.string(), pa.large_string()):
+        return values
+    return None
+
+
+def _first_bad_arrow(array: Any) -> int | None:
+    """:func:`first_bad_id` of a pyarrow string array, from its offsets and UTF-8 bytes."""
+    n = len(array)
+    if not n:
+        return None
+    candidates = []
+    if array.null_count:
+        candidates.append(int(np.flatnonzero(~to_numpy(array.is_valid()))[0]))
+    _, offsets_buffer, data_buffer = array.buffers()
+    width = np.int64 if str(array.type) == "large_string" else np.int32
+    offsets = np.frombuffer(offsets_buffer, dtype=width)[array.offset:array.offset + n + 1]
+    empty = np.flatnonzero(np.diff(offsets) == 0)
+    if len(empty):
+        candidates.append(int(empty[0]))
+    data = bytes(memoryview(data_buffer)[offsets[0]:offsets[-1]]) if data_buffer is not None else b""
+    position = _first_bad_byte(data)
+    if position is not None:
+        candidates.append(int(np.searchsorted(offsets[1:] - offsets[0], position, side="right")))
+    return min(candidates) if candidates else None
+
+
+def _first_bad_byte(data: bytes) -> int | None:
+    """The byte offset in ``data`` (the UTF-8 of ids, one after another) of the first character no id may hold."""
+    if data.isascii():
+        if not data.translate(None, _ID_BYTES):
+            return None
+        text = data.decode("ascii")
+    else:
+        text = data.decode("utf-8", errors="surrogateescape")
+    found = _BAD_ID_CHAR.search(text)
+    if found is None:
+        return None
+    return len(text[:found.start()].encode("utf-8", errors="surrogateescape"))
+
+
+def read_run(source: PathOrFile, *, extra_columns: bool = False) -> pd.DataFrame:
+    """Read a TREC run (6 fields: ``query_id Q0 doc_id rank score tag``, further fields ignored; plain or gzip;
+    ``#`` comments; the rules of the module docstring).
+
+    Returns a DataFrame with columns ``query_id`` (str), ``doc_id`` (str), ``score`` (float64), in
+    file order, plus ``rank`` (str, as written) and ``tag`` (str) when ``extra_columns`` is true.
+    The rank column is never used for ordering (trec_eval semantics: score desc, doc_id desc).
+
+    Raises :class:`FileNotFoundError` for a missing file and :class:`~prefeval.errors.InputFormatError` (naming
+    file and line) for a line that breaks the rules.
+    """
+    return _frame(read_run_columns(source, extra_columns=extra_columns))
+
+
+def read_run_columns(source: PathOrFile, *, extra_columns: bool = False) -> Columns:
+    """The columns of :func:`read_run` (the same reading) without building a DataFrame: ids as pyarrow string
+    arrays, ``score`` a float64 numpy array."""
+    raw, name = _read_bytes(source, "run")
+    return _run_columns(raw, name, extra_columns)
+
+
+def read_qrels(source: PathOrFile) -> pd.DataFrame:
+    """Read TREC qrels (4 fields: ``query_id iteration doc_id relevance``; plain or gzip; ``#`` comments; the rules
+    of the module docstring).
+
+    Returns a DataFrame with columns ``query_id`` (str), ``doc_id`` (str), ``relevance`` (int64) and
+    ``iteration`` (str: ``"0"``/``"Q0"`` for ad hoc qrels, the subtopic id for diversity qrels), in
+    file order. Raises :class:`FileNotFoundError` for a missing file and
+    :class:`~prefeval.errors.InputFormatError` (naming file and line) for a line that breaks the rules.
+    """
+    return _frame(read_qrels_columns(source))
+
+
+def read_qrels_columns(source: PathOrFile) -> Columns:
+    """The columns of :func:`read_qrels` (the same reading) without building a DataFrame: ids as pyarrow string
+    arrays, ``relevance`` an int64 numpy array."""
+    raw, name = _read_bytes(source, "qrels")
+    return _qrels_columns(raw, name)
+
+
+def run_file_problem(path: str | os.PathLike, head: int = 1 << 16) -> str | None:
+    """Why the file ``path`` is not a TREC run, judged by the complete lines of its first ``head`` bytes
+    (decompressed) read as :func:`read_run` reads them; None when they are right (or it holds no line)."""
+    try:
+        with open(path, "rb") as handle:
+            gzipped = handle.read(2) == b"\x1f\x8b"
+        with (gzip.open(path, "rb") if gzipped else open(path, "rb")) as handle:
+            raw = handle.read(head + 1)
+    except (OSError, EOFError) as exc:
+        return f"cannot read it: {getattr(exc, 'strerror', None) or exc}"
+    if len(raw) > head:
+        raw = raw[:raw.rfind(b"\n", 0, head) + 1]
+    try:
+        _run_columns(raw, str(path), False)
+    except InputFormatError as exc:
+        return str(exc).removeprefix(f"{path}, ")
+    return None
 
 
 def _frame(columns: Columns) -> pd.DataFrame:
@@ -389,164 +637,9 @@ def _frame(columns: Columns) -> pd.DataFrame:
 def _to_pandas(column: Any, string: Any) -> Any:
     if isinstance(column, np.ndarray) or is_pandas(column, "Series"):
         return column
-    if isinstance(column, Utf8Column):
-        return pd.Series(column.to_numpy(), dtype=string)
     if isinstance(string, pd.StringDtype) and string.storage == "pyarrow":
         return column.to_pandas(types_mapper=lambda _: string)
     return column.to_pandas().astype(string)
-
-
-def _check_run_line(fields: list[str]) -> str | None:
-    if len(fields) != 6:
-        return f"expected 6 fields ({_RUN_FIELDS}), found {len(fields)}"
-    score = fields[4]
-    if score.lower() in ("nan", "+nan", "-nan"):
-        return f"score is NaN ({score!r})"
-    if not _FLOAT.fullmatch(score):
-        return f"score {score!r} is not a number"
-    return None
-
-
-def _check_qrels_line(fields: list[str]) -> str | None:
-    if len(fields) != 4:
-        return f"expected 4 fields ({_QRELS_FIELDS}), found {len(fields)}"
-    if not _INT.fullmatch(fields[3]):
-        return f"relevance {fields[3]!r} is not an integer"
-    return None
-
-
-def _locate_error(raw: bytes, name: str, check: Callable[[list[str]], str | None], cause: str) -> InputFormatError:
-    """Scan ``raw`` line by line (slow path, only after a failure) and describe the first bad line."""
-    for lineno, bline in enumerate(raw.split(b"\n"), start=1):
-        try:
-            line = bline.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            return InputFormatError(f"{name}, line {lineno}: not valid UTF-8 ({exc.reason} at byte {exc.start})")
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        problem = check(stripped.split())
-        if problem:
-            shown = stripped if len(stripped) <= 120 else stripped[:117] + "..."
-            return InputFormatError(f"{name}, line {lineno}: {problem}: {shown!r}")
-    return InputFormatError(f"{name}: could not parse the file ({cause})")
-
-
-def read_run(source: PathOrFile, *, extra_columns: bool = False) -> pd.DataFrame:
-    """Read a TREC run (6 fields: ``query_id Q0 doc_id rank score tag``; plain or gzip; ``#`` comments).
-
-    Returns a DataFrame with columns ``query_id`` (str), ``doc_id`` (str), ``score`` (float64), in
-    file order, plus ``rank`` (str, as written) and ``tag`` (str) when ``extra_columns`` is true.
-    The rank column is never used for ordering (trec_eval semantics: score desc, doc_id desc).
-
-    Raises :class:`FileNotFoundError` for a missing file and
-    :class:`~prefeval.errors.InputFormatError` (naming file and line) for a line with the wrong
-    number of fields or a score that is not a number or is NaN.
-    """
-    return _frame(_run_columns(source, extra_columns, arrow=True))
-
-
-def read_run_columns(source: PathOrFile, *, extra_columns: bool = False) -> Columns:
-    """The columns of :func:`read_run` (same parsing, validation and errors) without building a DataFrame: ``score``
-    is a float64 numpy array; a file of less than :data:`ARROW_BYTES` bytes (decompressed) is read by numpy
-    (:mod:`prefeval.textscan`), ``query_id`` and ``doc_id`` (and ``rank``, ``tag``) as
-    :class:`~prefeval.utf8.Utf8Column`, importing neither pandas nor pyarrow (the same with and without pyarrow);
-    a larger one by ``pyarrow.csv`` when pyarrow is installed (Arrow string arrays). Files neither takes are read by
-    pandas (its columns)."""
-    return _run_columns(source, extra_columns, arrow=None)
-
-
-#: The columns form (:func:`read_run_columns`, :func:`read_qrels_columns`) reads files of at least this many bytes
-#: (decompressed) with pyarrow when it is installed, smaller ones with numpy: pyarrow's CSV parser is faster per byte
-#: (0.39 s against 0.49 s for an 84 MB run of 2M lines with full-precision scores), but importing pyarrow costs
-#: about 0.1 s and 40 MB, more than it saves on smaller files (the 14 DL-Hard runs: 2.3 MB each).
-ARROW_BYTES = 1 << 24
-
-
-def _by_arrow(arrow: bool | None, data: bytes) -> bool:
-    """Whether to try pyarrow's parser first: as ``arrow`` says, or (``None``) for data of :data:`ARROW_BYTES` or more."""
-    return bool(arrow) or (arrow is None and len(data) >= ARROW_BYTES)
-
-
-def _run_columns(source: PathOrFile, extra_columns: bool, arrow: bool | None) -> Columns:
-    """The run's columns by the first parser that takes the file: ``pyarrow.csv`` (with ``arrow``, or with
-    ``arrow=None`` for data of :data:`ARROW_BYTES` or more; Arrow strings, which pandas 3 frames hold without a
-    Python object per row), numpy, pandas."""
-    raw, name = _read_bytes(source, "run")
-    data = _strip_comments(raw)
-    fast = _arrow_run(data, extra_columns) if _by_arrow(arrow, data) else None
-    if fast is None:
-        fast = _numpy_run(data, extra_columns)
-    if fast is not None:
-        return fast
-    dtypes = {0: str, 1: "category", 2: str, 3: str if extra_columns else "category", 4: "float64", 5: str}
-    try:
-        df = _parse(data, dtypes)
-    except pd.errors.EmptyDataError:
-        return Columns(_empty_run(extra_columns).items())
-    except (ValueError, UnicodeDecodeError) as exc:  # ParserError is a ValueError
-        raise _locate_error(raw, name, _check_run_line, str(exc)) from None
-    if df.shape[1] != 6 or (df[5] == "").any() or np.isnan(df[4].to_numpy()).any():
-        raise _locate_error(raw, name, _check_run_line, f"{df.shape[1]} columns")
-    out = Columns(query_id=df[0], doc_id=df[2], score=df[4])
-    if extra_columns:
-        out["rank"] = df[3]
-        out["tag"] = df[5]
-    return out
-
-
-def read_qrels(source: PathOrFile) -> pd.DataFrame:
-    """Read TREC qrels (4 fields: ``query_id iteration doc_id relevance``; plain or gzip; ``#`` comments).
-
-    Returns a DataFrame with columns ``query_id`` (str), ``doc_id`` (str), ``relevance`` (int64) and
-    ``iteration`` (str: ``"0"``/``"Q0"`` for ad hoc qrels, the subtopic id for diversity qrels), in
-    file order. Raises :class:`FileNotFoundError` for a missing file and
-    :class:`~prefeval.errors.InputFormatError` (naming file and line) for a line with the wrong
-    number of fields or a grade that is not an integer.
-    """
-    return _frame(_qrels_columns(source, arrow=True))
-
-
-def read_qrels_columns(source: PathOrFile) -> Columns:
-    """The columns of :func:`read_qrels` (same parsing, validation and errors) without building a DataFrame:
-    ``relevance`` is an int64 numpy array and the ids are :class:`~prefeval.utf8.Utf8Column` (read by numpy) or,
-    for a file of :data:`ARROW_BYTES` or more with pyarrow installed, Arrow string arrays -- as
-    :func:`read_run_columns`."""
-    return _qrels_columns(source, arrow=None)
-
-
-def _qrels_columns(source: PathOrFile, arrow: bool | None) -> Columns:
-    """The qrels' columns by the first parser that takes the file, as :func:`_run_columns`."""
-    raw, name = _read_bytes(source, "qrels")
-    data = _strip_comments(raw)
-    fast = _arrow_qrels(data) if _by_arrow(arrow, data) else None
-    if fast is None:
-        fast = _numpy_qrels(data)
-    if fast is not None:
-        return fast
-    try:
-        df = _parse(data, {0: str, 1: str, 2: str, 3: "int64"})
-    except pd.errors.EmptyDataError:
-        return Columns(_empty_qrels().items())
-    except (ValueError, OverflowError, UnicodeDecodeError) as exc:
-        raise _locate_error(raw, name, _check_qrels_line, str(exc)) from None
-    if df.shape[1] != 4 or not pd.api.types.is_integer_dtype(df[3]) or (df[2] == "").any():
-        raise _locate_error(raw, name, _check_qrels_line, f"{df.shape[1]} columns")
-    return Columns(query_id=df[0], doc_id=df[2], relevance=df[3].astype("int64"), iteration=df[1])
-
-
-def _empty_run(extra_columns: bool) -> pd.DataFrame:
-    out = pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
-                        "score": pd.Series([], dtype="float64")})
-    if extra_columns:
-        out["rank"] = pd.Series([], dtype=str)
-        out["tag"] = pd.Series([], dtype=str)
-    return out
-
-
-def _empty_qrels() -> pd.DataFrame:
-    return pd.DataFrame({"query_id": pd.Series([], dtype=str), "doc_id": pd.Series([], dtype=str),
-                         "relevance": pd.Series([], dtype="int64"), "iteration": pd.Series([], dtype=str)})
 
 
 # ----------------------------------------------------------------------------------------------
@@ -568,7 +661,7 @@ def _check_columns(df: pd.DataFrame, required: list[str], kind: str) -> None:
 def _check_tokens(values: pd.Series, column: str, kind: str) -> None:
     """Fields of a TREC file must be non-empty and free of whitespace."""
     text = values.astype(str)
-    bad = text.str.contains(_WS.pattern, regex=True) | (text == "")
+    bad = text.str.contains(r"\s", regex=True) | (text == "")
     if bad.any():
         value = text[bad].iloc[0]
         raise PrefevalError(f"cannot write {kind}: {column} {value!r} is empty or contains whitespace")

@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval import utf8
 from prefeval._arrow import call, from_numpy, options, strings, to_numpy
 from prefeval._lazy import is_arrow_array, lazy_module
 from prefeval.core.arrays import sorted_unique, stretch_starts
@@ -58,7 +57,6 @@ from prefeval.encoding import (
     value_stretches,
 )
 from prefeval.errors import PrefevalError
-from prefeval.utf8 import Utf8Column
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -339,8 +337,7 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     n = len(qc)
     cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
     if cuts is None and per_query is None:
-        raw, names = factorize(column, first_seen=False) if is_arrow_array(column) or isinstance(column, Utf8Column) \
-            else pd.factorize(column)
+        raw, names = factorize(column, first_seen=False) if is_arrow_array(column) else pd.factorize(column)
         return raw, names, _candidate_of(names, candidates)
     values, prefix = _id_values(column, candidates)
     cuts = np.array([0, n]) if cuts is None else cuts
@@ -375,12 +372,7 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
 
 def _id_values(column: Any, candidates: _Candidates) -> tuple[Any, Any]:
     """(the ids of a column as a pyarrow array, the candidates as one of the same type) when the column holds Arrow
-    strings and the candidates convert; (the column, the candidates as one) for a :class:`~prefeval.utf8.Utf8Column`
-    when the candidates are strings; else (the ids as a numpy array, None)."""
-    if isinstance(column, Utf8Column):
-        prefix = candidates.utf8_set()
-        if prefix is not None:
-            return column, prefix
+    strings and the candidates convert; else (the ids as a numpy array, None)."""
     values = arrow_strings(column)
     if values is not None:
         prefix = candidates.arrow_set(values.type) if len(candidates.unique) else values.slice(0, 0)
@@ -441,13 +433,6 @@ class _Candidates:
             cached = (names, np.where(cand_of_name >= 0, cand_of_name, len(self.unique) + np.arange(len(names))))
             self._recoded = cached
         return cached[1]
-
-    def utf8_set(self) -> Utf8Column | None:
-        """The candidates as a :class:`~prefeval.utf8.Utf8Column` (None: some candidate is not a string)."""
-        if "_utf8" not in self.__dict__:
-            given = self.unique.tolist()
-            self._utf8 = Utf8Column.from_strings(given) if all(isinstance(v, str) for v in given) else None
-        return self._utf8
 
     def arrow_set(self, value_type):
         """The candidates as an Arrow array of ``value_type`` (None: not convertible)."""
@@ -529,8 +514,6 @@ def _candidate_of(names: Any, candidates: _Candidates) -> np.ndarray:
         if value_set is not None:  # else candidates that are not strings: compare as Python objects below
             found = call("index_in", values, options=options("SetLookupOptions", value_set=value_set))
             return to_numpy(found, -1).astype(np.intp, copy=False)
-    if isinstance(names, Utf8Column) and (value_set := candidates.utf8_set()) is not None:
-        return utf8.index_in(names, value_set)
     values = py_list(names)
     return np.fromiter(map(candidates.position.get, values, repeat(-1)), dtype=np.intp, count=len(values))
 
@@ -564,8 +547,7 @@ def encoded_runs(runs: Mapping[str, Any], queries: Any) -> Iterator[tuple[str, A
     rows, kind = 0, None
     for name, run in runs.items():
         ids = _id_columns(run)
-        run_kind = None if ids is None else "arrow" if all(is_arrow_backed(c) for c in ids) else \
-            "utf8" if all(isinstance(c, Utf8Column) for c in ids) else "numpy"
+        run_kind = None if ids is None else "arrow" if all(is_arrow_backed(c) for c in ids) else "numpy"
         if block and (run_kind != kind or rows + len(run) > ENCODE_ROWS):
             yield from _encode_block(block, queries, kind)
             block, rows = [], 0
@@ -591,8 +573,7 @@ def _id_columns(run: Any) -> tuple[Any, Any] | None:
 def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids, kind: str | None
                   ) -> Iterator[tuple[str, Any]]:
     """The runs of ``block`` (name, run, query ids, doc ids) as :class:`EncodedRun` sharing one factorisation of
-    their ids; ``kind``: ``"arrow"`` (Arrow-backed ids, joined in Arrow), ``"utf8"`` (:class:`~prefeval.utf8.Utf8Column`
-    ids, joined as bytes) or ``"numpy"`` (joined as Python objects).
+    their ids; ``kind``: ``"arrow"`` (Arrow-backed ids, joined in Arrow) or ``"numpy"`` (joined as Python objects).
     As they are when one run alone, or with a missing id."""
     if len(block) == 1:
         yield block[0][:2]
@@ -607,8 +588,6 @@ def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids, kind: st
                 parts = [p.cast(pa.large_string()) for p in parts]
             column = pa.chunked_array(parts)
             missing = column.null_count
-        elif kind == "utf8":
-            column, missing = utf8.concat([entry[k] for entry in block]), False
         else:
             column = np.concatenate([np.asarray(entry[k], dtype=object) for entry in block])
             missing = pd.isna(column).any()

@@ -102,7 +102,23 @@ def check_params(**kwargs: Any) -> dict[str, Any]:
     params["relevant_beta"] = tuple(params["relevant_beta"])
     params["quality_range"] = tuple(params["quality_range"])
     _check(params)
+    entries = int(params["n_runs"]) * int(params["n_queries"]) * int(params["n_docs"])
+    if entries > MAX_SIMULATED_ENTRIES:
+        key = max(("n_runs", "n_queries", "n_docs"), key=lambda k: params[k] / DEFAULTS[k])  # the one set too high
+        raise PrefevalError(
+            f"simulate: {key} = {params[key]:,} is too large: n_runs x n_queries x n_docs = {params['n_runs']:,} x "
+            f"{params['n_queries']:,} x "
+            f"{params['n_docs']:,} = {entries:.3g} scores, more than the {MAX_SIMULATED_ENTRIES:.0e} this in-memory "
+            "simulator allows; use fewer (or simulate.recsys, generated partition by partition)")
     return params
+
+
+#: The in-memory simulator holds n_runs x n_queries x n_docs scores at once (several arrays of that size): at most
+#: this many (``simulate.recsys`` applies it to one partition: users_per_partition x n_models x n_candidates).
+MAX_SIMULATED_ENTRIES = 5 * 10**7
+#: The highest relevance grade a simulation may draw (grade g has probability proportional to 2^-(g-1): grades
+#: beyond this have probability 0 in float64 anyway).
+MAX_SIMULATED_GRADE = 1000
 
 
 def run_names(n_runs: int) -> list[str]:
@@ -122,6 +138,11 @@ def _check(params: dict[str, Any]) -> None:
 
     for key, minimum in (("n_queries", 1), ("n_runs", 1), ("depth", 1), ("n_docs", 1), ("max_grade", 1)):
         positive_int(key, minimum)
+    if params["max_grade"] > MAX_SIMULATED_GRADE:
+        raise PrefevalError(f"simulate: max_grade must be at most {MAX_SIMULATED_GRADE}, got {params['max_grade']!r}")
+    seed = params.get("seed", 0)
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise PrefevalError(f"simulate: seed must be a non-negative integer, got {seed!r}")
     if params["depth"] > params["n_docs"]:
         raise PrefevalError(
             f"simulate: depth ({params['depth']}) cannot exceed n_docs ({params['n_docs']}), "
@@ -372,6 +393,11 @@ def recsys(**kwargs: Any) -> RecsysCollection:
                             f"{p['items_per_list']}, {p['n_candidates']}, {p['n_items']}")
     _check({**p, "n_queries": p["n_users"], "n_runs": p["n_models"], "depth": 1, "n_docs": 1,
             "label_noise": 0.0, "judged_depth": None, "score_decimals": None})
+    per_partition = min(p["users_per_partition"], p["n_users"]) * p["n_models"] * p["n_candidates"]
+    if per_partition > MAX_SIMULATED_ENTRIES:
+        raise PrefevalError(
+            f"simulate.recsys: users_per_partition x n_models x n_candidates = {per_partition:.3g} scores in one "
+            f"partition, more than {MAX_SIMULATED_ENTRIES:.0e}; use a smaller users_per_partition")
     return RecsysCollection(p)
 
 

@@ -53,6 +53,7 @@ _LAZY = {
     "preference": "prefeval.analysis.position_methods",
     "analyse": "prefeval.analysis.suite",
     "PIPELINE_ANALYSES": "prefeval.analysis.hooks",
+    "option_problem": "prefeval.analysis.hooks",
 }
 
 

@@ -47,6 +47,7 @@ from prefeval.analysis.position_engine import (
     supported,
 )
 from prefeval.compare import Comparison, MethodResult, compare, parse_method
+from prefeval.core.stats import check_seed
 from prefeval.errors import PrefevalError
 from prefeval.inputs import qrels_frame
 from prefeval.ranking import QueryPositions
@@ -54,6 +55,17 @@ from prefeval.ranking import QueryPositions
 __all__ = ["POLICIES", "keep_count", "keep_mask", "label_degradation", "query_subsampling", "summarise"]
 
 POLICIES = ("uniform", "popularity-weighted", "keep-most-popular")
+#: At most this many random samples per fraction (each sample is one evaluation of every run).
+MAX_SAMPLES = 10_000
+
+
+def check_samples(samples: object, seed: object = 0, name: str = "samples") -> None:
+    """``samples`` must be an integer in 1..:data:`MAX_SAMPLES` and ``seed`` a non-negative integer; else a
+    :class:`PrefevalError` naming them, before any sample is drawn."""
+    if isinstance(samples, (bool, np.bool_)) or not isinstance(samples, (int, np.integer)) \
+            or not 1 <= samples <= MAX_SAMPLES:
+        raise PrefevalError(f"{name} must be an integer between 1 and {MAX_SAMPLES:,}; got {samples!r}")
+    check_seed(seed)
 _EPS = 1e-9
 
 
@@ -136,8 +148,7 @@ def label_degradation(qrels: Any, runs: Any, methods: Sequence[Any], *,
     Returns one row per ``policy, fraction_removed, sample, method`` with ``queries, pairs, ties,
     fraction_tied, full_strict, agreement, tau``.
     """
-    if samples < 1:
-        raise PrefevalError(f"samples must be >= 1, got {samples}")
+    check_samples(samples, seed)
     for policy in policies:
         if policy not in POLICIES:
             raise PrefevalError(f"unknown label-removal policy {policy!r}; choose one of {', '.join(POLICIES)}")
@@ -201,8 +212,7 @@ def query_subsampling(comparison: Comparison, *, fractions: Sequence[float] = (0
     """
     if not isinstance(comparison, Comparison):
         raise PrefevalError("query_subsampling needs a prefeval Comparison")
-    if samples < 1:
-        raise PrefevalError(f"samples must be >= 1, got {samples}")
+    check_samples(samples, seed)
     all_queries = sorted({str(q) for r in comparison.results.values() for q in r.query_ids})
     full_keys = {label: _ordering_key(comparison, label) for label in comparison.methods}
     i, j = np.triu_indices(len(comparison.runs), 1)

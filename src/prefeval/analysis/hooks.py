@@ -25,7 +25,8 @@ name                   parts
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,9 +39,10 @@ from prefeval.analysis.random_rankings import worst_case_agreement
 from prefeval.analysis.suite import evaluate
 from prefeval.analysis.unanimity import diversity_scores, metric_unanimity, mu_table
 from prefeval.compare import FAMILY_WISE_TESTS, parse_method
+from prefeval.core.stats import CORRECTIONS, check_resamples, check_seed
 from prefeval.errors import PrefevalError
 
-__all__ = ["PIPELINE_ANALYSES"]
+__all__ = ["PIPELINE_ANALYSES", "option_problem"]
 
 _CACHE: dict[str, Any] = {}
 
@@ -252,3 +254,75 @@ PIPELINE_ANALYSES = {
     "unanimity_grid": run_unanimity_grid,
     "balancing": run_balancing,
 }
+
+
+def _bounds(key: str, value: Any) -> None:
+    """The bounds of the options the analyses above share (a PrefevalError without the key's name)."""
+    if key == "samples":
+        degradation.check_samples(value, name="the value")  # "must be an integer between ..."
+    elif key == "seed":
+        check_seed(value, name="the value")
+    elif key == "n_resamples":
+        check_resamples(value, test="randomized_tukey_hsd", name="the value")
+    elif key == "alpha" and not 0 < value < 1:
+        raise PrefevalError(f"must be between 0 and 1; got {value!r}")
+    elif key == "correction" and value not in CORRECTIONS:
+        raise PrefevalError(f"must be one of {', '.join(CORRECTIONS)}; got {value!r}")
+    elif key == "policies" and any(p not in degradation.POLICIES for p in value):
+        raise PrefevalError(f"must name policies among {', '.join(degradation.POLICIES)}; got {list(value)!r}")
+    elif key == "fractions" and any(isinstance(f, bool) or not 0 <= f < 1 for f in value):
+        raise PrefevalError(f"must be numbers in [0, 1); got {list(value)!r}")
+    elif key in ("n_queries", "m", "n") and value < 1:
+        raise PrefevalError(f"must be an integer >= 1; got {value!r}")
+
+
+def _type_problem(default: Any, value: Any) -> str | None:
+    """Why ``value`` cannot stand for an option whose default is ``default`` (None when it can)."""
+    if default is None or default is inspect.Parameter.empty:
+        return None
+    if isinstance(default, bool):
+        return None if isinstance(value, bool) else f"must be true or false; got {value!r}"
+    if isinstance(default, int):
+        ok = isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+        return None if ok else f"must be an integer; got {value!r}"
+    if isinstance(default, float):
+        ok = isinstance(value, (int, float, np.number)) and not isinstance(value, bool)
+        return None if ok else f"must be a number; got {value!r}"
+    if isinstance(default, str):
+        return None if isinstance(value, str) else f"must be a string; got {value!r}"
+    if isinstance(default, Sequence):
+        if isinstance(value, str) or not isinstance(value, Sequence):
+            return f"must be a list; got {value!r}"
+        for item in value:
+            problem = _type_problem(default[0], item) if len(default) else None
+            if problem:
+                return problem.replace("must be", "must hold only", 1)
+    return None
+
+
+def option_problem(functions: Mapping[str, Callable[..., Any]], options: Mapping[str, Any]
+                   ) -> tuple[str, str] | None:
+    """``(key, message)`` for the first option that an analysis among ``functions`` cannot take (wrong type,
+    out of bounds), else None: pipelines check their ``options`` with it before any work."""
+    for key, value in options.items():
+        for function in functions.values():
+            try:
+                parameter = inspect.signature(function).parameters.get(key)
+            except (TypeError, ValueError):  # pragma: no cover
+                continue
+            problem = _type_problem(parameter.default, value) if parameter is not None else None
+            if problem:
+                return key, problem
+        if any(key in _parameters(f) for f in functions.values()):
+            try:
+                _bounds(key, value)
+            except (PrefevalError, TypeError) as exc:
+                return key, str(exc)
+    return None
+
+
+def _parameters(function: Callable[..., Any]) -> Mapping[str, Any]:
+    try:
+        return inspect.signature(function).parameters
+    except (TypeError, ValueError):  # pragma: no cover
+        return {}

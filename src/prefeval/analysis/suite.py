@@ -30,6 +30,7 @@ import pandas as pd
 from prefeval.analysis import agreement, degradation, discriminative, ties, unanimity
 from prefeval.analysis.position_engine import evaluate_positions, load_positions, supported
 from prefeval.compare import Comparison, compare, parse_method
+from prefeval.core.stats import check_resamples, check_seed
 from prefeval.errors import PrefevalError
 
 __all__ = ["ANALYSES", "DEFAULT_ANALYSES", "analyse", "evaluate"]
@@ -63,6 +64,12 @@ def analyse(qrels: Any, runs: Any, methods: Sequence[Any], metrics: Sequence[Any
     unknown = [a for a in analyses if a not in ANALYSES]
     if unknown:
         raise PrefevalError(f"unknown analysis {unknown}; choose from {', '.join(ANALYSES)}")
+    # bounds before any evaluation (each analysis checks them again where it uses them)
+    check_seed(seed)
+    if "robustness" in analyses:
+        degradation.check_samples(samples, seed)
+    if "power" in analyses:
+        check_resamples(n_resamples, test="randomized_tukey_hsd")
     out: dict[str, pd.DataFrame] = {}
     if "unanimity" in analyses:  # the paper's metric grid: independent of methods and metrics
         out["metric_unanimity"] = unanimity.mu_table(unanimity.diversity_scores(qrels, runs, rel=rel))

@@ -1,14 +1,19 @@
 """``prefeval compare QRELS RUN... -m METHOD...``: compare many runs pairwise (see :func:`prefeval.compare`).
 
-Output (``--format``):
+Output (``--format``), the same information in each:
 
-* ``table`` (default): a Markdown table, one row per pair of runs and one column per method, with the mean
+* ``table`` (default): plain aligned text, one row per pair of runs and one column per method, with the mean
   per-query preference and ``*`` where the difference is significant; with ``--aggregate``, the system ranking
-  of every method follows;
-* ``csv`` / ``json``: the summary with significance columns (``Comparison.to_frame``), or with ``--aggregate``
-  the rankings (``method, rank, run, score``), or with ``--per-query`` the per-query values; json is an array of
-  objects, one per line, with exact floats and ``null`` for NaN;
-* ``latex``: a booktabs ``tabular`` of the summary (plus the rankings with ``--aggregate``).
+  of every method follows; ``markdown`` and ``latex`` (booktabs) the same tables;
+* ``csv`` / ``json`` / ``jsonl``: the summary with significance columns (``Comparison.to_frame``) and, with
+  ``--aggregate``, the rankings (``method, rank, run, score``) in the same long table, told apart by a first column
+  ``table`` (``summary`` or ``ranking``); with ``--per-query`` the per-query values instead. json is one JSON
+  document (an array of objects, one per line), jsonl one object per line (JSON Lines); floats exact, ``null``
+  for NaN.
+
+``--baseline RUN`` keeps only the pairs of each other run with RUN (``run_a`` the run, ``run_b`` the baseline),
+corrected over those pairs. Runs are named by file name, or ``NAME=PATH``. Options may come before or after the
+positional arguments.
 """
 
 from __future__ import annotations
@@ -17,26 +22,36 @@ import argparse
 import io
 import sys
 
+from prefeval.commands.common import (
+    add_progress_arguments,
+    named_runs,
+    progress_enabled,
+    split_off_positionals,
+)
 from prefeval.commands.engine_args import add_engine_arguments, engine_options
 from prefeval.core.aggregate import AGGREGATES, TIES
 from prefeval.core.stats import CORRECTIONS, TESTS
 
-FORMATS = ("table", "csv", "json", "latex")
+FORMATS = ("table", "markdown", "latex", "csv", "json", "jsonl")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("qrels", help="TREC qrels file or ir_datasets id")
-    parser.add_argument("runs", nargs="+", metavar="RUN", help="TREC run files (.gz allowed); named by file name")
-    parser.add_argument("-m", "--method", dest="methods", action="append", nargs="+", required=True,
+    parser.add_argument("qrels", nargs="?", metavar="QRELS", help="TREC qrels file or ir_datasets id")
+    parser.add_argument("runs", nargs="*", metavar="RUN",
+                        help="TREC run files (.gz allowed); named by file name, or NAME=PATH")
+    parser.add_argument("-m", "--method", dest="methods", action="append", nargs="+",
                         metavar="METHOD",
                         help="preference or measure, e.g. LexiRecall \"LexiPrecision(magnitude='rr')\" "
-                             "\"RPP(weighting='dcg')\" nDCG@10 (repeatable)")
-    parser.add_argument("--rel", type=int, default=1, help="minimum grade of a relevant document (default 1)")
+                             "\"RPP(weighting='dcg')\" nDCG@10 (repeatable; required)")
+    parser.add_argument("--baseline", metavar="RUN", default=None,
+                        help="only the pairs of each other run with this run (its name, or its path), corrected "
+                             "over those pairs")
+    parser.add_argument("--rel", "-l", type=int, default=1, help="minimum grade of a relevant document (default 1)")
     parser.add_argument("--depth", type=int, default=None, help="truncate every run to its top K documents")
     parser.add_argument("--test", choices=TESTS, default=None,
                         help="significance test (default: sign for preferences, t for metrics)")
     parser.add_argument("--correction", choices=CORRECTIONS, default=None,
-                        help="multiple-comparison correction over all pairs (default holm; none for HSD)")
+                        help="multiple-comparison correction over the pairs (default holm; none for HSD)")
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--resamples", type=int, default=10_000,
                         help="resamples of the permutation and randomized Tukey HSD tests (default 10000)")
@@ -50,36 +65,59 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--iterations", type=int, default=None,
                         help="MC4: run this many power-iteration steps from the all-ones vector instead of "
                              "to convergence (the authors' tool uses 10)")
-    parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
+    parser.add_argument("--format", choices=FORMATS, default="table",
+                        help="output format (default table: plain text; markdown, latex, csv, json, jsonl)")
     parser.add_argument("--per-query", action="store_true", help="output the per-query preferences instead")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bar")
+    add_progress_arguments(parser, quiet=True)
     add_engine_arguments(parser)
+
+
+def positionals(args: argparse.Namespace) -> tuple[str, list[str], list[str]]:
+    """``(qrels, runs, methods)`` from the parsed arguments, the positional arguments typed after ``-m`` taken back
+    from it (``-m RPP LexiRecall QRELS RUN RUN``)."""
+    # deferred: keeps `prefeval --help` fast
+    from prefeval.errors import PrefevalError
+
+    methods, extra = [], []
+    for group in args.methods or []:
+        kept, rest = split_off_positionals(group)
+        methods += kept
+        extra += rest
+    given = ([args.qrels] if args.qrels is not None else []) + list(args.runs) + extra
+    if not methods:
+        raise PrefevalError("the following arguments are required: -m/--method (e.g. -m RPP nDCG@10)")
+    if len(given) < 3:
+        raise PrefevalError("the following arguments are required: QRELS RUN RUN... (at least two runs)")
+    return given[0], given[1:], methods
 
 
 def run(args: argparse.Namespace) -> int:
     # deferred: keeps `prefeval --help` fast (ir-measures and prefeval load on use; pandas only where needed)
     from prefeval.compare import VALUE_TESTS, compare
     from prefeval.errors import PrefevalError
-    from prefeval.inputs import qrels_table, run_name
+    from prefeval.inputs import qrels_table
 
-    methods = [name for group in args.methods for name in group]
+    qrels_arg, run_args, methods = positionals(args)
     if not 0 < args.alpha < 1:
         raise PrefevalError(f"--alpha must be between 0 and 1; got {args.alpha}")
     if args.resamples < 1:
         raise PrefevalError(f"--resamples must be at least 1; got {args.resamples}")
-    progress = not args.quiet
+    # deferred: keeps `prefeval --help` fast; the bounds of the randomised tests and MC4 steps, before any reading
+    from prefeval.core.aggregate import check_iterations
+    from prefeval.core.stats import check_resamples, check_seed
+
+    check_resamples(args.resamples, name="--resamples")
+    check_seed(args.seed, name="--seed")
+    check_iterations(args.iterations, len(args.runs), name="--iterations")
+    progress = progress_enabled(args)
     engine = engine_options(args)
-    qrels = qrels_table(args.qrels)  # TREC files are read into columns: no pandas with pyarrow
-    runs = {}
-    for path in args.runs:  # read one at a time while ranking (by the Dask engine's tasks with --engine dask)
-        name = run_name(path)
-        if name in runs:
-            raise PrefevalError(f"two runs are named {name!r} (from their file names); rename one of them")
-        runs[name] = path
+    runs = named_runs(run_args)  # read one at a time while ranking (by the Dask engine's tasks with --engine dask)
+    baseline = baseline_name(args.baseline, runs)
+    qrels = qrels_table(qrels_arg)  # TREC files are read into columns: no pandas with pyarrow
     # per-query preferences are kept only for the output or a test that needs them; the rest streams
     keep = bool(args.per_query or args.test in VALUE_TESTS)
     result = compare(qrels, runs, methods, rel=args.rel, depth=args.depth, per_query=keep, progress=progress,
-                     **engine)
+                     baseline=baseline, **engine)
     # n_resamples and seed drive the randomised tests (permutation, randomized Tukey HSD)
     options = {"test": args.test, "correction": args.correction, "alpha": args.alpha,
                "n_resamples": args.resamples, "seed": args.seed}
@@ -94,20 +132,31 @@ def run(args: argparse.Namespace) -> int:
         _write_per_query_csv(result, out)
     elif args.per_query:
         _write_rows(PER_QUERY_COLUMNS, _per_query_rows(result), args.format, out)
-    elif args.format == "table":
-        out.write(result.to_markdown(**options))
+    elif args.format in ("table", "markdown", "latex"):
+        from prefeval.report.comparison import comparison_text  # deferred: keeps `prefeval --help` fast
+
+        out.write(comparison_text(result, args.format, **options))
         if rankings is not None:
-            out.write(f"\nRankings ({args.aggregate}):\n\n")
-            out.write(_markdown(*rankings))
-    elif args.format == "latex":
-        out.write(result.to_latex(**options))
-        if rankings is not None:
-            out.write("\n" + _latex(*rankings))
-    elif rankings is not None:
-        _write_rows(*rankings, args.format, out)
+            out.write(f"\nRankings ({args.aggregate}):\n\n" if args.format != "latex" else "\n")
+            _write_rows(*rankings, args.format, out)
     else:
-        _write_rows(*result.report_rows(**options), args.format, out)
+        from prefeval.report.comparison import long_rows  # deferred: keeps `prefeval --help` fast
+
+        _write_rows(*long_rows(result.report_rows(**options), rankings), args.format, out)
     return 0
+
+
+def baseline_name(baseline: str | None, runs: dict[str, str]) -> str | None:
+    """The run name ``--baseline`` gives: a run's name, or the path it was given as."""
+    # deferred: keeps `prefeval --help` fast
+    from prefeval.errors import PrefevalError
+
+    if baseline is None or baseline in runs:
+        return baseline
+    for name, path in runs.items():
+        if path == baseline:
+            return name
+    raise PrefevalError(f"--baseline {baseline!r} is not one of the runs: {', '.join(runs)}")
 
 
 def _ranking_rows(result, aggregate: str, ties: str, **options) -> tuple[list[str], list[tuple]]:
@@ -167,49 +216,13 @@ def _write_per_query_csv(result, out) -> None:
 
 
 def _write_rows(header, rows, fmt: str, out) -> None:
-    """Rows of Python values in ``fmt``: csv (the text of pandas' ``to_csv(index=False)``: floats by ``repr``, NaN
-    empty), json (an array of objects, one per line; floats exact, NaN ``null``), latex or a Markdown table."""
-    if fmt == "csv":
-        import csv  # deferred: keeps `prefeval --help` fast
-
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows([None if v != v else v for v in row] for row in rows)
-    elif fmt == "json":
-        import json  # deferred: keeps `prefeval --help` fast
-
-        separator = "["
-        for row in rows:
-            record = {name: None if v != v else v for name, v in zip(header, row)}
-            out.write(f"{separator}\n{json.dumps(record, ensure_ascii=False, allow_nan=False)}")
-            separator = ","
-        out.write("[]\n" if separator == "[" else "\n]\n")
-    elif fmt == "latex":
-        out.write(_latex(header, rows))
-    else:
-        out.write(_markdown(header, rows))
-
-
-def _cells(rows) -> list[list[str]]:
-    return [[f"{v:.4f}" if isinstance(v, float) else str(v) for v in row] for row in rows]
-
-
-def _latex(header, rows) -> str:
-    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
-    from prefeval._text import latex_escape
-
-    lines = ["\\begin{tabular}{" + "l" * len(header) + "}", "\\toprule",
-             " & ".join(latex_escape(str(c)) for c in header) + " \\\\", "\\midrule"]
-    lines += [" & ".join(latex_escape(c) for c in row) + " \\\\" for row in _cells(rows)]
-    return "\n".join([*lines, "\\bottomrule", "\\end{tabular}"]) + "\n"
-
-
-def _markdown(header, rows) -> str:
+    """Rows of Python values in ``fmt``: csv, json (one document), jsonl (JSON Lines)
+    (:func:`prefeval.report.tables.write_rows`), or a table in plain text, Markdown or LaTeX."""
     # deferred: keeps `prefeval --help` fast
-    from prefeval._text import md_escape
+    from prefeval.report.comparison import ranking_grid, render
+    from prefeval.report.tables import ROW_FORMATS, write_rows
 
-    header = [str(c) for c in header]
-    cells = [[md_escape(c) for c in row] for row in _cells(rows)]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in cells]
-    return "\n".join(lines) + "\n"
+    if fmt in ROW_FORMATS:
+        write_rows(header, rows, fmt, out)
+    else:
+        out.write(render(ranking_grid(list(header), [list(row) for row in rows]), fmt))

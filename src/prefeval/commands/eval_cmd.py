@@ -1,47 +1,128 @@
-"""``prefeval eval QRELS RUN MEASURE...``: the ``ir_measures`` command with prefeval's measures available.
+"""``prefeval eval QRELS RUN MEASURE...``: the ``ir_measures`` command with prefeval's measures available, and
+``prefeval eval QRELS RUN [RUN ...] -m MEASURE...``: a run x measure table with significance.
 
-Same arguments and output formats as ``ir_measures`` (tsv or jsonl, summary or per query), so it can
-replace it in scripts. QRELS may also be an ir_datasets id; MEASURE may also be a trec_eval name
-(``ndcg_cut_10``), as in pipelines. Every measure reads the same canonical input (README, "Input semantics"):
-the run is ranked once (ties by doc id descending, a repeated document at its first position) and conflicting
-qrels lines are resolved (the last line wins), whichever provider computes the measure.
+The first form has the arguments and output formats of ``ir_measures`` (tsv or jsonl, summary or per query), so it
+can replace it in scripts; with ``-q`` the lines are grouped by query, as ``ir_measures -q`` prints them. QRELS may
+also be an ir_datasets id; MEASURE may also be any trec_eval name ir-measures' trec_eval parser reads (``map``,
+``ndcg_cut_10``, ``P.5``, ``ndcg_cut.10,20``), and is printed as written (``map`` stays ``map``; ``ndcg_cut_10``
+and ``nDCG@10`` given together are two lines). Every measure reads the same canonical input (README, "Input
+semantics"): the run is ranked once (ties by doc id descending, a repeated document at its first position) and
+conflicting qrels lines are resolved (the last line wins), whichever provider computes the measure.
+
+The second form (``-m``, or several runs) prints :func:`prefeval.table`: each run's mean per measure, tested against
+``--baseline`` or between all runs, as plain text, Markdown, LaTeX, csv, json or jsonl (``--format``). Runs are
+named by file name (as ``compare`` names them) or ``NAME=PATH``. Options may come before or after the positional
+arguments.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
+from prefeval.commands.common import (
+    add_progress_arguments,
+    named_runs,
+    progress_enabled,
+    split_off_positionals,
+)
 from prefeval.commands.engine_args import add_engine_arguments, engine_options
+from prefeval.core.stats import CORRECTIONS, TESTS
 
 PLACES = 4
 SUMMARY_QID = "all"
 MAX_PLACES = 17
+TABLE_FORMATS = ("table", "markdown", "latex", "csv", "json", "jsonl")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("qrels", help="TREC qrels file or ir_datasets id")
-    parser.add_argument("run", help="TREC run file (.gz allowed)")
-    parser.add_argument("measures", nargs="+", help="measures, e.g. nDCG@10 'RBU(p=0.8)@20' \"RPP(baseline='bm25.run')\"")
-    parser.add_argument("--places", "-p", type=int, default=PLACES,
-                        help=f"decimal places, 0 to {MAX_PLACES} (-1: all)")
+    parser.add_argument("qrels", nargs="?", metavar="QRELS", help="TREC qrels file or ir_datasets id")
+    parser.add_argument("rest", nargs="*", metavar="RUN [MEASURE]",
+                        help="TREC run file(s) (.gz allowed; NAME=PATH names a run), then (without -m) measures, "
+                             "e.g. nDCG@10 'RBU(p=0.8)@20' \"RPP(baseline='bm25.run')\"")
+    parser.add_argument("-m", "--measures", dest="table_measures", action="append", nargs="+", metavar="MEASURE",
+                        help="measures of a run x measure table (several runs; preferences LexiRecall, "
+                             "LexiPrecision, RPP are columns too)")
+    parser.add_argument("--places", "-p", type=int, default=None,
+                        help=f"decimal places, 0 to {MAX_PLACES} (-1: all; default {PLACES})")
     parser.add_argument("--by_query", "-q", action="store_true", help="one line per query")
     parser.add_argument("--no_summary", "-n", action="store_true", help="with -q: omit the 'all' lines")
     parser.add_argument("--output_format", "-o", choices=["tsv", "jsonl"], default="tsv")
     parser.add_argument("--provider", help="evaluate with this ir-measures provider only")
+    parser.add_argument("--rel", "-l", type=int, default=None,
+                        help="minimum grade of a relevant document for every measure that takes one")
+    table = parser.add_argument_group("run x measure table (-m, or several runs)")
+    table.add_argument("--baseline", metavar="RUN", default=None,
+                       help="test every other run against this one (its name or path) per measure")
+    table.add_argument("--test", choices=TESTS, default=None,
+                       help="significance test (default: t for metrics, sign for preferences)")
+    table.add_argument("--correction", choices=CORRECTIONS, default=None,
+                       help="correction over the runs (with --baseline) or pairs within a measure (default holm)")
+    table.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    table.add_argument("--depth", type=int, default=None, help="truncate every run to its top K documents")
+    table.add_argument("--ci", action="store_true", help="95%% confidence intervals of the means")
+    table.add_argument("--format", choices=TABLE_FORMATS, default=None,
+                       help="table (plain text, default), markdown, latex, csv, json (one document), jsonl")
+    add_progress_arguments(parser)
     add_engine_arguments(parser)
 
 
-def parse_measures(texts: list[str]) -> list:
-    """Parse measure names (several may share one argument, separated by spaces) as :func:`prefeval.evaluate`
-    does (ir-measures syntax or trec_eval names, parameters checked, "did you mean" hints); report every bad one."""
+#: options of the table form only, with their defaults
+_TABLE_ONLY = {"baseline": None, "test": None, "correction": None, "alpha": 0.05, "depth": None, "ci": False,
+               "format": None}
+#: options of the ir_measures form only, with their defaults
+_SINGLE_ONLY = {"by_query": False, "no_summary": False, "output_format": "tsv", "provider": None}
+
+
+def _is_run(value: str) -> bool:
+    name, sep, path = value.partition("=")
+    return os.path.exists(value) or bool(sep and name and os.path.exists(path))
+
+
+def split_arguments(args: argparse.Namespace) -> tuple[str, list[str], list[str], bool]:
+    """``(qrels, runs, measures, table form)`` from the parsed arguments: with ``-m`` every positional after QRELS
+    is a run (also those typed after ``-m``'s values); without, the first is a run and so is each following file,
+    the rest are measures. The table form: ``-m``, several runs, or an option of the table."""
+    # deferred: keeps `prefeval --help` fast
+    from prefeval.errors import PrefevalError
+
+    given = ([args.qrels] if args.qrels is not None else []) + list(args.rest)
+    if args.table_measures:
+        measures, extra = [], []
+        for group in args.table_measures:
+            kept, rest = split_off_positionals(group)
+            measures += kept
+            extra += rest
+        given += extra
+        if len(given) < 2 or not measures:
+            raise PrefevalError("the following arguments are required: QRELS RUN [RUN ...] -m MEASURE [MEASURE ...]")
+        return given[0], given[1:], measures, True
+    if len(given) < 3:
+        raise PrefevalError("the following arguments are required: QRELS RUN MEASURE [MEASURE ...] "
+                            "(or QRELS RUN [RUN ...] -m MEASURE [MEASURE ...])")
+    k = 2
+    while k < len(given) and _is_run(given[k]):
+        k += 1
+    runs, measures = given[1:k], given[k:]
+    if not measures:
+        raise PrefevalError("no measures given: QRELS RUN MEASURE... or QRELS RUN [RUN ...] -m MEASURE...")
+    table = len(runs) > 1 or any(getattr(args, key) != default for key, default in _TABLE_ONLY.items())
+    return given[0], runs, measures, table
+
+
+def parse_measures(texts: list[str], rel: int | None = None) -> list[tuple[str, object]]:
+    """``(label, measure)`` of measure names (several may share one argument, separated by spaces) as
+    :func:`prefeval.evaluate` reads them (ir-measures syntax or trec_eval names, parameters checked, "did you mean"
+    hints); every bad one reported. The label is the name as written (a name standing for several measures, or one
+    that ``rel`` changes: the measure's own name); each label once."""
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     import prefeval.provider  # noqa: F401  (registers prefeval's measures and provider)
     from prefeval.errors import PrefevalError
     from prefeval.evaluate import parse_measures as parse
 
-    measures, errors = [], []
+    labelled, errors = [], []
     for text in texts:
         # One argument may hold several measures separated by spaces (as with `ir_measures`), or one measure
         # whose parameters contain spaces ("RPP(baseline='bm25', rel=2)"): try the whole argument first.
@@ -51,81 +132,133 @@ def parse_measures(texts: list[str]) -> list:
             names = text.split() if len(text.split()) > 1 else [text]
         for name in names:
             try:
-                found = parse(name.strip())
+                found = parse(name.strip(), rel)
+                plain = parse(name.strip()) if rel is not None else found
             except PrefevalError as exc:
                 errors.append(str(exc))
                 continue
-            measures += [m for m in found if m not in measures]
+            for measure in found:
+                label = name.strip() if len(found) == 1 and plain == found else str(measure)
+                if all(label != existing for existing, _ in labelled):
+                    labelled.append((label, measure))
     if errors:
         raise PrefevalError("cannot parse measures:\n  " + "\n  ".join(errors))
-    return measures
+    return labelled
 
 
 def run(args: argparse.Namespace) -> int:
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
+    from prefeval.errors import PrefevalError
+
+    qrels_arg, run_args, texts, table = split_arguments(args)
+    places = PLACES if args.places is None else args.places
+    if not -1 <= places <= MAX_PLACES:
+        raise PrefevalError(f"--places must be -1 (all) or 0 to {MAX_PLACES}; got {places}")
+    if table:
+        return _run_table(args, qrels_arg, run_args, texts, places)
+    args.qrels, args.run, args.places = qrels_arg, run_args[0], places
+    labelled = parse_measures(texts, args.rel)
+    if args.no_summary and not args.by_query:
+        raise PrefevalError("--no_summary (-n) only works with --by_query (-q)")
+    engine = engine_options(args)
+    if engine:
+        return _run_on_engine(args, labelled, engine)
+    return _run_single(args, labelled)
+
+
+def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measures: list[str], places: int) -> int:
+    """The run x measure table (:func:`prefeval.table`) in ``--format``."""
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
+    from prefeval.commands.compare_cmd import baseline_name
+    from prefeval.errors import PrefevalError
+    from prefeval.report.run_table import table
+
+    given = [f"--{key.replace('_', '-')}" for key, default in _SINGLE_ONLY.items() if getattr(args, key) != default]
+    if given:
+        raise PrefevalError(f"{', '.join(given)} apply to the form QRELS RUN MEASURE... (one run), not to the table")
+    if engine_options(args):
+        raise PrefevalError("--engine dask applies to the form QRELS RUN MEASURE... (one run), not to the table")
+    if not 0 < args.alpha < 1:
+        raise PrefevalError(f"--alpha must be between 0 and 1; got {args.alpha}")
+    runs = named_runs(run_args)
+    baseline = baseline_name(args.baseline, runs)
+    result = table(qrels, runs, measures, baseline=baseline, test=args.test,
+                   correction="holm" if args.correction is None else args.correction, alpha=args.alpha,
+                   rel=args.rel, depth=args.depth, ci=args.ci, progress=progress_enabled(args))
+    sys.stdout.write(result.to_text(args.format or "table", digits=max(places, 0) if places >= 0 else 6))
+    return 0
+
+
+def _run_single(args: argparse.Namespace, labelled: list) -> int:
+    """The ir_measures form: one run, tsv or jsonl lines, per query grouped by query."""
+    # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     import ir_measures
-    from ir_measures import Metric
 
     from prefeval.errors import PrefevalError
     from prefeval.evaluate import iter_metrics, metric_evaluators, ranked_inputs
 
-    measures = parse_measures(args.measures)
-    if args.no_summary and not args.by_query:
-        raise PrefevalError("--no_summary (-n) only works with --by_query (-q)")
-    if not -1 <= args.places <= MAX_PLACES:
-        raise PrefevalError(f"--places must be -1 (all) or 0 to {MAX_PLACES}; got {args.places}")
-    engine = engine_options(args)
-    if engine:
-        return _run_on_engine(args, measures, engine)
+    measures = list(dict.fromkeys(m for _, m in labelled))
     qrels, _, ranked = ranked_inputs(args.qrels, {args.run: args.run})
     provider = None
     if args.provider:
         if args.provider not in ir_measures.providers.registry:
             raise PrefevalError(f"unknown provider {args.provider!r}; known: {sorted(ir_measures.providers.registry)}")
         provider = ir_measures.providers.registry[args.provider]
-    output = _writer(args)
     try:
         # as ir_measures.iter_calc / calc_aggregate, with each provider given its fastest input (dicts for all but
-        # prefeval's), built once from the one ranking
-        evaluators = metric_evaluators(measures, qrels, provider)
+        # prefeval's), built once from the one ranking; the standard providers first, so that the queries come in
+        # the order ir_measures prints them
+        evaluators = sorted(metric_evaluators(measures, qrels, provider), key=lambda e: e[1])
         aggregators = {m: m.aggregator() for m in measures}
+        by_query: dict[str, dict] = {}
         for metric in iter_metrics(evaluators, ranked[args.run]):
             if args.by_query:
-                output(metric)
+                by_query.setdefault(str(metric.query_id), {})[metric.measure] = metric.value
             aggregators[metric.measure].add(metric.value)
-        if not args.by_query or not args.no_summary:
-            for m in measures:
-                output(Metric(SUMMARY_QID, m, aggregators[m].result()))
-                _explain(m, aggregators[m].result(), qrels)
+        _write(args, labelled, by_query, {m: aggregators[m].result() for m in measures}, qrels)
     except (AssertionError, RuntimeError) as exc:
         raise PrefevalError(str(exc)) from exc
     return 0
 
 
-def _run_on_engine(args: argparse.Namespace, measures: list, engine: dict) -> int:
+def _write(args: argparse.Namespace, labelled: list, by_query: dict[str, dict], summary: dict, qrels) -> None:
+    """The lines of the ir_measures form: per query (queries in the order computed, each query's measures together,
+    each under every label it was given as), then the summary ``all`` lines in the order given."""
+    output = _writer(args)
+    labels: dict = {}
+    for label, measure in labelled:
+        labels.setdefault(measure, []).append(label)
+    for query_id, values in by_query.items():
+        for measure, value in values.items():
+            for label in labels[measure]:
+                output(query_id, label, value)
+    if not args.by_query or not args.no_summary:
+        for label, measure in labelled:
+            output(SUMMARY_QID, label, summary[measure])
+        for measure in labels:
+            _explain(measure, summary[measure], qrels)
+
+
+def _run_on_engine(args: argparse.Namespace, labelled: list, engine: dict) -> int:
     """The same output computed by :func:`prefeval.evaluate` on another engine (partitions of the queries)."""
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
-    from ir_measures import Metric
-
     from prefeval.errors import PrefevalError
     from prefeval.evaluate import evaluate
     from prefeval.inputs import qrels_frame
 
     if args.provider:
         raise PrefevalError("--provider applies to --engine inprocess only")
-    table = evaluate(args.qrels, {args.run: args.run}, measures, per_query=True, **engine)
+    measures = list(dict.fromkeys(m for _, m in labelled))
+    table = evaluate(args.qrels, {args.run: args.run}, measures, per_query=True,
+                     progress=progress_enabled(args), **engine)
     by_name = {str(m): m for m in measures}
     aggregators = {m: m.aggregator() for m in measures}
-    output = _writer(args)
+    by_query: dict[str, dict] = {}
     for query_id, name, value in zip(table["query_id"], table["measure"], table["value"]):
         if args.by_query:
-            output(Metric(query_id, by_name[name], value))
+            by_query.setdefault(str(query_id), {})[by_name[name]] = value
         aggregators[by_name[name]].add(value)
-    if not args.by_query or not args.no_summary:
-        qrels = qrels_frame(args.qrels)
-        for m in measures:
-            output(Metric(SUMMARY_QID, m, aggregators[m].result()))
-            _explain(m, aggregators[m].result(), qrels)
+    _write(args, labelled, by_query, {m: aggregators[m].result() for m in measures}, qrels_frame(args.qrels))
     return 0
 
 
@@ -147,12 +280,12 @@ def _explain(measure, value: float, qrels) -> None:
 def _writer(args: argparse.Namespace):
     fmt = "" if args.places == -1 else f".{args.places}f"
 
-    def tsv(metric) -> None:
-        prefix = f"{metric.query_id}\t" if args.by_query else ""
-        print(f"{prefix}{metric.measure}\t{metric.value:{fmt}}")
+    def tsv(query_id: str, label: str, value: float) -> None:
+        prefix = f"{query_id}\t" if args.by_query else ""
+        print(f"{prefix}{label}\t{value:{fmt}}")
 
-    def jsonl(metric) -> None:
-        record = {"query_id": metric.query_id, "measure": str(metric.measure), "value": metric.value}
+    def jsonl(query_id: str, label: str, value: float) -> None:
+        record = {"query_id": query_id, "measure": label, "value": value}
         if not args.by_query:
             del record["query_id"]
         print(json.dumps(record))

@@ -20,6 +20,8 @@ import os
 from importlib import resources
 from pathlib import Path
 
+from prefeval.commands.common import add_progress_arguments, progress_enabled
+
 
 def builtin_pipelines() -> dict[str, Path]:
     """The pipeline definitions shipped in the package (``prefeval/pipelines/*.toml``), by name."""
@@ -57,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--set", "-s", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a setting, e.g. --set runs=path/to/runs --set qrels=ID_OR_FILE "
                              "--set simulate.n_queries=50 --set 'evaluate.measures=[\"AP\", \"RR\"]' (repeatable)")
-    parser.add_argument("--quiet", "-q", action="store_true", help="no progress bars")
+    add_progress_arguments(parser, quiet=True)
     parser.add_argument("--check", action="store_true",
                         help="validate the definition and the output folder and print the plan; runs and imports "
                              "nothing (callables are only looked up)")
@@ -87,6 +89,6 @@ def run(args: argparse.Namespace) -> int:
         folder.check()
         print(describe_plan(pipeline, plan) + f"\n  output folder: {folder.path}")
         return 0
-    context = pipeline.run(progress=not args.quiet)
+    context = pipeline.run(progress=progress_enabled(args))
     print(terminal_summary(context))
     return 0

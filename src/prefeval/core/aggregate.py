@@ -34,10 +34,13 @@ Two tie rules (``ties``) are offered for :func:`mc4` and :func:`borda`:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from prefeval.errors import PrefevalError
 
 #: Two per-query scores closer than this are tied (win rates are sums of at most S preferences in [-1, 1]).
 TIE_TOL = 1e-9
@@ -323,6 +326,33 @@ def _class_distribution(T: np.ndarray) -> np.ndarray:
     return np.clip(np.linalg.solve(A, b), 0.0, None)
 
 
+#: Work limit of MC4's fixed steps (about a minute at most): :func:`fixed_steps` multiplies integers that grow by
+#: log2(S) bits a step, so ``k`` steps on ``S`` systems cost about ``S^2 k^2 log2(S) / 128`` machine-word
+#: operations; :func:`fixed_steps_as_tool` costs ``k S^2`` float operations in Python.
+MAX_FIXED_STEP_WORK = 2 * 10**10
+MAX_TOOL_STEP_WORK = 10**9
+
+
+def max_iterations(n_systems: int) -> int:
+    """The most fixed MC4 steps :func:`check_iterations` allows for ``n_systems`` systems."""
+    S = max(2, int(n_systems))
+    exact = math.isqrt(MAX_FIXED_STEP_WORK * 128 // int(S * S * math.log2(S) + 1))
+    return max(0, min(exact, MAX_TOOL_STEP_WORK // (S * S)))
+
+
+def check_iterations(iterations: object, n_systems: int, name: str = "iterations") -> None:
+    """MC4's fixed steps must be absent (``None``: converged) or an integer from 0 to :func:`max_iterations`
+    ``(n_systems)``; else a :class:`PrefevalError` naming ``name``, before any step."""
+    if iterations is None:
+        return
+    if not isinstance(iterations, (int, np.integer)) or isinstance(iterations, (bool, np.bool_)) or iterations < 0:
+        raise PrefevalError(f"{name} must be a non-negative integer (MC4 power-iteration steps); got {iterations!r}")
+    most = max_iterations(n_systems)
+    if iterations > most:
+        raise PrefevalError(f"{name}={iterations:,} is too many MC4 steps for {n_systems:,} systems (at most {most:,}; "
+                            "the authors' tool uses 10, and no iterations gives the converged chain)")
+
+
 def fixed_steps(M: np.ndarray, steps: int) -> np.ndarray:
     """``1 T^steps / S``: the MC4 chain of majority matrix ``M`` run ``steps`` power-iteration steps from the
     all-ones vector (the authors' fixed-step variant), normalised to sum to 1.
@@ -414,9 +444,8 @@ def mc4(W: np.ndarray, tol: float = TIE_TOL, iterations: int | None = None, ties
     M = majority_matrix(W, tol)
     cope = copeland(M)
     mean = W.mean(axis=0)
+    check_iterations(iterations, S)
     if iterations is not None:
-        if iterations < 0:
-            raise ValueError(f"iterations must be >= 0; got {iterations}")
         if ties == "shared":
             x = fixed_steps(M, iterations)
             return Aggregation(order(x, cope, mean, last), x, np.ones(S, dtype=np.int64))

@@ -32,10 +32,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from prefeval.errors import PrefevalError
+
 #: |value| <= TIE_TOL counts as a tie (floating-point noise in weighted preferences must not count as a win).
 TIE_TOL = 1e-12
 #: Randomised tests process the resamples in blocks of at most this many matrix entries.
 _BLOCK_ENTRIES = 4_000_000
+
+#: At most this many resamples in a randomised test (:func:`check_resamples`).
+MAX_RESAMPLES = 10_000_000
+#: Work limits of the randomised tests (entries of the resampled means, about a minute at most):
+#: resamples x queries x pairs for :func:`permutation_test`, resamples x queries x systems for
+#: :func:`randomized_tukey_hsd`.
+MAX_PERMUTATION_WORK = 5 * 10**10
+MAX_TUKEY_WORK = 5 * 10**9
 
 #: Multiple-comparison corrections of :func:`adjust`.
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
@@ -51,6 +61,37 @@ class TestResult:
     groups: np.ndarray | None = None
 
     __test__ = False  # not a pytest class
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def check_seed(seed: object, name: str = "seed") -> None:
+    """A random seed must be absent (``None``) or an integer >= 0 (what ``numpy.random.default_rng`` accepts);
+    else a :class:`PrefevalError` naming ``name``."""
+    if seed is not None and not (_is_int(seed) and seed >= 0):
+        raise PrefevalError(f"{name} must be a non-negative integer; got {seed!r}")
+
+
+def check_resamples(n_resamples: object, n_queries: int = 1, n_units: int = 1, test: str = "permutation",
+                    name: str = "n_resamples") -> None:
+    """Bound the resamples of a randomised test before any is drawn: an integer in 1..:data:`MAX_RESAMPLES`,
+    and the test's work ``n_resamples x n_queries x n_units`` (pairs for the permutation test, systems for the
+    randomised Tukey HSD) at most :data:`MAX_PERMUTATION_WORK` / :data:`MAX_TUKEY_WORK`. Else a
+    :class:`PrefevalError` naming ``name``."""
+    if not _is_int(n_resamples) or not 1 <= n_resamples <= MAX_RESAMPLES:
+        raise PrefevalError(f"{name} must be an integer between 1 and {MAX_RESAMPLES:,}; got {n_resamples!r}")
+    limit = MAX_TUKEY_WORK if test == "randomized_tukey_hsd" else MAX_PERMUTATION_WORK
+    per_resample = max(1, int(n_queries)) * max(1, int(n_units))
+    if test == "permutation" and n_queries <= 20 and 2**n_queries <= n_resamples:
+        return  # enumerated exactly: 2^Q sign vectors, not n_resamples
+    if int(n_resamples) * per_resample > limit:
+        units = "systems" if test == "randomized_tukey_hsd" else "pairs"
+        raise PrefevalError(
+            f"{name}={n_resamples:,} is too many for the {test} test on {n_queries:,} queries and {n_units:,} {units}: "
+            f"{int(n_resamples) * per_resample:.3g} operations, more than the limit of {limit:.0e}; use at most "
+            f"{max(1, limit // per_resample):,} resamples")
 
 
 def _pairs(X: np.ndarray) -> np.ndarray:
@@ -186,12 +227,19 @@ def wilcoxon_test(X: np.ndarray) -> TestResult:
     return TestResult(stat, pval)
 
 
-def _sign_matrix(Q: int, n_resamples: int, rng: np.random.Generator) -> tuple[np.ndarray, bool]:
-    """Sign-flip matrix (R, Q): all 2^Q sign vectors when that is at most ``n_resamples`` (exact), else random."""
+def _sign_blocks(Q: int, n_resamples: int, rng: np.random.Generator, block: int):
+    """Sign-flip matrices (at most ``block`` rows, Q): all 2^Q sign vectors when that is at most ``n_resamples``
+    (exact), else ``n_resamples`` random rows, drawn block by block from ``rng`` (the same rows as one draw of
+    shape ``(n_resamples, Q)``; memory stays one block)."""
     if Q <= 20 and 2**Q <= n_resamples:
         codes = np.arange(2**Q)[:, None] >> np.arange(Q)[None, :]
-        return np.where(codes & 1, -1.0, 1.0), True
-    return rng.choice(np.array([-1.0, 1.0]), size=(n_resamples, Q)), False
+        signs = np.where(codes & 1, -1.0, 1.0)
+        for start in range(0, len(signs), block):
+            yield signs[start:start + block]
+        return
+    choices = np.array([-1.0, 1.0])
+    for start in range(0, n_resamples, block):
+        yield rng.choice(choices, size=(min(block, n_resamples - start), Q))
 
 
 def permutation_test(X: np.ndarray, n_resamples: int = 10_000, seed: int | None = 0) -> TestResult:
@@ -204,19 +252,20 @@ def permutation_test(X: np.ndarray, n_resamples: int = 10_000, seed: int | None 
     (so p > 0). The same sign vectors are used for every pair.
     """
     X = _pairs(X)
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be >= 1; got {n_resamples}")
     n_pairs, Q = X.shape
+    check_resamples(n_resamples, Q, n_pairs, "permutation")
+    check_seed(seed)
     rng = np.random.default_rng(seed)
-    signs, exact = _sign_matrix(Q, n_resamples, rng)
+    exact = Q <= 20 and 2**Q <= n_resamples
     observed = X.mean(axis=1)
     threshold = np.abs(observed) - 1e-12 * np.maximum(1.0, np.abs(observed))
     count = np.zeros(n_pairs, dtype=np.int64)
-    block = max(1, _BLOCK_ENTRIES // max(1, n_pairs))
-    for start in range(0, signs.shape[0], block):
-        null = signs[start:start + block] @ X.T / Q  # (block, n_pairs)
+    block = max(1, _BLOCK_ENTRIES // max(1, n_pairs, Q))
+    R = 0
+    for signs in _sign_blocks(Q, n_resamples, rng, block):
+        null = signs @ X.T / Q  # (block, n_pairs)
         count += (np.abs(null) >= threshold).sum(axis=0)
-    R = signs.shape[0]
+        R += len(signs)
     pval = count / R if exact else (count + 1) / (R + 1)
     return TestResult(observed, pval)
 
@@ -254,9 +303,9 @@ def randomized_tukey_hsd(scores: np.ndarray, n_resamples: int = 10_000, seed: in
     W = np.asarray(scores, dtype=np.float64)
     if W.ndim != 2 or W.shape[0] == 0 or W.shape[1] < 2:
         raise ValueError(f"randomized Tukey HSD needs scores of shape (Q >= 1, S >= 2); got shape {W.shape}")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be >= 1; got {n_resamples}")
     Q, S = W.shape
+    check_resamples(n_resamples, Q, S, "randomized_tukey_hsd")
+    check_seed(seed)
     rng = np.random.default_rng(seed)
     means = W.mean(axis=0)
     diff = means[:, None] - means[None, :]

@@ -33,6 +33,7 @@ given, ``cutoff``):
 from __future__ import annotations
 
 import ast
+import numbers
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -73,12 +74,19 @@ class Param:
         return value
 
 
+#: The highest relevance threshold (no collection grades beyond a few units; trec_eval takes the threshold as a
+#: C int, so an unbounded ``rel`` crashed it).
+MAX_REL = 1000
+
+
 #: the relevance threshold every method takes
 def rel_problem(rel: Any) -> str | None:
-    """Why ``rel`` is not a relevance threshold (``None``: it is one): an integer >= 1, since grade 0 means
-    non-relevant in TREC qrels and a lower threshold would count judged non-relevant documents as relevant."""
-    if isinstance(rel, bool) or not isinstance(rel, int) or rel < 1:
-        return "rel must be an integer >= 1 (a grade >= rel is relevant; grade 0 is non-relevant)"
+    """Why ``rel`` is not a relevance threshold (``None``: it is one): an integer from 1 to :data:`MAX_REL`, since
+    grade 0 means non-relevant in TREC qrels and a lower threshold would count judged non-relevant documents as
+    relevant."""
+    if isinstance(rel, bool) or not isinstance(rel, numbers.Integral) or not 1 <= rel <= MAX_REL:
+        return (f"rel must be an integer from 1 to {MAX_REL} (a grade >= rel is relevant; grade 0 is "
+                "non-relevant)")
     return None
 
 

@@ -29,9 +29,10 @@ import pandas as pd
 from prefeval.analysis.agreement import kendall_tau_b, ranking_values
 from prefeval.compare import VALUE_TESTS, correction_for, pair_significance
 from prefeval.core import stats
-from prefeval.core.aggregate import AGGREGATES, TIES
+from prefeval.core.aggregate import AGGREGATES, TIES, check_iterations
 from prefeval.core.reduce import PairSums
 from prefeval.core.stats import CORRECTIONS, TESTS
+from prefeval.errors import PrefevalError
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
@@ -91,6 +92,10 @@ class Aggregate(Step):
                 raise self.error(key, f"{getattr(self, key)!r} is not one of {list(_choices(key))}")
         if self.iterations is not None and (not isinstance(self.iterations, int) or self.iterations < 0):
             raise self.error("iterations", f"must be a non-negative integer or absent, got {self.iterations!r}")
+        try:  # MC4's fixed steps are bounded by the number of runs: checked before any step runs
+            check_iterations(self.iterations, len(plan.run_names), name="it")
+        except PrefevalError as exc:
+            raise self.error("iterations", str(exc).removeprefix("it=").removeprefix("it ")) from None
         if not 0 < float(self.alpha) < 1:
             raise self.error("alpha", f"must be between 0 and 1, got {self.alpha!r}")
         if self.baseline is not None and self.baseline not in plan.run_names:

@@ -94,6 +94,10 @@ class Analyse(Step):
             else:
                 raise self.error(f"callables[{i}]", f"expected \"module:function\" or a callable, got {spec!r}")
             self._functions[name] = function
+        named = {name: self._functions[name] for name in self.analyses}  # your own callables check their options
+        problem = analysis.option_problem(named, self.kwargs) if named and self.kwargs else None
+        if problem:
+            raise self.error(f"options.{problem[0]}", problem[1])
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
         with progress.stage("analysis"):

@@ -49,11 +49,15 @@ class Plan:
     measures: list[str] = field(default_factory=list)
     methods: list[str] = field(default_factory=list)
     rel: int = 1
+    _known_runs: set[str] = field(default_factory=set, repr=False)
 
     def add_run(self, name: str, origin: Origin, key: str | None) -> None:
-        if name in self.run_names:
+        if len(self._known_runs) != len(self.run_names):  # run_names was set directly
+            self._known_runs = set(self.run_names)
+        if name in self._known_runs:  # a set: adding n runs takes linear time, not quadratic
             raise origin.error(key, f"a run named {name!r} is already defined; run names must be distinct")
         self.run_names.append(name)
+        self._known_runs.add(name)
 
 
 class Step:

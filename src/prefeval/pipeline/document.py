@@ -1,10 +1,14 @@
-"""The report's content as format-neutral blocks (headings, paragraphs, tables, images), rendered to
-Markdown (report.md) and LaTeX (report.tex) by :mod:`prefeval.pipeline.report`."""
+"""The report's content as format-neutral blocks (headings, paragraphs, tables, figures), rendered to
+Markdown (report.md), LaTeX (report.tex) and HTML (report.html) by :mod:`prefeval.pipeline.report`.
+
+Every sentence that states a count, a test or a convention is generated here from the objects holding the
+numbers (:class:`QueryCounts` for the queries each figure is over; the aggregate step's settings for the tests),
+and summary.json stores the same facts (:meth:`QueryCounts.as_json`), so the formats cannot disagree."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import pandas as pd
@@ -12,9 +16,9 @@ import pandas as pd
 from prefeval.compare import FAMILY_WISE_TESTS
 from prefeval.pipeline.aggregate_step import TRUTH
 from prefeval.pipeline.context import PipelineContext
-from prefeval.pipeline.render import DOWN, UP, fmt, fmt_p
+from prefeval.pipeline.render import DOWN, UP, fmt, fmt_p, plural
 
-__all__ = ["Block", "build", "TEST_NAMES", "MAX_MATRIX_RUNS"]
+__all__ = ["Block", "QueryCounts", "build", "TEST_NAMES", "MAX_MATRIX_RUNS", "ANALYSIS_COLUMNS"]
 
 TEST_NAMES = {"sign": "sign test", "t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
               "permutation": "paired permutation test", "randomized_tukey_hsd": "randomised Tukey HSD"}
@@ -29,7 +33,9 @@ MAX_TAU_COLUMNS = 8
 @dataclass
 class Block:
     """``kind``: heading (level, text), text, table (header, rows, caption = text, label, align),
-    image (caption = text, file name = label), items (list of strings)."""
+    image (caption = text, file name = label or "" when no file was written, ``key`` names the figure:
+    ``means``, ``heatmap:<method>``, ``analysis:<name>:<part>``), items (list of strings), view (an
+    interactive view of report.html named by ``key``, with ``text`` describing it; the other formats skip it)."""
 
     kind: str
     text: str = ""
@@ -39,6 +45,80 @@ class Block:
     label: str = ""
     align: str | None = None
     items: list[str] = field(default_factory=list)
+    key: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        """The block as plain JSON values (stored in summary.json so ``prefeval report`` can render it again)."""
+        return {k: v for k, v in asdict(self).items() if v not in ("", [], None) or k == "kind"}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Block:
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass(frozen=True)
+class QueryCounts:
+    """The queries behind the report's numbers, counted from the data themselves.
+
+    ``judged``: queries with a judgment; ``relevant``: those with a document of grade >= ``rel``;
+    ``measures``: for each measure, the queries its per-query values (and so its mean and wins/ties/losses)
+    cover; ``methods``: the same for each preference method (the comparison's per-pair query count).
+    """
+
+    judged: int
+    relevant: int
+    rel: int
+    measures: dict[str, int]
+    methods: dict[str, int]
+
+    @classmethod
+    def of(cls, context: PipelineContext) -> QueryCounts:
+        methods: dict[str, int] = {}
+        if context.comparison is not None:
+            summary = context.comparison.summary()
+            for method in context.methods:
+                rows = summary[summary["method"] == method]
+                if len(rows):
+                    methods[method] = int(rows["queries"].max())
+        measures = {str(k): int(v) for k, v in context.metric_queries().items()}
+        return cls(len(context.judged_queries()), len(context.evaluated_queries()), context.rel,
+                   {m: measures[m] for m in context.measures if m in measures}, methods)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"judged": self.judged, "with_relevant": self.relevant, "measures": dict(self.measures),
+                "methods": dict(self.methods)}
+
+    def _one(self, n: int) -> str:
+        if n == self.judged:
+            return "the judged query" if n == 1 else f"all {n} judged queries"
+        if n == self.relevant:
+            return f"the {plural(n, 'query', 'queries')} with a relevant document (grade ≥ {self.rel})"
+        return plural(n, "query", "queries")
+
+    def over(self, counts: dict[str, int]) -> str:
+        """"all 50 judged queries", or per name when the counts differ ("nDCG@10: 50 queries; AP: 49 ...")."""
+        values = sorted(set(counts.values()))
+        if not values:
+            return "no query"
+        if len(values) == 1:
+            return self._one(values[0])
+        groups = [(n, [name for name, k in counts.items() if k == n]) for n in values]
+        return "; ".join(f"{', '.join(names)}: {self._one(n)}" for n, names in groups)
+
+    def overview(self) -> str:
+        """The overview's "queries" line: how many were judged, how many have a relevant document, and which
+        queries the means and the wins/ties/losses counts are over."""
+        text = (f"{self.judged} judged, {self.relevant} of them with a relevant document (grade ≥ {self.rel})"
+                if self.judged != 1 else
+                f"1 judged, {self.relevant} with a relevant document (grade ≥ {self.rel})")
+        counts = {**self.measures, **self.methods}
+        if counts:
+            text += "; every mean and every wins/ties/losses count is over " + self.over(counts)
+            if self.judged > self.relevant and set(counts.values()) == {self.judged}:
+                text += f" (the {plural(self.judged - self.relevant, 'query', 'queries')} without a relevant " \
+                        "document included)"
+        return text
 
 
 def _p_text(p: float) -> str:
@@ -71,14 +151,15 @@ def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | No
     """All report blocks. ``images``: ``{"means": file, "heatmap:<method>": file, ...}`` of written plots;
     ``formats``: the formats written beside the report (the text names only files that exist)."""
     images = images or {}
+    counts = QueryCounts.of(context)
     blocks = [Block("heading", title or f"prefeval report: {context.name}", level=1)]
     if context.simulated:
-        blocks.append(Block("text", simulated_notice(context)))
+        blocks.append(Block("text", simulated_notice(context), key="simulated"))
     if context.description:
         blocks.append(Block("text", context.description))
-    blocks += _overview(context)
-    blocks += _effectiveness(context, digits, images)
-    blocks += _preferences(context, digits, images, formats)
+    blocks += _overview(context, counts)
+    blocks += _effectiveness(context, digits, images, counts)
+    blocks += _preferences(context, digits, images, formats, counts)
     blocks += _rankings(context, digits, formats)
     blocks += _analysis(context, digits, images)
     return blocks
@@ -88,14 +169,12 @@ def _settings(context: PipelineContext) -> dict[str, Any]:
     return context.settings.get("aggregate", {})
 
 
-def _overview(context: PipelineContext) -> list[Block]:
+def _overview(context: PipelineContext, counts: QueryCounts) -> list[Block]:
     agg = _settings(context)
-    queries = context.evaluated_queries()
     rows = [["pipeline", f"`{context.source}`" if context.source else context.name],
             ["qrels", context.qrels_label],
             ["relevant", f"grade ≥ {context.rel}"],
-            ["queries", f"{len(context.judged_queries())} judged; {len(queries)} with a relevant document "
-                        f"(grade ≥ {context.rel}), over which preferences are computed"],
+            ["queries", counts.overview()],
             ["runs", f"{len(context.runs)}: " + ", ".join(context.runs)]]
     if context.baseline:
         rows.append(["baseline", context.baseline])
@@ -106,8 +185,8 @@ def _overview(context: PipelineContext) -> list[Block]:
     if agg:
         rows.append(["tests", f"metrics: {TEST_NAMES[agg['metric_test']]}; preferences: {TEST_NAMES[agg['test']]}; "
                               f"{CORRECTION_NAMES[agg['correction']]}; α = {agg['alpha']}"])
-    return [Block("heading", "Overview"), Block("table", header=["", ""], rows=rows, text="Pipeline overview",
-                                                label="tab:overview", align="ll")]
+    return [Block("heading", "Overview"), Block("table", header=["item", "value"], rows=rows,
+                                                text="Pipeline overview", label="tab:overview", align="ll")]
 
 
 def _versus(context: PipelineContext, kind: str) -> pd.DataFrame:
@@ -121,7 +200,8 @@ def _explain(context: PipelineContext, kind: str) -> str:
     agg = _settings(context)
     test = agg.get("metric_test" if kind == "metric" else "test", "")
     correction = "" if test in FAMILY_WISE_TESTS else \
-        f", {CORRECTION_NAMES[agg.get('correction', 'none')]} over the {len(context.runs) - 1} comparisons"
+        f", {CORRECTION_NAMES[agg.get('correction', 'none')]} over the " \
+        f"{plural(len(context.runs) - 1, 'comparison')} with the baseline"
     return (f"{UP}/{DOWN}: significantly better/worse than the baseline `{context.baseline}` "
             f"({TEST_NAMES.get(test, test)}{correction}, α = {agg.get('alpha')}).")
 
@@ -141,7 +221,8 @@ def _wtl_table(context: PipelineContext, vs: pd.DataFrame, names: list[str], lab
     return Block("table", header=["run", *names], rows=rows, text=caption, label=label)
 
 
-def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str]) -> list[Block]:
+def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str],
+                   counts: QueryCounts) -> list[Block]:
     if not context.measures:
         return []
     means = context.means_table()
@@ -158,32 +239,54 @@ def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str]
             hit = vs[(vs["method"] == measure) & (vs["run"] == run)]
             cells.append(fmt(value, digits) + ("" if hit.empty else _mark(hit.iloc[0])))
         rows.append(cells)
-    counts = sorted(set(context.metric_queries().values()))
-    over = (f"the {counts[0]} queries it scores" if len(counts) == 1 else "the queries it scores") + \
-        " (each measure's convention: ir-measures' measures score every judged query, as trec_eval -c does; " \
-        "prefeval's the queries with a relevant document)"
     blocks = [Block("heading", "Effectiveness"),
-              Block("text", f"Mean of each measure over {over}. " + _explain(context, "metric")),
+              Block("text", f"Mean of each measure over {counts.over(counts.measures)}. "
+                    + (_explain(context, "metric") if context.baseline and not vs.empty else "")),
               Block("table", header=header, rows=rows, text="Mean effectiveness per run", label="tab:means")]
-    if len(context.runs) > 1:
-        blocks += [Block("text", "Wins/ties/losses of each run against the baseline (queries), with the "
-                                 "adjusted p-value."),
+    if len(context.runs) > 1 and context.baseline and not vs.empty:
+        blocks += [Block("text", f"Wins/ties/losses: the number of queries on which each run scores higher than, "
+                                 f"the same as, or lower than the baseline `{context.baseline}`, out of "
+                                 f"{counts.over(counts.measures)}; in parentheses the adjusted p-value of the test "
+                                 "above."),
                    _wtl_table(context, vs, context.measures, "tab:means-wtl",
                               "Wins/ties/losses against the baseline per measure")]
-    if "means" in images:
-        blocks.append(Block("image", text="Per-run means with 95% confidence intervals", label=images["means"]))
+    if context.per_query is not None:
+        blocks.append(Block("image", text=means_caption(context), label=images.get("means", ""), key="means"))
     return blocks
 
 
+def means_order(context: PipelineContext) -> list[str]:
+    """One run order for every panel of the means plot (:func:`order_by_first_mean`)."""
+    means = context.means if context.means is not None else pd.DataFrame(columns=["run", "measure", "value"])
+    return order_by_first_mean(means, context.measures, list(context.runs))
+
+
+def order_by_first_mean(means: pd.DataFrame, measures: Sequence[str], runs: Sequence[str]) -> list[str]:
+    """``runs`` by their mean of the first measure (``means``: ``run, measure, value``), best first, ties and
+    runs without a value by name."""
+    if not measures:
+        return list(runs)
+    part = means[means["measure"].astype(str) == str(measures[0])]
+    values = dict(zip(part["run"].astype(str), part["value"].astype(float)))
+    return sorted(runs, key=lambda r: (-values[r] if pd.notna(values.get(r, float("nan"))) else float("inf"), r))
+
+
+def means_caption(context: PipelineContext) -> str:
+    first = context.measures[0] if context.measures else ""
+    return ("Per-run means with 95% confidence intervals (Student t over the per-query values); in every panel "
+            f"the runs are in one order, by their mean {first}, best at the top"
+            + (f"; the baseline {context.baseline} in red" if context.baseline else ""))
+
+
 def _preferences(context: PipelineContext, digits: int, images: dict[str, str],
-                 formats: Sequence[str]) -> list[Block]:
+                 formats: Sequence[str], counts: QueryCounts) -> list[Block]:
     if context.comparison is None or not context.methods:
         return []
     vs = _versus(context, "preference")
     blocks = [Block("heading", "Preferences"),
-              Block("text", f"Mean per-query preference of each run over the baseline `{context.baseline}` "
-                            "(positive: the run is preferred; each value is in [-1, 1] for sign-valued "
-                            "methods). " + _explain(context, "preference"))]
+              Block("text", f"Mean per-query preference of each run over the baseline `{context.baseline}`, over "
+                            f"{counts.over(counts.methods)} (positive: the run is preferred; each value is in "
+                            "[-1, 1] for sign-valued methods). " + _explain(context, "preference"))]
     rows = []
     for run in context.runs:
         if run == context.baseline:
@@ -195,6 +298,10 @@ def _preferences(context: PipelineContext, digits: int, images: dict[str, str],
         rows.append(cells)
     blocks.append(Block("table", header=["run", *context.methods], rows=rows,
                         text="Mean preference over the baseline", label="tab:pref-baseline"))
+    blocks.append(Block("text", f"Wins/ties/losses: the number of queries on which each run is preferred to, "
+                                f"tied with, or less preferred than the baseline `{context.baseline}`, out of "
+                                f"{counts.over(counts.methods)}; in parentheses the adjusted p-value of the test "
+                                "above."))
     blocks.append(_wtl_table(context, vs, context.methods, "tab:pref-wtl",
                              "Wins/ties/losses against the baseline per preference method"))
     agg = _settings(context)
@@ -202,14 +309,16 @@ def _preferences(context: PipelineContext, digits: int, images: dict[str, str],
     summary_rows = []
     for method in context.methods:
         matrix = context.comparison.matrix(method)
-        summary_rows.append([method, f"{context.significant_pairs(method) or 0} / {pairs}",
+        summary_rows.append([method, f"{context.significant_pairs(method) or 0} of {pairs}",
                              fmt(context.tie_share(method), 3),
                              fmt(float(abs(matrix.to_numpy()).max()) if matrix.size else float("nan"), digits)])
     correction = CORRECTION_NAMES[agg.get("correction", "none")]
     blocks += [Block("heading", "All pairs", level=3),
                Block("text", f"Significant pairs: pairs of runs whose preference differs significantly from 0 "
-                             f"({TEST_NAMES.get(agg.get('test'), '')}, {correction} over all {pairs} pairs, "
-                             f"α = {agg.get('alpha')}). Ties: share of (query, pair) comparisons that are tied."
+                             f"({TEST_NAMES.get(agg.get('test'), '')}, {correction} over all "
+                             f"{plural(pairs, 'pair')}, α = {agg.get('alpha')}). Ties: share of (query, pair) "
+                             "comparisons that are tied. Max |mean preference|: the largest mean preference of one "
+                             "run over another, in absolute value."
                              + _files_note(formats, "preferences.csv", " Per-pair figures are in {}.")),
                Block("table", header=["method", "significant pairs", "ties", "max |mean preference|"],
                      rows=summary_rows, text="Preference summary over all pairs", label="tab:pref-summary")]
@@ -223,8 +332,13 @@ def _preferences(context: PipelineContext, digits: int, images: dict[str, str],
                                 text=f"{method}: mean preference of the row run over the column run",
                                 label=f"tab:matrix-{len(blocks)}"))
         key = f"heatmap:{method}"
-        if key in images:
-            blocks.append(Block("image", text=f"{method}: mean-preference matrix", label=images[key]))
+        blocks.append(Block("image", text=f"{method}: mean preference of the row run over the column run, runs in "
+                                          "the order of the method's ranking", label=images.get(key, ""), key=key))
+    blocks += [Block("heading", "Per-query view", level=3),
+               Block("view", key="per-query",
+                     text="The distribution over the queries of one pair's per-query preferences (a preference "
+                          "method) or per-query differences (a measure): choose the method or measure and the two "
+                          "runs.")]
     return blocks
 
 
@@ -276,6 +390,119 @@ def _rankings(context: PipelineContext, digits: int, formats: Sequence[str]) -> 
     return blocks
 
 
+#: What the columns of the tables of prefeval's analyses (:data:`prefeval.analysis.PIPELINE_ANALYSES`) mean,
+#: by (analysis, table); the sentence under each table is built from it and names only the columns present.
+ANALYSIS_COLUMNS: dict[tuple[str, str], dict[str, str]] = {
+    ("ties", "ties"): {
+        "method": "the preference method or metric",
+        "pairs": "the (query, pair of runs) comparisons made",
+        "ties": "how many of them are tied",
+        "fraction_tied": "ties / pairs"},
+    ("agreement", "sign_agreement"): {
+        "method": "the preference method",
+        "reference": "the metric it is compared with",
+        "pairs": "the (query, pair of runs) comparisons the reference does not tie",
+        "agree": "those the method orders as the reference does",
+        "disagree": "those it orders the other way",
+        "method_ties": "those the method ties",
+        "agreement": "agree / pairs, the method's ties counted as the method_ties option says (default: as "
+                     "disagreeing; \"exclude\" drops them, \"half\" counts them as half agreeing)"},
+    ("agreement", "system_agreement"): {
+        "method": "the preference method",
+        "reference": "the metric it is compared with",
+        "pairs": "the pairs of runs whose reference means differ",
+        "agree": "those whose mean preference has the sign of the reference's difference",
+        "disagree": "those with the other sign",
+        "method_ties": "those the method's mean ties",
+        "agreement": "agree / pairs, the method's ties counted as the method_ties option says (default: as "
+                     "disagreeing; \"exclude\" drops them, \"half\" counts them as half agreeing)"},
+    ("agreement", "kendall_tau"): {
+        "method": "the preference method",
+        "reference": "the metric it is compared with",
+        "systems": "the runs ranked",
+        "tau": "Kendall's τ-b between the two system rankings",
+        "p_value": "its two-sided p-value"},
+    ("power", "discriminative_power"): {
+        "method": "the preference method or metric",
+        "kind": "preference or metric",
+        "test": "the significance test",
+        "correction": "the multiple-comparison correction",
+        "alpha": "the significance level",
+        "pairs": "the pairs of runs tested",
+        "significant": "those found significantly different",
+        "fraction": "significant / pairs"},
+    ("robustness", "label_degradation"): {
+        "policy": "how relevance labels are removed",
+        "fraction_removed": "the share of relevant labels removed",
+        "method": "the preference method or metric",
+        "fraction_tied_mean": "mean share of tied (query, pair) comparisons",
+        "agreement_mean": "mean sign agreement with the preferences on all labels",
+        "tau_mean": "mean Kendall's τ with the ranking on all labels",
+        "fraction_tied_std": "its standard deviation over the samples",
+        "agreement_std": "its standard deviation",
+        "tau_std": "its standard deviation",
+        "samples": "the number of random samples"},
+    ("robustness", "query_subsampling"): {
+        "fraction_removed": "the share of queries removed",
+        "method": "the preference method or metric",
+        "tau_mean": "mean Kendall's τ with the ranking on all queries",
+        "system_agreement_mean": "mean system-pair agreement with all queries",
+        "tau_std": "its standard deviation over the samples",
+        "system_agreement_std": "its standard deviation",
+        "samples": "the number of random samples"},
+    ("tie_probability", "by_corpus_size"): {
+        "n": "the number of items ranked",
+        "m": "the number of relevant items",
+        "*": "the probability that two uniformly random rankings tie under that measure"},
+    ("tie_probability", "by_relevant_count"): {
+        "n": "the number of items ranked",
+        "m": "the number of relevant items",
+        "*": "the probability that two uniformly random rankings tie under that measure"},
+    ("worst_case", "worst_case_agreement"): {
+        "n": "the number of items ranked",
+        "tied": "the share of random ranking pairs tied in the worst case",
+        "*": "among the others, the share the metric orders as the worst case does (a metric tie disagrees)"},
+    ("unanimity", "metric_unanimity"): {
+        "measure": "the metric",
+        "mu": "its metric unanimity against all the other metrics",
+        "pairs": "the pairs of runs compared per query"},
+    ("unanimity_grid", "metric_unanimity_grid"): {
+        "*": "metric unanimity at the parameter grid of Amigó et al. (2018)"},
+    ("balancing", "balancing_index"): {
+        "measure": "the metric",
+        "*": "the balancing index B(n) for runs of length n (None: no balance point)"},
+}
+
+
+def column_note(analysis: str, part: str, columns: Sequence[str]) -> str:
+    """The sentence under an analysis table: what each of its columns means (from :data:`ANALYSIS_COLUMNS`);
+    a table prefeval does not know (a user's callable) is named as the analysis returned it."""
+    notes = ANALYSIS_COLUMNS.get((analysis, part))
+    if notes is None:
+        return f"Columns as the analysis {analysis!r} returned them: {', '.join(columns)}."
+    described, rest = [], []
+    for column in columns:
+        if column in notes:
+            described.append(f"{column}: {notes[column]}")
+        else:
+            rest.append(column)
+    if rest and "*" in notes:
+        described.append(f"{', '.join(rest)}: {notes['*']}")
+    elif rest:
+        described.append(f"{', '.join(rest)}: as the analysis returned them")
+    return "Columns. " + "; ".join(described) + "."
+
+
+def _cell(value: Any, digits: int) -> str:
+    """A table cell of an analysis: floats with ``digits`` decimals, or 3 significant digits when the decimals
+    would show a non-zero number as 0."""
+    if isinstance(value, float):
+        if value != 0 and abs(value) < 0.5 * 10 ** -digits:
+            return f"{value:.3g}"
+        return fmt(value, digits)
+    return str(value)
+
+
 def _analysis(context: PipelineContext, digits: int, images: dict[str, str]) -> list[Block]:
     if not context.analysis:
         return []
@@ -286,16 +513,18 @@ def _analysis(context: PipelineContext, digits: int, images: dict[str, str]) -> 
         for part, value in parts.items():
             if isinstance(value, pd.DataFrame):
                 frame = value.reset_index() if value.index.name is not None else value
-                rows = [[fmt(x, digits) if isinstance(x, float) else str(x) for x in row]
-                        for row in frame.itertuples(index=False)]
+                rows = [[_cell(x, digits) for x in row] for row in frame.itertuples(index=False)]
                 align = "".join("r" if pd.api.types.is_numeric_dtype(frame[c]) and not pd.api.types.is_bool_dtype(frame[c])
                                 else "l" for c in frame.columns)
                 if tables > 1:
                     blocks.append(Block("text", f"**{part}**"))
-                blocks.append(Block("table", header=[str(c) for c in frame.columns], rows=rows,
+                columns = [str(c) for c in frame.columns]
+                blocks.append(Block("table", header=columns, rows=rows,
                                     text=f"{name}: {part}", label=f"tab:analysis-{len(blocks)}", align=align))
+                blocks.append(Block("text", column_note(name, part, columns)))
             elif f"analysis:{name}:{part}" in images:
-                blocks.append(Block("image", text=f"{name}: {part}", label=images[f"analysis:{name}:{part}"]))
+                blocks.append(Block("image", text=f"{name}: {part}", label=images[f"analysis:{name}:{part}"],
+                                    key=f"analysis:{name}:{part}"))
             elif isinstance(value, (str, int, float, bool)):
                 blocks.append(Block("text", f"{part}: {fmt(value, digits) if isinstance(value, float) else value}"))
     return blocks

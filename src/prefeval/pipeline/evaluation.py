@@ -9,6 +9,7 @@ from typing import Any
 from prefeval.compare import compare, parse_method
 from prefeval.errors import PrefevalError
 from prefeval.evaluate import evaluate, parse_measures, system_values
+from prefeval.methods.registry import rel_problem
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
@@ -80,7 +81,12 @@ class EngineStep(Step):
     def _engine_options(self) -> dict[str, Any]:
         return {"engine": self.engine, "scheduler": self.scheduler, "workers": self.workers}
 
+    def _check_rel(self) -> None:
+        if self.rel is not None and rel_problem(self.rel):
+            raise self.error("rel", f"{rel_problem(self.rel)}; got {self.rel!r}")
+
     def _check_engine(self) -> None:
+        self._check_rel()
         if self.engine == "inprocess" and (self.scheduler or self.workers is not None):
             raise self.error("engine", "scheduler and workers need engine = \"dask\"")
         if self.scheduler and self.workers is not None:

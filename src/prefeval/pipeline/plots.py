@@ -3,7 +3,7 @@
 * :func:`preference_heatmap`: the mean-preference matrix of one method (row run over column run), runs in
   the method's ranking order, a diverging colour scale symmetric around 0.
 * :func:`means_with_ci`: per-run means of each measure with 95% confidence intervals (Student t over the
-  per-query values), one panel per measure.
+  per-query values, :func:`means_ci`), one panel per measure, the runs in one order in every panel.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import pandas as pd
 
 from prefeval.pipeline.aggregate_step import metric_table
 
-__all__ = ["available", "is_figure", "preference_heatmap", "means_with_ci", "confidence_interval", "save_figure"]
+__all__ = ["available", "is_figure", "preference_heatmap", "means_with_ci", "means_ci", "confidence_interval",
+           "save_figure"]
 
 
 def available() -> bool:
@@ -90,24 +91,38 @@ def preference_heatmap(matrix: pd.DataFrame, order: list[str], method: str, path
     return save_figure(fig, path)
 
 
+def means_ci(per_query: pd.DataFrame, measures: list[str], runs: list[str]) -> pd.DataFrame:
+    """``measure, run, mean, half, queries``: each run's mean of the per-query values of each measure and the
+    half-width of its 95% Student-t confidence interval (what :func:`means_with_ci` and report.html draw)."""
+    rows = []
+    for measure in measures:
+        table = metric_table(per_query, measure, runs)
+        for run in runs:
+            values = table[run].to_numpy(dtype=float)
+            values = values[np.isfinite(values)]
+            rows.append((measure, run, float(values.mean()) if values.size else float("nan"),
+                         confidence_interval(values), int(values.size)))
+    return pd.DataFrame(rows, columns=["measure", "run", "mean", "half", "queries"])
+
+
 def means_with_ci(per_query: pd.DataFrame, measures: list[str], runs: list[str], path: Path,
-                  baseline: str | None = None) -> Path:
-    """One panel per measure: each run's mean with its 95% CI, runs sorted by mean."""
+                  baseline: str | None = None, order: list[str] | None = None) -> Path:
+    """One panel per measure: each run's mean with its 95% CI; the runs in ``order`` (best first, drawn at the
+    top; default ``runs``) in every panel, so a run's position can be compared across panels."""
     plt = _pyplot()
+    order = list(order or runs)
+    stats = means_ci(per_query, measures, runs).set_index(["measure", "run"])
     n = len(measures)
     cols = min(n, 3)
     rows = (n + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4.8 * cols, 0.3 * len(runs) * rows + 1.5 * rows), squeeze=False)
+    y = np.arange(len(order))[::-1]  # the first run at the top
+    colours = ["tab:red" if r == baseline else "tab:blue" for r in order]
     for k, measure in enumerate(measures):
         ax = axes[k // cols][k % cols]
-        table = metric_table(per_query, measure, runs)
-        means = table.mean(axis=0)
-        half = pd.Series({r: confidence_interval(table[r].to_numpy()) for r in runs})
-        order = sorted(runs, key=lambda r: (means[r], r))
-        y = np.arange(len(order))
-        colours = ["tab:red" if r == baseline else "tab:blue" for r in order]
-        ax.errorbar(means[order], y, xerr=half[order], fmt="none", ecolor="0.4", capsize=3)
-        ax.scatter(means[order], y, c=colours, zorder=3)
+        part = stats.loc[measure].reindex(order)
+        ax.errorbar(part["mean"], y, xerr=part["half"], fmt="none", ecolor="0.4", capsize=3)
+        ax.scatter(part["mean"], y, c=colours, zorder=3)
         ax.set_yticks(y, order, fontsize=8)
         ax.set_title(measure)
         ax.set_xlabel("mean (95% CI)")

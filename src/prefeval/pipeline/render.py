@@ -10,7 +10,8 @@ from typing import Any
 from prefeval._text import LATEX_SPECIAL, md_escape
 from prefeval._text import latex_escape as _latex_escape
 
-__all__ = ["fmt", "md_inline", "md_table", "latex_table", "latex_escape", "slug", "path_slug"]
+__all__ = ["fmt", "fmt_p", "plural", "md_inline", "md_table", "latex_inline", "latex_table", "latex_escape", "slug",
+           "path_slug"]
 
 #: The report's only inline markup: ``**bold**`` and ```code```; everything else in a block's text is literal.
 INLINE_MARKUP = re.compile(r"(\*\*[^*]+\*\*|`[^`]+`)")
@@ -39,6 +40,16 @@ def fmt_p(value: Any) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``count`` and the noun in the number it takes: ``plural(1, "query", "queries")`` is ``1 query``."""
+    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
+
+
+#: ``&lt;`` that Markdown could not read as the start of a tag or an autolink (``<`` followed by a digit,
+#: a space, ``=`` ...) is written as ``<`` itself, so report.md reads ``p<0.001`` as text too.
+_INERT_LT = re.compile(r"&lt;(?![A-Za-z/!?])")
+
+
 def md_inline(text: Any) -> str:
     """Markdown of a report text: its ``**bold**`` and ```code``` spans kept, every other character escaped
     (:func:`prefeval._text.md_escape`), so names, titles and descriptions are shown as written. A code span
@@ -52,7 +63,7 @@ def md_inline(text: Any) -> str:
             out.append(token if md_escape(inner) == inner else md_escape(inner))
         else:
             out.append(md_escape(token))
-    return "".join(out)
+    return _INERT_LT.sub("<", "".join(out))
 
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None) -> str:
@@ -68,12 +79,27 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | 
 
 #: LaTeX's special characters plus the report's marks and symbols.
 _REPORT_LATEX = {**LATEX_SPECIAL, UP: r"$^\blacktriangle$", DOWN: r"$^\blacktriangledown$", "τ": r"$\tau$",
-                 "α": r"$\alpha$", "–": "--", "≥": r"$\geq$"}
+                 "α": r"$\alpha$", "–": "--", "≥": r"$\geq$", "<": r"\textless{}", ">": r"\textgreater{}",
+                 "|": r"\textbar{}"}
 
 
 def latex_escape(text: Any) -> str:
     """Escape LaTeX special characters (and render the report's marks)."""
     return _latex_escape(text, _REPORT_LATEX)
+
+
+def latex_inline(text: Any) -> str:
+    """LaTeX of a report text: ``**bold**`` as ``\\textbf``, ```code``` as ``\\texttt``, everything else escaped
+    (:func:`latex_escape`); no Markdown mark reaches the LaTeX file."""
+    out = []
+    for token in INLINE_MARKUP.split(str(text)):
+        if token.startswith("**") and token.endswith("**") and len(token) > 4:
+            out.append(rf"\textbf{{{latex_escape(token[2:-2])}}}")
+        elif token.startswith("`") and token.endswith("`") and len(token) > 2:
+            out.append(rf"\texttt{{{latex_escape(token[1:-1])}}}")
+        else:
+            out.append(latex_escape(token))
+    return "".join(out)
 
 
 def latex_table(header: Sequence[str], rows: Sequence[Sequence[Any]], caption: str, label: str,
@@ -82,13 +108,13 @@ def latex_table(header: Sequence[str], rows: Sequence[Sequence[Any]], caption: s
     more than 8 columns (needs ``\\usepackage{booktabs,amssymb,graphicx}``)."""
     align = align or "l" + "r" * (len(header) - 1)
     tabular = [rf"\begin{{tabular}}{{{align}}}", r"\toprule",
-               " & ".join(latex_escape(h) for h in header) + r" \\", r"\midrule"]
-    tabular += [" & ".join(latex_escape(x) for x in row) + r" \\" for row in rows]
+               " & ".join(latex_inline(h) for h in header) + r" \\", r"\midrule"]
+    tabular += [" & ".join(latex_inline(x) for x in row) + r" \\" for row in rows]
     tabular += [r"\bottomrule", r"\end{tabular}"]
     if len(header) > 8:
         tabular = [r"\resizebox{\linewidth}{!}{%", *tabular, "}"]
     return "\n".join([r"\begin{table}[!htbp]", r"\centering", r"\small",
-                      rf"\caption{{{latex_escape(caption)}}}", rf"\label{{{label}}}", *tabular, r"\end{table}"])
+                      rf"\caption{{{latex_inline(caption)}}}", rf"\label{{{label}}}", *tabular, r"\end{table}"])
 
 
 def slug(text: str) -> str:

@@ -1,10 +1,13 @@
-"""The ``Report`` step: write report.md, report.tex, summary.json, CSV tables and PNG plots to a folder.
+"""The ``Report`` step: write report.md, report.html, report.tex, summary.json, CSV tables and PNG plots to a folder.
 
-Files (``formats`` selects groups: md, tex, json, csv, png):
+Files (``formats`` selects groups: md, html, tex, json, csv, png):
 
-* ``report.md`` / ``report.tex``: overview, per-run means with significance marks against the baseline and
-  wins/ties/losses, the preference summary, rankings side by side with Kendall's tau, analyses;
-  simulated data are announced at the top.
+* ``report.md`` / ``report.html`` / ``report.tex``: overview, per-run means with significance marks against the
+  baseline and wins/ties/losses, the preference summary, rankings side by side with Kendall's tau, analyses;
+  simulated data are announced at the top. All three render the same blocks (:mod:`prefeval.pipeline.document`);
+  report.html is one self-contained page with sortable tables, interactive heatmaps and a per-query view
+  (:mod:`prefeval.report.html`); ``prefeval report OUTDIR`` renders it again from the folder's files
+  (:func:`render_html_again`).
 * ``summary.json``: everything above, machine-readable (keys in docs/pipelines.md).
 * ``per_query.csv`` (run, query_id, measure, value), ``means.csv``, ``versus_baseline.csv``,
   ``preferences.csv`` (method, query_id, run_a, run_b, value), ``preference_summary.csv``,
@@ -16,7 +19,6 @@ Files (``formats`` selects groups: md, tex, json, csv, png):
 from __future__ import annotations
 
 import json
-import re
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -24,19 +26,24 @@ from typing import Any
 
 import pandas as pd
 
+from prefeval.errors import PrefevalError
 from prefeval.pipeline import document, plots
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.output import MANIFEST, OutputFolder, checkpoint
 from prefeval.pipeline.progress import Progress
-from prefeval.pipeline.render import latex_escape, latex_table, md_inline, md_table, path_slug, slug
+from prefeval.pipeline.render import latex_inline, latex_table, md_inline, md_table, path_slug, slug
 from prefeval.pipeline.schema import Key, Table
-from prefeval.pipeline.summary import build_summary
+from prefeval.pipeline.summary import FORMAT, build_summary
 from prefeval.ranking import coverage_notes
+from prefeval.report import html
 
-__all__ = ["Report", "FORMATS", "render_markdown", "render_latex"]
+__all__ = ["Report", "FORMATS", "render_markdown", "render_latex", "render_html", "render_html_again", "HTML"]
 
-FORMATS: tuple[str, ...] = ("md", "csv", "json", "tex", "png")
+#: The HTML report's file name.
+HTML = "report.html"
+
+FORMATS: tuple[str, ...] = ("md", "html", "csv", "json", "tex", "png")
 
 
 #: Largest ``digits`` accepted (a float has about 17 significant decimal digits).
@@ -54,7 +61,7 @@ class Report(Step):
     kind = "report"
     TABLE = Table(doc="output folder and formats", primary="out", keys={
         "out": Key("str", None, "output folder (relative to the current directory; default out/NAME)"),
-        "formats": Key("str|list[str]", list(FORMATS), "any of md, csv, json, tex, png", choices=FORMATS),
+        "formats": Key("str|list[str]", list(FORMATS), "any of md, html, csv, json, tex, png", choices=FORMATS),
         "title": Key("str", None, "report title (default: the pipeline name)"),
         "digits": Key("int", 4, f"decimals in tables (0 to {MAX_DIGITS})", minimum=0),
     })
@@ -132,11 +139,14 @@ def write_report(context: PipelineContext, out: Path, formats: Sequence[str], di
         written.append(_write(out / "report.tex", render_latex(blocks)))
     if "csv" in formats:
         _write_csvs(context, out, written)
+    if "html" in formats:
+        checkpoint("report:html")
+        written.append(_write(out / HTML, render_html(blocks, context_inputs(context, blocks, out))))
     checkpoint("report:json")
     if "json" in formats:
         path = out / "summary.json"
         names = [p.name for p in written] + [path.name, MANIFEST]
-        summary = build_summary(context, names)
+        summary = build_summary(context, names, blocks)
         written.append(_write(path, json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n"))
     return written
 
@@ -159,7 +169,7 @@ def _write_plots(context: PipelineContext, out: Path, written: list[Path]) -> di
     used: set[str] = set()
     if context.per_query is not None and context.measures:
         path = plots.means_with_ci(context.per_query, context.measures, list(context.runs), out / "means.png",
-                                   context.baseline)
+                                   context.baseline, document.means_order(context))
         written.append(path)
         images["means"] = path.name
     if context.comparison is not None:
@@ -225,18 +235,27 @@ def preference_summary(context: PipelineContext) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else summary
 
 
+def table_captions(blocks: Sequence[document.Block]) -> dict[int, str]:
+    """``{block index: "Table N: caption"}`` for the table blocks, numbered in order (as LaTeX numbers them),
+    so report.md, report.html and report.tex name each table alike."""
+    tables = [i for i, block in enumerate(blocks) if block.kind == "table"]
+    return {i: f"Table {n}: {blocks[i].text}" for n, i in enumerate(tables, 1)}
+
+
 def render_markdown(blocks: list[document.Block]) -> str:
     """Markdown text of the report blocks; all text goes through :func:`~prefeval.pipeline.render.md_inline`,
-    so run names, titles and descriptions cannot inject HTML, links or table cells."""
+    so run names, titles and descriptions cannot inject HTML, links or table cells. Each table has its
+    caption above it (``*Table N: ...*``); figures without a file and the HTML-only views are left out."""
     parts = []
-    for block in blocks:
+    captions = table_captions(blocks)
+    for i, block in enumerate(blocks):
         if block.kind == "heading":
             parts.append("#" * block.level + " " + md_inline(block.text))
         elif block.kind == "text":
             parts.append(md_inline(block.text))
         elif block.kind == "table":
-            parts.append(md_table(block.header, block.rows, block.align))
-        elif block.kind == "image":
+            parts.append(f"*{md_inline(captions[i])}*\n\n" + md_table(block.header, block.rows, block.align))
+        elif block.kind == "image" and block.label:
             parts.append(f"![{md_inline(block.text)}](<{block.label}>)")
         elif block.kind == "items":
             parts.append("\n".join(f"- {md_inline(item)}" for item in block.items))
@@ -252,30 +271,122 @@ def render_latex(blocks: list[document.Block]) -> str:
             command = {1: "section*", 2: "subsection*"}.get(block.level, "subsubsection*")
             if block.level == 2:
                 lines.append(r"\clearpage")
-            lines.append(rf"\{command}{{{latex_escape(block.text)}}}")
+            lines.append(rf"\{command}{{{latex_inline(block.text)}}}")
         elif block.kind == "text":
-            lines.append(_latex_text(block.text) + "\n")
+            lines.append(latex_inline(block.text) + "\n")
         elif block.kind == "table":
             lines.append(latex_table(block.header, block.rows, block.text, block.label, block.align))
-        elif block.kind == "image":
+        elif block.kind == "image" and block.label:
             lines += [r"\begin{figure}[!htbp]", r"\centering",
                       rf"\includegraphics[width=0.8\linewidth]{{{block.label}}}",
-                      rf"\caption{{{latex_escape(block.text)}}}", r"\end{figure}"]
+                      rf"\caption{{{latex_inline(block.text)}}}", r"\end{figure}"]
         elif block.kind == "items":
-            lines += [r"\begin{itemize}"] + [rf"\item {latex_escape(i)}" for i in block.items] + [r"\end{itemize}"]
+            lines += [r"\begin{itemize}"] + [rf"\item {latex_inline(i)}" for i in block.items] + [r"\end{itemize}"]
     lines.append(r"\end{document}")
     return "\n".join(lines) + "\n"
 
 
-def _latex_text(text: str) -> str:
-    """Escape text, rendering Markdown **bold** and `code`."""
+# -- report.html ---------------------------------------------------------------------------------------------
 
-    out = []
-    for token in re.split(r"(\*\*[^*]+\*\*|`[^`]+`)", text):
-        if token.startswith("**") and token.endswith("**"):
-            out.append(rf"\textbf{{{latex_escape(token[2:-2])}}}")
-        elif token.startswith("`") and token.endswith("`"):
-            out.append(rf"\texttt{{{latex_escape(token[1:-1])}}}")
-        else:
-            out.append(latex_escape(token))
-    return "".join(out)
+def render_html(blocks: list[document.Block], inputs: html.HtmlInputs) -> str:
+    """report.html of the blocks (:func:`prefeval.report.html.render`)."""
+    return html.render(blocks, inputs)
+
+
+def context_inputs(context: PipelineContext, blocks: list[document.Block], folder: Path) -> html.HtmlInputs:
+    """The :class:`~prefeval.report.html.HtmlInputs` of a pipeline run: the same frames the CSV files hold."""
+    comparison = context.comparison
+    preferences = None
+    if comparison is not None and all(getattr(r, "kept", True) for r in comparison.results.values()):
+        preferences = comparison.per_query[["method", "query_id", "run_a", "run_b", "value"]]
+    return _html_inputs(
+        runs=list(comparison.runs) if comparison is not None else list(context.runs), baseline=context.baseline,
+        measures=list(context.measures), methods=list(context.methods),
+        per_query=None if context.per_query is None else context.per_query[["run", "query_id", "measure", "value"]],
+        means=None if context.means is None else context.means[["run", "measure", "value"]],
+        preferences=preferences, pair_summary=preference_summary(context) if comparison is not None else None,
+        orders={label: [str(r) for r in frame["run"]] for label, frame in context.rankings.items()},
+        blocks=blocks, folder=folder)
+
+
+def _html_inputs(runs: list[str], baseline: str | None, measures: list[str], methods: list[str],
+                 per_query: pd.DataFrame | None, means: pd.DataFrame | None, preferences: pd.DataFrame | None,
+                 pair_summary: pd.DataFrame | None, orders: dict[str, list[str]], blocks: list[document.Block],
+                 folder: Path) -> html.HtmlInputs:
+    """One construction for both entry points (a pipeline run, ``prefeval report``), so they give one page."""
+    pairs: dict[str, pd.DataFrame] = {}
+    if pair_summary is not None:
+        for method in methods:
+            part = pair_summary[pair_summary["method"].astype(str) == method]
+            pairs[method] = part.assign(run_a=part["run_a"].astype(str), run_b=part["run_b"].astype(str))
+    method_orders = {}
+    for method in methods:
+        label = next((k for k in orders if k.startswith(f"{method} (")), None)
+        method_orders[method] = orders[label] if label else list(runs)
+    images = {}
+    for block in blocks:
+        if block.kind == "image" and block.key.startswith("analysis:") and block.label:
+            path = folder / block.label
+            if path.is_file():
+                images[block.key] = path.read_bytes()
+    means_ci = None
+    if per_query is not None and measures:
+        means_ci = plots.means_ci(per_query, measures, runs)
+    order = document.order_by_first_mean(means, measures, runs) if means is not None else list(runs)
+    return html.HtmlInputs(runs=runs, baseline=baseline, measures=measures, methods=methods, means_ci=means_ci,
+                      means_order=order, pairs=pairs, orders=method_orders, per_query_metrics=per_query,
+                      per_query_preferences=preferences, images=images)
+
+
+_TEXT_COLUMNS = ("run", "query_id", "measure", "method", "run_a", "run_b", "ranking", "kind", "test", "correction")
+
+
+def _read_csv(path: Path) -> pd.DataFrame | None:
+    """A CSV file prefeval wrote, read back exactly: names as text (a run called ``NA`` or ``007`` stays so),
+    numbers with every digit (``round_trip``); None when the file is absent."""
+    if not path.is_file():
+        return None
+    head = pd.read_csv(path, nrows=0).columns
+    text = [c for c in head if c in _TEXT_COLUMNS]
+    frame = pd.read_csv(path, dtype={c: str for c in text}, keep_default_na=False, na_values={
+        c: ["", "NaN", "nan"] for c in head if c not in text}, float_precision="round_trip")
+    return frame
+
+
+def render_html_again(folder: Path) -> str:
+    """report.html of an output folder, rendered from its files (summary.json, the CSV tables and the analysis
+    PNGs) as the pipeline run rendered it: ``prefeval report OUTDIR``."""
+    path = folder / "summary.json"
+    if not path.is_file():
+        raise PrefevalError(f"{folder}: no summary.json: not a prefeval output folder, or written without the json "
+                            "format (report.formats must include \"json\" and \"csv\" for prefeval report)")
+    try:
+        summary = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise PrefevalError(f"{path}: not valid JSON ({exc})") from None
+    if not isinstance(summary, dict) or summary.get("format") != FORMAT:
+        raise PrefevalError(f"{path}: not a prefeval pipeline summary (format {FORMAT!r} expected)")
+    if not summary.get("document"):
+        raise PrefevalError(f"{path}: has no report document (written by an older prefeval); run the pipeline again")
+    blocks = [document.Block.from_json(b) for b in summary["document"]]
+    data = summary.get("data", {})
+    runs = [str(r) for r in data.get("runs", [])]
+    measures = list(summary.get("settings", {}).get("evaluate", {}).get("computed") or summary.get("means", {}))
+    methods = list(summary.get("preferences", {}))
+    per_query = _read_csv(folder / "per_query.csv")
+    means = _read_csv(folder / "means.csv")
+    pair_summary = _read_csv(folder / "preference_summary.csv")
+    missing = [name for name, frame, needed in (("per_query.csv", per_query, measures), ("means.csv", means, measures),
+                                                 ("preference_summary.csv", pair_summary, methods))
+               if needed and frame is None]
+    if missing:
+        raise PrefevalError(f"{folder}: {', '.join(missing)} missing (report.formats must include \"csv\" for "
+                            "prefeval report)")
+    rankings = _read_csv(folder / "rankings.csv")
+    orders = ({} if rankings is None else
+              {label: list(part.sort_values("rank", kind="stable")["run"]) for label, part in
+               rankings.groupby("ranking", sort=False)})
+    return render_html(blocks, _html_inputs(
+        runs=runs, baseline=summary.get("baseline"), measures=measures, methods=methods, per_query=per_query,
+        means=means, preferences=_read_csv(folder / "preferences.csv"), pair_summary=pair_summary, orders=orders,
+        blocks=blocks, folder=folder))

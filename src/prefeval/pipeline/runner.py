@@ -17,6 +17,7 @@ from prefeval.pipeline.base import Plan, Step, order
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.output import checkpoint
 from prefeval.pipeline.progress import Progress
+from prefeval.pipeline.render import plural
 from prefeval.pipeline.report import Report
 
 __all__ = ["Pipeline", "load", "terminal_summary"]
@@ -162,8 +163,9 @@ def terminal_summary(context: PipelineContext) -> str:
     if vs is not None and not vs.empty:
         better = vs[vs["significant"] & (vs["statistic"] > 0)]
         worse = vs[vs["significant"] & (vs["statistic"] < 0)]
-        lines.append(f"  against the baseline: {len(better)} significant improvements, {len(worse)} degradations "
-                     f"(over {vs['method'].nunique()} measures/methods x {vs['run'].nunique()} runs)")
+        lines.append(f"  against the baseline: {plural(len(better), 'significant improvement')}, "
+                     f"{plural(len(worse), 'degradation')} (over {vs['method'].nunique()} measures/methods x "
+                     f"{plural(vs['run'].nunique(), 'run')})")
     for method in context.methods[:6]:
         label = context.ranking_label(method)
         top = context.rankings[label]["run"].iloc[0] if label else "?"
@@ -180,8 +182,9 @@ def terminal_summary(context: PipelineContext) -> str:
     if context.files:
         names = ", ".join(p.name for p in context.files[:8]) + (", ..." if len(context.files) > 8 else "")
         lines.append(f"  wrote {len(context.files)} files to {context.out_dir}: {names}")
-        report = context.out_dir / "report.md" if context.out_dir else None
-        if report is not None and report.exists():
+        reports = [context.out_dir / name for name in ("report.html", "report.md")] if context.out_dir else []
+        report = next((p for p in reports if p.exists()), None)
+        if report is not None:
             lines.append(f"  open {report}")
     timing = ", ".join(f"{k} {v:.1f}s" for k, v in context.timings.items() if k != "total")
     lines.append(f"  time: {context.timings.get('total', 0.0):.1f}s ({timing})")
@@ -193,5 +196,7 @@ def describe_plan(pipeline: Pipeline, plan: Plan) -> str:
     lines = [f"{pipeline.source or pipeline.name}: valid"]
     for step in pipeline._ordered():
         lines.append(f"  [{step.kind}] " + ", ".join(f"{k}={v!r}" for k, v in step.options().items() if v not in (None, [], {})))
-    lines.append(f"  runs ({len(plan.run_names)}): {', '.join(plan.run_names)}")
+    names = plan.run_names
+    shown = names if len(names) <= 20 else [*names[:10], f"... ({len(names) - 20} more)", *names[-10:]]
+    lines.append(f"  runs ({len(names)}): {', '.join(shown)}")
     return "\n".join(lines)

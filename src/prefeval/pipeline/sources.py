@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import fnmatch
 import glob
-import gzip
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -15,7 +14,8 @@ import pandas as pd
 from prefeval.datasets import load
 from prefeval.errors import PrefevalError
 from prefeval.inputs import RUN_FILE_SUFFIXES, qrels_frame, run_frame, run_name
-from prefeval.io import _check_run_line
+from prefeval.io import run_file_problem
+from prefeval.methods.registry import rel_problem
 from prefeval.pipeline.base import Origin, Plan, Step, import_callable
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
@@ -113,8 +113,8 @@ class Qrels(Step):
     def validate(self, plan: Plan) -> None:
         if self.source is None:
             raise self.error("source", "missing: give an ir_datasets id or a qrels file")
-        if isinstance(self.rel, bool) or not isinstance(self.rel, int):
-            raise self.error("rel", f"expected an integer grade, got {self.rel!r}")
+        if rel_problem(self.rel):
+            raise self.error("rel", f"{rel_problem(self.rel)}; got {self.rel!r}")
         if isinstance(self.source, (str, os.PathLike)) and self._local(self.source) is None:
             check_dataset_id(str(self.source), self.origin, "source")
         if isinstance(self.topics, (str, os.PathLike)) and self._local(self.topics) is None:
@@ -122,6 +122,11 @@ class Qrels(Step):
         if isinstance(self.queries, str) and self._local(self.queries) is None:
             raise self.error("queries", f"query-id file not found: {self.queries!r} "
                              f"(relative to {self.origin.base_dir})")
+        if isinstance(self.queries, (list, tuple)) and not self.queries:
+            raise self.error("queries", "an empty list selects no query; leave the key out to keep every query")
+        if isinstance(self.queries, str):
+            if not self._query_subset():
+                raise self.error("queries", f"the query-id file {self.queries!r} lists no query id")
         plan.rel = self.rel
         plan.topics_available = self.topics is not None or (
             isinstance(self.source, str) and self._local(self.source) is None)
@@ -295,21 +300,9 @@ def _run_files_in(folder: str) -> list[str]:
 
 
 def _not_a_run(file: str) -> str | None:
-    """Why ``file`` is not a TREC run, judged by its first line (None when the line looks right)."""
-    try:
-        with open(file, "rb") as handle:
-            gzipped = handle.read(2) == b"\x1f\x8b"
-        with (gzip.open(file, "rb") if gzipped else open(file, "rb")) as handle:
-            for raw in handle:
-                line = raw.decode("utf-8", errors="replace").strip()
-                if line and not line.startswith("#"):
-                    problem = _check_run_line(line.split())
-                    return problem and f"{problem}: {line[:60]!r}"
-                if handle.tell() > 1 << 16:
-                    break
-    except (OSError, EOFError) as exc:
-        return f"cannot read it: {getattr(exc, 'strerror', None) or exc}"
-    return None
+    """Why ``file`` is not a TREC run, judged by its first lines as the reader reads them (None when they look
+    right)."""
+    return run_file_problem(file)
 
 
 class Runs(Step):

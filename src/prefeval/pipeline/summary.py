@@ -1,6 +1,9 @@
 """summary.json: the machine-readable result of a pipeline run, with stable keys (see docs/pipelines.md).
 
-NaN and infinite numbers become ``null`` so the file is strict JSON.
+NaN and infinite numbers become ``null`` so the file is strict JSON. ``data.queries`` is the number of judged
+queries and ``data.query_counts`` the counts the report's sentences state (:class:`prefeval.pipeline.document.
+QueryCounts`: judged, with a relevant document, and per measure and method the queries its numbers are over);
+``document`` holds the report's blocks, from which ``prefeval report`` renders report.html again.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import pandas as pd
 
 from prefeval._version import __version__
 from prefeval.pipeline.context import PipelineContext
+from prefeval.pipeline.document import Block, QueryCounts
 from prefeval.pipeline.plots import is_figure
 
 __all__ = ["FORMAT", "build_summary", "jsonable"]
@@ -44,9 +48,10 @@ def jsonable(value: Any) -> Any:
     return str(value)
 
 
-def build_summary(context: PipelineContext, files: list[str]) -> dict[str, Any]:
-    """The summary.json content (keys always present; empty when a step did not run)."""
-
+def build_summary(context: PipelineContext, files: list[str], blocks: list[Block] | None = None) -> dict[str, Any]:
+    """The summary.json content (keys always present; empty when a step did not run); ``blocks``: the report's
+    document (stored under ``document``)."""
+    counts = QueryCounts.of(context)
     sim = context.simulation
     means = context.means_table()
     preferences: dict[str, Any] = {}
@@ -70,7 +75,8 @@ def build_summary(context: PipelineContext, files: list[str]) -> dict[str, Any]:
                 "true_order": sim.true_order},
             "qrels": context.qrels_label,
             "rel": context.rel,
-            "queries": len(context.evaluated_queries()),
+            "queries": counts.judged,
+            "query_counts": counts.as_json(),
             "runs": list(context.runs),
         },
         "settings": context.settings,
@@ -85,5 +91,6 @@ def build_summary(context: PipelineContext, files: list[str]) -> dict[str, Any]:
                      for name, parts in context.analysis.items()},
         "files": files,
         "timings": {k: round(v, 3) for k, v in context.timings.items()},
+        "document": [block.as_json() for block in blocks or []],
     }
     return jsonable(summary)

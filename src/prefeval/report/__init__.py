@@ -1,0 +1,1 @@
+"""Rendering of results: text tables, Markdown, LaTeX, CSV, JSON and HTML."""

@@ -1,0 +1,91 @@
+"""The report of a :class:`prefeval.Comparison`: its summary table (one row per pair, one column per method, the
+mean preference with ``*`` where significant) in every format, and its long-form rows with the rankings.
+
+The numbers come from the comparison (:meth:`~prefeval.Comparison.tests`, :meth:`~prefeval.Comparison.pair_sums`,
+:meth:`~prefeval.Comparison.report_rows`, :meth:`~prefeval.Comparison.ranking_rows`); this module lays them out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefeval.report.table_html import html_table
+from prefeval.report.tables import Cell, Grid, latex, markdown, plain
+
+__all__ = ["comparison_grid", "comparison_text", "comparison_html", "ranking_grid", "long_rows"]
+
+
+def comparison_grid(c: Any, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
+                    digits: int = 3, **options: Any) -> Grid:
+    """The summary of ``c`` as a :class:`~prefeval.report.tables.Grid`: header ``run_a, run_b, method...``, one
+    row per pair (in :meth:`~prefeval.Comparison.summary`'s order), each cell the mean preference of ``run_a`` over
+    ``run_b`` marked ``*`` where significant, and the note naming the queries, tests and correction."""
+    columns, used = [], []
+    for label in c.methods:
+        r, test_used, correction_used, res = c.tests(label, test, correction, alpha, **options)
+        means = c.pair_sums(r).mean.tolist()
+        columns.append([Cell(f"{v:+.{digits}f}", "*" if significant else "", number=True)
+                        for v, significant in zip(means, res.significant.tolist())])
+        used.append(f"{label}: {test_used}, {correction_used}")
+    rows = [[Cell(a), Cell(b), *(cells[p] for cells in columns)] for p, (a, b) in enumerate(c.pairs)]
+    family = (f"over the {len(c.pairs)} pairs with the baseline {c.baseline}" if c.baseline is not None
+              else "over all pairs")
+    note = (f"Mean per-query preference of run_a over run_b over {c._queries_note()} "
+            f"(positive: run_a preferred); * = significant at alpha={alpha} after correction {family} "
+            f"({'; '.join(used)}).")
+    header = ["run_a", "run_b", *c.methods]
+    return Grid(header, rows, note=note, numeric=[False, False] + [True] * len(c.methods))
+
+
+def comparison_text(c: Any, fmt: str, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
+                    digits: int = 3, **options: Any) -> str:
+    """The summary table of ``c`` as ``fmt``: ``table`` (plain aligned text), ``markdown`` or ``latex``."""
+    grid = comparison_grid(c, test, correction, alpha, digits, **options)
+    return _render(grid, fmt)
+
+
+def comparison_html(c: Any, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
+                    digits: int = 3, **options: Any) -> str:
+    """The summary table of ``c`` as an HTML ``<table>`` with a caption."""
+    grid = comparison_grid(c, test, correction, alpha, digits, **options)
+    caption = f"Comparison of {len(c.runs)} runs" + (f" against {c.baseline}" if c.baseline is not None else "")
+    return html_table(Grid(grid.header, grid.rows, caption, grid.note, grid.numeric))
+
+
+def ranking_grid(header: list[str], rows: list[list[Any]], caption: str = "") -> Grid:
+    """Rows of rankings (``method, rank, run, [level,] score``) as a grid (floats with 4 decimals)."""
+    cells = [[Cell(f"{v:.4f}" if isinstance(v, float) else str(v), number=isinstance(v, (int, float)))
+              for v in row] for row in rows]
+    numeric = [bool(rows) and isinstance(rows[0][k], (int, float)) for k in range(len(header))]
+    return Grid([str(h) for h in header], cells, caption=caption, numeric=numeric)
+
+
+def _render(grid: Grid, fmt: str) -> str:
+    if fmt == "markdown":
+        return markdown(grid)
+    if fmt == "latex":
+        return latex(grid)
+    if fmt == "table":
+        return plain(grid)
+    raise ValueError(f"unknown table format {fmt!r}")
+
+
+def render(grid: Grid, fmt: str) -> str:
+    """A grid as ``table`` (plain text), ``markdown``, ``latex`` or ``html``."""
+    return html_table(grid) if fmt == "html" else _render(grid, fmt)
+
+
+def long_rows(summary: tuple[list[str], list[list]], rankings: tuple[list[str], list[list]] | None
+              ) -> tuple[list[str], list[list]]:
+    """The summary rows (:meth:`~prefeval.Comparison.report_rows`) and, when given, the ranking rows of every
+    method, as one long-form table: with rankings, a first column ``table`` (``summary`` or ``ranking``) and the
+    union of both headers (a column a row does not have is empty); what ``compare --format csv|json|jsonl``
+    writes, so that those formats carry everything the table does."""
+    header, rows = summary
+    if rankings is None:
+        return header, rows
+    ranking_header, ranking_rows = rankings
+    union = ["table", *header, *[h for h in ranking_header if h not in header]]
+    out = [["summary", *(dict(zip(header, row)).get(h) for h in union[1:])] for row in rows]
+    out += [["ranking", *(dict(zip(ranking_header, row)).get(h) for h in union[1:])] for row in ranking_rows]
+    return union, out

@@ -1,0 +1,211 @@
+"""Renderers of result tables: a :class:`Grid` (a wide table of formatted cells with their marks) as plain aligned
+text, Markdown or LaTeX (HTML: :mod:`prefeval.report.table_html`), and long-form rows (one record per line) as
+csv, json or jsonl.
+
+The objects holding the numbers (:class:`prefeval.Comparison`, :class:`prefeval.report.run_table.RunTable`) build
+the grid and the rows; these functions only lay them out, so every format carries the same information.
+
+Marks of a cell, in each format:
+
+==============  ==========  =============  ===================  ==================
+mark            plain       Markdown       LaTeX                HTML
+==============  ==========  =============  ===================  ==================
+``*``           ``*``       ``\\*``         ``$^*$``             ``<sup>*</sup>``
+``up``          ``▲``       ``▲``          ``$^\\uparrow$``      ``▲``
+``down``        ``▼``       ``▼``          ``$^\\downarrow$``    ``▼``
+letters ``ab``  `` ab``     ``<sup>ab</sup>``  ``$^{ab}$``       ``<sup>ab</sup>``
+best            ``*x*``     ``**x**``      ``\\textbf{x}``       ``<b>x</b>``
+==============  ==========  =============  ===================  ==================
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import textwrap
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import IO, Any
+
+from prefeval._text import latex_escape, md_escape
+
+__all__ = ["Cell", "Grid", "FORMATS", "ROW_FORMATS", "plain", "markdown", "latex", "write_rows", "row_text"]
+
+#: formats of the long-form rows
+ROW_FORMATS = ("csv", "json", "jsonl")
+#: every format a table can be written in: the wide ones, then the long-form rows
+FORMATS = ("table", "markdown", "latex", *ROW_FORMATS)
+
+#: the width the note of a plain-text table is wrapped at
+NOTE_WIDTH = 100
+_SYMBOLS = {"": "", "*": "*", "up": "▲", "down": "▼"}
+_LATEX_SYMBOLS = {"": "", "*": "$^*$", "up": "$^\\uparrow$", "down": "$^\\downarrow$"}
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell: its ``text`` (a label, or a number already formatted), a ``mark`` (``""``, ``"*"`` significant,
+    ``"up"``/``"down"`` significantly better/worse than a baseline), superscript ``letters`` (the runs a run is
+    significantly better than), an interval ``ci`` (text, e.g. ``"±0.031"``) and whether it is the ``best`` of its
+    column. ``number``: the text is a number (right-aligned; its sign is typeset in LaTeX)."""
+
+    text: str
+    mark: str = ""
+    letters: str = ""
+    ci: str = ""
+    best: bool = False
+    number: bool = False
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A wide table: ``header`` (column titles), ``rows`` of :class:`Cell`, a ``caption`` and a ``note`` (what the
+    numbers and marks mean; generated from the results)."""
+
+    header: list[str]
+    rows: list[list[Cell]]
+    caption: str = ""
+    note: str = ""
+    numeric: list[bool] = field(default_factory=list)
+
+    def is_numeric(self, k: int) -> bool:
+        """Whether column ``k`` holds numbers (right-aligned)."""
+        if self.numeric:
+            return self.numeric[k]
+        return bool(self.rows) and all(row[k].number for row in self.rows)
+
+
+def _plain_cell(cell: Cell) -> str:
+    text = f"*{cell.text}*" if cell.best else cell.text
+    text += _SYMBOLS[cell.mark]
+    if cell.ci:
+        text += f" {cell.ci}"
+    if cell.letters:
+        text += f" {cell.letters}"
+    return text
+
+
+def plain(grid: Grid) -> str:
+    """Plain aligned text for a terminal (no escapes): a header, a rule, the rows, then the note."""
+    cells = [grid.header] + [[_plain_cell(c) for c in row] for row in grid.rows]
+    widths = [max(len(row[k]) for row in cells) for k in range(len(grid.header))]
+    lines = []
+    for row in cells:
+        parts = [text.rjust(w) if grid.is_numeric(k) else text.ljust(w) for k, (text, w) in enumerate(zip(row, widths))]
+        lines.append("  ".join(parts).rstrip())
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    text = ("\n".join([grid.caption, ""]) + "\n" if grid.caption else "") + "\n".join(lines) + "\n"
+    return text + ("\n" + textwrap.fill(grid.note, NOTE_WIDTH, break_on_hyphens=False) + "\n" if grid.note else "")
+
+
+def _md_cell(cell: Cell) -> str:
+    text = md_escape(cell.text)
+    if cell.best:
+        text = f"**{text}**"
+    text += {"*": "\\*"}.get(cell.mark, _SYMBOLS[cell.mark])
+    if cell.ci:
+        text += f" {md_escape(cell.ci)}"
+    if cell.letters:
+        text += f"<sup>{md_escape(cell.letters)}</sup>"
+    return text
+
+
+def markdown(grid: Grid) -> str:
+    """A GitHub-flavoured Markdown table (labels escaped, numbers right-aligned), the caption above, the note below."""
+    lines = ["| " + " | ".join(md_escape(h) for h in grid.header) + " |",
+             "|" + "|".join("---:" if grid.is_numeric(k) else "---" for k in range(len(grid.header))) + "|"]
+    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in grid.rows]
+    head = f"{md_escape(grid.caption)}\n\n" if grid.caption else ""
+    return head + "\n".join(lines) + "\n" + (f"\n{md_escape(grid.note)}\n" if grid.note else "")
+
+
+def _latex_number(text: str) -> str:
+    """A formatted number with its sign in math mode (``+0.12`` -> ``$+$0.12``)."""
+    if text[:1] in "+-":
+        return f"${text[0]}${latex_escape(text[1:])}"
+    return latex_escape(text)
+
+
+def _latex_cell(cell: Cell) -> str:
+    text = _latex_number(cell.text) if cell.number else latex_escape(cell.text)
+    if cell.best:
+        text = f"\\textbf{{{text}}}"
+    text += _LATEX_SYMBOLS[cell.mark]
+    if cell.ci:
+        text += " " + cell.ci.replace("±", "$\\pm$")
+    if cell.letters:
+        text += f"$^{{\\mathrm{{{latex_escape(cell.letters)}}}}}$"
+    return text
+
+
+def latex(grid: Grid, label: str | None = None) -> str:
+    """A booktabs ``table`` with ``tabular``, caption and note, that compiles as is in a document loading
+    ``booktabs`` (every label escaped; signs and marks in math mode)."""
+    spec = "".join("r" if grid.is_numeric(k) else "l" for k in range(len(grid.header)))
+    lines = ["\\begin{table}", "\\centering"]
+    if grid.caption:
+        lines.append(f"\\caption{{{latex_escape(grid.caption)}}}")
+    if label:
+        lines.append(f"\\label{{{latex_escape(label)}}}")
+    lines += [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(latex_escape(h) for h in grid.header) + " \\\\",
+              "\\midrule"]
+    lines += [" & ".join(_latex_cell(c) for c in row) + " \\\\" for row in grid.rows]
+    lines += ["\\bottomrule", "\\end{tabular}"]
+    if grid.note:
+        note = latex_escape(grid.note)
+        for symbol, math_text in (("▲", "$\\uparrow$"), ("▼", "$\\downarrow$"), ("±", "$\\pm$")):
+            note = note.replace(symbol, math_text)
+        lines += ["", "\\smallskip", f"\\parbox{{\\linewidth}}{{\\footnotesize {note}}}"]
+    lines.append("\\end{table}")
+    return "\n".join(lines) + "\n"
+
+
+def _value(v: Any) -> Any:
+    """A value for csv/json: NaN as ``None``, numpy scalars as Python ones, sequences as lists."""
+    if hasattr(v, "item") and not isinstance(v, (list, tuple, str)):
+        v = v.item()
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if isinstance(v, tuple):
+        return list(v)
+    return v
+
+
+def _csv_value(v: Any) -> Any:
+    v = _value(v)
+    if isinstance(v, list):
+        return ";".join(map(str, v))
+    return v
+
+
+def write_rows(header: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str, out: IO[str]) -> None:
+    """Long-form rows of Python values in ``fmt``: ``csv`` (floats by ``repr``, NaN/None empty, a list of names
+    joined by ``;``), ``json`` (one JSON document: an array of objects, one per line; floats exact, NaN ``null``)
+    or ``jsonl`` (JSON Lines: one object per line)."""
+    header = list(header)
+    if fmt == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows([_csv_value(v) for v in row] for row in rows)
+        return
+    if fmt not in ("json", "jsonl"):
+        raise ValueError(f"unknown row format {fmt!r}; choose one of {', '.join(ROW_FORMATS)}")
+    separator = "["
+    for row in rows:
+        record = json.dumps({name: _value(v) for name, v in zip(header, row)}, ensure_ascii=False, allow_nan=False)
+        if fmt == "jsonl":
+            out.write(record + "\n")
+            continue
+        out.write(f"{separator}\n{record}")
+        separator = ","
+    if fmt == "json":
+        out.write("[]\n" if separator == "[" else "\n]\n")
+
+
+def row_text(header: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str) -> str:
+    """:func:`write_rows` into a string."""
+    buffer = io.StringIO()
+    write_rows(header, rows, fmt, buffer)
+    return buffer.getvalue()
