@@ -104,7 +104,7 @@ REL = Param(int, 1, "minimum grade for a document to count as relevant", check=r
 class Declaration:
     """One evaluation method (see the module docstring for the kernel signatures).
 
-    ``summary``: the per-query value in one line (README table, help); ``aliases``: other spellings,
+    ``summary``: the per-query value in one line (the measure table of the docs, help); ``aliases``: other spellings,
     each a name or ``(name, {param: value})`` for a spelling that fixes parameters (``rrLP`` is
     LexiPrecision with ``magnitude='rr'``); ``aspects``: a metric reads subtopic (aspect) qrels;
     ``subtopics(params)``: a preference reads subtopic membership with these parameters;
@@ -416,7 +416,7 @@ def parse(text: str) -> tuple[Declaration, dict[str, Any]] | None:
 
 
 def markdown_table() -> str:
-    """The measure table of the README: one row per registered method, from its declaration."""
+    """The measure table of docs/guide/measures.md: one row per registered method, from its declaration."""
     rows = ["| measure | parameters (defaults) | per-query value |", "|---|---|---|"]
     for d in REGISTRY:
         names = (["baseline"] if d.kind == "preference" else []) + list(d.params)
