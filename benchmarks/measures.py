@@ -14,19 +14,12 @@ made under the same load. Measured on the 2-core development machine (shared, lo
 and RPP over nDCG@10: DataFrames 0.05-0.06, lists and generators 0.42-0.51 (RBU@20: read down to rank 20) and
 0.74-0.82 (RPP) -- records read straight into integer codes; before that 0.77-0.83 --, dicts 0.34-0.42 and
 0.70-0.84 -- dicts read straight into integer codes; before that 1.34-1.37; at first 0.26-0.28, 3.3-3.8, 4.2-4.5,
-6.0-6.1. Without pyarrow (``--without-pyarrow``: ``import pyarrow`` blocked), lists and generators 0.42-0.46 and
-0.76-0.79 (before 1.01-1.09), dicts 0.37-0.40 and 0.69-0.78 (before 1.77-1.78).
+6.0-6.1.
 
     python benchmarks/measures.py [--data ../shared/data] [--runs 14] [--repeat 3] [--forms | --all-measures]
-                                  [--without-pyarrow]
 """
 
 from __future__ import annotations
-
-import sys
-
-if "--without-pyarrow" in sys.argv:  # before pandas is imported: as if pyarrow were not installed
-    sys.modules["pyarrow"] = None  # type: ignore[assignment]
 
 import argparse
 import time
@@ -112,7 +105,6 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="best of this many (default 3)")
     parser.add_argument("--all-measures", action="store_true",
                         help="every prefeval measure, DataFrame inputs only (instead of the input forms)")
-    parser.add_argument("--without-pyarrow", action="store_true", help="block `import pyarrow` (as if not installed)")
     args = parser.parse_args()
     folder = args.data / "dl-hard"
     if not (folder / "dl_hard-doc.qrels").exists():

@@ -1,8 +1,19 @@
-"""The documentation site builds with no warnings (``mkdocs build --strict``), as CI builds it."""
+"""The documentation site and its examples, as a user meets them.
+
+- ``mkdocs build --strict`` passes with MkDocs' link and anchor validation on (mkdocs.yml ``validation``), so a
+  dead link, a missing anchor or a page outside the navigation fails the build;
+- the API reference shows cross-references, not Sphinx roles (docs/_hooks/sphinx_roles.py);
+- no built page loads anything from another host (no CDN: Pygments highlights at build time);
+- every entry point's page links to the Input semantics page;
+- every Python example is a doctest (``>>>`` with its output) or says why it is only shown, and there are at
+  least 20 of them; they run from any folder (``python -m pytest --doctest-glob="*.md" README.md docs``).
+"""
 
 from __future__ import annotations
 
+import doctest
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -10,18 +21,124 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+PAGES = [REPO / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
+ROLES = re.compile(r":(?:py:)?(?:class|func|meth|mod):")
+LOADS = re.compile(r"<(?:script|link|img|iframe|source|video|audio|embed|object)\b[^>]*\b(?:src|href|data)=[\"']"
+                   r"(?:https?:)?//", re.IGNORECASE)
+CSS_LOADS = re.compile(r"(?:url\(\s*[\"']?|@import\s+[\"']?)(?:https?:)?//", re.IGNORECASE)
+ENTRY_POINT_PAGES = ["getting-started.md", "guide/measures.md", "guide/compare.md", "guide/datasets.md",
+                     "pipelines.md", "guide/meta-evaluation.md", "diversity.md", "performance.md"]
 
 
-@pytest.mark.integration
-def test_mkdocs_build_strict(tmp_path):
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
     pytest.importorskip("mkdocs")
     pytest.importorskip("mkdocstrings")
+    target = tmp_path_factory.mktemp("site")
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")])
-    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp_path / "site")],
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(target)],
                           cwd=REPO, capture_output=True, text=True, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "WARNING" not in done.stderr, done.stderr[-3000:]
-    assert (tmp_path / "site" / "api" / "compare" / "index.html").is_file()
-    guide = (tmp_path / "site" / "guide" / "compare" / "index.html").read_text(encoding="utf-8")
-    assert "pref_aggregate" in guide  # the README section made it into the user guide
+    return target
+
+
+@pytest.mark.integration
+def test_mkdocs_build_strict(site):
+    assert (site / "api" / "compare.html").is_file()  # use_directory_urls: false (file:// navigation works)
+    guide = (site / "guide" / "compare.html").read_text(encoding="utf-8")
+    assert "pref_aggregate" in guide
+    assert (site / "input-semantics.html").is_file()
+
+
+@pytest.mark.integration
+def test_api_pages_render_cross_references_not_roles(site):
+    pages = sorted(site.rglob("*.html"))
+    raw = {str(p.relative_to(site)): ROLES.findall(p.read_text(encoding="utf-8")) for p in pages}
+    assert not {name: found for name, found in raw.items() if found}
+    api = "".join(p.read_text(encoding="utf-8") for p in (site / "api").glob("*.html"))
+    assert api.count('class="autorefs autorefs-internal"') > 20
+
+
+@pytest.mark.integration
+def test_no_page_loads_anything_from_another_host(site):
+    for page in [*site.rglob("*.html"), *site.rglob("*.css")]:
+        text = page.read_text(encoding="utf-8", errors="replace")
+        assert not LOADS.findall(text) and not CSS_LOADS.findall(text), page.relative_to(site)
+    assert "highlight" in (site / "getting-started.html").read_text(encoding="utf-8")  # Pygments classes
+
+
+@pytest.mark.integration
+def test_edit_links_point_at_main(site):
+    text = (site / "getting-started.html").read_text(encoding="utf-8")
+    assert "/edit/main/docs/getting-started.md" in text and "/edit/master/" not in text
+
+
+# ---------------------------------------------------------------------------------------------------------
+# unit checks on the sources
+
+
+def test_mkdocs_validation_makes_links_and_anchors_fail_the_strict_build():
+    config = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    block = config.split("validation:", 1)[1].split("\nhooks:", 1)[0]
+    for key in ("not_found: warn", "anchors: warn", "unrecognized_links: warn", "omitted_files: warn"):
+        assert key in block, key
+    assert "strict: true" in config and "edit_uri: edit/main/docs/" in config and "highlightjs: false" in config
+
+
+def test_every_docs_page_is_in_the_navigation():
+    config = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    listed = set(re.findall(r":\s*([\w./-]+\.md)\s*$", config, flags=re.MULTILINE))
+    pages = {str(p.relative_to(REPO / "docs")) for p in (REPO / "docs").rglob("*.md")}
+    assert pages == listed, (pages - listed, listed - pages)
+
+
+@pytest.mark.parametrize("page", ENTRY_POINT_PAGES)
+def test_entry_point_pages_link_to_input_semantics(page):
+    path = REPO / "docs" / page
+    target = os.path.relpath(REPO / "docs" / "input-semantics.md", path.parent).replace(os.sep, "/")
+    assert f"]({target})" in path.read_text(encoding="utf-8")
+
+
+def test_readme_is_a_landing_page_with_the_test_command():
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(text.encode("utf-8")) < 15_000
+    command = text.split("<!-- test-command -->\n```sh\n", 1)[1].split("```", 1)[0].strip()
+    assert command.startswith('pip install ".[test]" && python -m pytest -q && python -m pytest -q -m integration')
+    assert '--doctest-glob="*.md" README.md docs' in command
+    assert "docs/input-semantics.md" in text
+
+
+def _python_blocks(page: Path) -> list[tuple[str, str]]:
+    text = page.read_text(encoding="utf-8")
+    return [(m.group(1) or "", m.group(2)) for m in
+            re.finditer(r"(?:<!-- no-run: ?([^>]*?) ?-->\n *)?```python\n(.*?)```", text, flags=re.DOTALL)]
+
+
+def test_python_examples_are_doctests_or_say_why_not():
+    parser = doctest.DocTestParser()
+    examples = 0
+    for page in PAGES:
+        for reason, code in _python_blocks(page):
+            if ">>>" not in code:
+                assert reason.strip(), f"{page.relative_to(REPO)}: a Python block without >>> and without a reason"
+        for example in parser.get_examples(page.read_text(encoding="utf-8")):
+            if example.options.get(doctest.SKIP):
+                assert "doctest: +SKIP" in example.source
+                continue
+            examples += 1
+    assert examples >= 20, examples
+
+
+@pytest.mark.integration
+def test_doctests_pass_from_another_folder(tmp_path):
+    """The README's doctest command, run from a folder outside the checkout (as a user's session)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider",
+                           "--doctest-glob=*.md", str(REPO / "README.md"), str(REPO / "docs")],
+                          cwd=tmp_path, capture_output=True, text=True, env=env, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert re.search(r"\b(\d+) passed", done.stdout) and int(re.search(r"\b(\d+) passed", done.stdout)[1]) >= 8
+    assert list(tmp_path.iterdir()) == [], "the examples wrote into the working folder"

@@ -258,3 +258,346 @@ def test_rel_bound_in_the_api(files):
     with pytest.raises(PrefevalError, match="rel must be an integer from 1 to 1000"):
         prefeval.compare(str(files / "qrels.txt"), {"a": str(files / "a.run"), "b": str(files / "b.run")},
                          ["LexiRecall"], rel=0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# pipeline output: no other run's work lost, nothing left behind
+
+
+def test_stale_cleanup_matches_this_folder_exactly(tmp_path):
+    """`--out 'D/out?'` used to glob `.out?.prefeval-tmp-*` and delete the staging folder of a run writing D/outA."""
+    from prefeval.pipeline.output import OutputFolder
+
+    others = [tmp_path / ".outA.prefeval-tmp-abcd1234", tmp_path / ".out?.prefeval-tmp-x.prefeval-tmp-abcd1234",
+              tmp_path / ".out?.prefeval-tmp-abcd1234-not-mkdtemp"]
+    for other in others:
+        other.mkdir()
+        (other / "report.md").write_text("another run's work")
+    stale = tmp_path / ".out?.prefeval-tmp-zz99yy88"  # left by a killed run writing out?
+    stale.mkdir()
+    with OutputFolder(tmp_path / "out?") as folder:
+        (folder.staging / "report.md").write_text("x")
+        folder.commit("p")
+    assert all((other / "report.md").is_file() for other in others)
+    assert not stale.exists()
+    assert (tmp_path / "out?" / "report.md").read_text() == "x"
+
+
+def test_a_mount_point_is_refused_before_any_work(tmp_path, monkeypatch):
+    import os
+
+    from prefeval.pipeline.output import OutputFolder
+
+    out = tmp_path / "mnt"
+    out.mkdir()
+    monkeypatch.setattr(os.path, "ismount", lambda p: os.fspath(p) == os.fspath(out))
+    with pytest.raises(PrefevalError, match="is a mount point.*give a folder inside it"):
+        OutputFolder(out).check()
+    OutputFolder(out / "report").check()  # a folder inside it is fine
+
+
+def test_a_mount_point_fails_the_run_before_the_first_step(tmp_path, monkeypatch, capsys):
+    import os
+
+    from prefeval.pipeline.sources import Simulate
+
+    out = tmp_path / "mnt"
+    out.mkdir()
+    monkeypatch.setattr(os.path, "ismount", lambda p: os.fspath(p) == os.fspath(out))
+
+    def never(self, context, progress):
+        raise AssertionError("a step ran before the output folder was checked")
+
+    monkeypatch.setattr(Simulate, "run", never)
+    definition = tmp_path / "p.toml"
+    definition.write_text('[simulate]\nn_runs = 3\nn_queries = 5\n[compare]\nmethods = ["LexiRecall"]\n')
+    err = fails(capsys, "run", str(definition), "--out", str(out), "-q")
+    assert "is a mount point" in err
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGHUP"), reason="POSIX signals")
+@pytest.mark.parametrize("signame", ["SIGTERM", "SIGHUP"])
+def test_sigterm_and_sighup_remove_the_staging_folder_and_the_lock(tmp_path, signame):
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parent.parent
+    definition = tmp_path / "p.toml"
+    definition.write_text('[simulate]\nn_runs = 3\nn_queries = 20\ndepth = 10\nn_docs = 20\n'
+                          '[compare]\nmethods = ["LexiRecall"]\n[report]\nformats = ["md"]\n')
+    env = {**os.environ, "PYTHONPATH": str(repo / "src"), "PREFEVAL_TEST_POINTS": "1",
+           "PREFEVAL_TEST_PAUSE": "step:compare"}
+    proc = subprocess.Popen([sys.executable, "-m", "prefeval", "run", str(definition), "--out", "out", "-q"],
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True, env=env, cwd=tmp_path)
+    lines = []
+    for line in proc.stderr:  # type: ignore[union-attr]
+        lines.append(line)
+        if line.strip() == "prefeval-test-point step:compare":
+            assert any(p.name.startswith(".out.prefeval-") for p in tmp_path.iterdir())  # staging and lock exist
+            proc.send_signal(getattr(signal, signame))
+            break
+    else:
+        pytest.fail("the run never reached the compare step: " + "".join(lines)[-2000:])
+    proc.communicate(timeout=120)
+    assert proc.returncode == -getattr(signal, signame)  # ended by the signal, as without prefeval's handler
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.")] == []
+    assert not (tmp_path / "out").exists()
+
+
+def test_seeded_file_has_the_umask_mode_and_a_folder_is_named(tmp_path, monkeypatch, capsys):
+    import hashlib
+    import os
+
+    from prefeval import datasets
+    from prefeval.datasets import seeding
+
+    target = tmp_path / "home" / "qrels"
+    target.parent.mkdir()
+    needed = datasets.NeededFile("qrels", target, md5=hashlib.md5(b"good\n").hexdigest())  # noqa: S324
+    monkeypatch.setattr(seeding, "needed_files", lambda key, *a, **k: [needed])
+    monkeypatch.setattr(datasets, "normalise_id", lambda x: x)
+    good = tmp_path / "good.qrels"
+    good.write_bytes(b"good\n")
+    old = os.umask(0o022)
+    try:
+        datasets.seed("x/y", good)
+    finally:
+        os.umask(old)
+    assert target.stat().st_mode & 0o777 == 0o644  # not mkstemp's 0600: others sharing IR_DATASETS_HOME read it
+    err = fails(capsys, "datasets", "seed", "x/y", str(tmp_path))
+    assert "is a folder; give the file to seed" in err
+
+
+# ---------------------------------------------------------------------------------------------------
+# Dask: addresses checked before connecting, peers that are no scheduler, a cluster that fails
+
+
+@pytest.mark.parametrize("address, fragment", [
+    ("localhost", "has no valid port"),
+    ("http://127.0.0.1:8787", "is a web address"),
+    ("inproc://x", "in-process address"),
+    ("", "the address is empty"),
+    ("   ", "the address is empty"),
+    ("udp://127.0.0.1:1", "unknown protocol 'udp'"),
+    ("tcp://127.0.0.1:99999", "has no valid port"),
+])
+def test_scheduler_addresses_are_checked_before_connecting(files, capsys, address, fragment):
+    err = fails(capsys, "compare", *runs(files)[:3], "-m", "LexiRecall", "-q", "--engine", "dask",
+                "--scheduler", address)
+    assert fragment in err
+
+
+def test_scheduler_address_check_in_the_api(files):
+    import prefeval
+
+    with pytest.raises(PrefevalError, match="in-process address"):
+        prefeval.compare(str(files / "qrels.txt"), [str(files / "a.run"), str(files / "b.run")], ["LexiRecall"],
+                         engine="dask", scheduler="inproc://x")
+
+
+def _peer(mode: str):
+    """A loopback server that accepts connections and stays silent, or sends bytes that are not Dask's protocol."""
+    import socket
+    import threading
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    held = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+            if mode == "garbage":
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+
+    threading.Thread(target=serve, daemon=True).start()
+    return server, held
+
+
+@pytest.mark.parametrize("mode, fragment", [
+    ("silent", "accepted the connection but did not answer within 1 s"),
+    ("garbage", "is not a Dask scheduler"),
+])
+def test_a_peer_that_is_no_scheduler_is_one_line_within_the_timeout(mode, fragment):
+    pytest.importorskip("distributed")
+    from prefeval.engines import dask_engine
+
+    server, held = _peer(mode)
+    try:
+        address = f"tcp://127.0.0.1:{server.getsockname()[1]}"
+        with pytest.raises(PrefevalError, match=fragment):
+            dask_engine.probe_scheduler(address, timeout=1)
+    finally:
+        server.close()
+        for conn in held:
+            conn.close()
+
+
+def test_a_closed_port_is_one_line():
+    pytest.importorskip("distributed")
+    import socket
+
+    from prefeval.engines import dask_engine
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # closed again: nothing listens there
+    with pytest.raises(PrefevalError, match="cannot reach the Dask scheduler"):
+        dask_engine.probe_scheduler(f"tcp://127.0.0.1:{port}", timeout=2)
+
+
+@pytest.mark.integration  # a LocalCluster of worker processes
+def test_workers_killed_mid_run_say_the_cluster_failed():
+    distributed = pytest.importorskip("distributed")
+    import os
+    import warnings
+
+    import prefeval
+    from prefeval import simulate
+
+    base = simulate.recsys(n_users=40, n_models=3, users_per_partition=20, n_items=200, n_candidates=50,
+                           items_per_list=10)
+
+    class Dying:  # a generated collection whose partitions kill the worker process that loads them
+        n_partitions, run_names = base.n_partitions, base.run_names
+
+        def partition(self, index):
+            os._exit(1)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cluster = distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None)
+    with cluster, distributed.Client(cluster) as client:
+        with pytest.raises(PrefevalError, match="the Dask cluster failed.*not the input's"):
+            prefeval.compare(None, Dying(), ["LexiRecall"], engine="dask", client=client)
+        # a task cancelled under the run (a worker or the client gone): the same kind of message, no TypeError
+        from prefeval.engines import dask_engine
+
+        future = client.submit(sum, [1], pure=False)
+        client.cancel([future])
+        error = dask_engine._failure(future, RuntimeError("cancelled"), 3)
+        assert isinstance(error, PrefevalError) and "partition 3 was cancelled" in str(error)
+
+
+@pytest.mark.parametrize("guarded", [False, True])
+def test_dask_from_an_unguarded_script_says_what_to_do(tmp_path, guarded, monkeypatch):
+    """`engine="dask"` at a script's top level without `if __name__ == "__main__":` is refused before a cluster
+    starts (its worker processes would import the script and start clusters of their own)."""
+    pytest.importorskip("distributed")
+    import runpy
+    import sys
+
+    body = "from prefeval.engines.dask_engine import check_main_guard\n"
+    call = "check_main_guard()\nSTARTED = True\n"
+    script = tmp_path / "script.py"
+    script.write_text(body + ("if __name__ == '__main__':\n    " + call.replace("\n", "\n    ") if guarded else call))
+    module = type(sys)("__main__")
+    module.__file__ = str(script)
+    monkeypatch.setitem(sys.modules, "__main__", module)
+    if guarded:
+        namespace = runpy.run_path(str(script), run_name="__main__")
+        assert namespace["STARTED"]
+    else:
+        with pytest.raises(PrefevalError, match=r"script.py \(line 2\) outside `if __name__ == \"__main__\":`"):
+            runpy.run_path(str(script), run_name="__main__")
+
+
+def test_dask_in_a_spawned_worker_importing_the_script_is_refused(monkeypatch):
+    pytest.importorskip("distributed")
+    import sys
+
+    from prefeval.engines import dask_engine
+
+    module = type(sys)("__mp_main__")
+    monkeypatch.setitem(sys.modules, "__main__", module)
+    with pytest.raises(PrefevalError, match="worker process imported the script"):
+        dask_engine.check_main_guard()
+
+
+# ---------------------------------------------------------------------------------------------------
+# measures that crashed a provider or echoed too much
+
+
+@pytest.mark.parametrize("measure, fragment", [
+    ("nDCG(gains={1:1e308,2:0.5})@2", "gains must map integer grades to integer gains"),
+    ("nDCG(gains={1:1,2:4294967296})@2", "gains must map integer grades to integer gains"),
+    ("nDCG(rel=2)@10", "nDCG takes no parameter rel"),
+    ("LexiRecall(baseline=None)", "baseline must be a run name"),
+])
+@pytest.mark.parametrize("command", ["eval", "compare"])
+def test_measures_that_crashed_a_provider_are_one_line(files, capsys, measure, fragment, command):
+    if command == "compare" and "baseline" in measure:
+        pytest.skip("compare refuses any baseline (it pairs every run with every other)")
+    args = runs(files)[:2] if command == "eval" else runs(files)[:3]
+    code = main([command, *args, *([measure] if command == "eval" else ["-m", measure, "-q"])])
+    err = capsys.readouterr().err
+    assert code == 1 and fragment in err and "unexpected" not in err, err
+
+
+@pytest.mark.parametrize("measure, fragment", [
+    ("nDCG(gains={1:1e308,2:0.5})@2", "gains must map integer grades"),
+    ("nDCG(rel=2)@10", "nDCG takes no parameter rel"),
+    ("LexiRecall(baseline=None)", "baseline must be a run name"),
+])
+def test_measures_that_crashed_a_provider_in_the_api(files, measure, fragment):
+    import prefeval
+
+    with pytest.raises(PrefevalError, match=fragment):
+        prefeval.evaluate(str(files / "qrels.txt"), {"a": str(files / "a.run"), "b": str(files / "b.run")},
+                          [measure])
+    if "baseline" in measure:
+        with pytest.raises(PrefevalError, match=fragment):
+            prefeval.LexiRecall(baseline=None)
+
+
+@pytest.mark.parametrize("command", ["eval", "compare"])
+def test_a_huge_measure_name_gives_a_short_error(files, capsys, command):
+    name = "x" * 100_000
+    args = [*runs(files)[:2], name] if command == "eval" else [*runs(files)[:3], "-m", name]
+    code = main([command, *args])
+    err = capsys.readouterr().err
+    assert code == 1 and "100,000 characters" in err and len(err) < 400, err[:500]
+
+
+def test_a_measure_needing_a_missing_extra_names_it_everywhere(files, capsys, monkeypatch):
+    import ir_measures
+
+    import prefeval
+
+    monkeypatch.setattr(ir_measures.providers.registry["pyndeval"], "_is_available", False)
+    hint = "pip install 'prefeval[diversity]'"
+    for args in (["eval", *runs(files)[:2], "alpha_nDCG@20"], ["compare", *runs(files)[:3], "-m", "alpha_nDCG@20"]):
+        assert main(args) == 1
+        err = capsys.readouterr().err
+        assert hint in err and "unexpected" not in err, err
+    with pytest.raises(PrefevalError, match=r"prefeval\[diversity\]"):
+        prefeval.evaluate(str(files / "qrels.txt"), {"a": str(files / "a.run")}, ["alpha_nDCG@20"])
+    definition = files / "p.toml"
+    definition.write_text('[qrels]\nsource = "qrels.txt"\n[runs]\npaths = ["a.run", "b.run"]\n'
+                          '[evaluate]\nmeasures = ["alpha_nDCG@20"]\n')
+    err = fails(capsys, "run", str(definition), "--check")  # not "valid"
+    assert "evaluate.measures[0]" in err and hint in err
+
+
+@pytest.mark.integration  # fresh processes
+@pytest.mark.parametrize("command", [["eval", "{q}", "{a}", "nDCG@10"], ["pipelines"],
+                                     ["compare", "{q}", "{a}", "{b}", "-m", "LexiRecall", "-q"]])
+def test_a_closed_stdout_ends_quietly(files, command):
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parent.parent
+    args = [a.format(q=files / "qrels.txt", a=files / "a.run", b=files / "b.run") for a in command]
+    env = {**os.environ, "PYTHONPATH": str(repo / "src")}
+    done = subprocess.run([sys.executable, "-m", "prefeval", *args], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, env=env, timeout=120,
+                          preexec_fn=lambda: os.close(1))  # noqa: PLW1509 - the child starts with stdout closed
+    assert done.returncode == 0 and done.stderr == "", done.stderr

@@ -23,7 +23,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 LAYERS = [
-    ("prefeval.errors", "prefeval.references", "prefeval._lazy", "prefeval._process", "prefeval._arrow", "prefeval._text", "prefeval._version", "prefeval.measure_syntax",
+    ("prefeval.errors", "prefeval.references", "prefeval._lazy", "prefeval._arrow", "prefeval._text", "prefeval._version", "prefeval.measure_syntax",
      "prefeval.core"),
     ("prefeval.methods",),
     ("prefeval.io", "prefeval.encoding", "prefeval.inputs", "prefeval.ranking", "prefeval.runs", "prefeval.datasets", "prefeval.simulate",

@@ -181,16 +181,3 @@ def test_a_lazy_module_pickles_as_the_module():
     assert pickle.dumps(lazy) == pickle.dumps(lazy_module("json"))
     assert pickle.loads(pickle.dumps(lazy)) is sys.modules["json"]
     assert lazy.dumps([1]) == "[1]"
-
-
-@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts threads in /proc")
-def test_the_program_starts_numpy_without_a_blas_thread_pool():
-    """``python -m prefeval`` (``sys.argv[0]`` is ``-m`` while the package is imported) sets
-    OPENBLAS_NUM_THREADS=1 before numpy loads: numpy starts no BLAS threads. A program importing prefeval keeps its
-    own settings."""
-    count = "import os; print(os.environ.get('OPENBLAS_NUM_THREADS'), len(os.listdir('/proc/self/task')))"
-    as_program = python(f"import sys; sys.argv[0] = '-m'\nimport prefeval, numpy\n{count}").stdout.split()
-    expected = os.environ.get("OPENBLAS_NUM_THREADS", "1")  # a value the user set wins
-    assert as_program[0] == expected and (expected != "1" or as_program[1] == "1")
-    as_library = python(f"import prefeval, numpy\n{count}").stdout.split()
-    assert as_library[0] == str(os.environ.get("OPENBLAS_NUM_THREADS"))

@@ -32,4 +32,4 @@ def test_pair_codes_tell_pairs_apart(ids) -> None:
         pairs = list(zip(q.tolist(), d.tolist()))
         same = np.array([[a == b for b in pairs] for a in pairs])
         np.testing.assert_array_equal(same, (qc[:, None] == qc[None, :]) & (dc[:, None] == dc[None, :]))
-    assert (fast > 20) == (ids == "string[pyarrow]")  # sorted Arrow qrels take the comparison of neighbours
+    assert fast > 20  # sorted qrels take the comparison of neighbours (ids of every form are Arrow strings inside)

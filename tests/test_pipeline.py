@@ -40,9 +40,10 @@ REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "pipelines" / "demo.toml"
 SMALL = {"n_queries": 30, "n_runs": 4, "n_docs": 60, "depth": 30}
 SMALL_SET = [arg for key, value in SMALL.items() for arg in ("--set", f"simulate.{key}={value}")]
-REPORT_FILES = {"report.md", "report.tex", "summary.json", "per_query.csv", "preferences.csv", "means.png"}
+REPORT_FILES = {"report.md", "report.html", "report.tex", "summary.json", "per_query.csv", "preferences.csv",
+                "means.png"}
 SUMMARY_KEYS = {"format", "prefeval_version", "pipeline", "data", "settings", "baseline", "means",
-                "versus_baseline", "preferences", "rankings", "kendall_tau", "analysis", "files", "timings"}
+                "versus_baseline", "preferences", "rankings", "kendall_tau", "analysis", "files", "timings", "document"}
 
 
 def run_cli(capsys: pytest.CaptureFixture, *args: str) -> tuple[int, str, str]:

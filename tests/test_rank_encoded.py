@@ -94,8 +94,8 @@ def test_a_block_with_a_missing_id_is_given_as_is() -> None:
 
 
 def test_mixed_runs_join_blocks_of_one_kind() -> None:
-    """Arrow-backed frames, object frames, Arrow columns of another string type and paths, interleaved: each run
-    comes once, in order; the runs in memory of one kind are encoded together."""
+    """Arrow-backed frames, object frames, Arrow columns and paths, interleaved: each run comes once, in order; the
+    runs in memory between two paths are encoded together (their ids are of one kind: Arrow strings)."""
     pa = pytest.importorskip("pyarrow")
     arrow, queries, candidates = random_runs(4, n_runs=3)
     objects, _, _ = random_runs(4, n_runs=3, ids="object")
@@ -108,7 +108,7 @@ def test_mixed_runs_join_blocks_of_one_kind() -> None:
     items = list(ranking.encoded_runs(runs, queries))
     assert [name for name, _ in items] == list(runs)
     kinds = [type(run).__name__ for _, run in items]
-    assert kinds == ["EncodedRun"] * 3 + ["str", "EncodedRun", "EncodedRun", "DataFrame"]
+    assert kinds == ["EncodedRun"] * 3 + ["str"] + ["EncodedRun"] * 3
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # repeated documents
         for (name, run), original in zip(items, runs.values()):

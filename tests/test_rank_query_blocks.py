@@ -89,8 +89,8 @@ def test_compare_same_through_query_blocks(monkeypatch, seed: int) -> None:
 
 
 def test_only_large_arrow_runs_in_memory_are_blocked(monkeypatch, tmp_path: Path) -> None:
-    """Object ids, paths and small runs take the run-by-run path; a run with a missing doc id too (its error names
-    it); runs of different Arrow string types are blocked together; the results do not change."""
+    """Paths and small runs take the run-by-run path; a run with a missing doc id too (its error names it); runs
+    with ids of every form (Arrow, objects: one id kind inside) are blocked together; the results do not change."""
     pa = pytest.importorskip("pyarrow")
     from prefeval.io import Columns
 
@@ -106,7 +106,7 @@ def test_only_large_arrow_runs_in_memory_are_blocked(monkeypatch, tmp_path: Path
                        "score": arrow["r1"]["score"].to_numpy()})
     runs = {"a0": arrow["r0"], "c1": columns, "p": str(path), "o0": objects["r0"], "small": small, "a3": arrow["r3"]}
     monkeypatch.setattr(ranking, "ENCODE_ROWS", 20)
-    assert ranking.query_block_runs(runs, ranking.query_candidates(qrels)) == ["a0", "c1", "a3"]
+    assert ranking.query_block_runs(runs, ranking.query_candidates(qrels)) == ["a0", "c1", "o0", "a3"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         blocked = compare(qrels, runs, METHODS, per_query=True)
@@ -117,7 +117,8 @@ def test_only_large_arrow_runs_in_memory_are_blocked(monkeypatch, tmp_path: Path
     missing.loc[2, "doc_id"] = None
     monkeypatch.setattr(ranking, "ENCODE_ROWS", 20)
     assert ranking.query_block_runs({"m": missing}, ranking.query_candidates(qrels)) == []
-    with pytest.raises(PrefevalError, match="run 'm' has a missing doc id"), warnings.catch_warnings():
+    with pytest.raises(PrefevalError, match=r"run 'm' \(DataFrame\): doc_id \(none\) \(query q0\) is missing"), \
+            warnings.catch_warnings():
         warnings.simplefilter("ignore")
         compare(qrels, {"a0": arrow["r0"], "m": missing}, ["LexiRecall"])
 

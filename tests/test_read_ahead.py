@@ -3,7 +3,6 @@ order as reading them in turn, with at most two runs in memory."""
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 
@@ -82,57 +81,3 @@ def test_compare_of_files_equals_compare_of_frames(files):
     from_frames = prefeval.compare(qrels, {p[-5]: read_run(p) for p in runs}, ["LexiRecall", "LexiPrecision", "RPP"],
                                    per_query=True)
     assert from_files.per_query.equals(from_frames.per_query)
-
-
-def test_the_command_process_uses_one_malloc_arena_unless_the_user_chose(monkeypatch):
-    """``prefeval`` run as a program asks glibc for one malloc arena (the reading thread's freed memory is then
-    reused by the main thread); a MALLOC_ARENA_MAX the user set wins, and other C libraries are left alone."""
-    import ctypes
-    import os
-
-    from prefeval import _process
-
-    calls = []
-
-    class Libc:
-        def mallopt(self, option, value):
-            calls.append((option, value))
-            return 1
-
-    monkeypatch.setattr(ctypes, "CDLL", lambda name: Libc())
-    monkeypatch.setenv("MALLOC_ARENA_MAX", "4")
-    _process.one_malloc_arena()
-    assert calls == []
-    monkeypatch.delenv("MALLOC_ARENA_MAX")
-    _process.one_malloc_arena()
-    try:
-        glibc = (os.confstr("CS_GNU_LIBC_VERSION") or "").startswith("glibc")
-    except (AttributeError, ValueError, OSError):  # no confstr, or no such name (not glibc)
-        glibc = False
-    assert calls == ([(-8, 1)] if glibc else [])
-
-
-@pytest.mark.parametrize("argv0, command", [("-m", True), ("/usr/local/bin/prefeval", True), ("prefeval", True),
-                                            ("-c", False), ("/x/pytest", False), ("", False),
-                                            ("/x/prefeval.py", False)])
-def test_only_the_prefeval_program_configures_its_process(monkeypatch, argv0, command):
-    """The program (script or ``python -m prefeval``) starts numpy without a BLAS thread pool and uses one malloc
-    arena; a process that imports prefeval is left as it is; values the user set win."""
-    import os
-
-    from prefeval import _process
-
-    arenas = []
-    monkeypatch.setattr(_process, "one_malloc_arena", lambda: arenas.append(1))
-    monkeypatch.setattr(sys, "argv", [argv0, "compare"])
-    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
-    assert _process.is_command() is command
-    numpy = sys.modules.pop("numpy")  # as before numpy loads
-    try:
-        _process.configure()
-    finally:
-        sys.modules["numpy"] = numpy
-    assert os.environ.get("OPENBLAS_NUM_THREADS") == ("1" if command else None) and arenas == ([1] if command else [])
-    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
-    _process.configure()
-    assert os.environ["OPENBLAS_NUM_THREADS"] == "4"

@@ -84,7 +84,7 @@ def test_read_down_to_the_cutoff_only_without_repeats_among_the_kept_rows():
     queries = Ids(["b", "a"])
     qc, raw, names, scores = records_codes(rows, queries, depth=2)
     assert qc.tolist() == [1, 1, 1, 0, 0, 0] and scores.tolist() == [5.0, 4.0, 4.0] * 2
-    assert names[raw].tolist() == ["x", "y", "z"] * 2
+    assert [names.to_pylist()[k] for k in raw] == ["x", "y", "z"] * 2
     repeated = rows[:1] + [ir_measures.ScoredDoc("a", "x", 4.5)] + rows[1:]  # "x" twice among the kept rows of "a"
     assert len(records_codes(repeated, queries, depth=2)[0]) == len(repeated)
     split = rows[5:7] + rows[:5] + rows[7:]  # the rows of "b" not contiguous

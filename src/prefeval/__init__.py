@@ -17,19 +17,15 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from prefeval import _process
-
-_process.configure()  # the prefeval program's settings, before numpy loads (a library user's process: none)
-
 # compare and evaluate are bound eagerly: their submodules share the names, and importing a submodule
 # binds the module object to the package attribute, which would shadow a lazily bound function.
-from prefeval._lazy import when_imported  # noqa: E402  (after configure)
-from prefeval._version import __version__ as __version__  # noqa: E402  (after configure)
-from prefeval.compare import Comparison, compare  # noqa: E402  (after configure)
-from prefeval.errors import DatasetUnavailable, PrefevalError  # noqa: E402  (after configure)
-from prefeval.evaluate import evaluate  # noqa: E402  (after configure)
-from prefeval.inputs import register_dataset_qrels as _register_dataset_qrels  # noqa: E402  (after configure)
-from prefeval.runs import register_run  # noqa: E402  (after configure)
+from prefeval._lazy import when_imported
+from prefeval._version import __version__ as __version__
+from prefeval.compare import Comparison, compare
+from prefeval.errors import DatasetUnavailable, PrefevalError
+from prefeval.evaluate import evaluate
+from prefeval.inputs import register_dataset_qrels as _register_dataset_qrels
+from prefeval.runs import register_run
 
 
 def _install_in_ir_measures() -> None:

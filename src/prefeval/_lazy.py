@@ -7,7 +7,10 @@ through :func:`is_pandas`, which never imports pandas: an object cannot be a Dat
 imported.
 
 :func:`when_imported` runs code once another package has been imported (by anyone): prefeval registers its measures
-with ir-measures when ir-measures is imported, without importing ir-measures itself.
+with ir-measures when ir-measures is imported, without importing ir-measures itself. What it buys, measured on the
+2-core development machine: importing ir-measures takes 0.19-0.48 s (it loads pandas and its providers' modules),
+which ``import prefeval`` -- and so ``prefeval compare``, whose whole run of 14 DL-Hard runs takes about 0.45 s --
+would otherwise pay.
 """
 
 from __future__ import annotations

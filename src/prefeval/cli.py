@@ -1,5 +1,8 @@
-"""The ``prefeval`` command. Each subcommand lives in ``prefeval.commands.<name>``
-and exposes ``add_arguments(parser)`` and ``run(args) -> int``; heavy imports happen in ``run``."""
+"""The ``prefeval`` command: its parser and the one-line error handling shared by every subcommand.
+
+Each subcommand is a module of ``prefeval.commands`` with ``add_arguments(parser)`` and ``run(args) -> int``
+(heavy imports happen in ``run``); ``COMMANDS`` registers it and ``EXAMPLES`` gives the example line its
+``--help`` shows."""
 
 from __future__ import annotations
 
@@ -13,36 +16,73 @@ from prefeval._version import __version__
 from prefeval.errors import PrefevalError
 
 COMMANDS = {
-    "eval": ("prefeval.commands.eval_cmd", "evaluate runs with ir-measures and prefeval measures (like `ir_measures`)"),
+    "eval": ("prefeval.commands.eval_cmd", "evaluate runs: a run x measure table with significance, or one run like ir_measures"),
     "compare": ("prefeval.commands.compare_cmd", "compare many runs pairwise with preference methods and metrics"),
     "run": ("prefeval.commands.run_cmd", "run a declarative pipeline (a TOML file or a built-in name, e.g. demo)"),
     "report": ("prefeval.commands.report_cmd", "render report.html of a pipeline output folder again from its data"),
     "pipelines": ("prefeval.commands.pipelines_cmd", "list the built-in pipeline definitions"),
-    "datasets": ("prefeval.commands.datasets_cmd", "inspect ir_datasets ids and seed files for offline use"),
+    "datasets": ("prefeval.commands.datasets_cmd", "use ir_datasets benchmarks offline: seed their files, see what is cached"),
     "analyse": ("prefeval.commands.analyse_cmd", "meta-evaluation: ties, agreement, discriminative power, robustness"),
-    "axioms": ("prefeval.commands.axioms_cmd", "check measures against formal constraints"),
+    "axioms": ("prefeval.commands.axioms_cmd", "check measures against formal constraints (axioms)"),
+    "example": ("prefeval.commands.example_cmd", "write a small simulated collection (qrels, runs) to try prefeval on"),
 }
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or with ``command`` only that command's options (the other commands are
     listed with their help but their modules are not imported)."""
-    parser = argparse.ArgumentParser(prog="prefeval", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="prefeval", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"prefeval {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in COMMANDS.items():
-        command_parser = sub.add_parser(name, help=help_text, description=help_text)
+        command_parser = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
         if command is None or name == command:
             module = importlib.import_module(module_name)
             module.add_arguments(command_parser)
             command_parser.set_defaults(_module=module)
+            if name in EXAMPLES:
+                command_parser.epilog = "\n\n".join(filter(None, [command_parser.epilog, "example:\n  " + EXAMPLES[name]]))
     return parser
+
+
+DESCRIPTION = ("Offline evaluation of rankings: ir-measures' metrics, preference-based evaluation (LexiRecall, "
+               "LexiPrecision, RPP), rank-biased utility (RBU), significance, rank aggregation, meta-evaluation "
+               "and axioms.")
+EPILOG = ("Try it on a simulated collection: prefeval example example (it writes example/qrels.txt and five runs); "
+          "each command's --help ends with an example that runs on those files. Input semantics, measures and "
+          "guides: the documentation (docs/ in the repository; mkdocs serve).")
+
+#: One example line per command, shown at the end of its ``--help``; run on the files of ``prefeval example
+#: example`` (tests/test_doc_examples.py runs each).
+EXAMPLES = {
+    "eval": "prefeval eval example/qrels.txt example/*.run -m nDCG@10 \"RBU(p=0.8)@20\" RPP --baseline bm25",
+    "compare": "prefeval compare example/qrels.txt example/*.run -m LexiRecall RPP nDCG@10 --aggregate mc4",
+    "run": "prefeval run example/pipeline.toml --out out/example",
+    "report": "prefeval report out/example",  # issue 27's command (renders report.html again), once registered
+    "pipelines": "prefeval pipelines --path",
+    "datasets": "prefeval datasets info msmarco-passage/trec-dl-hard",
+    "analyse": "prefeval analyse example/qrels.txt example/*.run -m LexiRecall RPP --metrics AP nDCG@10 "
+               "--analyses ties,agreement",
+    "axioms": "prefeval axioms nDCG@10 \"RBU(p=0.8,e=0.03)@10\" --constraints amigo2018",
+    "example": "prefeval example example",
+}
+
+
+class _Formatter(argparse.HelpFormatter):
+    """Wraps paragraphs as argparse does, but keeps a paragraph with an indented line (the example) as written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        wrap = super()._fill_text
+        return "\n\n".join(paragraph if "\n  " in paragraph else wrap(paragraph, width, indent)
+                            for paragraph in text.split("\n\n"))
 
 
 def main(argv: list[str] | None = None) -> int:
     # Arrow's default allocator (mimalloc) keeps tens of MB reserved after reading a few small files; the system
     # allocator gives them back. Set before pyarrow loads; a value the user set wins.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    if sys.stdout is None:  # started with standard output closed (`prefeval ... >&-`): as a closed pipe, quietly
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the life of the process
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
         command = argv[0] if argv and argv[0] in COMMANDS else None

@@ -1,10 +1,12 @@
-"""Id columns as integer codes: the kinds of columns ids come in, their distinct values, codes and string order.
+"""Id columns as integer codes: one representation of ids, their distinct values, codes and string order.
 
-Ids come as pyarrow string arrays (files read by ``pyarrow.csv``; Arrow-backed pandas columns) or as Python objects
-(numpy object arrays, pandas Series). :func:`factorize` gives each row an integer code -- by Arrow's hash or by
-pandas' hash -- so that :mod:`prefeval.ranking` works on integers; :class:`Ids` is an axis of distinct
-ids (queries, documents) and the position of each. String order is Python's (code point order, which is UTF-8 byte
-order), as trec_eval breaks score ties.
+Inside the data layer an id column is one thing: a pyarrow string array (:func:`id_array`, the one conversion, at
+the edge: files read by ``pyarrow.csv`` are such arrays already, Arrow-backed pandas columns hold one, and
+columns of Python objects -- pandas 2 frames, dicts, records -- are converted once, ``str()`` of each id, missing
+ids as nulls). :func:`factorize` gives each row an integer code (Arrow's ``dictionary_encode``) so that
+:mod:`prefeval.ranking` works on integers; :class:`Ids` is an axis of distinct ids (queries, documents) and the
+position of each. String order is Python's (code point order, which is UTF-8 byte order, Arrow's sort), as
+trec_eval breaks score ties.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval._arrow import call, from_numpy, options, to_numpy
+from prefeval._arrow import call, from_numpy, options, strings, to_numpy
 from prefeval._lazy import is_arrow_array, lazy_module
 
 if TYPE_CHECKING:
@@ -23,23 +25,43 @@ else:
     pd = lazy_module("pandas")
 
 
-def string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
-    """Rank (0-based, in Python string order) of each of the distinct ids ``names[subset]`` (default: all).
+def id_array(column: Any) -> Any:
+    """The column of ids as a pyarrow ``string`` (or ``large_string``) array: the one representation of ids in the
+    data layer. Arrow strings (also behind a pandas column) are taken as they are; dictionary-encoded and other Arrow
+    arrays are cast; other columns (a pandas Series of objects, a numpy array, a list) are converted once: ``str()``
+    of each id, ``None`` / NaN as a null (a missing id, which :mod:`prefeval.ranking` reports)."""
+    import pyarrow as pa  # deferred: a dependency; loaded with the first id column
 
-    Arrow-backed ids are ranked by Arrow's sort (UTF-8 byte order is code point order, Python's), others as
-    Python strings (``str()`` of each id)."""
-    if is_arrow_backed(names):
-        values = arrow_values(names)
-        if subset is not None:
-            values = call("take", values, from_numpy(subset))
-        ranks = call("rank", values, options=options("RankOptions", sort_keys="ascending", tiebreaker="dense"))
-        return to_numpy(ranks).astype(np.int64) - 1
-    values = np.asarray(names, dtype=object)
+    if not isinstance(column, (pa.Array, pa.ChunkedArray)) and hasattr(column, "dtype") and is_arrow_backed(column):
+        column = pa.array(column.array if hasattr(column, "array") else column)
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    if isinstance(column, pa.Array):
+        if column.type in (pa.string(), pa.large_string()):
+            return column
+        if pa.types.is_dictionary(column.type):
+            return id_array(column.cast(column.type.value_type))
+        return column.cast(pa.string())
+    values = column.tolist() if hasattr(column, "tolist") else list(column)
+    if all(type(v) is str for v in values):
+        return strings(values)
+    return pa.array([None if _missing(v) else v if isinstance(v, str) else str(v) for v in values], type=pa.string())
+
+
+def _missing(value: Any) -> bool:
+    """None, a float NaN, or pandas' NA / NaT."""
+    return value is None or (isinstance(value, float) and value != value) or type(value).__name__ in ("NAType",
+                                                                                                        "NaTType")
+
+
+def string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
+    """Rank (0-based, in Python string order) of each of the distinct ids ``names[subset]`` (default: all), by
+    Arrow's sort (UTF-8 byte order is code point order, Python's)."""
+    values = id_array(names)
     if subset is not None:
-        values = values[subset]
-    texts = [str(v) for v in values.tolist()]
-    rank = {text: i for i, text in enumerate(sorted(set(texts)))}
-    return np.fromiter(map(rank.__getitem__, texts), dtype=np.int64, count=len(texts))
+        values = call("take", values, from_numpy(subset))
+    ranks = call("rank", values, options=options("RankOptions", sort_keys="ascending", tiebreaker="dense"))
+    return to_numpy(ranks).astype(np.int64) - 1
 
 
 class Ids:
@@ -129,10 +151,8 @@ def arrow_values(values) -> Any:
 
 
 def take_names(names: Any, codes: np.ndarray) -> np.ndarray:
-    """``names[codes]`` (distinct ids: a pandas Index or a pyarrow array) as a numpy array of Python objects."""
-    if is_arrow_array(names):
-        return np.asarray(call("take", arrow_values(names), from_numpy(codes)).to_pylist(), dtype=object).reshape(-1)
-    return np.asarray(names.take(codes), dtype=object)
+    """``names[codes]`` (distinct ids) as a numpy array of Python objects."""
+    return np.asarray(call("take", id_array(names), from_numpy(codes)).to_pylist(), dtype=object).reshape(-1)
 
 
 @functools.cache
@@ -142,35 +162,39 @@ def string_dtype() -> Any:
     return pd.Series(["x"], dtype=str).dtype
 
 
+def ids_to_pandas(array: Any) -> Any:
+    """A pyarrow string array as the pandas column of canonical frames (:func:`string_dtype`): Arrow-backed where
+    that dtype is (pandas 3, without a Python string per row), else Python objects."""
+    string = string_dtype()
+    if isinstance(string, pd.StringDtype) and string.storage == "pyarrow":
+        return array.to_pandas(types_mapper=lambda _: string)
+    return array.to_pandas().astype(string)
+
+
 def factorize(column: Any, grouped: bool = False, first_seen: bool = True) -> tuple[np.ndarray, Any]:
-    """``pandas.factorize(column)``: each row's code (-1: missing) and the distinct values in order of first
-    appearance. A pyarrow array is encoded by Arrow (``dictionary_encode``, the same codes; the distinct values
-    stay a pyarrow array), without pandas. ``grouped``: equal values usually stand in runs of rows (the query ids
-    of a TREC run), which are then found by comparing neighbours and only the first value of each run is looked
-    up (same codes; hashed as above when the runs are short). An Arrow-backed pandas column of strings is encoded as
-    its pyarrow array. ``first_seen`` is kept for callers that need only the codes (any order of the distinct
-    values then does)."""
-    if not is_arrow_array(column) and (strings_array := arrow_strings(column)) is not None:
-        column = strings_array
+    """Each row's code (-1: missing) and the distinct values (a pyarrow array) in order of first appearance, as
+    ``pandas.factorize`` gives them, of the ids of ``column`` (:func:`id_array`), by Arrow's ``dictionary_encode``.
+    ``grouped``: equal values usually stand in runs of rows (the query ids of a TREC run), which are then found by
+    comparing neighbours and only the first value of each run is looked up (same codes). ``first_seen`` is kept for
+    callers that need only the codes (any order of the distinct values then does)."""
+    column = id_array(column)
     if grouped and (stretches := value_stretches(column)) is not None:
         starts, firsts = stretches
         position: dict[Any, int] = {}
         codes = np.fromiter((position.setdefault(v, len(position)) for v in firsts), dtype=np.intp, count=len(firsts))
-        return np.repeat(codes, np.diff(np.r_[starts, len(column)])), list(position)
-    if is_arrow_array(column):
-        encoded = call("dictionary_encode", arrow_values(column))
-        codes = to_numpy(encoded.indices, -1).astype(np.intp, copy=False)
-        return codes, encoded.dictionary
-    return pd.factorize(column)
+        return np.repeat(codes, np.diff(np.r_[starts, len(column)])), strings(list(position))
+    encoded = call("dictionary_encode", column)
+    codes = to_numpy(encoded.indices, -1).astype(np.intp, copy=False)
+    return codes, encoded.dictionary
 
 
 def value_stretches(column: Any) -> tuple[np.ndarray, list] | None:
-    """(first row of each stretch of equal consecutive values, the value of each) of a pyarrow array without a
-    missing value, whose stretches are 8 rows long or more on average
-    (the query ids of a TREC run), found by comparing neighbours; None for other columns."""
-    if not is_arrow_array(column) or column.null_count or len(column) < 2:
+    """(first row of each stretch of equal consecutive values, the value of each) of an id column without a missing
+    value, whose stretches are 8 rows long or more on average (the query ids of a TREC run), found by comparing
+    neighbours; None for other columns."""
+    column = id_array(column)
+    if column.null_count or len(column) < 2:
         return None
-    column = arrow_values(column)
     n = len(column)
     starts = np.flatnonzero(np.r_[True, to_numpy(call("not_equal", column.slice(1), column.slice(0, n - 1)))])
     if 8 * len(starts) > n:
@@ -179,14 +203,8 @@ def value_stretches(column: Any) -> tuple[np.ndarray, list] | None:
 
 
 def arrow_strings(column: Any) -> Any:
-    """The pyarrow array behind a column of Arrow strings (a pyarrow array or an Arrow-backed pandas object); None
-    for other columns."""
-    if not (is_arrow_array(column) or hasattr(column, "dtype")) or not is_arrow_backed(column):
-        return None
-    values = arrow_values(column)
-    if hasattr(values, "combine_chunks"):  # a pandas column of several chunks
-        values = values.combine_chunks()
-    return values if str(values.type) in ("string", "large_string") else None
+    """The ids of ``column`` as a pyarrow string array (:func:`id_array`)."""
+    return id_array(column)
 
 
 def take_ids(ids: Any, indices: np.ndarray) -> Any:
@@ -195,18 +213,19 @@ def take_ids(ids: Any, indices: np.ndarray) -> Any:
 
 
 def concat_ids(parts: list) -> Any:
-    """Arrays of ids (pyarrow arrays of one type, or numpy arrays) one after the other."""
-    if parts and is_arrow_array(parts[0]):
-        import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
+    """Arrays of ids one after the other, as one pyarrow array (``large_string`` when the parts' types differ)."""
+    import pyarrow as pa  # deferred: a dependency; loaded with the first id column
 
-        return pa.concat_arrays(parts)
-    return np.concatenate([np.asarray(p, dtype=object) for p in parts])
+    parts = [id_array(p) for p in parts]
+    if len({p.type for p in parts}) > 1:
+        parts = [p.cast(pa.large_string()) for p in parts]
+    return pa.concat_arrays(parts)
 
 
 def distinct(column: Any, grouped: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(code of each row, the distinct values as a numpy object array) of a column, distinct values in order of
-    first appearance: :func:`factorize` (hash-based: Arrow's or pandas'; ``grouped``: equal values usually stand
-    in stretches of rows, as query ids do), the values converted once each."""
+    first appearance: :func:`factorize` (``grouped``: equal values usually stand in stretches of rows, as query ids
+    do), the values converted once each."""
     codes, uniques = factorize(column, grouped)
     names = np.empty(len(uniques), dtype=object)
     names[:] = py_list(uniques)
@@ -215,12 +234,9 @@ def distinct(column: Any, grouped: bool = False) -> tuple[np.ndarray, np.ndarray
 
 def sorted_codes(column: Any) -> tuple[np.ndarray, np.ndarray]:
     """(code of each row, the distinct values in Python string order): codes rank the values as strings. Only the
-    distinct values are sorted (by Arrow when the column is Arrow-backed: UTF-8 byte order is code point order)."""
+    distinct values are sorted (by Arrow: UTF-8 byte order is code point order)."""
     codes, uniques = factorize(column)
-    if is_arrow_backed(uniques):
-        order = to_numpy(call("sort_indices", arrow_values(uniques))).astype(np.intp)
-    else:
-        order = np.argsort(np.asarray(py_list(uniques), dtype=object), kind="stable")
+    order = to_numpy(call("sort_indices", uniques)).astype(np.intp)
     names = np.empty(len(order), dtype=object)
     names[:] = py_list(uniques)
     rank = np.empty(len(order), dtype=np.intp)
@@ -229,8 +245,5 @@ def sorted_codes(column: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def take_rows(column: Any, rows: np.ndarray) -> Any:
-    """The values of ``column`` (a pyarrow array, Series or array) at the positions ``rows``."""
-    if is_arrow_array(column):
-        return call("take", arrow_values(column), from_numpy(rows))
-    values = arrow_strings(column)  # an Arrow-backed Series: its strings taken by Arrow, not all made Python objects
-    return np.asarray(column)[rows] if values is None else call("take", values, from_numpy(rows))
+    """The ids of ``column`` (:func:`id_array`) at the positions ``rows``."""
+    return call("take", id_array(column), from_numpy(rows))

@@ -11,7 +11,10 @@ DataFrame columns may follow ir-measures (``query_id, doc_id, relevance / score`
 and an alias (a PyTerrier result that passes ``query_id`` through), the canonical column is used.
 
 Canonical columns: qrels ``query_id, doc_id, relevance, iteration``; runs ``query_id, doc_id, score``
-(ids as ``str``, relevance ``int``, score ``float``). Conflicting qrels lines (one query, document and
+(ids as ``str``, relevance ``int``, score ``float``). Ids and grades follow the rules of :mod:`prefeval.io` whatever
+the form they come in (non-empty ids without control characters or whitespace; integer grades from -1000 to 1000),
+checked here before any measure or provider sees them: a bad one is an error naming the run or qrels, the id and its
+query. Conflicting qrels lines (one query, document and
 subtopic judged twice with different grades) are resolved once, for every measure: the last line wins, as in
 the dictionaries that trec_eval's Python binding and ir-measures build (one warning names the first conflict).
 The semantics of rankings built from runs (ties, repeated documents) are in :mod:`prefeval.ranking`.
@@ -32,9 +35,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from prefeval._lazy import is_pandas, lazy_module
-from prefeval.encoding import Ids, factorize, string_dtype
+from prefeval.encoding import Ids, factorize, id_array, string_dtype
 from prefeval.errors import PrefevalError
-from prefeval.io import Columns, _to_pandas, read_qrels, read_qrels_columns, read_run, read_run_columns
+from prefeval.io import (
+    MAX_GRADE,
+    MIN_GRADE,
+    Columns,
+    _to_pandas,
+    check_ids,
+    first_bad_id,
+    grade_value,
+    read_qrels,
+    read_qrels_columns,
+    read_run,
+    read_run_columns,
+)
 from prefeval.ranking import pair_codes
 
 if TYPE_CHECKING:
@@ -93,7 +108,7 @@ def _qrels_frame(qrels: Any, columns: bool = False) -> pd.DataFrame | Columns:
     if _is_ranx(qrels):
         qrels = qrels.to_dict()
     if isinstance(qrels, Mapping):
-        return canonical_qrels(_nested_frame(qrels, "relevance"), "qrels dict")
+        return canonical_qrels(_nested_frame(qrels, "relevance", "qrels dict"), "qrels dict")
     if isinstance(qrels, Iterable):
         return canonical_qrels(_records_frame(qrels, "qrels"), "qrels records")
     raise PrefevalError(f"cannot use {type(qrels).__name__} as qrels: give a path, an ir_datasets id, "
@@ -155,6 +170,7 @@ def run_frame(run: Any, name: str | None = None, columns: bool = False) -> pd.Da
         run = _standard_columns(run, RUN_COLUMNS)
         canonical = _canonical_columns(run)
         if canonical is not None:  # with ``columns``: the frame's columns (no frame built, no column looked up again)
+            check_run_ids(canonical["query_id"], canonical["doc_id"], f"run {label!r} (DataFrame)")
             return Columns(canonical) if columns else run if list(run.columns) == RUN_COLUMNS else run[RUN_COLUMNS]
         return _canonical_run(run, f"{label} (DataFrame)")
     if _is_pathlike(run):
@@ -163,8 +179,9 @@ def run_frame(run: Any, name: str | None = None, columns: bool = False) -> pd.Da
         run = run.to_dict()
     if isinstance(run, Iterable):  # a dict of dicts or records
         dict_of_dicts = isinstance(run, Mapping)
-        frame = _nested_frame(run, "score") if dict_of_dicts else _records_frame(run, label)
+        frame = _nested_frame(run, "score", f"run {label!r} (dict)") if dict_of_dicts else _records_frame(run, label)
         if _is_canonical_run(frame):  # string ids and float scores already: no second conversion
+            check_run_ids(frame["query_id"], frame["doc_id"], f"run {label!r} ({'dict' if dict_of_dicts else 'records'})")
             return frame if list(frame.columns) == RUN_COLUMNS else frame[RUN_COLUMNS]
         return _canonical_run(frame, f"{label} ({'dict' if dict_of_dicts else 'records'})")
     raise PrefevalError(f"cannot use {type(run).__name__} as a run: give a path, a DataFrame, "
@@ -206,6 +223,19 @@ def runs_dict(runs: Any, columns: bool = False) -> dict[str, Any]:
     return {name: converted[id(run)] for name, run in items}
 
 
+def _encodable(ids: list, what: str) -> None:
+    """Raise the error of :func:`prefeval.io.check_ids` for a ``str`` id that is not UTF-8 (a lone surrogate, which
+    no column of strings can hold)."""
+    strings = [v for v in ids if isinstance(v, str)]
+    joined = "".join(strings)
+    if joined.isascii():
+        return
+    try:
+        joined.encode("utf-8")
+    except UnicodeEncodeError:
+        check_ids(strings, what)
+
+
 def _records_frame(records: Iterable, label: str) -> pd.DataFrame:
     """The records (namedtuples or mappings) as a frame, one column per field, each field's values typed as pandas
     infers them from the records (all ``str``: the string dtype of canonical frames). One pass over the records
@@ -213,6 +243,9 @@ def _records_frame(records: Iterable, label: str) -> pd.DataFrame:
     rows = records if isinstance(records, list) else list(records)
     if not rows:
         return pd.DataFrame()
+    for field in ("query_id", "doc_id"):
+        _encodable([getattr(r, field, None) if not isinstance(r, Mapping) else r.get(field) for r in rows],
+                   f"{label}: {field}")
     first = rows[0]
     if hasattr(first, "_asdict"):
         kind = type(first)
@@ -226,9 +259,9 @@ def _records_frame(records: Iterable, label: str) -> pd.DataFrame:
                         f"got {type(first).__name__}")
 
 
-def _nested_frame(nested: Mapping, value: str) -> pd.DataFrame:
+def _nested_frame(nested: Mapping, value: str, what: str = "dict") -> pd.DataFrame:
     """A dict of dicts ``{query_id: {doc_id: value}}`` as a frame ``query_id, doc_id, value``, ids as ``str(id)``
-    (in the dicts' order)."""
+    (in the dicts' order); ``what`` names the dict in the error for an id that is not UTF-8."""
     docs: list = []
     values: list = []
     for inner in nested.values():
@@ -236,6 +269,8 @@ def _nested_frame(nested: Mapping, value: str) -> pd.DataFrame:
         values.extend(inner.values())
     lengths = np.fromiter(map(len, nested.values()), dtype=np.intp, count=len(nested))
     keys = list(nested.keys()) if docs else []
+    _encodable(keys, f"{what}: query_id")
+    _encodable(docs, f"{what}: doc_id")
     queries = _text_column(keys).array.take(np.repeat(np.arange(len(keys)), lengths[:len(keys)]))
     return pd.DataFrame({"query_id": queries, "doc_id": _text_column(docs), value: _column(values)})
 
@@ -259,7 +294,7 @@ def nested_codes(nested: Any, queries: Ids,
     None where this direct reading could differ from :func:`run_frame`'s (which then reads the run, or reports its
     error): not a dict of dicts (inner mappings other than ``dict``, ``OrderedDict`` and ``defaultdict``), document
     ids that are not all ``str`` (``str()`` could make two ids of one query equal), query keys with equal ``str()``,
-    scores that are not all numbers (``str``, ``None``) or NaN."""
+    scores that are not all numbers (``str``, ``None``) or NaN, ids that break the rules of :mod:`prefeval.io`."""
     if not isinstance(nested, Mapping):
         return None
     inners = list(nested.values())
@@ -275,15 +310,15 @@ def nested_codes(nested: Any, queries: Ids,
     docs = list(chain.from_iterable([inner.keys() for inner in inners]))  # keys and values in one order (an
     values = list(chain.from_iterable([inner.values() for inner in inners]))  # OrderedDict's, not its dict's)
     scores = _number_scores(values)
-    if scores is None or not _all_str(docs):
-        return None
+    if scores is None or not _all_str(docs) or first_bad_id(names) is not None or first_bad_id(docs) is not None:
+        return None  # run_frame reports the error
     lengths = np.fromiter(map(len, inners), dtype=np.intp, count=len(inners))
     query_codes = np.repeat(np.asarray(codes, dtype=np.intp), lengths)
     keep = None if depth is None else _top_scores(scores, lengths, depth)
     if keep is None:
-        return query_codes, np.arange(len(docs)), np.fromiter(docs, dtype=object, count=len(docs)), scores
+        return query_codes, np.arange(len(docs)), id_array(docs), scores
     kept = list(compress(docs, keep))
-    return query_codes[keep], np.arange(len(kept)), np.fromiter(kept, dtype=object, count=len(kept)), scores[keep]
+    return query_codes[keep], np.arange(len(kept)), id_array(kept), scores[keep]
 
 
 def _all_str(ids: list) -> bool:
@@ -329,8 +364,9 @@ def records_codes(records: Any, queries: Ids,
     query_ids, doc_ids, values = (list(map(itemgetter(fields.index(f)), records))
                                   for f in ("query_id", "doc_id", "score"))
     scores = _number_scores(values)
-    if scores is None or not _all_str(query_ids) or not _all_str(doc_ids):
-        return None
+    if scores is None or not _all_str(query_ids) or not _all_str(doc_ids) or first_bad_id(query_ids) is not None \
+            or first_bad_id(doc_ids) is not None:
+        return None  # run_frame reports the error
     stretches = [(query, len(list(rows))) for query, rows in groupby(query_ids)]
     names, lengths = zip(*stretches)
     query_codes = np.repeat(queries.get_indexer(names), lengths)
@@ -393,6 +429,8 @@ def _strings(values: list) -> pd.Series | None:
             array = pa.array(values)
         except (pa.ArrowInvalid, pa.ArrowTypeError):
             return None
+        except UnicodeEncodeError:  # a lone surrogate: not UTF-8, reported by the check of the ids
+            return pd.Series(np.fromiter(values, dtype=object, count=len(values)), dtype=object)
         return _to_pandas(array, string) if array.type == pa.string() and not array.null_count else None
     array = np.fromiter(values, dtype=object, count=len(values))
     if pd.api.types.infer_dtype(array, skipna=False) != "string":
@@ -433,23 +471,45 @@ def canonical_qrels(frame: pd.DataFrame, label: str) -> pd.DataFrame:
     frame = _standard_columns(frame, QRELS_COLUMNS)
     _require(frame, QRELS_COLUMNS[:3], label)
     if "iteration" in frame.columns or "subtopic_id" in frame.columns:
-        iteration = _as_text(frame["iteration" if "iteration" in frame.columns else "subtopic_id"])
+        iteration = _as_text(frame["iteration" if "iteration" in frame.columns else "subtopic_id"],
+                             f"{label}: iteration (subtopic)")
     elif len(frame):
         iteration = _text_column(["0"]).array.take(np.zeros(len(frame), dtype=np.intp))
     else:
         iteration = np.zeros(0, dtype=object)
-    relevance = frame["relevance"]
-    if relevance.dtype != np.int64:  # int64 grades are integers already
-        relevance = pd.to_numeric(relevance, errors="coerce")
-        _reject_first(frame, relevance.isna() | (relevance != np.round(relevance)), lambda row, _: (
-            f"{label}: relevance must be an integer grade, got {row['relevance']!r} "
-            f"for query {row['query_id']}, document {row['doc_id']}"))
-    return pd.DataFrame({
-        "query_id": _as_text(frame["query_id"]),
-        "doc_id": _as_text(frame["doc_id"]),
-        "relevance": relevance.astype("int64").to_numpy(),
+    relevance = _grades(frame, label)
+    out = pd.DataFrame({
+        "query_id": _as_text(frame["query_id"], f"{label}: query_id"),
+        "doc_id": _as_text(frame["doc_id"], f"{label}: doc_id"),
+        "relevance": relevance,
         "iteration": iteration,
     })
+    check_ids(out["query_id"], f"{label}: query_id")
+    check_ids(out["doc_id"], f"{label}: doc_id", lambda row: f"query {out['query_id'].iloc[row]}")
+    check_ids(out["iteration"], f"{label}: iteration (subtopic)", lambda row: f"query {out['query_id'].iloc[row]}")
+    return out
+
+
+def _grades(frame: pd.DataFrame, label: str) -> np.ndarray:
+    """The ``relevance`` column of a qrels frame as int64 grades, each checked by the rule of files
+    (:func:`prefeval.io.grade_value`: an integer from -1000 to 1000; a string of ASCII digits; an integral float);
+    the first bad one is an error naming its query and document."""
+    relevance = frame["relevance"]
+    values = relevance.to_numpy()
+    if values.dtype.kind in "iu":
+        bad = (values < MIN_GRADE) | (values > MAX_GRADE)
+        out = values.astype(np.int64)
+    else:
+        distinct = list(dict.fromkeys(values.tolist()))
+        grade_of = {value: grade_value(value) for value in distinct}
+        grades = [grade_of[value] for value in values.tolist()]
+        bad = np.fromiter((g is None for g in grades), dtype=bool, count=len(grades))
+        out = np.fromiter((0 if g is None else g for g in grades), dtype=np.int64, count=len(grades))
+    _reject_first(frame, pd.Series(bad, index=frame.index), lambda row, _: (
+        f"{label}: relevance must be an integer grade from {MIN_GRADE} to {MAX_GRADE}, got "
+        f"{getattr(row['relevance'], 'item', lambda: row['relevance'])()!r} for query {row['query_id']}, document "
+        f"{row['doc_id']}"))
+    return out
 
 
 def _reject_first(frame: pd.DataFrame, bad: pd.Series, message: Callable[[pd.Series, int], str]) -> None:
@@ -458,12 +518,17 @@ def _reject_first(frame: pd.DataFrame, bad: pd.Series, message: Callable[[pd.Ser
         raise PrefevalError(message(frame[bad].iloc[0], int(bad.sum())))
 
 
-def _as_text(column: pd.Series) -> Any:
+def _as_text(column: pd.Series, what: str = "id") -> Any:
     """The values of ``column.astype(str)`` for a canonical frame: the column's own array when it already has the
-    string dtype of canonical frames (no conversion through Python objects)."""
+    string dtype of canonical frames (no conversion through Python objects). ``what`` names the column in the error
+    for an id that is not UTF-8 (a lone surrogate)."""
     if isinstance(column.dtype, pd.StringDtype) and column.dtype == string_dtype():
         return column.array
-    return column.astype(str).array  # Arrow-backed strings stay so (no Python string per row)
+    try:
+        return column.astype(str).array  # Arrow-backed strings stay so (no Python string per row)
+    except UnicodeEncodeError:
+        check_ids([str(v) for v in column.tolist()], what)
+        raise
 
 
 def _is_canonical_run(frame: pd.DataFrame) -> bool:
@@ -502,8 +567,26 @@ def _canonical_run(frame: pd.DataFrame, label: str) -> pd.DataFrame:
     _reject_first(frame, score.isna(), lambda row, count: (
         f"{label}: score {row['score']!r} of document {row['doc_id']} in query {row['query_id']} is not a number "
         f"({count} such rows)"))
-    return pd.DataFrame({
-        "query_id": _as_text(frame["query_id"]),
-        "doc_id": _as_text(frame["doc_id"]),
+    out = pd.DataFrame({
+        "query_id": _as_text(frame["query_id"], f"run {label!r}: query_id"),
+        "doc_id": _as_text(frame["doc_id"], f"run {label!r}: doc_id"),
         "score": score.astype("float64").to_numpy(),
     })
+    check_run_ids(out["query_id"], out["doc_id"], f"run {label!r}" if " (" not in label else
+                  f"run {label.split(' (')[0]!r} ({label.split(' (', 1)[1]}")
+    return out
+
+
+def check_run_ids(query_ids: Any, doc_ids: Any, what: str) -> None:
+    """:func:`prefeval.io.check_ids` of a run's query and document ids; ``what`` names the run (a document's
+    query is named too)."""
+    check_ids(query_ids, f"{what}: query_id")
+    check_ids(doc_ids, f"{what}: doc_id", lambda row: f"query {_at(query_ids, row)}")
+
+
+def _at(values: Any, row: int) -> Any:
+    """``values[row]`` of a pandas Series, pyarrow array or sequence, as a Python value."""
+    if hasattr(values, "iloc"):
+        return values.iloc[row]
+    value = values[row]
+    return value.as_py() if hasattr(value, "as_py") else value

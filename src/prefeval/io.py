@@ -51,7 +51,7 @@ import numpy as np
 
 from prefeval._arrow import to_numpy
 from prefeval._lazy import is_pandas, lazy_module
-from prefeval.encoding import string_dtype
+from prefeval.encoding import ids_to_pandas, string_dtype
 from prefeval.errors import InputFormatError, PrefevalError
 
 if TYPE_CHECKING:
@@ -248,7 +248,8 @@ _ID_RULE = ("fields are separated by spaces or tabs, and ids hold no control cha
 
 def _char_name(char: str) -> str:
     """``U+000B (a control character)`` and the like, for messages."""
-    kind = "whitespace" if char.isspace() and ord(char) > 0x9f else \
+    kind = "whitespace" if char.isspace() and not 0x09 <= ord(char) <= 0x0d and ord(char) not in (0x1c, 0x1d, 0x1e,
+                                                                                                  0x1f, 0x85) else \
         "a surrogate (not UTF-8)" if 0xd800 <= ord(char) <= 0xdfff else "a control character"
     return f"U+{ord(char):04X} ({kind})"
 
@@ -475,10 +476,11 @@ def check_ids(values: Any, what: str, where: Any = None) -> None:
     if row is None:
         return
     value = _value_at(values, row)
-    reason = "is missing" if value is None else "is empty" if value == "" else \
+    reason = "is missing" if not isinstance(value, str) else "is empty" if value == "" else \
         f"holds {_char_name(_BAD_ID_CHAR.search(value).group())}"
     place = f" ({where(row)})" if where is not None else ""
-    raise PrefevalError(f"{what} {value!r}{place} {reason}; ids are non-empty strings without control characters "
+    shown = repr(value) if isinstance(value, str) else "(none)"
+    raise PrefevalError(f"{what} {shown}{place} {reason}; ids are non-empty strings without control characters "
                         "or whitespace")
 
 
@@ -634,12 +636,10 @@ def _frame(columns: Columns) -> pd.DataFrame:
     return pd.DataFrame({name: _to_pandas(column, string) for name, column in columns.items()})
 
 
-def _to_pandas(column: Any, string: Any) -> Any:
+def _to_pandas(column: Any, string: Any = None) -> Any:
     if isinstance(column, np.ndarray) or is_pandas(column, "Series"):
         return column
-    if isinstance(string, pd.StringDtype) and string.storage == "pyarrow":
-        return column.to_pandas(types_mapper=lambda _: string)
-    return column.to_pandas().astype(string)
+    return ids_to_pandas(column)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -28,27 +28,23 @@ import functools
 import warnings
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval._arrow import call, from_numpy, options, strings, to_numpy
-from prefeval._lazy import is_arrow_array, lazy_module
+from prefeval._arrow import call, from_numpy, options, to_numpy
+from prefeval._lazy import lazy_module
 from prefeval.core.arrays import sorted_unique, stretch_starts
 from prefeval.encoding import (
     Ids,
-    arrow_strings,
-    arrow_values,
     as_ids,
     column_values,
     concat_ids,
     distinct,
     factorize,
-    is_arrow_backed,
-    py_list,
+    id_array,
+    ids_to_pandas,
     sorted_codes,
-    string_dtype,
     string_ranks,
     take_ids,
     take_names,
@@ -154,16 +150,8 @@ class RankedRun:
         stay Arrow-backed (no Python string per row)."""
         self._top(None)  # every row's rank must be exact
         queries = self.queries.to_numpy(dtype=object)
-        if is_arrow_backed(self.doc_names) and "doc_ids" not in self.__dict__ and all(isinstance(q, str) for q in queries):
-            import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
-
-            string = string_dtype() if is_arrow_array(self.doc_names) else self.doc_names.dtype
-            names = pd.array(pa.array(queries.tolist(), type=pa.string()).take(pa.array(self.query_codes)),
-                             dtype=string)
-            docs = pd.array(arrow_values(self.doc_names).take(pa.array(self.doc_raw)), dtype=string)
-        else:
-            names = queries[self.query_codes] if len(self.rank) else np.zeros(0, object)
-            docs = self.doc_ids
+        names = ids_to_pandas(call("take", id_array(queries), from_numpy(self.query_codes)))
+        docs = ids_to_pandas(call("take", id_array(self.doc_names), from_numpy(self.doc_raw)))
         return pd.DataFrame({"query_id": names, "doc_id": docs, "score": -self.rank.astype(np.float64)})
 
 
@@ -261,12 +249,10 @@ def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, dcodes: np.nda
     return order
 
 
-def _query_score_order(qc: np.ndarray, sc: np.ndarray, arrow: bool) -> np.ndarray:
+def _query_score_order(qc: np.ndarray, sc: np.ndarray) -> np.ndarray:
     """``np.lexsort((-sc, qc))``: rows by query code, then score descending, stably; by Arrow's stable sort (several
-    times faster) when pyarrow is loaded already (``arrow``)."""
-    if not arrow:
-        return np.lexsort((-sc, qc))
-    import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
+    times faster)."""
+    import pyarrow as pa  # deferred: a dependency, loaded with the ids
 
     table = pa.table({"q": from_numpy(qc), "s": from_numpy(sc)})
     order = call("sort_indices", table, options=options("SortOptions", sort_keys=[("q", "ascending"),
@@ -277,8 +263,7 @@ def _query_score_order(qc: np.ndarray, sc: np.ndarray, arrow: bool) -> np.ndarra
 def _query_stretches(column: Any, queries: Ids, name: str) -> tuple[np.ndarray, np.ndarray]:
     """(first row of each stretch of rows of one query, its query code in ``queries``, -1: not there), without a code
     per row where the ids stand in long stretches (:func:`value_stretches`)."""
-    if not is_arrow_array(column) and (strings_array := arrow_strings(column)) is not None:
-        column = strings_array
+    column = id_array(column)
     stretches = value_stretches(column)
     if stretches is not None:
         return stretches[0], queries.get_indexer(stretches[1])
@@ -337,7 +322,7 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     n = len(qc)
     cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
     if cuts is None and per_query is None:
-        raw, names = factorize(column, first_seen=False) if is_arrow_array(column) else pd.factorize(column)
+        raw, names = factorize(column, first_seen=False)
         return raw, names, _candidate_of(names, candidates)
     values, prefix = _id_values(column, candidates)
     cuts = np.array([0, n]) if cuts is None else cuts
@@ -346,13 +331,12 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     names, of_name = [], []
     offset = 0
     for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
-        block = values.slice(a, b - a) if prefix is not None else values[a:b]
+        block = values.slice(a, b - a)
         subset = np.zeros(0, dtype=np.intp)
         if per_query is not None:
             subset = per_query.of(queries, qc[starts[np.searchsorted(starts, a):np.searchsorted(starts, b)]])
             if len(subset):
-                block = concat_ids([take_ids(prefix, subset), block] if prefix is not None
-                                else [candidates.unique[subset], block])
+                block = concat_ids([take_ids(prefix, subset), block])
         codes, uniques = factorize(block, first_seen=False)
         if per_query is not None:
             found = np.full(len(uniques), -1, dtype=np.intp)
@@ -371,14 +355,9 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
 
 
 def _id_values(column: Any, candidates: _Candidates) -> tuple[Any, Any]:
-    """(the ids of a column as a pyarrow array, the candidates as one of the same type) when the column holds Arrow
-    strings and the candidates convert; else (the ids as a numpy array, None)."""
-    values = arrow_strings(column)
-    if values is not None:
-        prefix = candidates.arrow_set(values.type) if len(candidates.unique) else values.slice(0, 0)
-        if prefix is not None:
-            return values, prefix
-    return np.asarray(column, dtype=object), None
+    """(the ids of a column as a pyarrow array, the candidates as one of the same type)."""
+    values = id_array(column)
+    return values, candidates.arrow_set(values.type) if len(candidates.unique) else values.slice(0, 0)
 
 
 def pair_codes(query_ids: Any, doc_ids: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -395,8 +374,8 @@ def pair_codes(query_ids: Any, doc_ids: Any) -> tuple[np.ndarray, np.ndarray]:
 def _increasing_within_queries(query_codes: np.ndarray, doc_ids: Any) -> bool:
     """Whether each query's rows are contiguous (no missing query id) and their Arrow-backed document ids strictly
     increase (as in qrels sorted by query and document): then no (query, document) occurs twice. Neighbours are
-    compared by Arrow (no hashing); False for other columns."""
-    docs = arrow_strings(doc_ids) if len(query_codes) > 1 else None
+    compared by Arrow (no hashing)."""
+    docs = id_array(doc_ids) if len(query_codes) > 1 else None
     if docs is None or docs.null_count or query_codes.min() < 0:
         return False
     boundary = query_codes[1:] != query_codes[:-1]
@@ -415,11 +394,6 @@ class _Candidates:
         self.unique = unique_values(candidates) if len(candidates) else candidates
         self.arrow: dict[object, object] = {}
 
-    @functools.cached_property
-    def position(self) -> dict[Any, int]:
-        """Index of each candidate (to look up ids that are not Arrow-backed)."""
-        return {v: i for i, v in enumerate(self.unique.tolist())}
-
     def same(self, candidates: np.ndarray) -> bool:
         return len(candidates) == len(self.given) and bool(np.all(candidates == self.given))
 
@@ -435,16 +409,10 @@ class _Candidates:
         return cached[1]
 
     def arrow_set(self, value_type):
-        """The candidates as an Arrow array of ``value_type`` (None: not convertible)."""
+        """The candidates as ids (:func:`~prefeval.encoding.id_array`) of the Arrow type ``value_type``."""
         if value_type not in self.arrow:
-            import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
-
-            try:
-                given = self.unique.tolist()
-                values = strings(given) if all(isinstance(v, str) for v in given) else pa.array(given)
-                self.arrow[value_type] = values if values.type == value_type else values.cast(value_type)
-            except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-                self.arrow[value_type] = None
+            values = id_array(self.unique)
+            self.arrow[value_type] = values if values.type == value_type else values.cast(value_type)
         return self.arrow[value_type]
 
 
@@ -504,18 +472,13 @@ def query_candidates(qrels: Any, rel: int = 1) -> QueryCandidates:
 
 
 def _candidate_of(names: Any, candidates: _Candidates) -> np.ndarray:
-    """Index in ``candidates.unique`` of each of the distinct ids ``names`` (-1: not a candidate); Arrow-backed ids
-    are looked up in Arrow (``pyarrow.compute.index_in``) without converting them to Python strings."""
+    """Index in ``candidates.unique`` of each of the distinct ids ``names`` (-1: not a candidate), looked up by Arrow
+    (``pyarrow.compute.index_in``)."""
     if not len(candidates.unique) or not len(names):
         return np.full(len(names), -1, dtype=np.intp)
-    if is_arrow_backed(names):
-        values = arrow_values(names)
-        value_set = candidates.arrow_set(values.type)
-        if value_set is not None:  # else candidates that are not strings: compare as Python objects below
-            found = call("index_in", values, options=options("SetLookupOptions", value_set=value_set))
-            return to_numpy(found, -1).astype(np.intp, copy=False)
-    values = py_list(names)
-    return np.fromiter(map(candidates.position.get, values, repeat(-1)), dtype=np.intp, count=len(values))
+    values = id_array(names)
+    found = call("index_in", values, options=options("SetLookupOptions", value_set=candidates.arrow_set(values.type)))
+    return to_numpy(found, -1).astype(np.intp, copy=False)
 
 
 @dataclass(frozen=True)
@@ -544,20 +507,19 @@ def encoded_runs(runs: Mapping[str, Any], queries: Any) -> Iterator[tuple[str, A
     rankings are those of the runs ranked one by one."""
     queries = as_ids(queries)
     block: list[tuple[str, Any, Any, Any]] = []
-    rows, kind = 0, None
+    rows = 0
     for name, run in runs.items():
         ids = _id_columns(run)
-        run_kind = None if ids is None else "arrow" if all(is_arrow_backed(c) for c in ids) else "numpy"
-        if block and (run_kind != kind or rows + len(run) > ENCODE_ROWS):
-            yield from _encode_block(block, queries, kind)
+        if block and (ids is None or rows + len(run) > ENCODE_ROWS):
+            yield from _encode_block(block, queries)
             block, rows = [], 0
         if ids is None:
             yield name, run
             continue
         block.append((name, run, *ids))
-        rows, kind = rows + len(run), run_kind
+        rows += len(run)
     if block:
-        yield from _encode_block(block, queries, kind)
+        yield from _encode_block(block, queries)
 
 
 def _id_columns(run: Any) -> tuple[Any, Any] | None:
@@ -570,36 +532,23 @@ def _id_columns(run: Any) -> tuple[Any, Any] | None:
         return None
 
 
-def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids, kind: str | None
-                  ) -> Iterator[tuple[str, Any]]:
+def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids) -> Iterator[tuple[str, Any]]:
     """The runs of ``block`` (name, run, query ids, doc ids) as :class:`EncodedRun` sharing one factorisation of
-    their ids; ``kind``: ``"arrow"`` (Arrow-backed ids, joined in Arrow) or ``"numpy"`` (joined as Python objects).
+    their ids (joined in Arrow).
     As they are when one run alone, or with a missing id."""
     if len(block) == 1:
         yield block[0][:2]
         return
     columns = []
     for k in (2, 3):
-        if kind == "arrow":
-            import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
-
-            parts = [arrow_values(entry[k]) for entry in block]
-            if len({p.type for p in parts}) > 1:
-                parts = [p.cast(pa.large_string()) for p in parts]
-            column = pa.chunked_array(parts)
-            missing = column.null_count
-        else:
-            column = np.concatenate([np.asarray(entry[k], dtype=object) for entry in block])
-            missing = pd.isna(column).any()
-        if missing:
+        column = concat_ids([entry[k] for entry in block])
+        if column.null_count:
             yield from (entry[:2] for entry in block)
             return
         columns.append(column)
     raw, uniques = factorize(columns[0], grouped=True)
     query_codes = queries.get_indexer(uniques)[raw]
     doc_codes, doc_names = factorize(columns[1], first_seen=False)
-    if kind == "numpy":
-        doc_names = np.asarray(doc_names, dtype=object)
     scores = np.concatenate([column_values(run["score"], np.float64) for _, run, _, _ in block])
     bounds = np.cumsum([0] + [len(run) for _, run, _, _ in block])
     for (name, *_), a, b in zip(block, bounds[:-1], bounds[1:]):
@@ -625,14 +574,13 @@ class QueryBlock:
 
 
 def query_block_runs(runs: Mapping[str, Any], candidates: QueryCandidates) -> list[str]:
-    """The names of the runs :func:`rank_query_blocks` ranks: in memory, document ids as Arrow strings (none
-    missing, convertible to the candidates' type), and more rows than one block of :data:`ENCODE_ROWS` (smaller
-    runs are encoded together whole, :func:`encoded_runs`)."""
+    """The names of the runs :func:`rank_query_blocks` ranks: in memory, no document id missing, and more rows than
+    one block of :data:`ENCODE_ROWS` (smaller runs are encoded together whole, :func:`encoded_runs`)."""
     names = []
     for name, run in runs.items():
         ids = _id_columns(run)
-        docs = None if ids is None or len(run) <= ENCODE_ROWS else arrow_strings(ids[1])
-        if docs is not None and not docs.null_count and candidates.documents.arrow_set(docs.type) is not None:
+        docs = None if ids is None or len(run) <= ENCODE_ROWS else id_array(ids[1])
+        if docs is not None and not docs.null_count:
             names.append(name)
     return names
 
@@ -650,7 +598,7 @@ def rank_query_blocks(runs: Mapping[str, Any], queries: Any, candidates: QueryCa
     for name, run in runs.items():
         starts, codes = _query_stretches(run["query_id"], queries, name)
         stretches.append((starts, codes, np.diff(np.r_[starts, len(run)])))
-        docs.append(arrow_strings(run["doc_id"]))
+        docs.append(id_array(run["doc_id"]))
         scores.append(column_values(run["score"], np.float64))
     if len({d.type for d in docs}) > 1:
         import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
@@ -818,7 +766,7 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
                 only = _top_rows(order, qc, codes, depth)
             order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     else:
-        order = _query_score_order(qc, sc, is_arrow_backed(dnames))
+        order = _query_score_order(qc, sc)
         if depth is not None:
             only = _top_rows(order, qc, codes, depth)
         order = _tie_order(order, qc, sc, raw_docs, dnames, only)

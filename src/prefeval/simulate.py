@@ -34,16 +34,19 @@ Returned frames are canonical prefeval frames: qrels ``query_id, doc_id, relevan
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from prefeval.errors import PrefevalError
+from prefeval.io import write_qrels, write_run
 
 __all__ = ["SimulatedCollection", "collection", "check_params", "run_names", "DEFAULTS", "RecsysCollection", "recsys",
-           "RECSYS_DEFAULTS"]
+           "RECSYS_DEFAULTS", "write_example", "EXAMPLE_RUNS", "EXAMPLE_PARAMS"]
 
 #: Default parameters of :func:`collection` (the demo pipeline's collection).
 DEFAULTS: dict[str, Any] = {
@@ -396,3 +399,69 @@ def recsys(**kwargs: Any) -> RecsysCollection:
             f"simulate.recsys: users_per_partition x n_models x n_candidates = {per_partition:.3g} scores in one "
             f"partition, more than {MAX_SIMULATED_ENTRIES:.0e}; use a smaller users_per_partition")
     return RecsysCollection(p)
+
+
+# ----------------------------------------------------------------------------------------------
+# the example collection of the documentation (`prefeval example DIR`)
+
+#: Run names of :func:`write_example`, from the lowest simulated quality to the highest.
+EXAMPLE_RUNS: tuple[str, ...] = ("bm25", "bm25_rm3", "dense", "splade", "monot5")
+
+#: Parameters of the collection :func:`write_example` writes (:func:`collection`'s model).
+EXAMPLE_PARAMS: dict[str, Any] = {
+    "n_queries": 50, "n_runs": len(EXAMPLE_RUNS), "depth": 100, "n_docs": 200, "max_grade": 3,
+    "quality_range": (0.3, 1.1), "judged_depth": 20, "label_noise": 0.05, "score_decimals": 3, "seed": 2024,
+}
+
+_EXAMPLE_PIPELINE = """\
+# A pipeline on the SIMULATED example collection written by `prefeval example` (not TREC data).
+# Run it from the folder that holds this folder: prefeval run {folder}/pipeline.toml
+# Schema: docs/pipelines.md. Paths are relative to this file.
+
+[pipeline]
+name = "example"
+description = "The example collection: metrics, preferences, rankings and significance against bm25."
+
+[qrels]
+source = "qrels.txt"
+
+[runs]
+paths = ["*.run"]
+
+[evaluate]
+measures = ["nDCG@10", "AP", "RR", "RBU(p=0.8)@20"]
+
+[compare]
+methods = ["LexiRecall", "LexiPrecision", "RPP"]
+
+[aggregate]
+baseline = "bm25"
+"""
+
+
+def write_example(folder: str | os.PathLike, *, seed: int | None = None) -> dict[str, Path]:
+    """Write the documentation's example collection into ``folder`` (created if needed) and return the files
+    written, by name: ``qrels`` (``qrels.txt``, TREC qrels graded 0-3), ``topics`` (``topics.tsv``: query id,
+    tab, text), one TREC run per name of :data:`EXAMPLE_RUNS` (``bm25.run``, ``bm25_rm3.run``, ``dense.run``,
+    ``splade.run``, ``monot5.run``) and ``pipeline`` (``pipeline.toml``, a pipeline over these files).
+
+    The data is SIMULATED by :func:`collection` with :data:`EXAMPLE_PARAMS` (50 queries, pooled judgments
+    to depth 20, 5% label noise, scores rounded to 3 decimals, so some are tied); the run names are assigned
+    in the order of the simulated qualities (``bm25`` lowest, ``monot5`` highest), so the names only suggest
+    what such systems usually do. Existing files of these names are replaced; nothing else in ``folder`` is
+    touched. ``seed`` replaces the default seed."""
+    params = dict(EXAMPLE_PARAMS) if seed is None else {**EXAMPLE_PARAMS, "seed": seed}
+    simulated = collection(**params)
+    target = Path(folder)
+    if target.exists() and not target.is_dir():
+        raise PrefevalError(f"{target}: exists and is not a folder")
+    target.mkdir(parents=True, exist_ok=True)
+    written = {"qrels": target / "qrels.txt", "topics": target / "topics.tsv"}
+    write_qrels(simulated.qrels, written["qrels"])
+    simulated.topics.to_csv(written["topics"], sep="\t", header=False, index=False)
+    for name, simulated_name in zip(EXAMPLE_RUNS, reversed(simulated.true_order)):
+        written[name] = target / f"{name}.run"
+        write_run(simulated.runs[simulated_name], written[name], tag=name)
+    written["pipeline"] = target / "pipeline.toml"
+    written["pipeline"].write_text(_EXAMPLE_PIPELINE.format(folder=target.as_posix()), encoding="utf-8")
+    return written

@@ -49,7 +49,7 @@ README_MEASURES = (
     "NRBP graded", "D#-nDCG@10", "alpha_nDCG@10", "α-nDCG@10 graded", "EU(alpha=0.5,e=0.05)", "CT@10",
     "RBU(p=0.8,e=0.03)@10", "RBU(p=0.99,e=0.001)@10",
 )
-"""The measures of the README table: every row of Table 1, in its order (RBP needs ``rel=`` in ir-measures)."""
+"""The measures of the axioms table (docs/axioms.md): every row of Table 1, in its order (RBP needs ``rel=`` in ir-measures)."""
 
 _KEYS = GROUPS["amigo2018"]
 
@@ -182,7 +182,7 @@ EXPLANATIONS: dict[tuple[str, str], str] = {
                        "inferred ●? assumes the less covered aspect is still open."),
     ("CT@10", "Sat"): _CT_SATURATION,
 }
-"""(measure name, constraint) -> why the checker's verdict differs from Table 1 (README measures); a
+"""(measure name, constraint) -> why the checker's verdict differs from Table 1 (the measures of README_MEASURES); a
 :data:`KERNEL_MEASURES` measure is keyed by its label."""
 
 

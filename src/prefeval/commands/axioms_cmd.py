@@ -3,7 +3,7 @@
 Without ``--table``: one block per measure, one line per constraint (verdict and reason) and, for a
 violation, the smallest counterexample found. With ``--table``: the constraint × measure matrix
 (● satisfied, ○ violated, – not applicable); ``--paper`` adds the cell-by-cell comparison with Table 1
-of the RBU paper (Amigó et al. (2018)). With no MEASURE, ``--table`` uses the README's measures. ``--balance N``
+of the RBU paper (Amigó et al. (2018)). With no MEASURE, ``--table`` uses the measures of Table 1 of Amigó et al. (2018). ``--balance N``
 prints the balancing index B(n), n = 1..N, of each measure (Ferrante et al. (2015) §6).
 """
 
@@ -15,7 +15,7 @@ import argparse
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("measures", nargs="*", metavar="MEASURE",
                         help="ir-measures names (e.g. nDCG@10 'RBU(p=0.8,e=0.03)@10'), LexiRecall, "
-                             "LexiPrecision, RPP; with --table and none: the README's measures")
+                             "LexiPrecision, RPP; with --table and none: the measures of Table 1 of Amigó et al. (2018)")
     parser.add_argument("--table", action="store_true", help="print the constraint x measure matrix")
     parser.add_argument("--paper", action="store_true",
                         help="with --table: compare each cell with Table 1 of Amigó et al. (2018) and explain differences")

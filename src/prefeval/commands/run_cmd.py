@@ -2,7 +2,7 @@
 
 ``PIPELINE`` is a TOML file or the name of a built-in definition shipped with the package (``prefeval
 pipelines`` lists them): ``prefeval run demo``. ``pipelines/NAME.toml`` that does not exist in the current
-folder (e.g. the README's command outside the checkout) also names the built-in ``NAME``.
+folder (e.g. ``prefeval run pipelines/demo.toml`` outside the checkout) also names the built-in ``NAME``.
 
 The definition is validated completely (steps, keys, measures, run files, globs, callables, baseline, the
 output folder) before any work starts. Progress bars go to stderr, a short summary to stdout at the end.

@@ -36,10 +36,20 @@ def _digests(path: Path) -> dict[str, bool]:
     return out
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def seed_file(key: str, source: Path, entity: str | None, force: bool) -> Path:
     """Place ``source`` as the file of dataset ``key`` it matches (rules: :func:`prefeval.datasets.seed`)."""
-    if not source.is_file():
+    if source.is_dir():
+        raise PrefevalError(f"{source} is a folder; give the file to seed (e.g. the qrels file itself)")
+    if not source.exists():
         raise FileNotFoundError(f"file to seed not found: {source}")
+    if not source.is_file():
+        raise PrefevalError(f"{source} is not a regular file; give the file to seed")
     digests = _digests(source)
     candidates = [n for n in needed_files(key) if n.path is not None]
     matches = [n for n in candidates if n.md5 and n.md5 in digests]
@@ -77,6 +87,7 @@ def seed_file(key: str, source: Path, entity: str | None, force: bool) -> Path:
     try:
         with (gzip.open(source, "rb") if unpack else source.open("rb")) as src, os.fdopen(handle, "wb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
+        os.chmod(tmp_name, 0o666 & ~_umask())  # as open() would create it (mkstemp: owner only), readable by others
         os.replace(tmp_name, target.path)
     except BaseException:
         with contextlib.suppress(OSError):

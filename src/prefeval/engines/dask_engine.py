@@ -40,7 +40,7 @@ from prefeval.compare import (
     per_query_bytes,
 )
 from prefeval.engines import partitions as parts
-from prefeval.engines.registry import Engine, register
+from prefeval.engines.registry import Engine, check_scheduler_address, register
 from prefeval.errors import PrefevalError
 from prefeval.evaluate import per_query_table
 from prefeval.inputs import qrels_frame
@@ -70,17 +70,132 @@ def cluster(client: Any = None, scheduler: str | None = None, workers: int | Non
     except ImportError:
         raise PrefevalError("engine='dask' needs dask[distributed]: pip install 'prefeval[dask]'") from None
     if scheduler is not None:
+        address = check_scheduler_address(scheduler)
+        if address.startswith("tcp://"):
+            probe_scheduler(address)
         try:
-            connected = Client(scheduler, timeout="20s")
-        except OSError as exc:
-            raise PrefevalError(f"cannot reach the Dask scheduler {scheduler!r}: {exc}") from None
+            connected = Client(address, timeout=f"{CONNECT_TIMEOUT}s")
+        except Exception as exc:  # OSError, TimeoutError, TLS settings (ValueError, TypeError), a foreign peer
+            raise PrefevalError(f"cannot connect to the Dask scheduler {address!r}: {_short(exc)}"
+                                + (_TLS_HINT if address.startswith("tls://") else "")) from None
         with connected:
             yield connected
         return
+    check_main_guard()
     n = workers or os.cpu_count() or 1
     with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as local, \
             Client(local) as connected:
         yield connected
+
+
+#: Seconds to wait for a scheduler to connect and answer.
+CONNECT_TIMEOUT = 20
+#: A scheduler's handshake is a small message: a peer announcing more is not a Dask scheduler.
+_HANDSHAKE_BYTES = 1 << 20
+_TLS_HINT = (" (a tls:// scheduler needs TLS settings: dask's distributed.comm.tls configuration, or pass client= a "
+             "distributed.Client made with security=...)")
+
+
+def _short(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return " ".join(text.split())[:300]
+
+
+def probe_scheduler(address: str, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Check that a Dask scheduler answers at ``tcp://host:port`` before ``distributed.Client`` connects (which waits
+    for ever on a peer that accepts connections but never answers, and allocates what a foreign peer's first bytes
+    announce). A Dask listener sends its handshake as soon as it accepts: an 8-byte little-endian length, then that
+    many bytes. A :class:`PrefevalError` when nothing listens, the peer stays silent for ``timeout`` seconds, or
+    its first bytes are no such message."""
+    import socket  # deferred: only a scheduler address needs it
+    import struct
+    import time
+
+    host, _, port = address.removeprefix("tcp://").rpartition(":")
+    host = host.strip("[]")
+    deadline = time.monotonic() + timeout
+
+    def receive(sock: socket.socket, n: int) -> bytes:
+        data = b""
+        while len(data) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError
+            sock.settimeout(left)
+            chunk = sock.recv(n - len(data))
+            if not chunk:
+                raise ConnectionError("the peer closed the connection")
+            data += chunk
+        return data
+
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+            (length,) = struct.unpack("<Q", receive(sock, 8))
+            if not 0 < length <= _HANDSHAKE_BYTES:
+                raise PrefevalError(f"the peer at {address} is not a Dask scheduler (its first message does not "
+                                    "follow Dask's protocol); check the address and port")
+            receive(sock, length)
+    except TimeoutError:
+        raise PrefevalError(f"the peer at {address} accepted the connection but did not answer within {timeout:g} s; "
+                            "is it a Dask scheduler? check the address and port") from None
+    except OSError as exc:
+        raise PrefevalError(f"cannot reach the Dask scheduler {address!r}: {exc.strerror or _short(exc)}") from None
+
+
+_GUARD_HINT = ("put the code that runs it under `if __name__ == \"__main__\":` (Dask's worker processes import "
+               "the script again; unguarded, each would start a cluster of its own), or pass scheduler= or client=")
+
+
+def check_main_guard() -> None:
+    """Refuse to start a local cluster of worker processes from the top level of a script outside an
+    ``if __name__ == "__main__":`` block: the worker processes are started by importing the script again (the
+    "spawn" method), which would run that code again in each of them (hundreds of lines of tracebacks ending in
+    "Nanny failed to start"). Checked in the script's process from its source (the line of the top-level statement
+    running now, and the ``if`` blocks around it), and in a worker process that imports the script as
+    ``__mp_main__``."""
+    import sys  # deferred: only a local cluster needs it
+
+    main = sys.modules.get("__main__")
+    if getattr(main, "__name__", None) == "__mp_main__":  # a process started by "spawn", importing the script
+        raise PrefevalError(f"engine='dask' was started again while a worker process imported the script: {_GUARD_HINT}")
+    path = getattr(main, "__file__", None)
+    if not path or not os.path.isfile(path):
+        return  # interactive, python -c, a notebook: nothing imports them again
+    frame = sys._getframe(1)
+    script = os.path.realpath(path)
+    while frame is not None and not (frame.f_code.co_name == "<module>" and frame.f_globals.get("__name__") == "__main__"
+                                     and os.path.realpath(frame.f_code.co_filename) == script):
+        frame = frame.f_back
+    if frame is None:  # not called while the script's top level runs (e.g. from a thread or a callback)
+        return
+    if not _guarded(path, frame.f_lineno):
+        raise PrefevalError(f"engine='dask' starts a local cluster from the top level of {os.path.basename(path)} "
+                            f"(line {frame.f_lineno}) outside `if __name__ == \"__main__\":`; {_GUARD_HINT}")
+
+
+def _guarded(path: str, line: int) -> bool:
+    """Whether ``line`` of the script ``path`` lies in the body of an ``if __name__ == "__main__":`` block (unknown
+    source: assumed guarded)."""
+    import ast  # deferred: only the check of a script's guard needs it
+
+    try:
+        with open(path, "rb") as handle:
+            tree = ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError):
+        return True
+
+    def is_guard(test: ast.expr) -> bool:
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+            return False
+        sides = [test.left, *test.comparators]
+        return any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides) and \
+            any(isinstance(x, ast.Constant) and x.value == "__main__" for x in sides)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and is_guard(node.test) and node.body:
+            if node.body[0].lineno <= line <= (node.body[-1].end_lineno or node.body[-1].lineno):
+                return True
+    return False
 
 
 def n_threads(client: Any) -> int:
@@ -297,7 +412,13 @@ def _run(client: Any, plan: _Plan, task: Any, *args: Any, progress: bool = False
     counts = {name: [0, 0] for name in plan.names}
     messages: dict[str, None] = {}
     bar = _tqdm.tqdm(total=plan.n, desc="partitions", disable=not progress, leave=False)
-    for future, (value, (judged, per_run), caught) in as_completed(futures, with_results=True):
+    for future, outcome in as_completed(futures, with_results=True, raise_errors=False):
+        if future.status != "finished":
+            bar.close()
+            with contextlib.suppress(Exception):
+                client.cancel(futures)
+            raise _failure(future, outcome, index[future.key])
+        value, (judged, per_run), caught = outcome
         results[index[future.key]] = value
         n_judged += judged
         for name, (covered, present) in per_run.items():
@@ -309,6 +430,27 @@ def _run(client: Any, plan: _Plan, task: Any, *args: Any, progress: bool = False
     bar.close()
     notes = parts.coverage_warnings(n_judged, {k: (a, b) for k, (a, b) in counts.items()})
     return [r for r in results if r is not None], notes + list(messages)
+
+
+def _failure(future: Any, outcome: Any, partition: int) -> BaseException:
+    """The exception to raise for a partition task that did not finish (``outcome``: the task's ``(type,
+    exception, traceback)`` or the cancellation): bad input found by the task as it is (a
+    :class:`PrefevalError`); the cluster's failures (a worker killed or lost, a task cancelled) as a
+    :class:`PrefevalError` that says so; anything else (a bug) as raised in the task, with its traceback."""
+    exc, traceback = outcome, None
+    if isinstance(outcome, tuple) and len(outcome) == 3 and isinstance(outcome[1], BaseException):
+        _, exc, traceback = outcome
+    if isinstance(exc, PrefevalError):
+        return exc
+    if type(exc).__name__ == "KilledWorker":
+        return PrefevalError(f"the Dask cluster failed: the workers running partition {partition} died "
+                             f"({_short(exc)}); the cluster's fault, not the input's: check the workers' memory "
+                             "limits and logs, then run again")
+    if future.status == "error" and isinstance(exc, BaseException):
+        return exc.with_traceback(traceback)
+    return PrefevalError(f"the Dask cluster failed: partition {partition} was {future.status} "
+                         f"({_short(exc) if isinstance(exc, BaseException) else exc!r}); a worker or the scheduler "
+                         "went away or the client was closed: the cluster's fault, not the input's; run again")
 
 
 # ----------------------------------------------------------------------------------------------

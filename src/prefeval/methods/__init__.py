@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-# registration order = the order of the README measure table
+# registration order = the order of the measure table (docs/guide/measures.md)
 # isort: off
 from prefeval.methods import rbu, tse, lexirecall, lexiprecision, rpp  # noqa: F401  (registers the methods)
 from prefeval.methods import intent_aware, coverage, novelty  # noqa: F401  (the diversity metrics)

@@ -20,6 +20,30 @@ else:
     ir_measures = lazy_module("ir_measures")  # loads on use (the names of its registry)
 
 
+#: Longest measure text echoed in an error message (a 100,000-character name must not make a 100 KB line).
+MAX_ECHO = 120
+
+
+def shorten(text: str, limit: int = MAX_ECHO) -> str:
+    """``text`` cut to ``limit`` characters (with the number of characters left out) for an error message."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+def measure_text(measure: Any) -> str:
+    """The measure as ir-measures writes it, or (when its ``repr`` fails: a parameter the measure does not
+    support, e.g. ``nDCG(rel=2)``) its name and parameters as given; shortened for an error message."""
+    try:
+        text = str(measure)
+    except Exception:  # ir-measures' repr looks every parameter up among the supported ones
+        params = dict(getattr(measure, "params", {}))
+        cutoff = params.pop("cutoff", None)
+        inner = ",".join(f"{k}={v!r}" for k, v in params.items())
+        text = f"{getattr(measure, 'NAME', type(measure).__name__)}{f'({inner})' if inner else ''}" \
+               f"{f'@{cutoff}' if cutoff is not None else ''}"
+    return shorten(text)
+
+
 def check_cutoff_rel(measure: Any) -> None:
     """The parameters every measure shares: a cutoff ``@k`` needs k >= 1 and ``rel`` needs rel >= 1
     (:func:`~prefeval.methods.registry.cutoff_problem`, :func:`~prefeval.methods.registry.rel_problem`)."""
@@ -29,7 +53,39 @@ def check_cutoff_rel(measure: Any) -> None:
         rel = params["rel"]
         problem = rel_problem(rel) and f"{rel_problem(rel)}, got rel={rel!r}"
     if problem:
-        raise PrefevalError(f"{measure}: {problem}")
+        raise PrefevalError(f"{measure_text(measure)}: {problem}")
+
+
+def _unsupported(measure: Any) -> str | None:
+    """The parameters ``measure`` was given but does not take (ir-measures then fails with a KeyError)."""
+    supported = getattr(measure, "SUPPORTED_PARAMS", None)
+    if supported is None:
+        return None
+    extra = [k for k in getattr(measure, "params", {}) if k not in supported]
+    if not extra:
+        return None
+    name = getattr(measure, "NAME", type(measure).__name__)
+    return (f"{name} takes no parameter {', '.join(extra)} (it takes {', '.join(supported) or 'none'})"
+            + ("; the relevance threshold of a gain-based measure is set by its gains" if "rel" in extra else ""))
+
+
+#: Grades and gains reach trec_eval as C ints.
+_C_INT = 2**31 - 1
+
+
+def _gains_problem(measure: Any) -> str | None:
+    """A standard measure's ``gains`` must map integer grades to integer gains (trec_eval's C ints)."""
+    gains = getattr(measure, "params", {}).get("gains")
+    if gains is None:
+        return None
+    if not isinstance(gains, dict):
+        return f"gains must map grades to gains, e.g. gains={{0: 0, 1: 1, 2: 3}}; got {shorten(repr(gains))}"
+    for grade, gain in gains.items():
+        for what, value in (("grade", grade), ("gain", gain)):
+            if isinstance(value, bool) or not isinstance(value, int) or abs(value) > _C_INT:
+                return (f"gains must map integer grades to integer gains (|value| <= {_C_INT}), as trec_eval "
+                        f"takes them; got {what} {value!r}")
+    return None
 
 
 def validate(measure: Any) -> Any:
@@ -40,12 +96,37 @@ def validate(measure: Any) -> Any:
     :func:`prefeval.evaluate`)."""
     if declaration_of(measure) is not None:
         return measure
+    problem = _unsupported(measure)
+    if problem:
+        raise PrefevalError(f"{measure_text(measure)}: {problem}")
     check_cutoff_rel(measure)
     try:
         measure.validate_params()
     except (ValueError, TypeError, AssertionError, KeyError) as exc:
-        raise PrefevalError(f"{measure}: {exc}") from None
+        raise PrefevalError(f"{measure_text(measure)}: {shorten(str(exc))}") from None
+    problem = _gains_problem(measure) or _missing_provider(measure)
+    if problem:
+        raise PrefevalError(f"{measure_text(measure)}: {problem}")
     return measure
+
+
+def _missing_provider(measure: Any) -> str | None:
+    """When only providers that are not installed support ``measure`` (e.g. ``alpha_nDCG`` without pyndeval): what
+    to install, in the words of the providers' install instructions (prefeval names its extras there, e.g.
+    ``pip install 'prefeval[diversity]'``). Checked with the measure, before any file is read."""
+    try:
+        candidates = [p for p in ir_measures.DefaultPipeline.providers if p.supports(measure)]
+    except Exception:  # a provider that cannot judge the measure: the evaluation reports it
+        return None
+    if not candidates or any(p.is_available() for p in candidates):
+        return None
+    hints = []
+    for provider in candidates:
+        try:
+            hints.append(f"{provider.NAME} ({provider.install_instructions()})")
+        except Exception:  # no instructions
+            hints.append(provider.NAME)
+    return f"needs an optional package that is not installed: {' or '.join(hints)}"
 
 
 def did_you_mean(text: str) -> str:

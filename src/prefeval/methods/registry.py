@@ -104,7 +104,7 @@ REL = Param(int, 1, "minimum grade for a document to count as relevant", check=r
 class Declaration:
     """One evaluation method (see the module docstring for the kernel signatures).
 
-    ``summary``: the per-query value in one line (README table, help); ``aliases``: other spellings,
+    ``summary``: the per-query value in one line (the measure table of the docs, help); ``aliases``: other spellings,
     each a name or ``(name, {param: value})`` for a spelling that fixes parameters (``rrLP`` is
     LexiPrecision with ``magnitude='rr'``); ``aspects``: a metric reads subtopic (aspect) qrels;
     ``subtopics(params)``: a preference reads subtopic membership with these parameters;
@@ -171,6 +171,10 @@ class Declaration:
             raise PrefevalError(f"{self.name}: unknown parameter(s) {unknown}; supported: "
                                 f"{sorted(self.params)}")
         for name, value in params.items():
+            if name == "baseline" and not (isinstance(value, str) and value) and not hasattr(value, "__fspath__"):
+                raise PrefevalError(f"{self.name}: baseline must be a run name registered with prefeval.register_run "
+                                    f"or a path to a run file, got baseline={value!r}; leave it out to compare each "
+                                    "run with the other runs")
             if name in ("cutoff", "baseline"):
                 out[name] = value
                 continue
@@ -412,7 +416,7 @@ def parse(text: str) -> tuple[Declaration, dict[str, Any]] | None:
 
 
 def markdown_table() -> str:
-    """The measure table of the README: one row per registered method, from its declaration."""
+    """The measure table of docs/guide/measures.md: one row per registered method, from its declaration."""
     rows = ["| measure | parameters (defaults) | per-query value |", "|---|---|---|"]
     for d in REGISTRY:
         names = (["baseline"] if d.kind == "preference" else []) + list(d.params)
@@ -425,10 +429,18 @@ def markdown_table() -> str:
     return "\n".join(rows) + "\n"
 
 
+#: The longest text of a measure or method (the longest real ones have a few dozen characters).
+MAX_MEASURE_TEXT = 1000
+
+
 def canonical_text(text: str) -> str:
     """``text`` with an alias replaced by the method's name and the parameters the alias fixes
     (``"rrLP@10"`` -> ``"LexiPrecision(magnitude='rr')@10"``, ``"lexirecall"`` -> ``"LexiRecall"``);
-    other text is returned unchanged."""
+    other text is returned unchanged. Text longer than :data:`MAX_MEASURE_TEXT` is refused (an error echoing it
+    would be as long)."""
+    if isinstance(text, str) and len(text) > MAX_MEASURE_TEXT:
+        raise PrefevalError(f"a measure is at most {MAX_MEASURE_TEXT:,} characters; got {len(text):,} characters "
+                            f"starting {text[:60]!r}")
     text, found, rest = _split_name(text)
     if found is None:
         return text

@@ -252,6 +252,8 @@ def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str]
                               "Wins/ties/losses against the baseline per measure")]
     if context.per_query is not None:
         blocks.append(Block("image", text=means_caption(context), label=images.get("means", ""), key="means"))
+    if (context.comparison is None or not context.methods) and len(context.runs) > 1:
+        blocks += per_query_view()
     return blocks
 
 
@@ -334,12 +336,16 @@ def _preferences(context: PipelineContext, digits: int, images: dict[str, str],
         key = f"heatmap:{method}"
         blocks.append(Block("image", text=f"{method}: mean preference of the row run over the column run, runs in "
                                           "the order of the method's ranking", label=images.get(key, ""), key=key))
-    blocks += [Block("heading", "Per-query view", level=3),
-               Block("view", key="per-query",
-                     text="The distribution over the queries of one pair's per-query preferences (a preference "
-                          "method) or per-query differences (a measure): choose the method or measure and the two "
-                          "runs.")]
-    return blocks
+    return blocks + per_query_view()
+
+
+def per_query_view() -> list[Block]:
+    """The HTML report's per-query view (after the preferences, or after the means without a comparison); the
+    other formats leave it out, heading included."""
+    return [Block("view", key="per-query",
+                  text="The distribution over the queries of one pair's per-query preferences (a preference "
+                       "method) or per-query differences (a measure): choose the method or measure and the two "
+                       "runs.")]
 
 
 #: How to read MC4 scores (in the report, rankings.csv and summary.json).
@@ -465,7 +471,7 @@ ANALYSIS_COLUMNS: dict[tuple[str, str], dict[str, str]] = {
     ("unanimity", "metric_unanimity"): {
         "measure": "the metric",
         "mu": "its metric unanimity against all the other metrics",
-        "pairs": "the pairs of runs compared per query"},
+        "pairs": "the ordered pairs of runs (i, j), i ≠ j, compared within each query, summed over the queries"},
     ("unanimity_grid", "metric_unanimity_grid"): {
         "*": "metric unanimity at the parameter grid of Amigó et al. (2018)"},
     ("balancing", "balancing_index"): {

@@ -2,7 +2,9 @@
 
 * Every file is written into a temporary sibling folder (``.NAME.prefeval-tmp-*``); only when all files
   are written is the folder moved into place (the earlier output is swapped out as a whole), with Ctrl-C
-  and termination deferred during the move. An interrupted run leaves the folder as it was (or absent).
+  and termination deferred during the move. An interrupted run (Ctrl-C, SIGTERM, SIGHUP) leaves the folder as
+  it was (or absent) and removes its staging folder and lock file; a mount point is refused (it cannot be
+  swapped).
 * ``manifest.json``, written last, lists every file with its size and SHA-256; a later run replaces exactly
   the files that manifest names. A folder holding anything else (files prefeval did not write) is refused
   unless ``force`` is given; then those files are left untouched and prefeval's own files are replaced one by
@@ -18,6 +20,7 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import signal
 import sys
@@ -88,13 +91,14 @@ def _manifest_names(manifest: dict[str, Any] | None) -> set[str]:
 
 @contextlib.contextmanager
 def _signals_deferred() -> Iterator[None]:
-    """Hold SIGINT/SIGTERM until the block is done, then act on them (Ctrl-C: KeyboardInterrupt; SIGTERM:
-    re-sent to the process with its own handler). Only in the main thread; elsewhere a no-op."""
+    """Hold SIGINT/SIGTERM/SIGHUP until the block is done, then act on them (Ctrl-C: KeyboardInterrupt; SIGTERM,
+    SIGHUP: re-sent to the process with its own handler). Only in the main thread; elsewhere a no-op."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     received: list[int] = []
-    held = [s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None)) if s is not None]
+    held = [s for s in (signal.SIGINT, getattr(signal, "SIGTERM", None), getattr(signal, "SIGHUP", None))
+            if s is not None]
     previous = {s: signal.signal(s, lambda signum, frame: received.append(signum)) for s in held}
     try:
         yield
@@ -105,6 +109,22 @@ def _signals_deferred() -> Iterator[None]:
             raise KeyboardInterrupt
         for signum in dict.fromkeys(received):
             os.kill(os.getpid(), signum)
+
+
+#: The random part of a :func:`tempfile.mkdtemp` name (8 characters of its alphabet).
+_TEMP_SUFFIX = re.compile(r"[a-z0-9_]{8}")
+
+
+class _Terminated(BaseException):
+    """SIGTERM or SIGHUP received while an output folder is held (not an ``Exception``: nothing swallows it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"terminated by signal {signum}")
+        self.signum = signum
+
+
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise _Terminated(signum)
 
 
 def _umask() -> int:
@@ -159,6 +179,9 @@ class OutputFolder:
             raise PrefevalError(f"{self.where}: cannot create {str(path)!r}: {str(ancestor)!r} is a file, not a folder")
         if not os.access(ancestor, os.W_OK | os.X_OK):
             raise PrefevalError(f"{self.where}: cannot write {str(path)!r}: {str(ancestor)!r} is not writable")
+        if path.is_dir() and os.path.ismount(path):
+            raise PrefevalError(f"{self.where}: {str(path)!r} is a mount point, which cannot be replaced as a whole "
+                                "(prefeval moves the finished output into place); give a folder inside it")
         if path.exists() and not os.access(path.parent, os.W_OK | os.X_OK):
             raise PrefevalError(f"{self.where}: cannot replace {str(path)!r}: its parent folder is not writable")
         foreign = self.foreign()
@@ -176,26 +199,64 @@ class OutputFolder:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise PrefevalError(f"{self.where}: cannot create {str(self.path.parent)!r}: {exc.strerror}") from None
-        self._acquire()
+        self._catch_signals()
+        try:
+            self._acquire()
+        except BaseException:
+            self._restore_signals()
+            raise
         try:
             self.check()  # again, now that no other run can change the folder
-            for pattern in (f".{self.path.name}.prefeval-tmp-*", f".{self.path.name}.prefeval-old-*"):
-                for stale in self.path.parent.glob(pattern):
-                    shutil.rmtree(stale, ignore_errors=True)  # left by a killed run
+            for stale in self._stale():
+                shutil.rmtree(stale, ignore_errors=True)  # left by a killed run
             self.staging = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.prefeval-tmp-", dir=self.path.parent))
             self.staging.chmod(0o777 & ~_umask())  # as mkdir would make it (mkdtemp: owner only)
         except BaseException:
             self._release()
+            self._restore_signals()
             raise
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def _stale(self) -> list[Path]:
+        """The staging and swap folders of earlier runs of THIS folder (``.NAME.prefeval-tmp-XXXXXXXX``, the
+        suffix of :func:`tempfile.mkdtemp`): matched exactly, never as a pattern, so a folder name holding
+        ``?``, ``*`` or ``[`` (or one that extends another's) never selects another run's folders."""
+        stems = (f".{self.path.name}.prefeval-tmp-", f".{self.path.name}.prefeval-old-")
+        try:
+            names = os.listdir(self.path.parent)
+        except OSError:
+            return []
+        return [self.path.parent / n for n in names
+                if any(n.startswith(stem) and _TEMP_SUFFIX.fullmatch(n[len(stem):]) for stem in stems)]
+
+    def __exit__(self, exc_type: Any, exc: Any, traceback: Any) -> None:
         try:
             if self.staging is not None:
                 shutil.rmtree(self.staging, ignore_errors=True)
                 self.staging = None
         finally:
             self._release()
+            self._restore_signals()
+        if isinstance(exc, _Terminated):  # cleaned up: now end as the signal would have ended the process
+            signal.signal(exc.signum, signal.SIG_DFL)
+            os.kill(os.getpid(), exc.signum)
+
+    def _catch_signals(self) -> None:
+        """Turn SIGTERM and SIGHUP (when their action is the default one, in the main thread) into an exception
+        while the folder is held, so the staging folder and the lock file are removed as for Ctrl-C; the
+        process then ends by the same signal (:meth:`__exit__`)."""
+        self._handlers = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for name in ("SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+                self._handlers[signum] = signal.signal(signum, _raise_terminated)
+
+    def _restore_signals(self) -> None:
+        for signum, handler in getattr(self, "_handlers", {}).items():
+            signal.signal(signum, handler)
+        self._handlers = {}
 
     def _acquire(self) -> None:
         try:

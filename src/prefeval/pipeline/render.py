@@ -80,7 +80,7 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | 
 #: LaTeX's special characters plus the report's marks and symbols.
 _REPORT_LATEX = {**LATEX_SPECIAL, UP: r"$^\blacktriangle$", DOWN: r"$^\blacktriangledown$", "τ": r"$\tau$",
                  "α": r"$\alpha$", "–": "--", "≥": r"$\geq$", "<": r"\textless{}", ">": r"\textgreater{}",
-                 "|": r"\textbar{}"}
+                 "|": r"\textbar{}", "≠": r"$\neq$", "±": r"$\pm$", "−": "-"}
 
 
 def latex_escape(text: Any) -> str:

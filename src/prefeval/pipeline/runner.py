@@ -153,7 +153,7 @@ def terminal_summary(context: PipelineContext) -> str:
         lines.append(f"  {context.simulation.describe()}")
     else:
         lines.append(f"  qrels: {context.qrels_label} (relevant: grade >= {context.rel})")
-    lines.append(f"  {len(context.runs)} runs, {len(context.judged_queries())} judged queries "
+    lines.append(f"  {plural(len(context.runs), 'run')}, {plural(len(context.judged_queries()), 'judged query', 'judged queries')} "
                  f"({len(context.evaluated_queries())} with a relevant document)"
                  + (f", baseline {context.baseline}" if context.baseline else ""))
     best = _best(context)
@@ -170,7 +170,7 @@ def terminal_summary(context: PipelineContext) -> str:
         label = context.ranking_label(method)
         top = context.rankings[label]["run"].iloc[0] if label else "?"
         lines.append(f"  {method}: top {top} ({label.split('(')[-1].rstrip(')') if label else ''}), "
-                     f"{context.significant_pairs(method) or 0}/{context.run_pairs} pairs significant")
+                     f"{context.significant_pairs(method) or 0} of {plural(context.run_pairs, 'pair')} significant")
     tau = context.kendall_tau
     if tau is not None and len(tau) > 1:
         labels = [x for x in tau.index if x != TRUTH]
@@ -181,7 +181,7 @@ def terminal_summary(context: PipelineContext) -> str:
                             if TRUTH in tau.index else ""))
     if context.files:
         names = ", ".join(p.name for p in context.files[:8]) + (", ..." if len(context.files) > 8 else "")
-        lines.append(f"  wrote {len(context.files)} files to {context.out_dir}: {names}")
+        lines.append(f"  wrote {plural(len(context.files), 'file')} to {context.out_dir}: {names}")
         reports = [context.out_dir / name for name in ("report.html", "report.md")] if context.out_dir else []
         report = next((p for p in reports if p.exists()), None)
         if report is not None:

@@ -40,11 +40,11 @@ from prefeval.report import svg
 __all__ = ["HtmlInputs", "html_table", "table_html", "inline", "render", "MAX_EMBEDDED_VALUES",
            "MAX_HEATMAP_RUNS"]
 
-#: Per-query values embedded for the per-query view at most (about 8 bytes each in the page); beyond, only the
-#: pairs with the baseline, then none (the page says which).
-MAX_EMBEDDED_VALUES = 1_500_000
-#: Heatmaps are drawn for up to this many runs (a cell per ordered pair).
-MAX_HEATMAP_RUNS = 60
+#: Per-query values embedded for the per-query view at most (about 8 bytes each in the page, so at most about
+#: 4 MB); beyond, only the pairs with the baseline, then none (the page says which).
+MAX_EMBEDDED_VALUES = 500_000
+#: Heatmaps are drawn for up to this many runs (a cell per ordered pair; beyond, the page points to the CSV).
+MAX_HEATMAP_RUNS = 40
 
 _INLINE = re.compile(r"(\*\*[^*]+\*\*|`[^`]+`)")
 
@@ -253,7 +253,7 @@ def _view_data(inputs: HtmlInputs) -> tuple[dict[str, Any], str]:
         frame = pref
         scope = "every pair"
         if len(frame) > budget and inputs.baseline is not None:
-            frame = frame[(frame["run_a"].astype(str) == inputs.baseline) | (frame["run_b"].astype(str) == inputs.baseline)]
+            frame = frame[(frame["run_a"] == inputs.baseline) | (frame["run_b"] == inputs.baseline)]
             scope = f"the pairs with the baseline {inputs.baseline} only (all pairs are in preferences.csv)"
         if len(frame) > budget:
             notes.append("the per-query preferences are too many to embed; they are in preferences.csv")
@@ -325,7 +325,7 @@ def _per_query_view(block: BlockLike, inputs: HtmlInputs) -> str:
     runs = data["runs"]
     options = [("pref", m) for m in inputs.methods if m in data["prefs"]] + \
               [("metric", m) for m in inputs.measures if m in data["metrics"]]
-    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+    payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("<", "\\u003c")  # no tag in data
     script = f'<script type="application/json" id="pq-data">{payload}</script>'
     if not options or len(runs) < 2:
         return f'<p class="note">No per-query values to show. {inline(note)}</p>{script}'
@@ -400,7 +400,8 @@ def render(blocks: Sequence[BlockLike], inputs: HtmlInputs) -> str:
         elif block.kind == "items":
             body.append("<ul>" + "".join(f"<li>{inline(i)}</li>" for i in block.items) + "</ul>")
         elif block.kind == "view" and block.key == "per-query":
-            body.append(f'<div class="view" id="per-query">{_per_query_view(block, inputs)}</div>')
+            body.append(f'<section class="view" id="per-query" aria-labelledby="per-query-h">'
+                        f'<h3 id="per-query-h">Per-query view</h3>{_per_query_view(block, inputs)}</section>')
     if toc:
         nav = f'<nav aria-label="Sections"><ul>{"".join(toc)}</ul></nav>'
         body.insert(1 if body and body[0].startswith("<h1") else 0, nav)
@@ -442,7 +443,7 @@ figure{margin:.6rem 0 1.4rem;overflow-x:auto}
 figcaption{color:var(--muted);font-size:.92em;margin-top:.25rem}
 figure img{max-width:100%;height:auto}
 svg text{font:11px system-ui,-apple-system,"Segoe UI",Roboto,Arial,sans-serif;fill:#222}
-svg text.cell{font-size:10px}svg text.ttl{font-size:12px;font-weight:600}
+svg text.cell{font-size:10px;pointer-events:none}svg text.ttl{font-size:12px;font-weight:600}
 svg .grid{stroke:#e3e6e9}svg .ci{stroke:#555;stroke-width:1.6}svg .axis{stroke:#888}
 svg.heatmap rect[data-a]:hover{stroke:#111;stroke-width:2}
 svg.heatmap rect[data-a]{cursor:pointer}
@@ -541,7 +542,7 @@ _JS = r"""
     var data = JSON.parse(source.textContent);
     var kind = document.getElementById("pq-kind"), selA = document.getElementById("pq-a"),
       selB = document.getElementById("pq-b");
-    var NS = "http://www.w3.org/2000/svg";
+    var NS = "http://www.w3.org/2000/svg";  // the SVG namespace name (not a resource)
     var el = function (name, attrs, text) {
       var node = document.createElementNS(NS, name);
       Object.keys(attrs).forEach(function (k) { node.setAttribute(k, attrs[k]); });
@@ -569,7 +570,7 @@ _JS = r"""
       v.forEach(function (x) { counts[Math.min(bins - 1, Math.max(0, Math.floor((x + m) / width)))] += 1; });
       var W = 560, H = 220, left = 44, bottom = 30, top = 12, most = Math.max(1, Math.max.apply(null, counts));
       var bw = (W - left - 10) / bins;
-      var svg = el("svg", { xmlns: NS, "class": "hist", role: "img", viewBox: "0 0 " + W + " " + H,
+      var svg = el("svg", { "class": "hist", role: "img", viewBox: "0 0 " + W + " " + H,
         width: W, height: H });
       svg.appendChild(el("title", {}, title));
       counts.forEach(function (count, k) {
@@ -585,7 +586,7 @@ _JS = r"""
       [[-m, "start"], [0, "middle"], [m, "end"]].forEach(function (t) {
         var x = left + (t[0] + m) / (2 * m) * (W - left - 10);
         svg.appendChild(el("text", { x: x, y: H - bottom + 14, "text-anchor": t[1], "class": "lab" },
-          (t[0] >= 0 ? "+" : "") + Number(t[0].toPrecision(3))));
+          t[0] === 0 ? "0" : (t[0] > 0 ? "+" : "") + Number(t[0].toPrecision(3))));
       });
       svg.appendChild(el("text", { x: left - 6, y: top + 8, "text-anchor": "end", "class": "lab" }, String(most)));
       svg.appendChild(el("text", { x: left - 6, y: H - bottom, "text-anchor": "end", "class": "lab" }, "0"));

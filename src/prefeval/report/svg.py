@@ -20,6 +20,9 @@ __all__ = ["heatmap", "means_with_ci", "histogram", "diverging_colour", "HISTOGR
 
 #: Bins of the per-query histogram (odd, so one bin is centred on 0); the page's script uses the same number.
 HISTOGRAM_BINS = 21
+#: Heatmap cells carry a ``<title>`` tooltip up to this many runs (beyond, the page would grow by about 150 bytes
+#: per cell; the script's tooltip shows the same numbers).
+TITLED_RUNS = 25
 #: |value| at or below which a per-query preference or difference is a tie (as in the comparison's summary).
 TIE_TOL = 1e-12
 
@@ -62,8 +65,8 @@ def heatmap(method: str, order: Sequence[str], cells: Mapping[tuple[str, str], M
 
     ``cells[(a, b)]``: ``mean`` (preference of a over b), ``wins``, ``ties``, ``losses`` (queries on which a is
     preferred, tied, b preferred) and ``p`` (adjusted p-value), for every ordered pair. Each cell is a ``rect``
-    with those values as ``data-*`` attributes and a ``<title>`` tooltip; ``ident`` makes the figure's element ids
-    unique in the page."""
+    with those values as ``data-*`` attributes and, up to :data:`TITLED_RUNS` runs, a ``<title>`` tooltip (the
+    page's script shows the same on hover); ``ident`` makes the figure's element ids unique in the page."""
     S = len(order)
     size = max(12.0, min(44.0, 560.0 / max(S, 1)))
     label = max((_text_width(r) for r in order), default=0) + 12
@@ -74,7 +77,7 @@ def heatmap(method: str, order: Sequence[str], cells: Mapping[tuple[str, str], M
     vmax = max(finite) if finite and max(finite) > 0 else 1.0
     desc = (f"Mean preference of each row run over each column run under {method}, {S} runs in the order of the "
             f"method's ranking; blue: the row run is preferred, red: the column run; colour scale ±{vmax:.3f}.")
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="heatmap" role="img" viewBox="0 0 {width:.0f} '
+    out = [f'<svg class="heatmap" role="img" viewBox="0 0 {width:.0f} '
            f'{height:.0f}" width="{width:.0f}" height="{height:.0f}" data-method="{_attr(method)}" '
            f'aria-labelledby="t-{ident} d-{ident}">',
            f'<title id="t-{ident}">{escape(method)}: mean-preference matrix</title>',
@@ -99,7 +102,8 @@ def heatmap(method: str, order: Sequence[str], cells: Mapping[tuple[str, str], M
             out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{size:.1f}" height="{size:.1f}" '
                        f'fill="{diverging_colour(m / vmax)}" data-a="{_attr(a)}" data-b="{_attr(b)}" '
                        f'data-mean="{m!r}" data-wins="{int(c["wins"])}" data-ties="{int(c["ties"])}" '
-                       f'data-losses="{int(c["losses"])}" data-p="{float(c["p"])!r}"><title>{escape(tip)}</title></rect>')
+                       f'data-losses="{int(c["losses"])}" data-p="{float(c["p"])!r}">'
+                       + (f"<title>{escape(tip)}</title></rect>" if S <= TITLED_RUNS else "</rect>"))
             if show:
                 colour = "#ffffff" if abs(m) > 0.6 * vmax else "#222222"
                 out.append(f'<text x="{x + size / 2:.1f}" y="{y + size / 2 + 3.5:.1f}" text-anchor="middle" '
@@ -142,7 +146,7 @@ def means_with_ci(stats: pd.DataFrame, measures: Sequence[str], order: Sequence[
     pw, row_h = 300.0, 18.0
     ph = 46 + row_h * len(order)
     width, height = cols * pw + 10, rows * ph + 10
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="means" role="img" viewBox="0 0 {width:.0f} {height:.0f}" '
+    out = [f'<svg class="means" role="img" viewBox="0 0 {width:.0f} {height:.0f}" '
            f'width="{width:.0f}" height="{height:.0f}" aria-labelledby="means-t means-d">',
            '<title id="means-t">Per-run means with 95% confidence intervals</title>',
            f'<desc id="means-d">{escape(caption)}</desc>']
@@ -202,7 +206,7 @@ def histogram(values: np.ndarray, title: str, bound: float | None = None) -> str
     W, H, left, bottom, top = 560.0, 220.0, 44.0, 30.0, 12.0
     top_count = max(int(counts.max()) if counts.size else 1, 1)
     bw = (W - left - 10) / HISTOGRAM_BINS
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="hist" role="img" viewBox="0 0 {W:.0f} {H:.0f}" '
+    out = [f'<svg class="hist" role="img" viewBox="0 0 {W:.0f} {H:.0f}" '
            f'width="{W:.0f}" height="{H:.0f}"><title>{escape(title)}</title>']
     for k, count in enumerate(counts):
         h = (H - bottom - top) * count / top_count
@@ -214,7 +218,8 @@ def histogram(values: np.ndarray, title: str, bound: float | None = None) -> str
     out.append(f'<line x1="{left:.1f}" x2="{W - 10:.1f}" y1="{H - bottom:.1f}" y2="{H - bottom:.1f}" class="axis"/>')
     for v, anchor in ((-m, "start"), (0.0, "middle"), (m, "end")):
         x = left + (v + m) / (2 * m) * (W - left - 10)
-        out.append(f'<text x="{x:.1f}" y="{H - bottom + 14:.1f}" text-anchor="{anchor}" class="lab">{v:+.3g}</text>')
+        out.append(f'<text x="{x:.1f}" y="{H - bottom + 14:.1f}" text-anchor="{anchor}" class="lab">'
+                   f'{"0" if v == 0 else format(v, "+.3g")}</text>')
     out.append(f'<text x="{left - 6:.1f}" y="{top + 8:.1f}" text-anchor="end" class="lab">{top_count}</text>')
     out.append(f'<text x="{left - 6:.1f}" y="{H - bottom:.1f}" text-anchor="end" class="lab">0</text>')
     out.append("</svg>")
