@@ -418,6 +418,7 @@ def render(blocks: Sequence[BlockLike], inputs: HtmlInputs) -> str:
 _CSS = """
 :root{--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--head:#f3f5f7;--accent:#1f5fa8}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:#fff}
 main{max-width:1280px;margin:0 auto;padding:1.2rem 1.5rem 3rem}
 h1{font-size:1.7rem;margin:.2rem 0 .8rem}h2{font-size:1.35rem;margin:2rem 0 .6rem;padding-bottom:.2rem;border-bottom:1px solid var(--line)}
