@@ -15,8 +15,6 @@ import prefeval.ranking
 from prefeval import io as pio
 from prefeval.ranking import PositionTable, candidate_documents, qrels_queries, rank_run
 
-pytest.importorskip("pyarrow.csv")
-
 METHODS = ["LexiRecall", "LexiPrecision", "RPP", "LexiPrecision(magnitude='rr')", "RPP(graded=False)@5",
            "LexiRecall(rel=2)"]
 
@@ -118,29 +116,6 @@ def test_dl_hard_columns_path_equals_frames(shared_data):
                                        {p.name[:-len(".run.gz")]: pio.read_run(p) for p in paths}, methods)
     assert len(from_files.runs) == 14
     pd.testing.assert_frame_equal(from_files.per_query, from_frames.per_query, check_exact=True)
-
-
-@pytest.mark.integration
-def test_dl_hard_command_output_is_the_same_without_pyarrow(shared_data):
-    """``prefeval compare --per-query --format csv`` on the 14 DL-Hard runs: the same text whether the files are
-    read by pyarrow (columns, no pandas) or by pandas' parser (pyarrow made unimportable)."""
-    import os
-    import subprocess
-    import sys
-    from pathlib import Path
-
-    folder = shared_data / "dl-hard"
-    argv = ["compare", str(folder / "dl_hard-doc.qrels"), *map(str, sorted((folder / "runs" / "doc").glob("*.run.gz"))),
-            "-m", "LexiRecall", "LexiPrecision", "RPP", "--per-query", "--format", "csv", "-q"]
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1] / "src"))
-    outputs = []
-    for block in ("", "sys.modules['pyarrow'] = None; "):
-        code = f"import sys; {block}from prefeval.cli import main; sys.exit(main(sys.argv[1:]))"
-        proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, env=env,
-                              timeout=300)
-        assert proc.returncode == 0, proc.stderr
-        outputs.append(proc.stdout)
-    assert outputs[0] == outputs[1] and len(outputs[0].splitlines()) == 1 + 3 * 50 * 91
 
 
 @pytest.mark.parametrize("dtype", [object, "str"])

@@ -355,7 +355,8 @@ def test_demo_report_html_in_headless_chromium(tmp_path):
         tip = browser.evaluate("[document.getElementById('tip').hidden, document.getElementById('tip').textContent]")
         assert tip[0] is False and "sim11 over sim01" in tip[1] and "wins/ties/losses" in tip[1]
         assert "adjusted p-value" in tip[1]
-        # the per-query view follows a choice
+        # the per-query view follows a choice (its form is shown by the script)
+        assert browser.evaluate("document.getElementById('pq-form').hidden") is False
         summary = browser.evaluate("""(function () {
             var k = document.getElementById('pq-kind'); k.value = 'metric:AP'; k.dispatchEvent(new Event('change'));
             return document.getElementById('pq-summary').textContent; })()""")

@@ -226,10 +226,13 @@ def runs_dict(runs: Any, columns: bool = False) -> dict[str, Any]:
 def _encodable(ids: list, what: str) -> None:
     """Raise the error of :func:`prefeval.io.check_ids` for a ``str`` id that is not UTF-8 (a lone surrogate, which
     no column of strings can hold)."""
-    strings = [v for v in ids if isinstance(v, str)]
-    joined = "".join(strings)
+    try:
+        joined = "".join(ids)  # in C; ids that are not all str are rare (converted by str() later)
+    except TypeError:
+        joined = "".join(v for v in ids if isinstance(v, str))
     if joined.isascii():
         return
+    strings = [v for v in ids if isinstance(v, str)]
     try:
         joined.encode("utf-8")
     except UnicodeEncodeError:

@@ -344,8 +344,8 @@ def per_query_view() -> list[Block]:
     other formats leave it out, heading included."""
     return [Block("view", key="per-query",
                   text="The distribution over the queries of one pair's per-query preferences (a preference "
-                       "method) or per-query differences (a measure): choose the method or measure and the two "
-                       "runs.")]
+                       "method) or per-query differences (a measure). With scripts enabled, choose the method or "
+                       "measure and the two runs, or click a heatmap cell.")]
 
 
 #: How to read MC4 scores (in the report, rankings.csv and summary.json).

@@ -3,18 +3,19 @@
 The page holds everything inline (style sheet, script, figures as SVG, analysis plots as PNG ``data:`` URIs);
 it loads nothing from the network, so it works from ``file://`` and after the folder is moved. It is readable
 without scripts (real ``<table>`` elements with captions, figures with ``<title>``/``<desc>`` text alternatives
-and per-cell tooltips) and better with them: tables sort by a click on a column header, the preference heatmaps
+and tooltips on the heatmap cells) and better with them: tables sort by a click on a column header, the preference heatmaps
 show the pair's mean preference, wins/ties/losses and adjusted p-value on hover (a click opens the pair in the
 per-query view), and the per-query view draws the distribution of one pair's per-query preferences (a method)
 or differences (a measure) for any method or measure and pair of runs.
 
 Why plain SVG written by prefeval (:mod:`prefeval.report.svg`) and no plotting library: the report's figures
 are a heatmap, dots with error bars and a histogram, a few hundred lines of SVG each. matplotlib's SVG output
-draws every glyph as a path (hundreds of KB per figure) and cannot attach a pair's numbers to a heatmap cell;
-the JavaScript plotting libraries (Plotly, Vega) would be inlined into every report (megabytes) and are a new
-dependency to keep. Hand-written SVG keeps the demo's page small, needs nothing beyond the standard library,
-and every number drawn is an attribute the tests can read back. The analysis figures stay matplotlib PNGs
-(the analyses draw them), embedded as ``data:`` URIs.
+draws every glyph as a path (about 120 KB for a 12-run heatmap, twice prefeval's with every cell's numbers) and
+cannot attach a pair's numbers to a heatmap cell; a JavaScript plotting library (Plotly, Vega) would be inlined
+into every report (Plotly's script alone is about 3.5 MB) and is a new dependency to keep. Hand-written SVG
+keeps the demo's page small (about 1.3 MB, most of it the per-query values of the view), needs nothing beyond
+the standard library, and every number drawn is an attribute the tests read back. The analysis figures stay
+matplotlib PNGs (the analyses draw them), embedded as ``data:`` URIs.
 
 The sections are the report's blocks (:mod:`prefeval.pipeline.document`), the same as report.md and
 report.tex; the numbers behind the interactive parts come in :class:`HtmlInputs`.
@@ -417,6 +418,7 @@ def render(blocks: Sequence[BlockLike], inputs: HtmlInputs) -> str:
 _CSS = """
 :root{--fg:#1b1f24;--muted:#57606a;--line:#d0d7de;--head:#f3f5f7;--accent:#1f5fa8}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 body{margin:0;font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif;color:var(--fg);background:#fff}
 main{max-width:1280px;margin:0 auto;padding:1.2rem 1.5rem 3rem}
 h1{font-size:1.7rem;margin:.2rem 0 .8rem}h2{font-size:1.35rem;margin:2rem 0 .6rem;padding-bottom:.2rem;border-bottom:1px solid var(--line)}

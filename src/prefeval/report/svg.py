@@ -2,7 +2,7 @@
 and the histogram of one pair's per-query values.
 
 Written by prefeval rather than a plotting library (see :mod:`prefeval.report.html` for the reasons): each
-figure is a few rectangles, lines and labels, so the SVG is small (a 12-run heatmap is about 40 KB with a
+figure is a few rectangles, lines and labels, so the SVG is small (a 12-run heatmap is about 60 KB with a
 tooltip per cell), needs no dependency, and its elements carry ``data-*`` attributes for the page's scripts and
 ``<title>`` tooltips that work without them. Every figure has a ``<title>`` and a ``<desc>`` (text alternatives).
 """
