@@ -163,3 +163,20 @@ def test_imports_inside_functions_only_defer_heavy_dependencies():
 @pytest.mark.parametrize("module", ["prefeval.compare", "prefeval.analysis.position_engine"])
 def test_engine_does_not_use_the_ir_measures_adapter(module):
     assert not [t for m, _, t, _, _ in IMPORTS if m == module and t in ("prefeval.provider", "prefeval.measures")]
+
+
+#: the only references to a higher layer, each loaded on use (``lazy_module``): a result object's rendering, which
+#: lives in the report layer (results apart from their rendering) and loads only when the result is rendered
+RENDERING_HOOKS = {("prefeval.compare", "prefeval.report.comparison")}
+
+
+def test_references_to_higher_layers_are_only_the_listed_rendering_hooks():
+    import re
+
+    found = set()
+    for module, path in MODULES.items():
+        for match in re.finditer(r"lazy_module\(\"(prefeval(?:\.\w+)*)\"\)", path.read_text(encoding="utf-8")):
+            if layer(match.group(1)) > layer(module):
+                found.add((module, match.group(1)))
+    assert found <= RENDERING_HOOKS, sorted(found - RENDERING_HOOKS)
+    assert all(target in MODULES for _, target in RENDERING_HOOKS)

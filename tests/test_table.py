@@ -344,6 +344,14 @@ def test_no_progress_bar_in_a_file(files, tmp_path):
             subprocess.run([sys.executable, "-c", env_code, *args, "--progress"], stderr=handle,
                            stdout=subprocess.DEVNULL, check=True, env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin"})
         assert b"\r" in err.read_bytes()
+    small = [arg for key, value in {"n_queries": 20, "n_runs": 3, "n_docs": 40, "depth": 20}.items()
+             for arg in ("--set", f"simulate.{key}={value}")]
+    err = tmp_path / "err.txt"
+    with open(err, "w") as handle:  # a whole pipeline: its bars (loading, evaluation, ...) stay off too
+        subprocess.run([sys.executable, "-c", env_code, "run", "demo", "--out", str(tmp_path / "demo"), *small],
+                       stderr=handle, stdout=subprocess.DEVNULL, check=True,
+                       env={"PYTHONPATH": src, "PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg"})
+    assert b"\r" not in err.read_bytes() and b"it/s" not in err.read_bytes()
 
 
 def test_renderers_keep_every_text_inert():
@@ -363,3 +371,16 @@ def test_renderers_keep_every_text_inert():
     assert row_text(["run", "runs"], [[name, ["x", "y"]]], "jsonl") == (
         '{"run": "a|b\\n<i>*x*_&%$#{}~^\\\\", "runs": ["x", "y"]}\n')
     assert row_text(["run", "runs"], [["a", ["x", "y"]], ["b", float("nan")]], "csv") == "run,runs\na,x;y\nb,\n"
+
+
+def test_eval_rel_option_in_both_forms(files):
+    qrels, runs = files
+    out = cli("eval", qrels, runs[1], "AP", "P@2", "-l", "2", "-p", "17")
+    expected = prefeval.evaluate(qrels, runs[1:2], ["AP", "P@2"], rel=2)
+    # a measure rel changes is printed as computed (AP(rel=2)), one without rel as given
+    assert [line.split("\t")[0] for line in out.splitlines()] == ["AP(rel=2)", "P(rel=2)@2"]
+    assert [float(line.split("\t")[1]) for line in out.splitlines()] == pytest.approx(
+        expected["value"].tolist(), abs=1e-15)
+    rows = csv_records(cli("eval", qrels, *runs, "-m", "AP", "-l", "2", "--format", "csv"))
+    by_run = prefeval.evaluate(qrels, runs, ["AP"], rel=2).set_index("run")["value"]
+    assert [float(r["mean"]) for r in rows] == pytest.approx(by_run.tolist(), abs=1e-12)

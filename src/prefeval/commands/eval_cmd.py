@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="measures of a run x measure table (several runs; preferences LexiRecall, "
                              "LexiPrecision, RPP are columns too)")
     parser.add_argument("--places", "-p", type=int, default=None,
-                        help=f"decimal places, 0 to {MAX_PLACES} (-1: all; default {PLACES})")
+                        help=f"decimal places, 0 to {MAX_PLACES} (-1: all, in the table 6; default {PLACES})")
     parser.add_argument("--by_query", "-q", action="store_true", help="one line per query")
     parser.add_argument("--no_summary", "-n", action="store_true", help="with -q: omit the 'all' lines")
     parser.add_argument("--output_format", "-o", choices=["tsv", "jsonl"], default="tsv")
@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
         raise PrefevalError(f"--places must be -1 (all) or 0 to {MAX_PLACES}; got {places}")
     if table:
         return _run_table(args, qrels_arg, run_args, texts, places)
-    args.qrels, args.run, args.places = qrels_arg, run_args[0], places
+    args.qrels, args.run, args.places = qrels_arg, next(iter(named_runs(run_args).values())), places
     labelled = parse_measures(texts, args.rel)
     if args.no_summary and not args.by_query:
         raise PrefevalError("--no_summary (-n) only works with --by_query (-q)")
