@@ -223,7 +223,7 @@ def test_table_columns_and_renderings(files):
     tex = table.to_latex()
     assert "\\toprule" in tex and "bad\\_\\&\\_ugly" in tex and "\\textbf{" in tex
     html = table._repr_html_()
-    assert html.startswith("<table") and "<caption>" in html and "bad_&amp;_ugly" in html and "<b>" in html
+    assert html.startswith('<div class="prefeval-table"><div class="tw"><table') and "<caption>" in html and "bad_&amp;_ugly" in html and "<b>" in html
     assert table.per_query["value"].notna().all() and len(table.per_query) == 3 * 3 * 4
     assert repr(table) == text
 
@@ -326,7 +326,7 @@ def test_comparison_repr_and_html(files):
     text = repr(c)
     assert text.startswith("Comparison of 3 runs on 3 queries by 1 method(s)") and "good, mid, bad_&_ugly" in text
     html = c._repr_html_()
-    assert html.startswith("<table") and "<caption>" in html and "bad_&amp;_ugly" in html
+    assert html.startswith('<div class="prefeval-table"><div class="tw"><table') and "<caption>" in html and "bad_&amp;_ugly" in html
 
 
 @pytest.mark.integration  # a fresh Python process whose stderr is a file
@@ -355,7 +355,7 @@ def test_no_progress_bar_in_a_file(files, tmp_path):
 
 
 def test_renderers_keep_every_text_inert():
-    from prefeval.report.table_html import html_table
+    from prefeval.report.html import grid_html
     from prefeval.report.tables import Cell, Grid, latex, markdown, plain, row_text
 
     name = "a|b\n<i>*x*_&%$#{}~^\\"
@@ -364,7 +364,7 @@ def test_renderers_keep_every_text_inert():
     assert len(text.split("\n\n")[1].splitlines()) == 3  # header, rule, one row: the line break became a space
     md = markdown(grid)
     assert "<i>" not in md and "\\|" in md and "**0.5**▲" in md
-    html = html_table(grid)
+    html = grid_html(grid)
     assert "<i>" not in html and "&lt;i&gt;" in html and "<b>0.5</b>▲" in html
     tex = latex(grid)
     assert "\\textbackslash{}" in tex and "\\&" in tex and "\\textbf{0.5}$^\\uparrow$" in tex

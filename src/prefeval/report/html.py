@@ -30,15 +30,21 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
-import pandas as pd
 
+from prefeval._lazy import lazy_module
 from prefeval._version import __version__
 from prefeval.report import svg
+from prefeval.report.tables import Cell, Grid
 
-__all__ = ["HtmlInputs", "html_table", "table_html", "inline", "render", "MAX_EMBEDDED_VALUES",
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # only the report's frames need it, not a notebook view of a comparison
+
+__all__ = ["HtmlInputs", "grid_html", "html_table", "table_html", "inline", "render", "MAX_EMBEDDED_VALUES",
            "MAX_HEATMAP_RUNS"]
 
 #: Per-query values embedded for the per-query view at most (about 8 bytes each in the page, so at most about
@@ -119,23 +125,51 @@ def table_html(header: Sequence[Any], rows: Sequence[Sequence[Any]], caption: st
                sortable: bool = True, note: str = "") -> str:
     """A ``<table>`` with its ``<caption>`` (report text: ``**bold**`` and ```code``` kept, the rest escaped);
     ``align``: one of l, r, c per column; ``sortable``: the page's script sorts it by a click on a header."""
+    cells = [[(inline(value), _cell_key(value)) for value in row] for row in rows]
+    return _table([inline(h) for h in header], cells, inline(caption), align, sortable, inline(note) if note else "")
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[tuple[str, str | None]]], caption: str,
+           align: str | None, sortable: bool, note: str) -> str:
+    """The one ``<table>`` writer of the report and the notebook views, from cells already in HTML: ``rows`` hold
+    ``(html, sort key)`` pairs (a key of None: the page's script sorts by the text). Alignment is an inline style,
+    so that a notebook, which has no report stylesheet, aligns the numbers too."""
     align = align or "l" + "r" * (len(header) - 1)
-    style = {"l": "", "r": ' class="r"', "c": ' class="c"'}
+    style = {"l": "", "r": ' style="text-align:right"', "c": ' style="text-align:center"'}
     cls = ' class="sortable"' if sortable and len(rows) > 1 else ""
-    parts = [f'<div class="tw"><table{cls}><caption>{inline(caption)}</caption>',
-             "<thead><tr>" + "".join(f'<th scope="col"{style[a]}>{inline(h)}</th>' for h, a in zip(header, align))
+    parts = [f'<div class="tw"><table{cls}>' + (f"<caption>{caption}</caption>" if caption else ""),
+             "<thead><tr>" + "".join(f'<th scope="col"{style[a]}>{h}</th>' for h, a in zip(header, align))
              + "</tr></thead><tbody>"]
     for row in rows:
-        cells = []
-        for value, a in zip(row, align):
-            key = _cell_key(value)
-            sort = f' data-sort="{key}"' if key is not None else ""
-            cells.append(f"<td{style[a]}{sort}>{inline(value)}</td>")
-        parts.append("<tr>" + "".join(cells) + "</tr>")
+        parts.append("<tr>" + "".join(f"<td{style[a]}" + (f' data-sort="{key}"' if key is not None else "")
+                                      + f">{text}</td>" for (text, key), a in zip(row, align)) + "</tr>")
     parts.append("</tbody></table></div>")
     if note:
-        parts.append(f'<p class="note">{inline(note)}</p>')
+        parts.append(f'<p class="note">{note}</p>')
     return "".join(parts)
+
+
+_MARKS = {"": "", "*": "<sup>*</sup>", "up": "▲", "down": "▼"}
+
+
+def grid_html(grid: Grid, sortable: bool = False) -> str:
+    """A :class:`~prefeval.report.tables.Grid` (the run x measure table, a comparison's pairs) as the report's
+    ``<table>``: the best value of a column in bold, significance marks, intervals and the letters of the runs a
+    value is significantly better than as superscripts, the note under the table."""
+    def cell(c: Cell) -> str:
+        text = f"<b>{escape(c.text)}</b>" if c.best else escape(c.text)
+        text += _MARKS[c.mark]
+        if c.ci:
+            text += f" <small>{escape(c.ci)}</small>"
+        if c.letters:
+            text += f"<sup>{escape(c.letters)}</sup>"
+        return text
+
+    align = "".join("r" if grid.is_numeric(k) else "l" for k in range(len(grid.header)))
+    rows = [[(cell(c), None) for c in row] for row in grid.rows]
+    body = _table([escape(h) for h in grid.header], rows, escape(grid.caption or ""), align, sortable,
+                  escape(grid.note) if grid.note else "")
+    return f'<div class="prefeval-table">{body}</div>'
 
 
 def _format(value: Any, digits: int) -> str:
@@ -434,7 +468,7 @@ table{border-collapse:collapse;font-size:13.5px;font-variant-numeric:tabular-num
 caption{caption-side:top;text-align:left;font-weight:600;padding:.2rem 0 .35rem;color:var(--fg)}
 th,td{border:1px solid var(--line);padding:.22rem .55rem;vertical-align:top}
 th{background:var(--head);font-weight:600;text-align:left;white-space:nowrap}
-td.r,th.r{text-align:right}td.c,th.c{text-align:center}
+
 tbody tr:nth-child(even){background:#fafbfc}
 button.sort{all:unset;cursor:pointer;display:inline-block;width:100%}
 button.sort:focus-visible{outline:2px solid var(--accent)}

@@ -38,7 +38,7 @@ from prefeval.compare import (
 from prefeval.errors import PrefevalError
 from prefeval.inputs import run_name
 from prefeval.report.comparison import describe_test
-from prefeval.report.table_html import html_table
+from prefeval.report.html import grid_html
 from prefeval.report.tables import ROW_FORMATS, Cell, Grid, latex, markdown, plain, row_text
 
 if TYPE_CHECKING:
@@ -298,7 +298,7 @@ class RunTable:
 
     def to_html(self, digits: int = 4) -> str:
         """An HTML ``<table>`` with a caption, every text escaped."""
-        return html_table(self.grid(digits))
+        return grid_html(self.grid(digits))
 
     def _repr_html_(self) -> str:
         return self.to_html()

@@ -12,9 +12,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from html import escape
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+from prefeval._lazy import lazy_module
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = lazy_module("pandas")  # the report's figures take frames; a notebook view of a comparison does not
 
 __all__ = ["heatmap", "means_with_ci", "histogram", "diverging_colour", "HISTOGRAM_BINS", "TIE_TOL"]
 
