@@ -131,7 +131,7 @@ def _read_bytes(source: PathOrFile, kind: str) -> tuple[bytes, str]:
         name = str(getattr(source, "name", f"<{kind} stream>"))
         raw = source.read()  # type: ignore[union-attr]
         if isinstance(raw, str):
-            raw = raw.encode("utf-8", errors="surrogateescape")
+            raw = raw.encode("utf-8", errors="surrogatepass")  # a lone surrogate: reported as not UTF-8
     else:
         path = Path(os.fspath(source))  # type: ignore[arg-type]
         name = str(path)
