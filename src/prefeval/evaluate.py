@@ -287,8 +287,8 @@ def _as_given(runs: Any, measures: list[Any]) -> dict[str, dict] | None:
             return None
         docs = list(chain.from_iterable(run.values()))
         scores = list(chain.from_iterable(inner.values() for inner in run.values()))
-        if not _all_str(docs) or first_bad_id(list(run)) is not None or first_bad_id(docs) is not None \
-                or _number_scores(scores) is None:
+        if first_bad_id(list(run)) is not None or first_bad_id(docs) is not None \
+                or _number_scores(scores) is None:  # (first_bad_id: also a non-str id)
             return None
         given[str(name)] = run
     return given
