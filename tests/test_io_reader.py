@@ -228,3 +228,9 @@ def test_shared_runs_read_as_the_definition(shared_data) -> None:
     for path in sorted(runs.glob("doc/*.run.gz"))[:2]:
         raw, _ = pio._read_bytes(path, "run")
         assert read(raw, "run") == definition(raw, "run")
+
+
+def test_text_streams_with_lone_surrogates_are_not_utf8() -> None:
+    for text in ("1 Q0 d1 1 1 t\n1 Q0 d\ud800 2 0 t\n", "1 Q0 d1 1 1 t\n1 Q0 d\udc80 2 0 t\n"):
+        with pytest.raises(InputFormatError, match=r"<run stream>, line 2: not valid UTF-8"):
+            pio.read_run(io.StringIO(text))

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator, Mapping
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -38,7 +39,8 @@ from prefeval._lazy import lazy_module
 from prefeval.compare import check_relevant, evaluate_block, parse_method
 from prefeval.engines import registry as engines
 from prefeval.errors import PrefevalError
-from prefeval.inputs import qrels_frame, runs_dict
+from prefeval.inputs import _all_str, _number_scores, qrels_frame, runs_dict
+from prefeval.io import first_bad_id
 from prefeval.methods.checks import validate
 from prefeval.methods.names import parse_names
 from prefeval.methods.registry import declaration_of, rel_problem
@@ -251,6 +253,52 @@ def _warn_disjoint(qrels: pd.DataFrame, ranked: Mapping[str, RankedRun]) -> set[
     return disjoint
 
 
+def _as_given(runs: Any, measures: list[Any]) -> dict[str, dict] | None:
+    """The runs, when they can be given to pytrec_eval as they are with the values of their canonical rankings:
+    every measure is computed by pytrec_eval, and every run is a dict of dicts ``{query_id: {doc_id: score}}`` of
+    ``str`` ids following the rules of :mod:`prefeval.io` and number scores (no NaN). Such a run repeats no
+    document within a query, and trec_eval orders a query's documents as :func:`prefeval.ranking.rank_run` does
+    (score descending, ties by doc id descending in code point order), so ranking it first changes no value. None
+    otherwise (the runs are then read and ranked: errors are reported there)."""
+    provider = ir_measures.providers.registry.get("pytrec_eval")
+    if not isinstance(runs, Mapping) or not runs or provider is None or not provider.is_available() \
+            or not all(declaration_of(m) is None and provider.supports(m) for m in measures):
+        return None
+    given = {}
+    for name, run in runs.items():
+        if not isinstance(run, dict) or not all(type(inner) is dict for inner in run.values()) \
+                or not _all_str(list(run)) or str(name) in given:
+            return None
+        docs = list(chain.from_iterable(run.values()))
+        scores = list(chain.from_iterable(inner.values() for inner in run.values()))
+        if first_bad_id(list(run)) is not None or first_bad_id(docs) is not None \
+                or _number_scores(scores) is None:  # (first_bad_id: also a non-str id)
+            return None
+        given[str(name)] = run
+    return given
+
+
+def _given_rows(qrels: pd.DataFrame, runs: dict[str, dict], measures: list[Any], progress: bool) -> pd.DataFrame:
+    """Per-query values ``run, query_id, measure, value`` of the runs of :func:`_as_given`, computed by pytrec_eval
+    on the runs as given (the qrels processed once), with the warnings of :func:`ranked_inputs`."""
+    queries = {name: {"query_id": pd.Series(list(run), dtype=object)} for name, run in runs.items()}
+    disjoint = _warn_disjoint(qrels, queries)
+    for note in coverage_notes(qrels, {n: q for n, q in queries.items() if n not in disjoint}):
+        warnings.warn(note, stacklevel=3)
+    evaluator = ir_measures.providers.registry["pytrec_eval"].evaluator(measures, _standard_qrels(qrels))
+    frames = []
+    for name in _tqdm.tqdm(runs, desc="evaluation", unit="run", total=len(runs), disable=not progress, leave=False):
+        metrics = list(evaluator.iter_calc(runs[name]))
+        labels: dict[int, str] = {}
+        frames.append(pd.DataFrame({
+            "run": name,
+            "query_id": [str(m.query_id) for m in metrics],
+            "measure": [labels.get(id(m.measure)) or labels.setdefault(id(m.measure), str(m.measure)) for m in metrics],
+            "value": np.array([m.value for m in metrics], dtype=float),
+        }))
+    return pd.concat(frames, ignore_index=True)
+
+
 def canonical_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
     """The canonical input every measure of one call reads: the qrels with conflicting lines resolved, and each
     run ranked once by :func:`prefeval.ranking.canonical_run` (named as given); warns about runs that share no
@@ -294,6 +342,8 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     if other is not None:
         table, names = other.evaluate(qrels, runs, parsed, rel, client=client, scheduler=scheduler, workers=workers,
                                       partitions=partitions, progress=progress)
+    elif (direct := _as_given(runs, parsed)) is not None:
+        table, names = _given_rows(qrels_frame(qrels), direct, parsed, progress), list(direct)
     else:
         qrels_df, run_frames, ranked = ranked_inputs(qrels, runs, top_k_depth(parsed))
         table, names = _per_query_values(qrels_df, run_frames, ranked, parsed, rel, progress), list(run_frames)

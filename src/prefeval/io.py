@@ -131,7 +131,7 @@ def _read_bytes(source: PathOrFile, kind: str) -> tuple[bytes, str]:
         name = str(getattr(source, "name", f"<{kind} stream>"))
         raw = source.read()  # type: ignore[union-attr]
         if isinstance(raw, str):
-            raw = raw.encode("utf-8", errors="surrogateescape")
+            raw = raw.encode("utf-8", errors="surrogatepass")  # a lone surrogate: reported as not UTF-8
     else:
         path = Path(os.fspath(source))  # type: ignore[arg-type]
         name = str(path)
@@ -503,12 +503,19 @@ def first_bad_id(values: Any) -> int | None:
         return _first_bad_arrow(arrow)
     if hasattr(values, "tolist"):
         values = values.tolist()
-    lengths = np.fromiter(map(_length, values), dtype=np.int64, count=len(values))
+    try:  # all str (the usual case): joined and measured in C
+        joined = "".join(values)
+        lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    except TypeError:
+        joined, lengths = None, np.fromiter(map(_length, values), dtype=np.int64, count=len(values))
     if not len(lengths):
         return None
     short = np.flatnonzero(lengths <= 0)  # -1: not a str (missing)
     first = int(short[0]) if len(short) else None
-    joined = "".join(v for v in values if isinstance(v, str)) if first is not None else "".join(values)
+    if joined is None:
+        joined = "".join(v for v in values if isinstance(v, str))
+    if joined.isascii() and not joined.encode("ascii").translate(None, _ID_BYTES):
+        return first  # printable ASCII only: checked in C
     found = _BAD_ID_CHAR.search(joined)
     if found is not None:
         ends = np.cumsum(np.maximum(lengths, 0))
