@@ -601,3 +601,39 @@ def test_a_closed_stdout_ends_quietly(files, command):
                           stderr=subprocess.PIPE, text=True, env=env, timeout=120,
                           preexec_fn=lambda: os.close(1))  # noqa: PLW1509 - the child starts with stdout closed
     assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+def test_qrels_behind_a_folder_without_permission_are_named(files, capsys, monkeypatch):
+    import os
+
+    import prefeval
+
+    hidden = files / "locked" / "qrels.txt"
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):
+        if os.fspath(path) == str(hidden):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    err = fails(capsys, "eval", str(hidden), str(files / "a.run"), "nDCG@10")
+    assert f"cannot read qrels {str(hidden)!r}: permission denied" in err and "ir_datasets" not in err
+    with pytest.raises(PrefevalError, match="permission denied"):
+        prefeval.evaluate(str(hidden), {"a": str(files / "a.run")}, ["nDCG@10"])
+
+
+@pytest.mark.parametrize("exit_with", ["3", "'bye'", ""])
+def test_a_callable_calling_sys_exit_is_a_run_error_naming_the_step(tmp_path, capsys, monkeypatch, exit_with):
+    import sys
+
+    (tmp_path / "leaving.py").write_text(f"import sys\n\ndef analysis(context, **options):\n    sys.exit({exit_with})\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "leaving", raising=False)
+    definition = tmp_path / "p.toml"
+    definition.write_text('[simulate]\nn_runs = 3\nn_queries = 5\n[compare]\nmethods = ["LexiRecall"]\n'
+                          '[analyse]\ncallables = ["leaving:analysis"]\n')
+    err = fails(capsys, "run", str(definition), "--out", str(tmp_path / "out"), "-q")
+    assert "[analyse] a callable of this step called sys.exit(" in err
+    assert not (tmp_path / "out").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.")] == []

@@ -78,6 +78,21 @@ def qrels_table(qrels: Any) -> pd.DataFrame | Columns:
     return resolve_conflicts(_qrels_frame(qrels, columns=True))
 
 
+def path_exists(path: str, what: str) -> bool:
+    """Whether ``path`` exists; a path that cannot be looked at (a folder on it without search permission) is a
+    :class:`PrefevalError` saying so, not "no such file" (then the text would be taken for a dataset id)."""
+    try:
+        os.stat(path)
+        return True
+    except PermissionError:
+        folder = next((str(f) for f in reversed(Path(path).absolute().parents)
+                       if os.path.isdir(f) and not os.access(f, os.X_OK)), None)
+        where = f": folder {folder!r} cannot be opened" if folder else ""
+        raise PrefevalError(f"cannot read {what} {path!r}: permission denied{where}") from None
+    except (OSError, ValueError):  # no such file, a name too long for a path, a NUL byte: not a file
+        return False
+
+
 def _qrels_frame(qrels: Any, columns: bool = False) -> pd.DataFrame | Columns:
     if is_pandas(qrels, "DataFrame"):
         return canonical_qrels(qrels, "qrels DataFrame")
@@ -85,7 +100,7 @@ def _qrels_frame(qrels: Any, columns: bool = False) -> pd.DataFrame | Columns:
         return qrels if columns else qrels.frame()
     if _is_pathlike(qrels):
         text = str(qrels)
-        if os.path.exists(text) and not text.startswith("irds:"):
+        if not text.startswith("irds:") and path_exists(text, "qrels"):
             return read_qrels_columns(text) if columns else read_qrels(text)
         if _DATASET_QRELS is None:  # pragma: no cover  (prefeval/__init__ imports prefeval.datasets)
             raise PrefevalError(f"cannot read {text!r}: no such file, and ir_datasets ids need prefeval.datasets")

@@ -14,7 +14,7 @@ import pandas as pd
 
 from prefeval.datasets import load
 from prefeval.errors import PrefevalError
-from prefeval.inputs import RUN_FILE_SUFFIXES, qrels_frame, run_frame, run_name
+from prefeval.inputs import RUN_FILE_SUFFIXES, path_exists, qrels_frame, run_frame, run_name
 from prefeval.io import _check_run_line
 from prefeval.methods.registry import rel_problem
 from prefeval.pipeline.base import Origin, Plan, Step, import_callable
@@ -107,7 +107,7 @@ class Qrels(Step):
     def _local(self, value: Any) -> str | None:
         if isinstance(value, (str, os.PathLike)):
             path = self.origin.resolve(value)
-            if os.path.exists(path) and not str(value).startswith("irds:"):
+            if not str(value).startswith("irds:") and path_exists(path, "file"):
                 return path
         return None
 
