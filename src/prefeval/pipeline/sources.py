@@ -13,7 +13,7 @@ from typing import Any
 import pandas as pd
 
 from prefeval.datasets import load
-from prefeval.errors import PrefevalError
+from prefeval.errors import DatasetUnavailable, PrefevalError
 from prefeval.inputs import RUN_FILE_SUFFIXES, path_exists, qrels_frame, run_frame, run_name
 from prefeval.io import _check_run_line
 from prefeval.methods.registry import rel_problem
@@ -169,7 +169,12 @@ class Qrels(Step):
                                         "file, so give the topics too (a file or an ir_datasets id)")
                 topics = read_topics_file(local)
             else:
-                topics = _topics_frame(load(str(value)).topics)  # load() strips irds:
+                try:
+                    topics = _topics_frame(load(str(value)).topics)  # load() strips irds:
+                except DatasetUnavailable as exc:  # offline: a topics file is the other way
+                    raise DatasetUnavailable(f"{str(exc).rstrip('.')}; or give the topics as a file (query_id<TAB>text per line) with "
+                                             f"qrels.topics = \"topics.tsv\" in {self.origin.file or 'the pipeline'}, "
+                                             "or --set qrels.topics=topics.tsv") from None
         if subset is not None:
             topics = topics[topics["query_id"].isin(set(subset))].reset_index(drop=True)
         return topics
