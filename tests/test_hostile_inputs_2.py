@@ -729,3 +729,62 @@ def test_seeding_a_plain_topics_file_goes_to_the_plain_cache_not_the_archive(tmp
     import gzip
 
     assert gzip.decompress(archive.path.read_bytes()) == b"1\twhat is x\n"
+
+
+# ---------------------------------------------------------------------------------------------------
+# trec_eval habits: counts over every judged query (trec_eval -c), rel under evaluate(rel=...)
+
+
+def _trec_run(path: Path):
+    """A TREC run file read by the test itself (trec_eval's results.trunc has extra trailing fields)."""
+    import pandas as pd
+
+    rows = [line.split()[:6] for line in path.read_text().splitlines() if line.strip()]
+    return pd.DataFrame({"query_id": [r[0] for r in rows], "doc_id": [r[2] for r in rows],
+                         "score": [float(r[4]) for r in rows]})
+
+
+def test_counts_of_a_query_missing_from_the_run_match_trec_eval_c(shared_data):
+    """results.trunc retrieves nothing for the judged query 302: trec_eval -c counts it (out.test.aqc)."""
+    import prefeval
+
+    folder = shared_data / "trec_eval"
+    expected = {}
+    for line in (folder / "out.test.aqc").read_text().splitlines():
+        name, query, value = (line.split() + [""])[:3]
+        if name in ("num_q", "num_rel", "num_ret", "num_rel_ret", "map"):
+            expected[name, query] = float(value)
+    run = _trec_run(folder / "results.trunc")
+    names = {"NumQ": "num_q", "NumRel": "num_rel", "NumRet": "num_ret", "NumRelRet": "num_rel_ret", "AP": "map"}
+    with pytest.warns(UserWarning, match="covers 2 of the 3 judged queries"):
+        table = prefeval.evaluate(str(folder / "qrels.test"), {"r": run}, list(names), per_query=True)
+    got = {(row.given, row.query_id): row.value for row in table.itertuples()}
+    for ours, theirs in names.items():
+        for query in ("301", "302", "303"):
+            if (theirs, query) in expected:
+                assert got[ours, query] == pytest.approx(expected[theirs, query], abs=1e-4), (ours, query)
+    means = prefeval.evaluate(str(folder / "qrels.test"), {"r": run}, list(names)).set_index("given")["value"]
+    assert means["NumQ"] == expected["num_q", "all"] == 3
+    assert means["NumRel"] == expected["num_rel", "all"] == 561  # with query 302's 77
+    assert means["NumRet"] == expected["num_ret", "all"] and means["NumRelRet"] == expected["num_rel_ret", "all"]
+
+
+def test_counts_under_a_relevance_threshold_are_consistent(tmp_path):
+    import prefeval
+
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 3\n1 0 b 2\n1 0 c 1\n1 0 d 0\n2 0 e 2\n2 0 f 1\n3 0 g 1\n")
+    run = tmp_path / "r.run"
+    run.write_text("1 Q0 a 1 4 r\n1 Q0 c 2 3 r\n1 Q0 d 3 2 r\n1 Q0 x 4 1 r\n2 Q0 f 1 1 r\n")
+    with pytest.warns(UserWarning, match="covers 2 of the 3"):
+        table = prefeval.evaluate(str(qrels), [str(run)], ["NumQ", "NumRel", "NumRet", "NumRelRet"], rel=2,
+                                  per_query=True)
+    value = {(row.given, row.query_id): row.value for row in table.itertuples()}
+    assert [value["NumQ", q] for q in "123"] == [1, 1, 1]
+    assert [value["NumRel", q] for q in "123"] == [2, 1, 0]  # grade >= 2, the missing query 3 included
+    assert [value["NumRet", q] for q in "123"] == [4, 1, 0]  # every retrieved document
+    assert [value["NumRelRet", q] for q in "123"] == [1, 0, 0]  # retrieved with grade >= 2
+    assert set(table.loc[table["given"] == "NumRelRet", "measure"]) == {"NumRet(rel=2)"}
+    assert set(table.loc[table["given"] == "NumRel", "measure"]) == {"NumRel(rel=2)"}
+    explicit = prefeval.evaluate(str(qrels), [str(run)], ["NumRel(rel=2)", "NumRet(rel=1)", "NumRel"])
+    assert list(explicit["value"]) == [3, 3, 6]  # explicit parameters are kept; NumRel(rel=2) does not fail
