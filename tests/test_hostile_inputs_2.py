@@ -788,3 +788,23 @@ def test_counts_under_a_relevance_threshold_are_consistent(tmp_path):
     assert set(table.loc[table["given"] == "NumRel", "measure"]) == {"NumRel(rel=2)"}
     explicit = prefeval.evaluate(str(qrels), [str(run)], ["NumRel(rel=2)", "NumRet(rel=1)", "NumRel"])
     assert list(explicit["value"]) == [3, 3, 6]  # explicit parameters are kept; NumRel(rel=2) does not fail
+
+
+def test_a_pipeline_scheduler_address_is_checked_at_check(tmp_path, capsys):
+    definition = tmp_path / "p.toml"
+    definition.write_text('[simulate]\nn_runs = 3\nn_queries = 5\n[compare]\nmethods = ["LexiRecall"]\n'
+                          'engine = "dask"\nscheduler = "http://127.0.0.1:8787"\n')
+    err = fails(capsys, "run", str(definition), "--check")
+    assert "compare.scheduler" in err and "is a web address" in err
+
+
+def test_any_error_message_is_cut_to_a_bounded_length(files, capsys, monkeypatch):
+    import prefeval.commands.eval_cmd as eval_cmd
+
+    def huge(args):
+        raise PrefevalError("x" * 100_000)
+
+    monkeypatch.setattr(eval_cmd, "run", huge)
+    assert main(["eval", *runs(files)[:2], "nDCG@10"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 2100 and err.rstrip().endswith("(98,000 more characters)"), err[-200:]
