@@ -808,3 +808,28 @@ def test_any_error_message_is_cut_to_a_bounded_length(files, capsys, monkeypatch
     assert main(["eval", *runs(files)[:2], "nDCG@10"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and len(err) < 2100 and err.rstrip().endswith("(98,000 more characters)"), err[-200:]
+
+
+def test_tie_probabilities_and_random_rankings_are_bounded():
+    from prefeval.analysis import random_rankings
+    from prefeval.analysis.closed_forms import tie_probability
+
+    with pytest.raises(PrefevalError, match="n=1,000,000,000,000 is more than"):
+        tie_probability("TSE", 10**12, 10)
+    with pytest.raises(PrefevalError, match="handle exactly"):
+        tie_probability("RR", 10**8, 10, exact=True)
+    assert 0 < tie_probability("TSE", 10**4, 10) < 1
+    with pytest.raises(PrefevalError, match="positions at once"):
+        random_rankings.simulated_tie_probability("TSE", 10**6, 50, samples=10**7)
+    with pytest.raises(PrefevalError, match="n_queries must be an integer between 1 and"):
+        random_rankings.worst_case_agreement(ns=(1000,), n_queries=10**9)
+    with pytest.raises(PrefevalError, match="positions at once"):
+        random_rankings.simulated_tie_probability("TSE", 10**6, 50, samples=10**9)
+
+
+def test_analyse_tie_probability_options_fail_before_the_work(tmp_path, capsys):
+    definition = tmp_path / "p.toml"
+    definition.write_text('[simulate]\nn_runs = 3\nn_queries = 5\n[compare]\nmethods = ["LexiRecall"]\n'
+                          '[analyse]\nanalyses = ["tie_probability"]\noptions = {n = "big"}\n')
+    err = fails(capsys, "run", str(definition), "--check")
+    assert "analyse.options.n" in err and "must be an integer" in err
