@@ -35,7 +35,7 @@ def fails(capsys: pytest.CaptureFixture, command: str, *args: str) -> str:
     assert code == 1, err
     assert err.startswith(f"prefeval {command}: error: "), err
     assert "Traceback" not in err and "unexpected" not in err and "please report" not in err, err
-    assert err.count("\n") == 1 and len(err) < 400, err
+    assert err.count("\n") == 1 and len(err) < 700, err  # one line (long only by the tmp paths it names)
     return err
 
 
@@ -601,3 +601,235 @@ def test_a_closed_stdout_ends_quietly(files, command):
                           stderr=subprocess.PIPE, text=True, env=env, timeout=120,
                           preexec_fn=lambda: os.close(1))  # noqa: PLW1509 - the child starts with stdout closed
     assert done.returncode == 0 and done.stderr == "", done.stderr
+
+
+def test_qrels_behind_a_folder_without_permission_are_named(files, capsys, monkeypatch):
+    import os
+
+    import prefeval
+
+    hidden = files / "locked" / "qrels.txt"
+    real_stat = os.stat
+
+    def stat(path, *args, **kwargs):
+        if os.fspath(path) == str(hidden):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    err = fails(capsys, "eval", str(hidden), str(files / "a.run"), "nDCG@10")
+    assert f"cannot read qrels {str(hidden)!r}: permission denied" in err and "ir_datasets" not in err
+    with pytest.raises(PrefevalError, match="permission denied"):
+        prefeval.evaluate(str(hidden), {"a": str(files / "a.run")}, ["nDCG@10"])
+
+
+@pytest.mark.parametrize("exit_with", ["3", "'bye'", ""])
+def test_a_callable_calling_sys_exit_is_a_run_error_naming_the_step(tmp_path, capsys, monkeypatch, exit_with):
+    import sys
+
+    (tmp_path / "leaving.py").write_text(f"import sys\n\ndef analysis(context, **options):\n    sys.exit({exit_with})\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "leaving", raising=False)
+    definition = tmp_path / "p.toml"
+    definition.write_text('[simulate]\nn_runs = 3\nn_queries = 5\n[compare]\nmethods = ["LexiRecall"]\n'
+                          '[analyse]\ncallables = ["leaving:analysis"]\n')
+    err = fails(capsys, "run", str(definition), "--out", str(tmp_path / "out"), "-q")
+    assert "[analyse] a callable of this step called sys.exit(" in err
+    assert not (tmp_path / "out").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".out.")] == []
+
+
+# ---------------------------------------------------------------------------------------------------
+# ecosystem edges
+
+
+def test_a_list_of_named_ranx_runs_is_accepted(files):
+    ranx = pytest.importorskip("ranx")
+    import prefeval
+
+    a = ranx.Run.from_file(str(files / "a.run"), kind="trec")
+    a.name = "a"
+    b = ranx.Run.from_file(str(files / "b.run"), kind="trec")
+    b.name = "b"
+    qrels = str(files / "qrels.txt")
+    by_list = prefeval.compare(qrels, [a, b], ["LexiRecall", "nDCG@10"])
+    by_path = prefeval.compare(qrels, [str(files / "a.run"), str(files / "b.run")], ["LexiRecall", "nDCG@10"])
+    assert by_list.runs == ["a", "b"]
+    assert by_list.summary().equals(by_path.summary())
+    table = prefeval.evaluate(qrels, [a, b], ["nDCG@10"])
+    assert list(table["run"]) == ["a", "b"]
+    with pytest.raises(PrefevalError, match="needs its name"):
+        prefeval.evaluate(qrels, [a, ranx.Run({"1": {"d1": 1.0}})], ["nDCG@10"])
+    with pytest.raises(PrefevalError, match="file paths or named ranx Runs"):
+        prefeval.evaluate(qrels, [a, {"1": {"d1": 1.0}}], ["nDCG@10"])
+
+
+def test_experiment_does_not_warn_when_the_baseline_is_named_by_its_path(files, monkeypatch):
+    import sys
+    import warnings
+
+    import pandas as pd
+
+    import prefeval
+    from prefeval.interop import experiment
+
+    fake = type(sys)("pyterrier")
+    fake.Experiment = lambda systems, topics, qrels, measures, names=None, baseline=None, **kw: pd.DataFrame()
+    monkeypatch.setitem(sys.modules, "pyterrier", fake)
+    topics = pd.DataFrame({"qid": ["1"], "query": ["x"]})
+    qrels = str(files / "qrels.txt")
+    path = str(files / "a.run")
+    systems = [path, str(files / "b.run")]
+    for measure, names, base in [(prefeval.LexiRecall(baseline=path), ["a", "b"], "a"),
+                                 (prefeval.LexiRecall(baseline=path), ["first", "second"], 0),
+                                 (prefeval.LexiRecall(baseline="a"), ["a", "b"], 0)]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            experiment(systems, topics, qrels, [measure], names=names, baseline=base)
+    with pytest.warns(UserWarning, match="the Experiment's baseline is 'b'"):
+        experiment(systems, topics, qrels, [prefeval.LexiRecall(baseline=path)], names=["a", "b"], baseline="b")
+
+
+def test_offline_topics_say_a_topics_file_solves_it(tmp_path, monkeypatch):
+    from prefeval.errors import DatasetUnavailable
+    from prefeval.pipeline import sources
+
+    def unavailable(dataset_id):
+        raise DatasetUnavailable(f"ir_datasets cannot get the queries of {dataset_id}: ... and PREFEVAL_OFFLINE is set.")
+
+    monkeypatch.setattr(sources, "load", unavailable)
+    step = sources.Qrels("msmarco-passage/trec-dl-2019/judged")
+    with pytest.raises(DatasetUnavailable, match=r"PREFEVAL_OFFLINE is set; or give the topics as a file .*"
+                                                 r"qrels\.topics = \"topics\.tsv\""):
+        step._load_topics(None)
+
+
+def test_seeding_a_plain_topics_file_goes_to_the_plain_cache_not_the_archive(tmp_path, monkeypatch, capsys):
+    """`datasets seed ID topics.tsv --entity queries`: the md5 ir_datasets records is the .gz archive's; a plain file
+    goes where ir_datasets keeps the text it extracts (no md5 there), instead of being refused."""
+    from prefeval import datasets
+    from prefeval.datasets import seeding
+    from prefeval.datasets.files import NeededFile
+
+    home = tmp_path / "home"
+    cache = NeededFile("queries", home / "2019" / "queries.tsv", derived=True)
+    archive = NeededFile("queries", home / "2019" / "queries.tsv.gz", md5="eda71eccbe4d251af83150abe065368c",
+                         urls=["https://example.org/msmarco-test2019-queries.tsv.gz"])
+    monkeypatch.setattr(seeding, "needed_files", lambda key, *a, **k: [cache, archive])
+    monkeypatch.setattr(datasets, "normalise_id", lambda x: x)
+    topics = tmp_path / "topics.tsv"
+    topics.write_text("1\twhat is x\n")
+    assert main(["datasets", "seed", "x/y", str(topics), "--entity", "queries"]) == 0
+    assert cache.path.read_text() == "1\twhat is x\n" and not archive.path.exists()
+    # only the archive can hold them: refused with what to do (the archive, or --force: compressed in its place)
+    monkeypatch.setattr(seeding, "needed_files", lambda key, *a, **k: [archive])
+    err = fails(capsys, "datasets", "seed", "x/y", str(topics), "--entity", "queries")
+    assert "is a plain file" in err and "--force" in err
+    assert main(["datasets", "seed", "x/y", str(topics), "--entity", "queries", "--force"]) == 0
+    import gzip
+
+    assert gzip.decompress(archive.path.read_bytes()) == b"1\twhat is x\n"
+
+
+# ---------------------------------------------------------------------------------------------------
+# trec_eval habits: counts over every judged query (trec_eval -c), rel under evaluate(rel=...)
+
+
+def _trec_run(path: Path):
+    """A TREC run file read by the test itself (trec_eval's results.trunc has extra trailing fields)."""
+    import pandas as pd
+
+    rows = [line.split()[:6] for line in path.read_text().splitlines() if line.strip()]
+    return pd.DataFrame({"query_id": [r[0] for r in rows], "doc_id": [r[2] for r in rows],
+                         "score": [float(r[4]) for r in rows]})
+
+
+def test_counts_of_a_query_missing_from_the_run_match_trec_eval_c(shared_data):
+    """results.trunc retrieves nothing for the judged query 302: trec_eval -c counts it (out.test.aqc)."""
+    import prefeval
+
+    folder = shared_data / "trec_eval"
+    expected = {}
+    for line in (folder / "out.test.aqc").read_text().splitlines():
+        name, query, value = (line.split() + [""])[:3]
+        if name in ("num_q", "num_rel", "num_ret", "num_rel_ret", "map"):
+            expected[name, query] = float(value)
+    run = _trec_run(folder / "results.trunc")
+    names = {"NumQ": "num_q", "NumRel": "num_rel", "NumRet": "num_ret", "NumRelRet": "num_rel_ret", "AP": "map"}
+    with pytest.warns(UserWarning, match="covers 2 of the 3 judged queries"):
+        table = prefeval.evaluate(str(folder / "qrels.test"), {"r": run}, list(names), per_query=True)
+    got = {(row.given, row.query_id): row.value for row in table.itertuples()}
+    for ours, theirs in names.items():
+        for query in ("301", "302", "303"):
+            if (theirs, query) in expected:
+                assert got[ours, query] == pytest.approx(expected[theirs, query], abs=1e-4), (ours, query)
+    means = prefeval.evaluate(str(folder / "qrels.test"), {"r": run}, list(names)).set_index("given")["value"]
+    assert means["NumQ"] == expected["num_q", "all"] == 3
+    assert means["NumRel"] == expected["num_rel", "all"] == 561  # with query 302's 77
+    assert means["NumRet"] == expected["num_ret", "all"] and means["NumRelRet"] == expected["num_rel_ret", "all"]
+
+
+def test_counts_under_a_relevance_threshold_are_consistent(tmp_path):
+    import prefeval
+
+    qrels = tmp_path / "qrels"
+    qrels.write_text("1 0 a 3\n1 0 b 2\n1 0 c 1\n1 0 d 0\n2 0 e 2\n2 0 f 1\n3 0 g 1\n")
+    run = tmp_path / "r.run"
+    run.write_text("1 Q0 a 1 4 r\n1 Q0 c 2 3 r\n1 Q0 d 3 2 r\n1 Q0 x 4 1 r\n2 Q0 f 1 1 r\n")
+    with pytest.warns(UserWarning, match="covers 2 of the 3"):
+        table = prefeval.evaluate(str(qrels), [str(run)], ["NumQ", "NumRel", "NumRet", "NumRelRet"], rel=2,
+                                  per_query=True)
+    value = {(row.given, row.query_id): row.value for row in table.itertuples()}
+    assert [value["NumQ", q] for q in "123"] == [1, 1, 1]
+    assert [value["NumRel", q] for q in "123"] == [2, 1, 0]  # grade >= 2, the missing query 3 included
+    assert [value["NumRet", q] for q in "123"] == [4, 1, 0]  # every retrieved document
+    assert [value["NumRelRet", q] for q in "123"] == [1, 0, 0]  # retrieved with grade >= 2
+    assert set(table.loc[table["given"] == "NumRelRet", "measure"]) == {"NumRet(rel=2)"}
+    assert set(table.loc[table["given"] == "NumRel", "measure"]) == {"NumRel(rel=2)"}
+    explicit = prefeval.evaluate(str(qrels), [str(run)], ["NumRel(rel=2)", "NumRet(rel=1)", "NumRel"])
+    assert list(explicit["value"]) == [3, 3, 6]  # explicit parameters are kept; NumRel(rel=2) does not fail
+
+
+def test_a_pipeline_scheduler_address_is_checked_at_check(tmp_path, capsys):
+    definition = tmp_path / "p.toml"
+    definition.write_text('[simulate]\nn_runs = 3\nn_queries = 5\n[compare]\nmethods = ["LexiRecall"]\n'
+                          'engine = "dask"\nscheduler = "http://127.0.0.1:8787"\n')
+    err = fails(capsys, "run", str(definition), "--check")
+    assert "compare.scheduler" in err and "is a web address" in err
+
+
+def test_any_error_message_is_cut_to_a_bounded_length(files, capsys, monkeypatch):
+    import prefeval.commands.eval_cmd as eval_cmd
+
+    def huge(args):
+        raise PrefevalError("x" * 100_000)
+
+    monkeypatch.setattr(eval_cmd, "run", huge)
+    assert main(["eval", *runs(files)[:2], "nDCG@10"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) < 2100 and err.rstrip().endswith("(98,000 more characters)"), err[-200:]
+
+
+def test_tie_probabilities_and_random_rankings_are_bounded():
+    from prefeval.analysis import random_rankings
+    from prefeval.analysis.closed_forms import tie_probability
+
+    with pytest.raises(PrefevalError, match="n=1,000,000,000,000 is more than"):
+        tie_probability("TSE", 10**12, 10)
+    with pytest.raises(PrefevalError, match="handle exactly"):
+        tie_probability("RR", 10**8, 10, exact=True)
+    assert 0 < tie_probability("TSE", 10**4, 10) < 1
+    with pytest.raises(PrefevalError, match="positions at once"):
+        random_rankings.simulated_tie_probability("TSE", 10**6, 50, samples=10**7)
+    with pytest.raises(PrefevalError, match="n_queries must be an integer between 1 and"):
+        random_rankings.worst_case_agreement(ns=(1000,), n_queries=10**9)
+    with pytest.raises(PrefevalError, match="positions at once"):
+        random_rankings.simulated_tie_probability("TSE", 10**6, 50, samples=10**9)
+
+
+def test_analyse_tie_probability_options_fail_before_the_work(tmp_path, capsys):
+    definition = tmp_path / "p.toml"
+    definition.write_text('[simulate]\nn_runs = 3\nn_queries = 5\n[compare]\nmethods = ["LexiRecall"]\n'
+                          '[analyse]\nanalyses = ["tie_probability"]\noptions = {n = "big"}\n')
+    err = fails(capsys, "run", str(definition), "--check")
+    assert "analyse.options.n" in err and "must be an integer" in err

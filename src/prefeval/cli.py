@@ -28,6 +28,10 @@ COMMANDS = {
 }
 
 
+#: The longest error message printed (the rest is cut, with its length said).
+MAX_MESSAGE = 2000
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or with ``command`` only that command's options (the other commands are
     listed with their help but their modules are not imported)."""
@@ -113,6 +117,8 @@ def run_command(args: argparse.Namespace) -> int:
     """Run the chosen command; every failure becomes one ``prefeval CMD: error: ...`` line and a non-zero
     exit code, never a traceback (a closed output pipe ends the command quietly, as Unix tools do)."""
     def fail(message: str) -> int:
+        if len(message) > MAX_MESSAGE:  # an error echoing a huge input stays short
+            message = f"{message[:MAX_MESSAGE]}... ({len(message) - MAX_MESSAGE:,} more characters)"
         print(f"prefeval {args.command}: error: {message}", file=sys.stderr)
         return 1
 

@@ -20,6 +20,11 @@
 * ``rel``: when given, every measure that has a ``rel`` parameter (AP, RR, P, R, ERR_IA, alpha_nDCG,
   RBU, TSE, the preferences, ...) and does not set it receives ``rel=rel``; the ``measure`` column shows
   the measure actually computed (``AP(rel=2)``). Measures without the parameter (nDCG) are unaffected.
+* Counts as in ``trec_eval -c``: ``NumQ`` and ``NumRel`` depend on the qrels only and count every judged query,
+  also one the run does not retrieve for (``num_q``, ``num_rel``); ``NumRel(rel=r)`` counts the documents of grade
+  >= r. Under ``rel=r``, ``NumRelRet`` counts the retrieved documents of grade >= r (as ``NumRet(rel=r)``) and
+  ``NumRel`` those judged so, while ``NumRet`` keeps counting every retrieved document (its ``rel`` is a filter,
+  not a threshold): ``NumRelRet <= NumRel`` and ``NumRelRet <= NumRet`` hold at every ``rel``.
 * Preference measures (LexiRecall, LexiPrecision, RPP) compare two runs. With ``baseline=`` they give the
   preference of each run over that baseline, which may also name one of ``runs``. Without a baseline they
   give each run's **mean preference over the other runs**: per query the mean of ``pref(run, other)`` over
@@ -56,6 +61,17 @@ else:
 _tqdm = lazy_module("tqdm.auto")  # progress bars load on use
 
 
+#: Measures whose ``rel`` is not a threshold but a filter: ``NumRet`` counts every retrieved document, and
+#: ``NumRet(rel=r)`` only those of grade >= r; ``evaluate(rel=...)`` leaves them as written.
+_REL_FILTERS = frozenset({"NumRet"})
+#: Names of the number of relevant retrieved documents (``NumRet(rel=1)`` in ir-measures): under ``evaluate(rel=r)``
+#: they count the documents of grade >= r, as every other measure's "relevant" does.
+_RELEVANT_RETRIEVED = frozenset({"NumRelRet", "num_rel_ret"})
+#: Counts that depend on the qrels only (trec_eval ``num_q``, ``num_rel``), computed from the qrels for every judged
+#: query, as ``trec_eval -c`` does (a judged query missing from the run counts; its relevant documents too).
+_QRELS_COUNTS = frozenset({"NumQ", "NumRel"})
+
+
 def parse_measures(measures: Any, rel: int | None = None) -> list[Any]:
     """ir-measures measure objects for ``measures`` (a name, a measure object, or a list of them),
     with ``rel`` applied where the measure takes it and does not set it."""
@@ -65,8 +81,12 @@ def parse_measures(measures: Any, rel: int | None = None) -> list[Any]:
         raise PrefevalError(f"{rel_problem(rel)}; got {rel!r}")
     parsed: list[Any] = []
     for item in measures:
+        relevant_retrieved = isinstance(item, str) and item.strip() in _RELEVANT_RETRIEVED
         for measure in _parse_one(item):
-            if rel is not None and "rel" in getattr(measure, "SUPPORTED_PARAMS", {}) and "rel" not in measure.params:
+            if rel is not None and relevant_retrieved:  # NumRelRet = NumRet(rel=1): relevant means grade >= rel
+                measure = measure(rel=int(rel))
+            elif rel is not None and "rel" in getattr(measure, "SUPPORTED_PARAMS", {}) and "rel" not in measure.params \
+                    and getattr(measure, "NAME", None) not in _REL_FILTERS:
                 measure = measure(rel=int(rel))
             validate(measure)
             if measure not in parsed:
@@ -371,13 +391,39 @@ def _per_query_values(qrels_df: pd.DataFrame, run_frames: Mapping[str, pd.DataFr
     if not run_frames:
         raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
     free = [m for m in parsed if _is_free_preference(m)]
-    bound = [m for m in parsed if not _is_free_preference(m)]
+    counts = [m for m in parsed if _is_qrels_count(m)]
+    bound = [m for m in parsed if not _is_free_preference(m) and not _is_qrels_count(m)]
     parts = []
+    if counts:
+        parts.append(_qrels_count_rows(qrels_df, list(run_frames), counts))
     if bound:
         parts.append(_metric_rows(qrels_df, run_frames, ranked, bound, progress))
     for measure in free:
         parts.append(_mean_preference_rows(qrels_df, run_frames, measure, rel, progress, block))
     return pd.concat(parts, ignore_index=True)
+
+
+def _is_qrels_count(measure: Any) -> bool:
+    return declaration_of(measure) is None and getattr(measure, "NAME", None) in _QRELS_COUNTS
+
+
+def _qrels_count_rows(qrels: pd.DataFrame, runs: list[str], measures: list[Any]) -> pd.DataFrame:
+    """``NumQ`` (1) and ``NumRel(rel=r)`` (the documents of grade >= r; a document judged for several subtopics
+    counts once, with its highest grade) of every judged query, the same for every run: ``trec_eval -c``'s
+    ``num_q`` and ``num_rel``, which count a judged query the run does not retrieve for."""
+    grades = qrels.groupby(["query_id", "doc_id"], sort=False)["relevance"].max()
+    queries = pd.unique(qrels["query_id"]).astype(str)
+    frames = []
+    for measure in measures:
+        if measure.NAME == "NumQ":
+            values = np.ones(len(queries))
+        else:
+            threshold = int(measure.params.get("rel", 1))
+            relevant = (grades >= threshold).groupby(level="query_id", sort=False).sum()
+            values = relevant.reindex(queries, fill_value=0).to_numpy(dtype=float)
+        for run in runs:
+            frames.append(pd.DataFrame({"run": run, "query_id": queries, "measure": str(measure), "value": values}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def _given_names(measures: Any, rel: int | None) -> dict[str, str]:

@@ -93,6 +93,21 @@ def qrels_table(qrels: Any) -> pd.DataFrame | Columns:
     return resolve_conflicts(_qrels_frame(qrels, columns=True))
 
 
+def path_exists(path: str, what: str) -> bool:
+    """Whether ``path`` exists; a path that cannot be looked at (a folder on it without search permission) is a
+    :class:`PrefevalError` saying so, not "no such file" (then the text would be taken for a dataset id)."""
+    try:
+        os.stat(path)
+        return True
+    except PermissionError:
+        folder = next((str(f) for f in reversed(Path(path).absolute().parents)
+                       if os.path.isdir(f) and not os.access(f, os.X_OK)), None)
+        where = f": folder {folder!r} cannot be opened" if folder else ""
+        raise PrefevalError(f"cannot read {what} {path!r}: permission denied{where}") from None
+    except (OSError, ValueError):  # no such file, a name too long for a path, a NUL byte: not a file
+        return False
+
+
 def _qrels_frame(qrels: Any, columns: bool = False) -> pd.DataFrame | Columns:
     if is_pandas(qrels, "DataFrame"):
         return canonical_qrels(qrels, "qrels DataFrame")
@@ -100,7 +115,7 @@ def _qrels_frame(qrels: Any, columns: bool = False) -> pd.DataFrame | Columns:
         return qrels if columns else qrels.frame()
     if _is_pathlike(qrels):
         text = str(qrels)
-        if os.path.exists(text) and not text.startswith("irds:"):
+        if not text.startswith("irds:") and path_exists(text, "qrels"):
             return read_qrels_columns(text) if columns else read_qrels(text)
         if _DATASET_QRELS is None:  # pragma: no cover  (prefeval/__init__ imports prefeval.datasets)
             raise PrefevalError(f"cannot read {text!r}: no such file, and ir_datasets ids need prefeval.datasets")
@@ -196,8 +211,23 @@ def run_name(path: str | os.PathLike) -> str:
     return _RUN_NAME_SUFFIXES.sub("", name) or name
 
 
+def list_run_name(run: Any) -> str:
+    """The name of a run given in a list: a file's name (:func:`run_name`), or the ``name`` a ranx ``Run``
+    carries; other data has no name (a dict name -> run gives one)."""
+    if _is_pathlike(run):
+        return run_name(run)
+    if _is_ranx(run):
+        name = getattr(run, "name", None)
+        if not isinstance(name, str) or not name:
+            raise PrefevalError("a ranx Run in a list of runs needs its name (ranx.Run(..., name='bm25')); or pass a "
+                                "dict name -> run")
+        return name
+    raise PrefevalError("a list of runs must hold file paths or named ranx Runs; use a dict name -> run for data")
+
+
 def runs_dict(runs: Any, columns: bool = False) -> dict[str, Any]:
-    """Coerce ``runs`` (a mapping name -> run, or a list of run paths) to ``{name: canonical run}``. With
+    """Coerce ``runs`` (a mapping name -> run, or a list of run paths or named ranx Runs) to ``{name: canonical
+    run}``. With
     ``columns``, run files are not read yet: their paths are kept, for :func:`run_frame` (``columns=True``) to read
     each into :class:`~prefeval.io.Columns` when it is needed (one run in memory at a time)."""
     if isinstance(runs, Mapping):
@@ -205,11 +235,7 @@ def runs_dict(runs: Any, columns: bool = False) -> dict[str, Any]:
     elif _is_pathlike(runs):
         items = [(run_name(runs), runs)]
     elif isinstance(runs, Iterable):
-        items = []
-        for run in runs:
-            if not _is_pathlike(run):
-                raise PrefevalError("a list of runs must hold file paths; use a dict name -> run for data")
-            items.append((run_name(run), run))
+        items = [(list_run_name(run), run) for run in runs]
     else:
         raise PrefevalError(f"cannot use {type(runs).__name__} as runs: give a dict name -> run or a list of paths")
     names = [name for name, _ in items]

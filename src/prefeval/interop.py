@@ -19,6 +19,8 @@ Nothing here starts a Java virtual machine: ``pt.Experiment`` on DataFrame trans
 
 from __future__ import annotations
 
+import contextlib
+import os
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -28,7 +30,7 @@ import pandas as pd
 
 from prefeval.core.stats import sign_test as paired_sign_test
 from prefeval.evaluate import parse_measures
-from prefeval.inputs import qrels_frame, run_frame
+from prefeval.inputs import qrels_frame, run_frame, run_name
 from prefeval.methods.registry import declaration_of
 from prefeval.ranking import rank_run
 
@@ -50,6 +52,23 @@ def _names(retr_systems: Any, names: Sequence[str] | None) -> list[str]:
     return [str(n) for n in names] if names is not None else [str(s) for s in retr_systems]
 
 
+def _same_run(named: Any, label: str, system: Any) -> bool:
+    """Whether a preference's ``baseline`` (a registered name or a path) names the Experiment's baseline run
+    (its ``label`` among ``names``, and the system given for it): the same name, or a run file whose name
+    (:func:`prefeval.inputs.run_name`) is the label, or the very file the system was given as."""
+    if str(named) == label:
+        return True
+    path = os.fspath(named) if isinstance(named, (str, os.PathLike)) else None
+    if path is None or not os.path.isfile(path):
+        return False
+    if run_name(path) == label:
+        return True
+    if isinstance(system, (str, os.PathLike)) and os.path.isfile(system):
+        with contextlib.suppress(OSError):
+            return os.path.samefile(path, system)
+    return False
+
+
 def experiment(retr_systems: Any, topics: pd.DataFrame, qrels: Any, eval_metrics: Sequence[Any], *,
                names: Sequence[str] | None = None, baseline: int | str | None = None, **kwargs: Any) -> Any:
     """``pt.Experiment(retr_systems, topics, qrels, eval_metrics, names=names, baseline=baseline, **kwargs)``
@@ -63,8 +82,12 @@ def experiment(retr_systems: Any, topics: pd.DataFrame, qrels: Any, eval_metrics
     labels = _names(retr_systems, names)
     if baseline is not None:
         base = labels[baseline] if isinstance(baseline, int) else str(baseline)
+        systems = list(retr_systems.values()) if isinstance(retr_systems, dict) else list(retr_systems)
+        base_system = systems[labels.index(base)] if base in labels and len(systems) == len(labels) else None
         for m in measures:
-            if (declaration_of(m) is not None and declaration_of(m).kind == "preference") and m.params.get("baseline") not in (None, base):
+            if (declaration_of(m) is not None and declaration_of(m).kind == "preference") \
+                    and m.params.get("baseline") is not None \
+                    and not _same_run(m.params["baseline"], base, base_system):
                 warnings.warn(f"{m} prefers each run over {m['baseline']!r}, but the Experiment's baseline is "
                               f"{base!r}: its p-values compare preferences over {m['baseline']!r}, not the runs "
                               f"with {base!r}; set baseline={m['baseline']!r} in the measure or the Experiment",

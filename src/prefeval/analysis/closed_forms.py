@@ -101,12 +101,22 @@ def _parse(measure: object, k: int | None):
     raise PrefevalError(f"tie_probability: unknown measure {text!r}; known: {known}")
 
 
-def _check(n: int, m: int, k: int | None) -> None:
+#: The largest corpus of the closed forms (they sum over the ``n`` positions: memory and time grow with ``n``), in
+#: floating point and with ``exact=True`` (integers of ``m log2 n`` bits).
+MAX_N, MAX_N_EXACT = 10**8, 10**7
+
+
+def _check(n: int, m: int, k: int | None, exact: bool = False) -> None:
     for label, value in (("n", n), ("m", m)) + ((("k", k),) if k is not None else ()):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise PrefevalError(f"tie_probability: {label} must be an integer, got {value!r}")
     if n < 1 or not 1 <= m <= n:
         raise PrefevalError(f"tie_probability: need n >= 1 and 1 <= m <= n, got n={n}, m={m}")
+    most = MAX_N_EXACT if exact else MAX_N
+    if n > most:
+        raise PrefevalError(f"tie_probability: n={n:,} is more than the {most:,} items the closed forms handle"
+                            f"{' exactly' if exact else ''} (they sum over the n positions); the tie probability "
+                            "changes little beyond that")
     if k is not None and k < 0:
         raise PrefevalError(f"tie_probability: k must be >= 0, got k={k}")
 
@@ -145,7 +155,7 @@ def tie_probability(measure: object, n: int, m: int, k: int | None = None, *,
     0.31267
     """
     form, k = _parse(measure, k)
-    _check(n, m, k)
+    _check(n, m, k, exact)
     if callable(form):
         return form(n, m, exact)
     if form == "RR":

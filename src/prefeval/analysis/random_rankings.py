@@ -29,6 +29,12 @@ __all__ = [
 ]
 
 
+#: The most positions (rankings x relevant items) drawn at once (two arrays of 8 bytes each per position).
+MAX_POSITIONS = 2 * 10**7
+#: The most simulated queries (requests) of one simulation.
+MAX_QUERIES = 10**7
+
+
 def random_position_vectors(n: int, m: int, size: int, rng: np.random.Generator,
                             depth: int | None = None) -> np.ndarray:
     """``(size, m)`` position vectors of ``size`` independent uniformly random rankings of ``n`` items
@@ -42,6 +48,9 @@ def random_position_vectors(n: int, m: int, size: int, rng: np.random.Generator,
     """
     if not 1 <= m <= n:
         raise PrefevalError(f"random_position_vectors: need 1 <= m <= n, got n={n}, m={m}")
+    if size * m > MAX_POSITIONS:
+        raise PrefevalError(f"random rankings: {size:,} rankings x {m:,} relevant items = {size * m:.3g} positions at "
+                            f"once, more than {MAX_POSITIONS:.0e}; simulate fewer queries or pairs")
     if m * (m - 1) <= 2 * n:
         chosen = np.sort(rng.integers(0, n, size=(size, m)), axis=1)
         bad = np.flatnonzero((np.diff(chosen, axis=1) == 0).any(axis=1))
@@ -68,6 +77,8 @@ def _draw_m(m_range: tuple[int, int], size: int, rng: np.random.Generator, n: in
     lo, hi = m_range
     if not 1 <= lo <= hi:
         raise PrefevalError(f"m_range must satisfy 1 <= low <= high, got {m_range}")
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or not 1 <= size <= MAX_QUERIES:
+        raise PrefevalError(f"n_queries must be an integer between 1 and {MAX_QUERIES:,}; got {size!r}")
     ms = rng.integers(lo, hi + 1, size=size)
     if ms.max() > n:
         raise PrefevalError(f"m_range {m_range} exceeds the corpus size n={n}")

@@ -43,7 +43,7 @@ from prefeval.engines import partitions as parts
 from prefeval.engines.registry import Engine, check_scheduler_address, register
 from prefeval.errors import PrefevalError
 from prefeval.evaluate import per_query_table
-from prefeval.inputs import qrels_frame
+from prefeval.inputs import list_run_name, qrels_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -253,9 +253,9 @@ def _run_sources(runs: Any) -> tuple[list[tuple[str | None, str]], dict[str, Any
         memory = {str(k): v for k, v in runs.items() if not _is_dask_frame(v) and not isinstance(v, (str, os.PathLike))}
         return files, memory, dask_frames
     if isinstance(runs, Sequence):
-        if not all(isinstance(run, (str, os.PathLike)) for run in runs):
-            raise PrefevalError("a list of runs must hold file paths; use a dict name -> run for data")
-        return [(None, str(run)) for run in runs], {}, []
+        files = [(None, str(run)) for run in runs if isinstance(run, (str, os.PathLike))]
+        memory = {list_run_name(run): run for run in runs if not isinstance(run, (str, os.PathLike))}  # ranx Runs
+        return files, memory, []
     raise PrefevalError(f"cannot use {type(runs).__name__} as runs: give a dict name -> run, a list of paths, "
                         "a folder of Parquet files or a Dask DataFrame")
 

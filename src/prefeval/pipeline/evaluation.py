@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from prefeval.compare import compare, parse_method
+from prefeval.engines.registry import check_scheduler_address
 from prefeval.errors import PrefevalError
 from prefeval.evaluate import evaluate, parse_measures, system_values
 from prefeval.methods.registry import rel_problem
@@ -91,6 +92,11 @@ class EngineStep(Step):
             raise self.error("engine", "scheduler and workers need engine = \"dask\"")
         if self.scheduler and self.workers is not None:
             raise self.error("workers", "workers starts a local cluster; a scheduler has its own workers")
+        if self.scheduler:
+            try:
+                check_scheduler_address(self.scheduler)
+            except PrefevalError as exc:
+                raise self.error("scheduler", str(exc).removeprefix("scheduler: ")) from None
 
     def _inputs(self, context: PipelineContext) -> tuple[Any, Any, dict[str, Any]]:
         """``(qrels, runs, engine keyword arguments)`` for compare / evaluate: a generated collection goes to the

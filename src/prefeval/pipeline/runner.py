@@ -110,7 +110,13 @@ class Pipeline:
             start = time.perf_counter()
             for step in steps:
                 checkpoint(f"step:{step.kind}")
-                step.run(context, tracker)
+                try:
+                    step.run(context, tracker)
+                except SystemExit as exc:  # a user's callable (retrieve, analyse) ended the process's run
+                    code = exc.code if isinstance(exc.code, (int, type(None))) else repr(str(exc.code)[:80])
+                    raise PrefevalError(f"{self._where()}: [{step.kind}] a callable of this step called "
+                                        f"sys.exit({code}); a step's callable must return its result or raise an "
+                                        "exception") from None
             context.timings = {**tracker.timings, "total": time.perf_counter() - start}
             if folder is not None:
                 _refresh_timings(context)  # summary.json was written before the total was known

@@ -12,8 +12,8 @@ from typing import Any
 import pandas as pd
 
 from prefeval.datasets import load
-from prefeval.errors import PrefevalError
-from prefeval.inputs import RUN_FILE_SUFFIXES, qrels_frame, run_frame, run_name
+from prefeval.errors import DatasetUnavailable, PrefevalError
+from prefeval.inputs import RUN_FILE_SUFFIXES, path_exists, qrels_frame, run_frame, run_name
 from prefeval.io import run_file_problem
 from prefeval.methods.registry import rel_problem
 from prefeval.pipeline.base import Origin, Plan, Step, import_callable
@@ -106,7 +106,7 @@ class Qrels(Step):
     def _local(self, value: Any) -> str | None:
         if isinstance(value, (str, os.PathLike)):
             path = self.origin.resolve(value)
-            if os.path.exists(path) and not str(value).startswith("irds:"):
+            if not str(value).startswith("irds:") and path_exists(path, "file"):
                 return path
         return None
 
@@ -168,7 +168,12 @@ class Qrels(Step):
                                         "file, so give the topics too (a file or an ir_datasets id)")
                 topics = read_topics_file(local)
             else:
-                topics = _topics_frame(load(str(value)).topics)  # load() strips irds:
+                try:
+                    topics = _topics_frame(load(str(value)).topics)  # load() strips irds:
+                except DatasetUnavailable as exc:  # offline: a topics file is the other way
+                    raise DatasetUnavailable(f"{str(exc).rstrip('.')}; or give the topics as a file (query_id<TAB>text per line) with "
+                                             f"qrels.topics = \"topics.tsv\" in {self.origin.file or 'the pipeline'}, "
+                                             "or --set qrels.topics=topics.tsv") from None
         if subset is not None:
             topics = topics[topics["query_id"].isin(set(subset))].reset_index(drop=True)
         return topics
