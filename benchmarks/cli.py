@@ -76,7 +76,7 @@ def main() -> None:
     if args.without:  # the modules' imports fail, as when they are not installed; then the program as ``-m`` runs it
         print(f"prefeval runs without {', '.join(args.without)}")
         prefeval = [py, "-c", f"import sys; sys.modules.update(dict.fromkeys({args.without!r})); sys.argv[0] = '-m'; "
-                    "from prefeval.cli import main; sys.exit(main())"]
+                    "from prefeval.commands.cli import main; sys.exit(main())"]
     commands = {
         "prefeval compare": [*prefeval, "compare", qrels, *runs, "-m", "LexiRecall", "LexiPrecision", "RPP",
                              "--per-query", "--format", "csv", "-q"],

@@ -3,7 +3,7 @@
 The runs are derived from the real DL-Hard runs (document task by default) so that relevance is realistic:
 run ``i`` mixes two real runs A and B per query, ``score(d) = -(w rank_A(d) + (1 - w) rank_B(d)) + noise`` (a
 document missing from one run takes rank 1001 there), with ``w`` and the noise level drawn per run, and keeps the
-top 1,000. They are written as TREC files and read back with ``prefeval.io.read_run`` (untimed), as users load runs.
+top 1,000. They are written as TREC files and read back with ``prefeval.data.trec.read_run`` (untimed), as users load runs.
 
 Timed: ``prefeval.compare(qrels, runs, ["LexiRecall", "LexiPrecision", "RPP"])`` on the loaded DataFrames (file
 parsing excluded), best of ``--repeat``. Against it, two pure-Python implementations of the papers' definitions,
@@ -20,7 +20,7 @@ Values of both are checked against prefeval's. Peak memory: ``tracemalloc`` peak
 With ``--real``, the 14 real DL-Hard doc runs themselves (700k rows, 91 pairs) as read by ``read_run``.
 
 With ``--queries-scaling``, instead, the time of the same ``compare`` on simulated collections
-(``prefeval.simulate.collection``: 20 runs, depth 1000) of 50, 500 and 5,000 queries, and the ratio of the
+(``prefeval.data.simulate.collection``: 20 runs, depth 1000) of 50, 500 and 5,000 queries, and the ratio of the
 5,000-query time to the 50-query one (target: at most 100x, linear in queries).
 
 Run: ``python benchmarks/compare.py [--data PATH] [--runs 100 | --real | --queries-scaling] [--naive-pairs N]``;
@@ -42,7 +42,7 @@ import numpy as np
 import pandas as pd
 
 import prefeval
-from prefeval.io import read_qrels, read_run
+from prefeval.data.trec import read_qrels, read_run
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from reference import lexiprecision, lexirecall, position_vector  # noqa: E402  (the tests' pure-Python definitions)
@@ -166,7 +166,7 @@ def timed(fn):
 
 
 def read_back(runs: dict[str, pd.DataFrame], folder: Path) -> dict[str, pd.DataFrame]:
-    """Write the runs as TREC files and read them with prefeval.io (untimed), as users load runs."""
+    """Write the runs as TREC files and read them with prefeval.data.trec (untimed), as users load runs."""
     out = {}
     for name, run in runs.items():
         path = folder / f"{name}.run"
@@ -180,9 +180,9 @@ def read_back(runs: dict[str, pd.DataFrame], folder: Path) -> dict[str, pd.DataF
 
 
 def queries_scaling(sizes: tuple[int, ...] = (50, 500, 5000), n_runs: int = 20, depth: int = 1000) -> None:
-    """Linear in queries: ``compare`` on ``prefeval.simulate.collection`` at each number of queries (best of 3
+    """Linear in queries: ``compare`` on ``prefeval.data.simulate.collection`` at each number of queries (best of 3
     below 5,000 queries, one run at 5,000), and the ratio of the largest to the smallest time."""
-    from prefeval import simulate
+    from prefeval.data import simulate
 
     times = {}
     for nq in sizes:
@@ -204,7 +204,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--real", action="store_true",
                         help="compare the real DL-Hard runs themselves (14 doc runs, 91 pairs) as parsed by "
-                             "prefeval.io.read_run, instead of derived ones")
+                             "prefeval.data.trec.read_run, instead of derived ones")
     parser.add_argument("--depth", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3, help="timed repetitions of compare (best is reported)")
     parser.add_argument("--naive-pairs", type=int, default=500,

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 import prefeval
-from prefeval.io import read_qrels, read_run
+from prefeval.data.trec import read_qrels, read_run
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

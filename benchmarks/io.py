@@ -1,4 +1,4 @@
-"""Read speed of ``prefeval.io.read_run`` against ``pyarrow.csv.read_csv`` and ``ir_measures.read_trec_run``.
+"""Read speed of ``prefeval.data.trec.read_run`` against ``pyarrow.csv.read_csv`` and ``ir_measures.read_trec_run``.
 
 Writes a synthetic TREC run of about 100 MB (1,700 queries x 1,000 documents, 6 fields) to a
 temporary directory, reads it with each reader (best of ``--repeat``) and prints the times and ratios.
@@ -19,7 +19,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
-from prefeval.io import read_run
+from prefeval.data.trec import read_run
 
 
 def write_synthetic_run(path: Path, queries: int, depth: int, seed: int = 0) -> None:
@@ -65,7 +65,7 @@ def main() -> None:
         size_mb = path.stat().st_size / 1e6
         t_ours, ours = timed(lambda: read_run(path), args.repeat)
         print(f"run file: {size_mb:.1f} MB, {len(ours):,} lines")
-        print(f"prefeval.io.read_run         {t_ours:6.2f} s  ({size_mb / t_ours:5.1f} MB/s)")
+        print(f"prefeval.data.trec.read_run         {t_ours:6.2f} s  ({size_mb / t_ours:5.1f} MB/s)")
         arrow = pyarrow_reader()
         t_arrow, table = timed(lambda: arrow(path), args.repeat)
         assert table.num_rows == len(ours)

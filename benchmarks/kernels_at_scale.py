@@ -1,6 +1,6 @@
 """Time the all-pairs preference kernels at many runs (S = 1,000) and ``rank_run`` on many small runs.
 
-Simulates a collection (``prefeval.simulate.collection``: 50 queries, 1,000 runs of depth 100 over 200
+Simulates a collection (``prefeval.data.simulate.collection``: 50 queries, 1,000 runs of depth 100 over 200
 documents per query, graded qrels), locates the relevant documents of every run once, then times each
 method's S x S ``matrix`` kernel over all queries (what ``prefeval.compare`` calls per query), best of
 ``--repeat``. It also times ``ranking.rank_run`` per run and, with ``--compare``, the whole
@@ -29,9 +29,9 @@ import time
 import numpy as np
 
 import prefeval
+from prefeval.data.ranking import PositionTable, candidate_documents, qrels_queries, rank_run
+from prefeval.data.simulate import collection
 from prefeval.methods.registry import parse
-from prefeval.ranking import PositionTable, candidate_documents, qrels_queries, rank_run
-from prefeval.simulate import collection
 
 METHODS = ["LexiRecall", "LexiPrecision", "LexiPrecision(magnitude='rr')", "RPP", "RPP(weighting='inverse')",
            "RPP(graded=False)"]

@@ -1,7 +1,7 @@
 """All pairs of many runs without quadratic memory: time and peak RSS of ``prefeval.compare`` + summary, MC4
 ranking and sign tests.
 
-1. ``--runs 1000`` simulated runs x 50 queries x depth 100 (``prefeval.simulate.collection``), LexiRecall,
+1. ``--runs 1000`` simulated runs x 50 queries x depth 100 (``prefeval.data.simulate.collection``), LexiRecall,
    LexiPrecision and RPP: ``compare(..., per_query=False)``, then ``summary()``, ``ranking(m, "mc4")`` and
    ``significance(m, "sign")`` for every method. Target (2 cores): < 5 s and < 1 GiB peak RSS.
 2. ``--identical 10000`` copies of one run x 2 queries: ``compare(..., per_query=False)`` and ``summary()``
@@ -25,7 +25,7 @@ METHODS = ["LexiRecall", "LexiPrecision", "RPP"]
 CHILD = r"""
 import json, resource, sys, time
 import prefeval
-from prefeval import simulate
+from prefeval.data import simulate
 case, n, methods = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
 if case == "runs":
     c = simulate.collection(n_queries=50, n_runs=n, depth=100, n_docs=200, seed=1)

@@ -6,7 +6,7 @@ measure in its own ``calc_aggregate`` call (one per run, as a loop over runs doe
 per run and the ratio to nDCG@10.
 
 ``--forms`` (the default) repeats nDCG@10, RBU@20 and RPP for each input form ir-measures accepts, qrels and runs
-given in the same form: DataFrames (:func:`prefeval.io.read_qrels` / :func:`~prefeval.io.read_run`), lists of
+given in the same form: DataFrames (:func:`prefeval.data.trec.read_qrels` / :func:`~prefeval.data.trec.read_run`), lists of
 ``ir_measures.Qrel`` / ``ScoredDoc``, generators over those lists (a fresh one per call, as
 ``ir_measures.read_trec_run(...)`` gives) and dicts of dicts. Conversions between forms are untimed; each run's
 time is the best of ``--repeat`` calls, the measures timed in turn on the same run, so the ratios compare calls
@@ -31,7 +31,7 @@ import ir_measures
 import pandas as pd
 
 import prefeval
-from prefeval.io import read_qrels, read_run
+from prefeval.data.trec import read_qrels, read_run
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 

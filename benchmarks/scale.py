@@ -1,6 +1,6 @@
 """Scale-out: ``prefeval.compare(..., engine="dask")`` on the simulated recommendation workload, 1 vs 2 workers.
 
-The workload is :func:`prefeval.simulate.recsys` (users = queries, models = runs, ``--items`` per list, graded
+The workload is :func:`prefeval.data.simulate.recsys` (users = queries, models = runs, ``--items`` per list, graded
 labels), generated inside the tasks partition by partition (``users_per_partition`` users each), so no process
 holds the collection. Every measurement starts a fresh ``LocalCluster`` of single-threaded worker processes
 and reports:

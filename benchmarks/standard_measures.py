@@ -22,7 +22,7 @@ from pathlib import Path
 import ir_measures
 
 import prefeval
-from prefeval.io import read_qrels, read_run
+from prefeval.data.trec import read_qrels, read_run
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 MEASURES = ["nDCG@10", "AP", "P@10", "RR"]

@@ -1,5 +1,5 @@
 """Ties, agreement, discriminative power, the position engine and label degradation on simulated runs
-(prefeval.simulate), checked against direct implementations of the definitions and against compare()."""
+(prefeval.data.simulate), checked against direct implementations of the definitions and against compare()."""
 
 from __future__ import annotations
 
@@ -23,9 +23,9 @@ from prefeval.analysis import (
 )
 from prefeval.analysis.agreement import kendall_tau_a
 from prefeval.analysis.degradation import keep_count
-from prefeval.compare import compare
+from prefeval.data.simulate import collection
+from prefeval.engine.compare import compare
 from prefeval.errors import PrefevalError
-from prefeval.simulate import collection
 
 METHODS = ["LexiRecall", "LexiPrecision", "LexiPrecision(magnitude='rr')", "RPP", "RPP(weighting='dcg')",
            "RPP(graded=False)", "AP", "nDCG", "nDCG@10", "RR", "R@20", "P@5", "Rprec", "AP(rel=2)",

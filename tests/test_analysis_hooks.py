@@ -9,10 +9,10 @@ import pandas as pd
 import pytest
 
 from prefeval.analysis import PIPELINE_ANALYSES, tie_rates
-from prefeval.compare import compare
+from prefeval.data.simulate import collection
+from prefeval.engine.compare import compare
+from prefeval.engine.evaluate import evaluate
 from prefeval.errors import PrefevalError
-from prefeval.evaluate import evaluate
-from prefeval.simulate import collection
 
 METRICS = ["AP", "RR", "nDCG@10"]
 PREFS = ["LexiRecall", "RPP"]

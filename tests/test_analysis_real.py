@@ -14,15 +14,15 @@ from prefeval.analysis import (
     sign_agreement,
     tie_rates,
 )
-from prefeval.cli import main
-from prefeval.compare import compare
+from prefeval.commands.cli import main
+from prefeval.engine.compare import compare
 
 METHODS = ["LexiRecall", "LexiPrecision", "RPP", "AP", "nDCG", "RR", "R@1000", "Rprec"]
 
 
 @pytest.fixture(scope="module")
 def doc_data(shared_data):
-    from prefeval.inputs import qrels_frame, runs_dict
+    from prefeval.data.inputs import qrels_frame, runs_dict
 
     folder = shared_data / "dl-hard"
     qrels = qrels_frame(folder / "dl_hard-doc.qrels")

@@ -1,4 +1,4 @@
-"""Per-aspect arrays from qrels and runs (prefeval.aspects): the same data the RBU provider evaluates."""
+"""Per-aspect arrays from qrels and runs (prefeval.data.aspects): the same data the RBU provider evaluates."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 import prefeval
-from prefeval.aspects import aspect_arrays, evaluate_kernel, kernel_measure, single_aspect
 from prefeval.core import diversity
+from prefeval.data.aspects import aspect_arrays, evaluate_kernel, kernel_measure, single_aspect
 from prefeval.errors import PrefevalError
 
 

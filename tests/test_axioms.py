@@ -455,7 +455,7 @@ def test_balancing_index_matches_the_digest_table():
 
 
 def test_command_line(capsys):
-    from prefeval.cli import main
+    from prefeval.commands.cli import main
 
     assert main(["axioms", "RR", "-c", "Conf,CloseTh", "--cases", "4", "--bound", "8"]) == 0
     out = capsys.readouterr().out

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from prefeval.aspects import kernel_measure
 from prefeval.axioms import check
 from prefeval.axioms.table import EXPLANATIONS
+from prefeval.data.aspects import kernel_measure
 
 CLAIMS = [
     # (explanation key, kernel, parameters, constraint, verdict the explanation states)

@@ -19,7 +19,7 @@ from statsmodels.stats.multitest import multipletests
 
 import prefeval
 import reference as ref
-from prefeval.cli import main as cli_main
+from prefeval.commands.cli import main as cli_main
 from prefeval.errors import PrefevalError
 
 INF = None
@@ -371,7 +371,7 @@ def test_dl_hard_against_reference(shared_data, task, qrels_name, rel):
     keys = list(expected)
     # every judged query is compared; one without a document at grade >= rel is a tie (README, "Input semantics")
     extra = got.drop(keys)
-    judged = set(prefeval.inputs.qrels_frame(folder / qrels_name)["query_id"])
+    judged = set(prefeval.data.inputs.qrels_frame(folder / qrels_name)["query_id"])
     assert set(extra.index.get_level_values("query_id")) == judged - {k[1] for k in keys}
     assert len(got) == len(expected) + len(extra) and (extra == 0).all()
     np.testing.assert_allclose(got.loc[keys].to_numpy(), np.array([expected[k] for k in keys], dtype=float),

@@ -10,8 +10,8 @@ import pytest
 
 import prefeval
 from conftest import write_trec_files
-from prefeval.cli import main
 from prefeval.commands import compare_cmd
+from prefeval.commands.cli import main
 
 
 @pytest.fixture

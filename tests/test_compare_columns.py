@@ -1,4 +1,4 @@
-"""The columns path (TREC files read into ``prefeval.io.Columns``: Arrow arrays, no pandas) against the DataFrame
+"""The columns path (TREC files read into ``prefeval.data.trec.Columns``: Arrow arrays, no pandas) against the DataFrame
 path: the same rankings and the same per-query values, on simulated runs with score ties, repeated documents and
 ids such as ``"0012"`` / ``"12"``, and on the real DL-Hard files."""
 
@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 import prefeval
-import prefeval.ranking
-from prefeval import io as pio
-from prefeval.ranking import PositionTable, candidate_documents, qrels_queries, rank_run
+import prefeval.data.ranking
+from prefeval.data import trec as pio
+from prefeval.data.ranking import PositionTable, candidate_documents, qrels_queries, rank_run
 
 METHODS = ["LexiRecall", "LexiPrecision", "RPP", "LexiPrecision(magnitude='rr')", "RPP(graded=False)@5",
            "LexiRecall(rel=2)"]
@@ -131,17 +131,17 @@ def test_relevant_documents_match_the_groupby_definition(dtype):
     for rel in (1, 2, 3):
         expected = qrels.groupby(["query_id", "doc_id"], sort=True, as_index=False)["relevance"].max()
         expected = expected[expected["relevance"] >= rel]
-        got = prefeval.ranking.relevant_documents(qrels, rel)
+        got = prefeval.data.ranking.relevant_documents(qrels, rel)
         assert got.values.tolist() == expected.values.tolist()
-        assert prefeval.ranking.candidate_documents(qrels, rel).tolist() == \
+        assert prefeval.data.ranking.candidate_documents(qrels, rel).tolist() == \
             pd.unique(qrels.loc[qrels["relevance"] >= rel, "doc_id"].to_numpy(dtype=object)).tolist()
 
 
 def test_factorize_of_grouped_arrow_ids_equals_hashing():
     """Query ids in runs of equal values (as in TREC files) are factorised from their neighbours: the same codes and
     distinct values as Arrow's dictionary_encode, grouped or not, sliced or not."""
-    from prefeval._arrow import strings
-    from prefeval.encoding import factorize, py_list
+    from prefeval.data.arrow import strings
+    from prefeval.data.encoding import factorize, py_list
 
     rng = np.random.default_rng(1)
     for trial in range(300):

@@ -14,9 +14,9 @@ import pandas as pd
 import pytest
 
 import prefeval
-from prefeval.cli import main as cli_main
-from prefeval.io import write_qrels, write_run
-from prefeval.simulate import collection
+from prefeval.commands.cli import main as cli_main
+from prefeval.data.simulate import collection
+from prefeval.data.trec import write_qrels, write_run
 
 METHODS = ["LexiRecall", "RPP(graded=False)", "nDCG@10"]
 

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from scipy.stats import ttest_1samp
 
 import prefeval
-from prefeval import simulate
-from prefeval.compare import combine_results, evaluate_block, parse_method
 from prefeval.core import stats
 from prefeval.core.reduce import PairAccumulator, PairSums, upper_mask
+from prefeval.data import simulate
+from prefeval.engine.compare import combine_results, evaluate_block, parse_method
 from prefeval.errors import PrefevalError
 
 METHODS = ["LexiRecall", "LexiPrecision", "RPP", "RPP(graded=False)", "nDCG@10", "AP(rel=2)"]

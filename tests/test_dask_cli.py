@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from prefeval import simulate
-from prefeval.cli import main
-from prefeval.io import write_qrels, write_run
+from prefeval.commands.cli import main
+from prefeval.data import simulate
+from prefeval.data.trec import write_qrels, write_run
 
 pytest.importorskip("pyarrow")  # the dask extra installs pyarrow (dask.dataframe needs it)
 

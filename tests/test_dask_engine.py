@@ -10,9 +10,9 @@ import pandas as pd
 import pytest
 
 import prefeval
-from prefeval import simulate
+from prefeval.data import simulate
+from prefeval.data.trec import write_run
 from prefeval.errors import PrefevalError
-from prefeval.io import write_run
 
 pytest.importorskip("pyarrow")  # the dask extra installs pyarrow (dask.dataframe needs it)
 

@@ -1,4 +1,4 @@
-"""The ir_datasets layer (prefeval.datasets, `prefeval datasets seed|info`), offline.
+"""The ir_datasets layer (prefeval.data.datasets, `prefeval datasets seed|info`), offline.
 
 ir_datasets fixes its home directory when it is imported, so everything that touches a dataset runs in a
 subprocess whose IR_DATASETS_HOME is a fresh temporary directory and whose network is cut off (the socket
@@ -19,7 +19,7 @@ import textwrap
 import pandas as pd
 import pytest
 
-from prefeval.io import read_qrels
+from prefeval.data.trec import read_qrels
 
 WORKER = textwrap.dedent(r'''
     import contextlib, gzip, io, os, pickle, shutil, socket, sys, time
@@ -38,8 +38,8 @@ WORKER = textwrap.dedent(r'''
     import ir_measures
     from ir_measures import Qrel
     import prefeval
-    from prefeval import datasets
-    from prefeval.cli import main
+    from prefeval.data import datasets
+    from prefeval.commands.cli import main
     from prefeval.errors import DatasetUnavailable, PrefevalError
 
     res = {}
@@ -105,7 +105,7 @@ WORKER = textwrap.dedent(r'''
     mapped = [Qrel(q.query_id, q.doc_id, q.relevance, q.subtopic_id) for q in raw]
     measures = [ir_measures.ERR_IA @ 20, ir_measures.alpha_nDCG @ 20]
     # pyndeval on the runs as prefeval ranks them (ties by doc id descending; pyndeval keeps the input order)
-    from prefeval.ranking import canonical_run
+    from prefeval.data.ranking import canonical_run
     ranked = {n: canonical_run(r, n) for n, r in web.items()}
     res["web_pyndeval"] = {n: {str(m): v for m, v in ir_measures.calc_aggregate(measures, mapped, r).items()}
                            for n, r in ranked.items()}
@@ -303,14 +303,14 @@ def test_offline_unseeded_dataset_fails_fast_with_instructions(offline):
 
 
 def test_normalise_id():
-    from prefeval.datasets import normalise_id
+    from prefeval.data.datasets import normalise_id
 
     assert normalise_id(" irds:msmarco-passage/trec-dl-hard ") == "msmarco-passage/trec-dl-hard"
     assert normalise_id("msmarco-passage/trec-dl-hard") == "msmarco-passage/trec-dl-hard"
 
 
 def test_unavailable_message_without_cache_path(tmp_path):
-    from prefeval.datasets import NeededFile, unavailable_message
+    from prefeval.data.datasets import NeededFile, unavailable_message
 
     needed = NeededFile(entity="docs", path=None, md5="abc", urls=["https://example.org/x/corpus.tar.gz"],
                         local_mirrors=[tmp_path / "downloads" / "abc"])

@@ -7,8 +7,8 @@ import threading
 import pytest
 from ir_datasets.util import Download, LocalDownload
 
-from prefeval import datasets
-from prefeval.datasets import guard
+from prefeval.data import datasets
+from prefeval.data.datasets import guard
 from prefeval.errors import DatasetUnavailable
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import ir_datasets
 import pytest
 
-from prefeval import datasets
-from prefeval.datasets import files
+from prefeval.data import datasets
+from prefeval.data.datasets import files
 from prefeval.errors import PrefevalError
 
 

@@ -1,6 +1,6 @@
 """Runs given as dicts of dicts ``{query_id: {doc_id: score}}`` are read by the ir-measures provider straight into
-integer codes (:func:`prefeval.inputs.nested_codes`, :func:`prefeval.ranking.rank_codes`), without a frame: every
-value must be the one the frame of the same dict gives (:func:`prefeval.inputs.run_frame`), for every kind of id and
+integer codes (:func:`prefeval.data.inputs.nested_codes`, :func:`prefeval.data.ranking.rank_codes`), without a frame: every
+value must be the one the frame of the same dict gives (:func:`prefeval.data.inputs.run_frame`), for every kind of id and
 score, and dicts the direct reading does not take must fall back to the frame, errors included."""
 
 from __future__ import annotations
@@ -17,9 +17,9 @@ import pandas as pd
 import pytest
 
 import prefeval
-from prefeval.encoding import Ids
-from prefeval.inputs import nested_codes, run_frame
-from prefeval.ranking import rank_codes, rank_run
+from prefeval.data.encoding import Ids
+from prefeval.data.inputs import nested_codes, run_frame
+from prefeval.data.ranking import rank_codes, rank_run
 
 MEASURES = [prefeval.RBU(p=0.8, e=0.03) @ 20, prefeval.RBU(p=0.9, e=0.01, rel=2) @ 5, prefeval.TSE,
             prefeval.RPP(baseline="dict-base"), prefeval.RPP(baseline="dict-base", graded=False, weighting="dcg"),
@@ -53,7 +53,7 @@ def base():
     rng = random.Random(99)
     prefeval.register_run("dict-base", run_frame(_run(rng)))
     yield
-    prefeval.runs._REGISTERED.pop("dict-base", None)
+    prefeval.data.runs._REGISTERED.pop("dict-base", None)
 
 
 def _recast(run: dict, query=lambda q: q, doc=lambda d: d, score=lambda s: s, inner=dict) -> dict:
@@ -165,7 +165,7 @@ def test_rank_codes_of_a_dict_is_rank_run_of_its_frame(seed):
 
 
 def test_qrels_dicts_reused_only_with_the_same_items_in_the_same_order():
-    from prefeval import provider
+    from prefeval.integrations import provider
 
     qrels = _qrels(random.Random(5))
     frame = provider._qrels_input(qrels)
@@ -189,7 +189,7 @@ def test_qrels_dicts_reused_only_with_the_same_items_in_the_same_order():
 
 def test_kept_baseline_positions_follow_baseline_cutoff_and_threshold(base):
     """Baselines located once per qrels, baseline, threshold and cutoff: the values of a fresh evaluation."""
-    from prefeval import provider
+    from prefeval.integrations import provider
 
     rng = random.Random(11)
     qrels = _qrels(rng)
@@ -211,7 +211,7 @@ def test_kept_baseline_positions_follow_baseline_cutoff_and_threshold(base):
         provider._last_state.clear()
         assert changed == _values(qrels, runs[0], measures) != kept[0]
     finally:
-        prefeval.runs._REGISTERED.pop("dict-other", None)
+        prefeval.data.runs._REGISTERED.pop("dict-other", None)
 
 
 CUT_SETS = {

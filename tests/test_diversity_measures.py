@@ -1,5 +1,5 @@
 """The diversity metrics of Table 1 of Amigó et al. (2018) as prefeval measures (prefeval.methods.intent_aware,
-coverage, novelty): the provider gives the phase-1 kernels' values (prefeval.aspects.evaluate_kernel) on the
+coverage, novelty): the provider gives the phase-1 kernels' values (prefeval.data.aspects.evaluate_kernel) on the
 same qrels and runs, every judged query without a relevant document gets 0, parameters are validated, and the
 measures run through ir-measures, prefeval.evaluate, compare, the CLI and pipelines; on TREC Web 2012 they give
 ndeval's (pyndeval's) per-topic values where the definitions coincide.
@@ -17,8 +17,8 @@ import pytest
 
 import prefeval
 from prefeval import methods
-from prefeval.aspects import aspect_arrays, evaluate_kernel, single_aspect
 from prefeval.core import diversity
+from prefeval.data.aspects import aspect_arrays, evaluate_kernel, single_aspect
 from prefeval.errors import PrefevalError
 
 # measure text -> (kernel, kernel parameters, mapping, single aspect, rel, cutoff)
@@ -72,7 +72,7 @@ def data() -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def kernel_values(qrels: pd.DataFrame, run: pd.DataFrame, kernel: str, params: dict, mapping: str, single: bool,
                   rel: int, k: int | None, cache: dict) -> dict[str, float]:
-    """:func:`prefeval.aspects.evaluate_kernel`'s values, the arrays built once per (rel, k, mapping), unbucketed
+    """:func:`prefeval.data.aspects.evaluate_kernel`'s values, the arrays built once per (rel, k, mapping), unbucketed
     (tests/test_aspects.py checks that buckets do not change values)."""
     key = (rel, k, mapping)
     if key not in cache:
@@ -159,7 +159,7 @@ def test_measures_run_through_calc_aggregate_evaluate_and_compare() -> None:
 
 
 def test_cli_evaluates_the_new_measures(tmp_path: Path, capsys) -> None:
-    from prefeval.cli import main
+    from prefeval.commands.cli import main
 
     qrels, run = data()
     qrels_path, run_path = tmp_path / "qrels.txt", tmp_path / "a.run"
@@ -182,7 +182,7 @@ def test_provider_matches_ndeval_on_trec_web_2012(shared_data: Path) -> None:
     pytest.importorskip("pyndeval")
     from tests.test_diversity_ndeval import distinct_scores, ndeval_values
 
-    from prefeval.io import read_qrels, read_run
+    from prefeval.data.trec import read_qrels, read_run
 
     folder = shared_data / "trec-web-2012"
     qrels = read_qrels(folder / "qrels.diversity.txt")
@@ -216,7 +216,7 @@ def test_provider_matches_ndeval_on_trec_web_2012(shared_data: Path) -> None:
 
 def test_analyse_mu_prints_the_metric_unanimity_table(tmp_path: Path, capsys, monkeypatch) -> None:
     from prefeval.analysis import unanimity
-    from prefeval.cli import main
+    from prefeval.commands.cli import main
 
     families = {"RBU", "EU", "CT@k", "S-RR@100%", "AP", "NRBP"}  # a part of the grid keeps the test fast
     grid = [row for row in unanimity.PAPER_GRID if row[1] in families][::5]

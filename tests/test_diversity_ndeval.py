@@ -27,9 +27,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval.aspects import aspect_arrays
 from prefeval.core import diversity
-from prefeval.ranking import rank_run
+from prefeval.data.aspects import aspect_arrays
+from prefeval.data.ranking import rank_run
 
 pyndeval = pytest.importorskip("pyndeval")
 
@@ -131,7 +131,7 @@ def test_kernels_match_ndeval_on_synthetic_qrels(seed: int, graded: bool, alpha:
 @pytest.mark.integration
 def test_kernels_match_ndeval_on_trec_web_2012(shared_data: Path) -> None:
     """8 runs x 50 topics of TREC Web 2012 (NIST diversity qrels with -2 spam labels): max |diff| <= 1e-9."""
-    from prefeval.io import read_qrels, read_run
+    from prefeval.data.trec import read_qrels, read_run
 
     folder = shared_data / "trec-web-2012"
     qrels = read_qrels(folder / "qrels.diversity.txt")

@@ -55,8 +55,8 @@ def _run(code: str, cwd: Path, env: dict[str, str], timeout: float = 600) -> sub
 
 
 def test_write_example_writes_the_documented_files(tmp_path):
-    from prefeval.io import read_qrels, read_run
-    from prefeval.simulate import EXAMPLE_PARAMS, EXAMPLE_RUNS, collection, write_example
+    from prefeval.data.simulate import EXAMPLE_PARAMS, EXAMPLE_RUNS, collection, write_example
+    from prefeval.data.trec import read_qrels, read_run
 
     written = write_example(tmp_path / "ex")
     assert list(written) == ["qrels", "topics", *EXAMPLE_RUNS, "pipeline"]
@@ -76,7 +76,7 @@ def test_write_example_writes_the_documented_files(tmp_path):
 
 
 def test_example_command_prints_what_it_wrote(tmp_path, capsys, monkeypatch):
-    from prefeval.cli import main
+    from prefeval.commands.cli import main
 
     monkeypatch.chdir(tmp_path)
     assert main(["example", "ex"]) == 0
@@ -90,7 +90,7 @@ def test_example_command_prints_what_it_wrote(tmp_path, capsys, monkeypatch):
 
 
 def _help(argv: list[str], capsys) -> str:
-    from prefeval.cli import main
+    from prefeval.commands.cli import main
 
     with pytest.raises(SystemExit):
         main([*argv, "--help"])
@@ -98,7 +98,7 @@ def _help(argv: list[str], capsys) -> str:
 
 
 def test_help_is_written_for_users_with_one_example_per_command(capsys):
-    from prefeval.cli import COMMANDS, EXAMPLES
+    from prefeval.commands.cli import COMMANDS, EXAMPLES
 
     top = _help([], capsys)
     assert "prefeval.commands" not in top and "subcommand lives" not in top
@@ -116,7 +116,7 @@ def test_help_is_written_for_users_with_one_example_per_command(capsys):
 
 @pytest.mark.integration
 def test_every_help_example_runs(tmp_path):
-    from prefeval.cli import COMMANDS, EXAMPLES
+    from prefeval.commands.cli import COMMANDS, EXAMPLES
 
     env = _environment(tmp_path)
     assert _run("prefeval example example", tmp_path, env).returncode == 0

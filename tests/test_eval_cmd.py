@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from prefeval.cli import main
+from prefeval.commands.cli import main
 
 QRELS = "q1 0 a 2\nq1 0 b 1\nq1 0 c 0\nq2 0 d 1\n"
 RUN = "q1 Q0 c 1 3.0 r\nq1 Q0 a 2 2.5 r\nq1 Q0 b 3 1e0 r\nq2 Q0 x 1 2 r\nq2 Q0 d 2 1 r\n"

@@ -10,9 +10,9 @@ import pytest
 
 import prefeval
 import reference as ref
-from prefeval import runs as run_registry
+from prefeval.data import runs as run_registry
+from prefeval.engine.evaluate import evaluate, parse_measures
 from prefeval.errors import PrefevalError
-from prefeval.evaluate import evaluate, parse_measures
 
 # q1: grades a=2, b=1, c=0, d=2 ; q2: e=1 ; q3: judged but nothing relevant
 QRELS = {"q1": {"a": 2, "b": 1, "c": 0, "d": 2}, "q2": {"e": 1}, "q3": {"z": 0}}

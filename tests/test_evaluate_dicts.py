@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import prefeval
-from prefeval.inputs import qrels_frame
-from prefeval.ranking import canonical_run, nested_dict
+from prefeval.data.inputs import qrels_frame
+from prefeval.data.ranking import canonical_run, nested_dict
 
 
 def test_nested_dict_groups_rows_and_keeps_the_last_value():
@@ -46,7 +46,7 @@ def test_standard_measures_equal_their_providers_on_the_canonical_frames(seed):
         got = prefeval.evaluate(qrels, runs, measures, per_query=True)
         canonical_qrels = qrels_frame(qrels)
         for name, run in runs.items():
-            frame = canonical_run(prefeval.inputs.run_frame(run), name)
+            frame = canonical_run(prefeval.data.inputs.run_frame(run), name)
             parsed = [ir_measures.parse_measure(m) for m in measures]
             for metric in ir_measures.iter_calc(parsed, canonical_qrels, frame):
                 row = got[(got["run"] == name) & (got["query_id"] == metric.query_id)
@@ -62,7 +62,7 @@ def test_subtopic_qrels_still_reach_the_diversity_provider():
         got = prefeval.evaluate(qrels, runs, ["alpha_nDCG@10", "nDCG@10"], per_query=True)
         canonical_qrels = qrels_frame(qrels)
         for name, run in runs.items():
-            frame = canonical_run(prefeval.inputs.run_frame(run), name)
+            frame = canonical_run(prefeval.data.inputs.run_frame(run), name)
             for metric in ir_measures.iter_calc([ir_measures.alpha_nDCG @ 10, ir_measures.nDCG @ 10],
                                                 canonical_qrels, frame):
                 row = got[(got["run"] == name) & (got["query_id"] == metric.query_id)

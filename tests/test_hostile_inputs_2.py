@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from prefeval.cli import main
+from prefeval.commands.cli import main
 from prefeval.core import aggregate, stats
 from prefeval.errors import PrefevalError
 
@@ -60,7 +60,7 @@ def test_compare_bounds_are_checked_before_reading_the_runs(files, capsys, monke
     def never(*args, **kwargs):
         raise AssertionError("the comparison ran before the bound was checked")
 
-    monkeypatch.setattr(importlib.import_module("prefeval.compare"), "compare", never)
+    monkeypatch.setattr(importlib.import_module("prefeval.engine.compare"), "compare", never)
     err = fails(capsys, "compare", *runs(files), "-m", "LexiRecall", "-q", *options)
     assert fragment in err
 
@@ -171,7 +171,7 @@ def test_simulate_sizes_are_bounded_at_check(tmp_path, capsys, key, value, fragm
 
 
 def test_simulate_bounds_in_the_api():
-    from prefeval import simulate
+    from prefeval.data import simulate
 
     with pytest.raises(PrefevalError, match="n_runs x n_queries x n_docs"):
         simulate.collection(n_queries=10**12)
@@ -350,8 +350,8 @@ def test_seeded_file_has_the_umask_mode_and_a_folder_is_named(tmp_path, monkeypa
     import hashlib
     import os
 
-    from prefeval import datasets
-    from prefeval.datasets import seeding
+    from prefeval.data import datasets
+    from prefeval.data.datasets import seeding
 
     target = tmp_path / "home" / "qrels"
     target.parent.mkdir()
@@ -427,7 +427,7 @@ def _peer(mode: str):
 ])
 def test_a_peer_that_is_no_scheduler_is_one_line_within_the_timeout(mode, fragment):
     pytest.importorskip("distributed")
-    from prefeval.engines import dask_engine
+    from prefeval.engine import dask_engine
 
     server, held = _peer(mode)
     try:
@@ -444,7 +444,7 @@ def test_a_closed_port_is_one_line():
     pytest.importorskip("distributed")
     import socket
 
-    from prefeval.engines import dask_engine
+    from prefeval.engine import dask_engine
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -460,7 +460,7 @@ def test_workers_killed_mid_run_say_the_cluster_failed():
     import warnings
 
     import prefeval
-    from prefeval import simulate
+    from prefeval.data import simulate
 
     base = simulate.recsys(n_users=40, n_models=3, users_per_partition=20, n_items=200, n_candidates=50,
                            items_per_list=10)
@@ -478,7 +478,7 @@ def test_workers_killed_mid_run_say_the_cluster_failed():
         with pytest.raises(PrefevalError, match="the Dask cluster failed.*not the input's"):
             prefeval.compare(None, Dying(), ["LexiRecall"], engine="dask", client=client)
         # a task cancelled under the run (a worker or the client gone): the same kind of message, no TypeError
-        from prefeval.engines import dask_engine
+        from prefeval.engine import dask_engine
 
         future = client.submit(sum, [1], pure=False)
         client.cancel([future])
@@ -494,7 +494,7 @@ def test_dask_from_an_unguarded_script_says_what_to_do(tmp_path, guarded, monkey
     import runpy
     import sys
 
-    body = "from prefeval.engines.dask_engine import check_main_guard\n"
+    body = "from prefeval.engine.dask_engine import check_main_guard\n"
     call = "check_main_guard()\nSTARTED = True\n"
     script = tmp_path / "script.py"
     script.write_text(body + ("if __name__ == '__main__':\n    " + call.replace("\n", "\n    ") if guarded else call))
@@ -513,7 +513,7 @@ def test_dask_in_a_spawned_worker_importing_the_script_is_refused(monkeypatch):
     pytest.importorskip("distributed")
     import sys
 
-    from prefeval.engines import dask_engine
+    from prefeval.engine import dask_engine
 
     module = type(sys)("__mp_main__")
     monkeypatch.setitem(sys.modules, "__main__", module)
@@ -671,7 +671,7 @@ def test_experiment_does_not_warn_when_the_baseline_is_named_by_its_path(files, 
     import pandas as pd
 
     import prefeval
-    from prefeval.interop import experiment
+    from prefeval.integrations.interop import experiment
 
     fake = type(sys)("pyterrier")
     fake.Experiment = lambda systems, topics, qrels, measures, names=None, baseline=None, **kw: pd.DataFrame()
@@ -707,9 +707,9 @@ def test_offline_topics_say_a_topics_file_solves_it(tmp_path, monkeypatch):
 def test_seeding_a_plain_topics_file_goes_to_the_plain_cache_not_the_archive(tmp_path, monkeypatch, capsys):
     """`datasets seed ID topics.tsv --entity queries`: the md5 ir_datasets records is the .gz archive's; a plain file
     goes where ir_datasets keeps the text it extracts (no md5 there), instead of being refused."""
-    from prefeval import datasets
-    from prefeval.datasets import seeding
-    from prefeval.datasets.files import NeededFile
+    from prefeval.data import datasets
+    from prefeval.data.datasets import seeding
+    from prefeval.data.datasets.files import NeededFile
 
     home = tmp_path / "home"
     cache = NeededFile("queries", home / "2019" / "queries.tsv", derived=True)

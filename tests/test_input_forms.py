@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 
 import prefeval
-from prefeval.inputs import qrels_frame, run_frame
-from prefeval.io import read_qrels, read_run
-from prefeval.provider import PrefevalEvaluator, _last_state
-from prefeval.ranking import rank_run
+from prefeval.data.inputs import qrels_frame, run_frame
+from prefeval.data.ranking import rank_run
+from prefeval.data.trec import read_qrels, read_run
+from prefeval.integrations.provider import PrefevalEvaluator, _last_state
 
 MEASURES = [prefeval.RBU(p=0.8, e=0.03) @ 20, prefeval.RBU(p=0.9, e=0.01, rel=2) @ 5, prefeval.TSE,
             prefeval.RPP(baseline="forms-base"), prefeval.RPP(baseline="forms-base", graded=False, weighting="dcg"),
@@ -77,7 +77,7 @@ def _forms(qrels: pd.DataFrame, run: pd.DataFrame) -> dict:
 def base():
     """``base(run)`` registers the baseline run of the measures' preferences (``"forms-base"``) for the test."""
     yield lambda run: prefeval.register_run("forms-base", run)
-    prefeval.runs._REGISTERED.pop("forms-base", None)
+    prefeval.data.runs._REGISTERED.pop("forms-base", None)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -188,7 +188,7 @@ def test_qrels_dicts_reused_only_when_equal(base):
 
 
 def test_large_qrels_records_are_not_kept(monkeypatch, base):
-    from prefeval import provider
+    from prefeval.integrations import provider
 
     rng = random.Random(8)
     qrels, run = _qrels(rng, False), _run(rng, repeats=False)

@@ -1,4 +1,4 @@
-"""Ids and grades follow one rule whatever form they come in (``prefeval.io``'s docstring): files, DataFrames,
+"""Ids and grades follow one rule whatever form they come in (``prefeval.data.trec``'s docstring): files, DataFrames,
 dicts, ir-measures records and ranx objects are checked before any measure or provider sees them, so that a NUL
 byte in an id or a grade of 2**32 is a one-line error, not a crash in pytrec_eval or a wrong number."""
 
@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 
 import prefeval
+from prefeval.data.inputs import qrels_frame, run_frame
 from prefeval.errors import PrefevalError
-from prefeval.inputs import qrels_frame, run_frame
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 QRELS = {"1": {"d1": 1}, "2": {"d3": 1}}
@@ -73,7 +73,7 @@ def test_a_nul_in_a_query_id_of_a_dict_run_is_an_error_not_an_abort() -> None:
 
 def test_the_provider_checks_dict_runs_too() -> None:
     with pytest.raises(PrefevalError, match=r"doc_id 'd\\x00' \(query 1\) holds U\+0000"):
-        ir_measures.calc_aggregate([prefeval.measures.TSE], QRELS, {"1": {"d\x00": 1.0}})
+        ir_measures.calc_aggregate([prefeval.integrations.measures.TSE], QRELS, {"1": {"d\x00": 1.0}})
 
 
 def test_valid_inputs_are_unchanged() -> None:

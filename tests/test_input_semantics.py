@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 
 import prefeval
-from prefeval.cli import main
+from prefeval.commands.cli import main
+from prefeval.engine.evaluate import evaluate
 from prefeval.errors import PrefevalError
-from prefeval.evaluate import evaluate
 
 REPO = Path(__file__).resolve().parent.parent
 STANDARD = ["RR", "AP", "P@2", "nDCG@3", "ERR_IA@3", "alpha_nDCG@3", "R@3"]
@@ -98,7 +98,7 @@ def test_conflicting_qrels_last_line_wins_for_every_measure_and_entry_point(tmp_
     div = pd.DataFrame({"query_id": "q1", "doc_id": ["d1", "d1", "d1"], "relevance": [1, 0, 1],
                         "iteration": ["1", "1", "2"]})
     with pytest.warns(UserWarning, match="document d1, subtopic 1: grades 1 then 0"):
-        assert len(prefeval.inputs.qrels_frame(div)) == 2
+        assert len(prefeval.data.inputs.qrels_frame(div)) == 2
 
 
 # ----------------------------------------------------------------------------------------------
@@ -172,7 +172,7 @@ def test_pt_experiment_column_order_does_not_depend_on_the_hash_seed():
     pytest.importorskip("pyterrier")
     script = textwrap.dedent('''
         import pandas as pd, pyterrier as pt, prefeval
-        from prefeval.interop import experiment
+        from prefeval.integrations.interop import experiment
         qrels = pd.DataFrame({"qid": ["q1", "q1"], "docno": ["a", "b"], "label": [2, 1]})
         run = pd.DataFrame({"qid": ["q1", "q1"], "docno": ["a", "b"], "score": [2.0, 1.0]})
         prefeval.register_run("b", run)
@@ -195,7 +195,7 @@ def test_pt_experiment_column_order_does_not_depend_on_the_hash_seed():
 
 
 def test_sign_test_for_pt_experiment_reproduces_prefeval_significance():
-    from prefeval.interop import sign_test
+    from prefeval.integrations.interop import sign_test
 
     rng = np.random.default_rng(3)
     a, b = rng.integers(0, 3, 40).astype(float), rng.integers(0, 3, 40).astype(float)
@@ -209,7 +209,7 @@ def test_sign_test_for_pt_experiment_reproduces_prefeval_significance():
 @pytest.mark.integration  # a whole pt.Experiment (PyTerrier's import alone takes 0.6 s)
 def test_experiment_warns_when_a_preference_baseline_is_not_the_experiment_baseline():
     pt, systems, topics, qrels = _pt_frames()
-    from prefeval.interop import experiment, sign_test
+    from prefeval.integrations.interop import experiment, sign_test
 
     prefeval.register_run("qs-y", RUNS4["y"])
     with pytest.warns(UserWarning, match="Experiment's baseline is 'x'"):
@@ -249,7 +249,7 @@ def test_pyterrier_and_ranx_inputs_are_accepted_everywhere():
 
 def test_ranx_conversion_keeps_prefeval_order():
     ranx = pytest.importorskip("ranx")
-    from prefeval.interop import to_ranx_qrels, to_ranx_run
+    from prefeval.integrations.interop import to_ranx_qrels, to_ranx_run
 
     run = {"q1": {"a": 1.0, "b": 1.0, "c": 0.5}}
     qrels = {"q1": {"a": 1, "c": 2}}
@@ -295,8 +295,8 @@ FOLDS_WORKER = textwrap.dedent(r'''
         raise socket.gaierror(socket.EAI_NONAME, "network cut off by the test")
     socket.getaddrinfo = no_network
     import prefeval
-    from prefeval import datasets
-    from prefeval.cli import main
+    from prefeval.data import datasets
+    from prefeval.commands.cli import main
     assert main(["datasets", "seed", "msmarco-passage/trec-dl-hard", sys.argv[1]]) == 0
     for fold in range(1, 6):
         qrels = datasets.load(f"irds:msmarco-passage/trec-dl-hard/fold{fold}").qrels
@@ -318,7 +318,7 @@ def test_dl_hard_fold_subsets_load_offline(shared_data, tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     lines = proc.stdout.splitlines()
     folds = [line.split(" ", 3) for line in lines if line[:1].isdigit() and " " in line][:5]
-    full = prefeval.inputs.qrels_frame(qrels_path)
+    full = prefeval.data.inputs.qrels_frame(qrels_path)
     assert sum(int(n) for _, n, _, _ in folds) == len(full)
     assert sum(int(q) for _, _, q, _ in folds) == full["query_id"].nunique()
     assert "bm25,nDCG@10," in proc.stdout and "bm25,RBU@10," in proc.stdout

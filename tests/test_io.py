@@ -1,4 +1,4 @@
-"""TREC run / qrels readers and writers (prefeval.io)."""
+"""TREC run / qrels readers and writers (prefeval.data.trec)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval import io as pio
+from prefeval.data import trec as pio
+from prefeval.data.trec import read_qrels, read_run, write_qrels, write_run
 from prefeval.errors import InputFormatError, PrefevalError
-from prefeval.io import read_qrels, read_run, write_qrels, write_run
 
 
 def brute_run(text: str) -> list[tuple[str, str, float]]:

@@ -1,4 +1,4 @@
-"""The one TREC reader (``prefeval.io``) against the format's definition, written out line by line in Python here:
+"""The one TREC reader (``prefeval.data.trec``) against the format's definition, written out line by line in Python here:
 random texts (blanks, tabs, CRLF, BOM, comments, quotes, extra fields, odd numbers) give the columns the definition
 gives, or an error naming the line the definition names."""
 
@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval import io as pio
+from prefeval.data import trec as pio
 from prefeval.errors import InputFormatError
 
 BAD_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]|[^\S \t\n]")
@@ -23,7 +23,7 @@ FLOAT = re.compile(r"[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|n
 
 
 def definition(data: bytes, kind: str) -> tuple[list[tuple], None] | tuple[None, int]:
-    """(rows, None), or (None, the line of the first error) by the rules of the module docstring of prefeval.io,
+    """(rows, None), or (None, the line of the first error) by the rules of the module docstring of prefeval.data.trec,
     written out line by line. Rows: run (query, doc, score); qrels (query, iteration, doc, grade)."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]

@@ -1,16 +1,17 @@
 """Dependencies point one way and form no cycle; imports inside functions only defer heavy dependencies.
 
-Layers, lowest first (a module may import its own layer and the layers below):
+Layers, lowest first (a module may import its own layer and the layers below); each layer is a package:
 
-0. ``errors``, ``references``, ``_text``, ``_version``, ``measure_syntax``, ``core`` -- kernels,
-   formulas (numpy / scipy only)
-1. ``methods`` -- the method declarations and their registry
-2. ``io``, ``encoding``, ``inputs``, ``ranking``, ``runs``, ``datasets``, ``simulate``, ``aspects`` -- data
-3. ``compare``, ``evaluate``, ``engines`` -- the engine (in-process, and on a Dask cluster)
-4. ``measures``, ``provider``, ``extras`` (ir-measures), ``interop`` (PyTerrier, ranx), ``analysis``, ``axioms``
-5. ``report`` -- rendering of results (text tables, Markdown, LaTeX, CSV, JSON, HTML) and the run x measure table
-6. ``pipeline``
-7. ``commands``, ``cli``, ``__main__``
+0. ``prefeval.core`` -- kernels and formulas (numpy / scipy only), lazy imports; ``errors``, ``_version``
+1. ``prefeval.methods`` -- the method declarations, their registry, measure names and the papers cited
+2. ``prefeval.data`` -- the TREC reader, inputs in every form, rankings, aspects, simulated collections, ir_datasets
+3. ``prefeval.engine`` -- compare and evaluate (in-process, and on a Dask cluster)
+4. ``prefeval.integrations`` (ir-measures, PyTerrier, ranx, optional extras), ``prefeval.analysis``,
+   ``prefeval.axioms``
+5. ``prefeval.report`` -- rendering of results (text tables, Markdown, LaTeX, CSV, JSON, HTML) and the run x
+   measure table
+6. ``prefeval.pipeline``
+7. ``prefeval.commands`` (the ``prefeval`` program) and ``__main__``
 8. the package ``prefeval`` itself (its ``__init__`` gathers the public API)
 """
 
@@ -23,17 +24,14 @@ import pytest
 
 SRC = Path(__file__).resolve().parent.parent / "src"
 LAYERS = [
-    ("prefeval.errors", "prefeval.references", "prefeval._lazy", "prefeval._arrow", "prefeval._text", "prefeval._version", "prefeval.measure_syntax",
-     "prefeval.core"),
+    ("prefeval.errors", "prefeval._version", "prefeval.core"),
     ("prefeval.methods",),
-    ("prefeval.io", "prefeval.encoding", "prefeval.inputs", "prefeval.ranking", "prefeval.runs", "prefeval.datasets", "prefeval.simulate",
-     "prefeval.aspects"),
-    ("prefeval.compare", "prefeval.evaluate", "prefeval.engines"),
-    ("prefeval.measures", "prefeval.provider", "prefeval.extras", "prefeval.interop", "prefeval.analysis",
-     "prefeval.axioms"),
+    ("prefeval.data",),
+    ("prefeval.engine",),
+    ("prefeval.integrations", "prefeval.analysis", "prefeval.axioms"),
     ("prefeval.report",),
     ("prefeval.pipeline",),
-    ("prefeval.commands", "prefeval.cli", "prefeval.__main__"),
+    ("prefeval.commands", "prefeval.__main__"),
 ]
 
 
@@ -160,14 +158,14 @@ def test_imports_inside_functions_only_defer_heavy_dependencies():
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("module", ["prefeval.compare", "prefeval.analysis.position_engine"])
+@pytest.mark.parametrize("module", ["prefeval.engine.compare", "prefeval.analysis.position_engine"])
 def test_engine_does_not_use_the_ir_measures_adapter(module):
-    assert not [t for m, _, t, _, _ in IMPORTS if m == module and t in ("prefeval.provider", "prefeval.measures")]
+    assert not [t for m, _, t, _, _ in IMPORTS if m == module and t in ("prefeval.integrations.provider", "prefeval.integrations.measures")]
 
 
 #: the only references to a higher layer, each loaded on use (``lazy_module``): a result object's rendering, which
 #: lives in the report layer (results apart from their rendering) and loads only when the result is rendered
-RENDERING_HOOKS = {("prefeval.compare", "prefeval.report.comparison")}
+RENDERING_HOOKS = {("prefeval.engine.compare", "prefeval.report.comparison")}
 
 
 def test_references_to_higher_layers_are_only_the_listed_rendering_hooks():

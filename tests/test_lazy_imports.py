@@ -116,15 +116,15 @@ IR_MEASURES_READY = ("import ir_measures\n"
     "import prefeval",  # ir-measures imported later: the hook registers the measures then
     "import ir_measures, prefeval",  # imported before: registered at once
     "import prefeval; import ir_measures.measures.base",  # a submodule first: its package is imported first
-    "import prefeval.measures",  # the measure classes first (they import ir-measures at their top)
-    "import prefeval.provider",
+    "import prefeval.integrations.measures",  # the measure classes first (they import ir-measures at their top)
+    "import prefeval.integrations.provider",
     "from prefeval import RBU",  # a measure first
 ])
 def test_measures_are_registered_however_ir_measures_comes(first):
     """``import prefeval`` does not import ir-measures; prefeval's measures and provider are registered with it
     once it is imported, in any order, and the hook is gone afterwards."""
     code = (f"import sys\n{first}\nimport prefeval\n"
-            "hooks = [f for f in sys.meta_path if type(f).__module__ == 'prefeval._lazy']\n"
+            "hooks = [f for f in sys.meta_path if type(f).__module__ == 'prefeval.core.lazy']\n"
             "assert not hooks or 'ir_measures' not in sys.modules, hooks\n" + IR_MEASURES_READY)
     assert python(code).stdout.strip().endswith("ok")
 
@@ -175,7 +175,7 @@ def test_a_lazy_module_pickles_as_the_module():
     (deterministically, as Dask's tokenizer requires)."""
     import pickle
 
-    from prefeval._lazy import lazy_module
+    from prefeval.core.lazy import lazy_module
 
     lazy = lazy_module("json")
     assert pickle.dumps(lazy) == pickle.dumps(lazy_module("json"))

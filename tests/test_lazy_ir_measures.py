@@ -1,5 +1,5 @@
 """ir-measures is imported only where it is used: the post-import hook that registers prefeval's measures when
-ir-measures is imported (:func:`prefeval._lazy.when_imported`), and the method calls that stand for prefeval's
+ir-measures is imported (:func:`prefeval.core.lazy.when_imported`), and the method calls that stand for prefeval's
 measures in ``compare`` (:func:`prefeval.methods.registry.parse_call`), written and checked exactly as ir-measures
 parses the same text."""
 
@@ -11,8 +11,8 @@ import ir_measures
 import pytest
 
 import prefeval
-from prefeval._lazy import when_imported
-from prefeval.compare import parse_method
+from prefeval.core.lazy import when_imported
+from prefeval.engine.compare import parse_method
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import MethodCall, declaration_of, parameters, parse_call
 
@@ -135,4 +135,4 @@ def test_a_spec_found_but_not_imported_keeps_its_loader_interface(package):
         spec = importlib.util.find_spec("hooktarget")
         assert spec.loader.is_package("hooktarget") is False and spec.loader.get_source("hooktarget") == "DONE = True\n"
     finally:
-        sys.meta_path[:] = [f for f in sys.meta_path if type(f).__module__ != "prefeval._lazy"]
+        sys.meta_path[:] = [f for f in sys.meta_path if type(f).__module__ != "prefeval.core.lazy"]

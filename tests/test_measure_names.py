@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 import prefeval
-from prefeval.compare import parse_methods
+from prefeval.engine.compare import parse_methods
+from prefeval.engine.evaluate import parse_measures
 from prefeval.errors import PrefevalError
-from prefeval.evaluate import parse_measures
 
 QRELS = {"q1": {"a": 2, "b": 1, "c": 0}, "q2": {"d": 1, "e": 1}}
 RUNS = {"r": {"q1": {"c": 3.0, "a": 2.0, "b": 1.0}, "q2": {"x": 2.0, "d": 1.0}},

@@ -131,7 +131,7 @@ import numpy as np
 
 from prefeval.core.positions import position_vectors
 from prefeval.methods.registry import REL, Declaration, Param, register
-from prefeval.references import PAPERS
+from prefeval.methods.references import PAPERS
 
 
 def first_relevant(A, B):

@@ -4,7 +4,7 @@ naming the file and line, through every entry point: ``prefeval.evaluate``, ``pr
 ``prefeval.compare``, ``prefeval compare``, a pipeline, and the ir-measures provider (a preference measure's
 baseline given as a file).
 
-The commands run in this process through ``prefeval.cli.main`` (the code of ``python -m prefeval``; one test runs
+The commands run in this process through ``prefeval.commands.cli.main`` (the code of ``python -m prefeval``; one test runs
 the real program on the case of issue 24)."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import prefeval
-from prefeval.cli import main
+from prefeval.commands.cli import main
 from prefeval.errors import PrefevalError
 from prefeval.pipeline import Compare, Evaluate, Pipeline, Qrels, Runs
 
@@ -149,7 +149,7 @@ def by_provider(qrels: Path, fixed: Path, other: Path) -> tuple[str, object] | N
     try:
         with _quiet():
             values = {m.query_id: m.value for m in ir_measures.iter_calc(
-                [prefeval.measures.LexiRecall(baseline=str(other))], qrels_dict, run_dict)}
+                [prefeval.integrations.measures.LexiRecall(baseline=str(other))], qrels_dict, run_dict)}
     except PrefevalError as exc:
         return _error(exc)
     return "ok", {q: values[q] for q in sorted(values)}

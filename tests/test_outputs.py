@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from prefeval._text import md_escape
-from prefeval.cli import main
+from prefeval.commands.cli import main
 from prefeval.pipeline.output import MANIFEST, OutputFolder
 from prefeval.pipeline.render import md_inline, path_slug
+from prefeval.report.text import md_escape
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "pipelines" / "demo.toml"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import prefeval
-from prefeval.cli import main as cli_main
+from prefeval.commands.cli import main as cli_main
 from prefeval.commands.run_cmd import builtin_pipelines, resolve_pipeline
 from prefeval.errors import PrefevalError
 
@@ -62,7 +62,7 @@ def test_resolve_builtin_names(tmp_path, monkeypatch):
 def test_missing_extra_is_named(monkeypatch):
     import ir_measures
 
-    from prefeval.extras import check_measures
+    from prefeval.integrations.extras import check_measures
 
     provider = ir_measures.providers.registry["pyndeval"]
     monkeypatch.setattr(provider, "_is_available", False)

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval import ranking
+from prefeval.data import ranking
 
 
 @pytest.mark.parametrize("ids", ["string[pyarrow]", object])

@@ -1,5 +1,5 @@
-"""Partitioning by query (prefeval.engines.partitions) and the recommendation simulator generated partition by
-partition (prefeval.simulate.recsys): pandas only, no cluster."""
+"""Partitioning by query (prefeval.engine.partitions) and the recommendation simulator generated partition by
+partition (prefeval.data.simulate.recsys): pandas only, no cluster."""
 
 from __future__ import annotations
 
@@ -10,17 +10,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from prefeval import simulate
-from prefeval.engines import partitions as parts
+from prefeval.data import simulate
+from prefeval.data.ranking import coverage_notes
+from prefeval.engine import partitions as parts
 from prefeval.errors import PrefevalError
-from prefeval.ranking import coverage_notes
 
 
 @pytest.mark.integration  # a fresh Python process
 def test_query_bucket_is_the_same_in_a_fresh_process():
     ids = [f"q{i}" for i in range(50)]
     here = parts.query_bucket(ids, 7).tolist()
-    code = ("import sys; sys.path.insert(0, 'src'); from prefeval.engines.partitions import query_bucket; "
+    code = ("import sys; sys.path.insert(0, 'src'); from prefeval.engine.partitions import query_bucket; "
             f"print(query_bucket({ids!r}, 7).tolist())")
     there = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env={"PYTHONHASHSEED": "123"}, cwd=Path(__file__).resolve().parents[1]).stdout
@@ -140,7 +140,7 @@ def test_recsys_rejects_bad_parameters(bad, message):
 @pytest.mark.integration  # a fresh Python process
 def test_import_prefeval_and_the_cli_do_not_import_dask():
     code = ("import sys; sys.path.insert(0, 'src'); import prefeval\n"
-            "from prefeval.cli import main\n"
+            "from prefeval.commands.cli import main\n"
             "try:\n    main(['compare', '--help'])\nexcept SystemExit:\n    pass\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -150,7 +150,7 @@ def test_import_prefeval_and_the_cli_do_not_import_dask():
 
 
 def test_engine_names_are_registered_once():
-    from prefeval.engines import registry
+    from prefeval.engine import registry
 
     dask = registry.options("dask")
     assert dask is not None and "dask" in registry.names()

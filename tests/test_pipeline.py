@@ -17,10 +17,10 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.multitest import multipletests
 
-from prefeval import simulate
-from prefeval.cli import main
+from prefeval.commands.cli import main
+from prefeval.data import simulate
+from prefeval.engine.evaluate import evaluate
 from prefeval.errors import PrefevalError
-from prefeval.evaluate import evaluate
 from prefeval.pipeline import (
     SCHEMA,
     Aggregate,
@@ -419,8 +419,8 @@ DL_HARD_WORKER = textwrap.dedent(r'''
         raise socket.gaierror(socket.EAI_NONAME, "network cut off by the test")
 
     socket.getaddrinfo = no_network
-    from prefeval import datasets
-    from prefeval.cli import main
+    from prefeval.data import datasets
+    from prefeval.commands.cli import main
 
     data, out = Path(sys.argv[1]), sys.argv[2]
     datasets.seed("msmarco-passage/trec-dl-hard", data / "dl-hard" / "dl_hard-passage.qrels")

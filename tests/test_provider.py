@@ -10,7 +10,7 @@ import pytest
 
 import prefeval
 import reference as ref
-from prefeval.io import read_qrels, read_run
+from prefeval.data.trec import read_qrels, read_run
 
 RUNS = ["bm25+t5_zs_", "bm25+rm3"]
 

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 
 import prefeval
-from prefeval.inputs import run_name
-from prefeval.io import read_qrels, read_run
+from prefeval.data.inputs import run_name
+from prefeval.data.trec import read_qrels, read_run
 
 pytestmark = pytest.mark.integration
 
@@ -89,7 +89,7 @@ def test_calc_aggregate_and_compare_give_the_same_means(dl_hard):
 
 
 def test_sign_test_p_values_equal_compare_significance(dl_hard, pt):
-    from prefeval.interop import sign_test
+    from prefeval.integrations.interop import sign_test
 
     measure = prefeval.LexiRecall(baseline="bm25")
     frame = pt.Experiment(dl_hard["systems"], dl_hard["topics"], dl_hard["pt_qrels"], [measure],

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval import inputs, ranking
+from prefeval.data import inputs, ranking
 
 
 @pytest.mark.parametrize("block", [1, 5, 1 << 16])

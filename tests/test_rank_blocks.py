@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval import ranking
+from prefeval.data import ranking
 
 
 def brute_ranks(frame: pd.DataFrame, candidates: set) -> dict[tuple[str, object], int]:

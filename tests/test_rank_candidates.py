@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval.ranking import rank_run
+from prefeval.data.ranking import rank_run
 
 
 def brute_force_ranks(frame: pd.DataFrame, candidates: set[str]) -> dict[tuple[str, str], int]:

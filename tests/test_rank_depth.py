@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 import prefeval
-from prefeval.evaluate import parse_measures, top_k_depth
-from prefeval.ranking import rank_run
+from prefeval.data.ranking import rank_run
+from prefeval.engine.evaluate import parse_measures, top_k_depth
 
 
 def _run(rng: random.Random, shuffle: bool) -> pd.DataFrame:

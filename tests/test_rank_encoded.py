@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval import compare, ranking
+from prefeval import compare
+from prefeval.data import ranking
 from prefeval.errors import PrefevalError
 
 
@@ -101,7 +102,7 @@ def test_mixed_runs_join_blocks_of_one_kind() -> None:
     objects, _, _ = random_runs(4, n_runs=3, ids="object")
     columns = {"query_id": pa.array(arrow["r0"]["query_id"].tolist(), pa.string()),
                "doc_id": pa.array(arrow["r0"]["doc_id"].tolist(), pa.string()), "score": arrow["r0"]["score"].to_numpy()}
-    from prefeval.io import Columns
+    from prefeval.data.trec import Columns
 
     runs = {"a0": arrow["r0"], "c0": Columns(columns), "a1": arrow["r1"], "p": "some/path.run", "o0": objects["r0"],
             "o1": objects["r1"], "a2": arrow["r2"]}

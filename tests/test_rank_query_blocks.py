@@ -14,7 +14,8 @@ import pandas as pd
 import pytest
 from tests.test_rank_encoded import random_runs
 
-from prefeval import compare, ranking
+from prefeval import compare
+from prefeval.data import ranking
 from prefeval.errors import PrefevalError
 
 pytest.importorskip("pyarrow")
@@ -92,7 +93,7 @@ def test_only_large_arrow_runs_in_memory_are_blocked(monkeypatch, tmp_path: Path
     """Paths and small runs take the run-by-run path; a run with a missing doc id too (its error names it); runs
     with ids of every form (Arrow, objects: one id kind inside) are blocked together; the results do not change."""
     pa = pytest.importorskip("pyarrow")
-    from prefeval.io import Columns
+    from prefeval.data.trec import Columns
 
     arrow, queries, _ = random_runs(5, n_runs=4)
     objects, _, _ = random_runs(6, n_runs=2, ids="object")
@@ -130,7 +131,7 @@ def test_metrics_keep_runs_ranked_one_by_one(monkeypatch) -> None:
     monkeypatch.setattr(ranking, "ENCODE_ROWS", 10)
     calls = []
     original = ranking.rank_query_blocks
-    module = importlib.import_module("prefeval.compare")  # the module (``prefeval.compare`` is the function)
+    module = importlib.import_module("prefeval.engine.compare")  # the module (``prefeval.compare`` is the function)
     monkeypatch.setattr(module, "rank_query_blocks", lambda *a: calls.append(1) or original(*a))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -147,7 +148,7 @@ def test_metrics_keep_runs_ranked_one_by_one(monkeypatch) -> None:
 def test_dl_hard_same_through_query_blocks(shared_data, monkeypatch, task: str, qrels_name: str) -> None:
     """The real DL-Hard runs (read as DataFrames) ranked by query blocks of 2^14 rows give the per-query values of the
     run-by-run path, for every method and for ``rel=2``."""
-    from prefeval.io import read_qrels, read_run
+    from prefeval.data.trec import read_qrels, read_run
 
     folder = shared_data / "dl-hard"
     qrels = read_qrels(folder / qrels_name)
@@ -167,7 +168,7 @@ def test_dl_hard_same_through_query_blocks(shared_data, monkeypatch, task: str, 
 def test_runs_in_score_order_ranked_by_place(monkeypatch, decimals) -> None:
     """Runs in score order without ties or repeats (simulated) take the ranks from the rows' places; with rounded
     scores (ties) the blocks are sorted as usual: the same per-query values as run by run."""
-    from prefeval import simulate
+    from prefeval.data import simulate
 
     c = simulate.collection(n_queries=30, n_runs=5, depth=25, n_docs=40, score_decimals=decimals, seed=3)
     runs = {name: run.astype({"query_id": "string[pyarrow]", "doc_id": "string[pyarrow]"})

@@ -14,9 +14,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval import ranking
-from prefeval.encoding import Ids
-from prefeval.ranking import PositionTable, QueryCandidates, candidate_documents, query_candidates, rank_run
+from prefeval.data import ranking
+from prefeval.data.encoding import Ids
+from prefeval.data.ranking import (
+    PositionTable,
+    QueryCandidates,
+    candidate_documents,
+    query_candidates,
+    rank_run,
+)
 
 
 def brute_positions(frame: pd.DataFrame, table: PositionTable) -> np.ndarray:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval.ranking import rank_run
+from prefeval.data.ranking import rank_run
 
 IDS = ["d1", "d10", "d2", "D", "a b", "ä", "z\u00ff", "\U0001F600", "ab", "a"]
 

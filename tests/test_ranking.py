@@ -12,9 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval.errors import PrefevalError
-from prefeval.inputs import run_frame
-from prefeval.ranking import (
+from prefeval.data.inputs import run_frame
+from prefeval.data.ranking import (
     PositionTable,
     candidate_documents,
     qrels_queries,
@@ -22,6 +21,7 @@ from prefeval.ranking import (
     rank_run,
     relevant_documents,
 )
+from prefeval.errors import PrefevalError
 
 
 def _run(rows):

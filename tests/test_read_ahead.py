@@ -11,10 +11,10 @@ import pytest
 
 import prefeval
 from conftest import write_trec_files
+from prefeval.data.trec import Columns, read_run
 from prefeval.errors import InputFormatError
-from prefeval.io import Columns, read_run
 
-compare_module = __import__("prefeval.compare", fromlist=["_read_ahead"])
+compare_module = __import__("prefeval.engine.compare", fromlist=["_read_ahead"])
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Runs given as lists (or generators) of ir-measures ``ScoredDoc`` records are read by the ir-measures provider
-straight into integer codes (:func:`prefeval.inputs.records_codes`, :func:`prefeval.ranking.rank_codes`), without a
-frame: every value must be the one the frame of the same records gives (:func:`prefeval.inputs.run_frame`) --
+straight into integer codes (:func:`prefeval.data.inputs.records_codes`, :func:`prefeval.data.ranking.rank_codes`), without a
+frame: every value must be the one the frame of the same records gives (:func:`prefeval.data.inputs.run_frame`) --
 rows in any order, repeated documents, ties across the cut -- and records the direct reading does not take must fall
 back to the frame, errors included."""
 
@@ -16,8 +16,8 @@ import pytest
 from tests.test_dict_runs import CUT_SETS, MEASURES, _qrels, _run, _values, base  # noqa: F401  (base: a fixture)
 
 import prefeval
-from prefeval.encoding import Ids
-from prefeval.inputs import records_codes, run_frame
+from prefeval.data.encoding import Ids
+from prefeval.data.inputs import records_codes, run_frame
 
 
 def _records(run: dict) -> list:

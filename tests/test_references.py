@@ -1,4 +1,4 @@
-"""Citations in code, docs and help resolve to papers of prefeval.references; no internal document names."""
+"""Citations in code, docs and help resolve to papers of prefeval.methods.references; no internal document names."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from prefeval.references import PAPERS, cite
+from prefeval.methods.references import PAPERS, cite
 
 REPO = Path(__file__).resolve().parent.parent
 TEXTS = [*sorted((REPO / "src").rglob("*.py")), *sorted((REPO / "docs").rglob("*.md")),

@@ -22,7 +22,7 @@ import pytest
 
 from browser import Browser, chromium, png_colours
 from conftest import write_trec_files
-from prefeval.cli import main
+from prefeval.commands.cli import main
 from prefeval.pipeline import Aggregate, Analyse, Compare, Evaluate, Pipeline, Qrels, Report, Runs
 from prefeval.pipeline.output import MANIFEST
 from prefeval.pipeline.render import latex_inline, md_inline, plural
@@ -373,8 +373,8 @@ DL_HARD_WORKER = textwrap.dedent(r'''
         raise socket.gaierror(socket.EAI_NONAME, "network cut off by the test")
 
     socket.getaddrinfo = no_network
-    from prefeval import datasets
-    from prefeval.cli import main
+    from prefeval.data import datasets
+    from prefeval.commands.cli import main
 
     data, out = Path(sys.argv[1]), sys.argv[2]
     datasets.seed("msmarco-passage/trec-dl-hard", data / "dl-hard" / "dl_hard-passage.qrels")

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval.aspects import graded_rankings, qrels_side, run_graded_rankings
-from prefeval.ranking import candidate_documents, qrels_queries, rank_run
+from prefeval.data.aspects import graded_rankings, qrels_side, run_graded_rankings
+from prefeval.data.ranking import candidate_documents, qrels_queries, rank_run
 
 
 def case(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:

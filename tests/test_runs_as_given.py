@@ -15,7 +15,7 @@ import pytest
 import prefeval
 from prefeval.errors import PrefevalError
 
-evaluate_module = importlib.import_module("prefeval.evaluate")  # the package's attribute is the function
+evaluate_module = importlib.import_module("prefeval.engine.evaluate")  # the package's attribute is the function
 parse = evaluate_module.parse_measures
 MEASURES = ["nDCG@10", "AP", "P@5", "RR", "R@20", "NumRet", "Rprec", "NumRelRet"]
 

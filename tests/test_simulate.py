@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy.stats import kendalltau
 
-from prefeval import simulate
+from prefeval.data import simulate
 from prefeval.errors import PrefevalError
 
 SMALL = dict(n_queries=40, n_runs=6, depth=30, n_docs=60)

@@ -19,7 +19,7 @@ import pytest
 import scipy.stats as st
 
 import prefeval
-from prefeval.cli import main as cli_main
+from prefeval.commands.cli import main as cli_main
 from prefeval.errors import PrefevalError
 
 MEASURES = ["nDCG@10", "AP(rel=2)", "RBU@20", "RPP"]
@@ -89,7 +89,7 @@ def test_baseline_table_equals_evaluate_compare_and_independent_tests(dl_hard, r
     qrels, runs = dl_hard
     per_query, means, comparison = references
     rows = csv_records(cli("eval", qrels, *runs, "-m", *MEASURES, "--baseline", "bm25", "--format", "csv"))
-    names = [prefeval.inputs.run_name(r) for r in runs]
+    names = [prefeval.data.inputs.run_name(r) for r in runs]
     assert [r["run"] for r in rows] == [n for n in names for _ in MEASURES]
     got = {(r["run"], r["measure"]): r for r in rows}
     others = [n for n in names if n != "bm25"]
@@ -332,7 +332,7 @@ def test_comparison_repr_and_html(files):
 @pytest.mark.integration  # a fresh Python process whose stderr is a file
 def test_no_progress_bar_in_a_file(files, tmp_path):
     qrels, runs = files
-    env_code = "import sys; from prefeval.cli import main; sys.exit(main(sys.argv[1:]))"
+    env_code = "import sys; from prefeval.commands.cli import main; sys.exit(main(sys.argv[1:]))"
     src = str(Path(prefeval.__file__).resolve().parent.parent)
     for args in (["compare", qrels, *runs, "-m", "RPP"], ["eval", qrels, *runs, "-m", "RPP", "P@2"]):
         err = tmp_path / "err.txt"

@@ -8,8 +8,8 @@ from contextlib import redirect_stdout
 
 import pytest
 
-from prefeval.cli import main as cli_main
-from prefeval.compare import compare
+from prefeval.commands.cli import main as cli_main
+from prefeval.engine.compare import compare
 
 
 def _files(tmp_path):

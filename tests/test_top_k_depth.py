@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 import prefeval
-from prefeval.evaluate import top_k_depth
-from prefeval.ranking import canonical_run
+from prefeval.data.ranking import canonical_run
+from prefeval.engine.evaluate import top_k_depth
 
 CUT = ["nDCG@5", "P@3", "R@10", "AP@4", "RR@2", "Success@3", "Judged@5", "P(rel=2)@5", "nDCG(judged_only=False)@3"]
 FULL = ["nDCG(judged_only=True)@5", "AP", "nDCG", "Rprec", "Bpref", "NumRet", "P(judged_only=True)@5"]

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from prefeval.analysis.unanimity import PAPER_GRID, diversity_scores, metric_unanimity, mu_table
-from prefeval.aspects import kernel_measure
+from prefeval.data.aspects import kernel_measure
 
 
 def synthetic() -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:

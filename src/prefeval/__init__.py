@@ -17,49 +17,50 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from prefeval._version import __version__ as __version__
+
 # compare and evaluate are bound eagerly: their submodules share the names, and importing a submodule
 # binds the module object to the package attribute, which would shadow a lazily bound function.
-from prefeval._lazy import when_imported
-from prefeval._version import __version__ as __version__
-from prefeval.compare import Comparison, compare
+from prefeval.core.lazy import when_imported
+from prefeval.data.inputs import register_dataset_qrels as _register_dataset_qrels
+from prefeval.data.runs import register_run
+from prefeval.engine.compare import Comparison, compare
+from prefeval.engine.evaluate import evaluate
 from prefeval.errors import DatasetUnavailable, PrefevalError
-from prefeval.evaluate import evaluate
-from prefeval.inputs import register_dataset_qrels as _register_dataset_qrels
-from prefeval.runs import register_run
 
 
 def _install_in_ir_measures() -> None:
     """Register prefeval's measures and provider with ir-measures, and name prefeval's extras in its messages."""
-    importlib.import_module("prefeval.provider").install()
-    importlib.import_module("prefeval.extras").name_extras_in_ir_measures()
+    importlib.import_module("prefeval.integrations.provider").install()
+    importlib.import_module("prefeval.integrations.extras").name_extras_in_ir_measures()
 
 
 # once ir-measures is imported (now, if it is already); the modules that subclass its classes import it themselves
-when_imported("ir_measures", _install_in_ir_measures, within=("prefeval.measures", "prefeval.provider"))
+when_imported("ir_measures", _install_in_ir_measures, within=("prefeval.integrations.measures", "prefeval.integrations.provider"))
 
 
 def _dataset_qrels(dataset_id: str) -> Any:
-    """Qrels of an ir_datasets id; prefeval.datasets (and ir_datasets) load on the first such id."""
-    return importlib.import_module("prefeval.datasets").load(dataset_id).qrels
+    """Qrels of an ir_datasets id; prefeval.data.datasets (and ir_datasets) load on the first such id."""
+    return importlib.import_module("prefeval.data.datasets").load(dataset_id).qrels
 
 
-_register_dataset_qrels(_dataset_qrels)  # prefeval.datasets registers its own loader when imported
+_register_dataset_qrels(_dataset_qrels)  # prefeval.data.datasets registers its own loader when imported
 
 # Heavier parts of the API are imported on first use.
 _LAZY = {
-    **{name: ("prefeval.measures", name) for name in ("RBU", "TSE", "LexiRecall", "LexiPrecision", "RPP")},
-    "read_run": ("prefeval.io", "read_run"),
-    "read_qrels": ("prefeval.io", "read_qrels"),
-    "write_run": ("prefeval.io", "write_run"),
-    "write_qrels": ("prefeval.io", "write_qrels"),
+    **{name: ("prefeval.integrations.measures", name) for name in ("RBU", "TSE", "LexiRecall", "LexiPrecision", "RPP")},
+    "read_run": ("prefeval.data.trec", "read_run"),
+    "read_qrels": ("prefeval.data.trec", "read_qrels"),
+    "write_run": ("prefeval.data.trec", "write_run"),
+    "write_qrels": ("prefeval.data.trec", "write_qrels"),
     "table": ("prefeval.report.run_table", "table"),
     "RunTable": ("prefeval.report.run_table", "RunTable"),
     "Pipeline": ("prefeval.pipeline", "Pipeline"),
-    "io": ("prefeval.io", None),
-    "datasets": ("prefeval.datasets", None),
+    "io": ("prefeval.data.trec", None),
+    "datasets": ("prefeval.data.datasets", None),
     "analysis": ("prefeval.analysis", None),
     "axioms": ("prefeval.axioms", None),
-    "simulate": ("prefeval.simulate", None),
+    "simulate": ("prefeval.data.simulate", None),
 }
 
 

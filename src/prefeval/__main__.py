@@ -6,7 +6,7 @@ module again, which must not run the command once more in each of them.
 
 import sys
 
-from prefeval.cli import main
+from prefeval.commands.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

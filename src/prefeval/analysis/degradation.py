@@ -46,11 +46,11 @@ from prefeval.analysis.position_engine import (
     load_positions,
     supported,
 )
-from prefeval.compare import Comparison, MethodResult, compare, parse_method
 from prefeval.core.stats import check_seed
+from prefeval.data.inputs import qrels_frame
+from prefeval.data.ranking import QueryPositions
+from prefeval.engine.compare import Comparison, MethodResult, compare, parse_method
 from prefeval.errors import PrefevalError
-from prefeval.inputs import qrels_frame
-from prefeval.ranking import QueryPositions
 
 __all__ = ["POLICIES", "keep_count", "keep_mask", "label_degradation", "query_subsampling", "summarise"]
 
@@ -140,9 +140,9 @@ def label_degradation(qrels: Any, runs: Any, methods: Sequence[Any], *,
                       data: PositionData | None = None) -> pd.DataFrame:
     """Ties and agreement with the full labels after removing relevant labels (see module doc).
 
-    ``qrels`` / ``runs`` / ``methods`` as for :func:`prefeval.compare.compare`. Methods the position engine
+    ``qrels`` / ``runs`` / ``methods`` as for :func:`prefeval.engine.compare.compare`. Methods the position engine
     supports (LexiRecall, LexiPrecision, RPP, AP, RR, R@k, P@k, Rprec, TSE, nDCG) are evaluated from the
-    position arrays; with any other method every sample runs :func:`~prefeval.compare.compare` on the
+    position arrays; with any other method every sample runs :func:`~prefeval.engine.compare.compare` on the
     reduced qrels (same results, much slower). ``data`` may pass a
     :func:`~prefeval.analysis.position_engine.load_positions` result to skip ranking the runs again.
     Returns one row per ``policy, fraction_removed, sample, method`` with ``queries, pairs, ties,

@@ -2,9 +2,9 @@
 
 Label-degradation experiments (Diaz & Mitra (2023) §6.2.4, Diaz (2023) §4.2, Diaz & Ferraro (2022) §6.2) evaluate the same runs
 under dozens of reduced qrels. Removing relevance labels only removes columns of the per-query position
-arrays (:class:`prefeval.ranking.QueryPositions`: where each run put each judged document), so the runs
+arrays (:class:`prefeval.data.ranking.QueryPositions`: where each run put each judged document), so the runs
 are ranked once and every label subset is evaluated from those arrays with the kernels of
-:mod:`prefeval.core`, giving exactly the values :func:`prefeval.compare.compare` gives on the reduced
+:mod:`prefeval.core`, giving exactly the values :func:`prefeval.engine.compare.compare` gives on the reduced
 qrels (tests check this on real runs).
 
 Supported methods (the others raise :class:`~prefeval.errors.PrefevalError` from :func:`supported`):
@@ -27,14 +27,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from prefeval.compare import Comparison, Method, MethodResult, parse_method
 from prefeval.core import metrics
 from prefeval.core.positions import position_vectors
+from prefeval.data.inputs import qrels_frame, runs_dict
+from prefeval.data.ranking import QueryPositions, query_positions
+from prefeval.engine.compare import Comparison, Method, MethodResult, parse_method
 from prefeval.errors import PrefevalError
-from prefeval.inputs import qrels_frame, runs_dict
 from prefeval.methods import metric_difference
 from prefeval.methods.registry import declaration_of, declarations, parameters
-from prefeval.ranking import QueryPositions, query_positions
 
 __all__ = ["PositionData", "load_positions", "supported", "evaluate_positions", "frequencies", "query_table"]
 
@@ -53,7 +53,7 @@ class PositionData:
 
 
 def load_positions(qrels: Any, runs: Any, depth: int | None = None) -> PositionData:
-    """Rank ``runs`` (anything :func:`prefeval.compare.compare` accepts) once and locate every document with
+    """Rank ``runs`` (anything :func:`prefeval.engine.compare.compare` accepts) once and locate every document with
     a positive grade. ``depth`` truncates the runs first."""
 
     qrels_df = qrels_frame(qrels)
@@ -126,11 +126,11 @@ def _metric(measure: Any, query: QueryPositions, rel: int, cutoff: int | None) -
 def evaluate_positions(data: PositionData, methods: Sequence[Any], *, rel: int = 1,
                        keep: Mapping[str, np.ndarray] | None = None,
                        query_ids: Sequence[str] | None = None) -> Comparison:
-    """A :class:`~prefeval.compare.Comparison` of ``data``'s runs under ``methods`` (names or measures, as for
-    :func:`prefeval.compare.compare`), with the labels of each query restricted to ``keep[query_id]`` (a
+    """A :class:`~prefeval.engine.compare.Comparison` of ``data``'s runs under ``methods`` (names or measures, as for
+    :func:`prefeval.engine.compare.compare`), with the labels of each query restricted to ``keep[query_id]`` (a
     boolean mask over that query's ``doc_ids``; default: all) and the queries to ``query_ids``.
 
-    As in :func:`prefeval.compare.compare`, every judged query is compared (one with a kept document, or with a
+    As in :func:`prefeval.engine.compare.compare`, every judged query is compared (one with a kept document, or with a
     judgment of grade < 1); a query without a kept document of grade >= the method's ``rel`` is a tie (0).
     """
     parsed = [parse_method(m, rel) for m in methods]

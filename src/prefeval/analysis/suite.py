@@ -1,7 +1,7 @@
 """Run several meta-evaluation analyses on one set of runs (the ``prefeval analyse`` command, pipeline steps).
 
 :func:`analyse` evaluates the runs once (with the position engine when every method allows it, which
-gives the same values as :func:`prefeval.compare.compare` in a fraction of the time, else with
+gives the same values as :func:`prefeval.engine.compare.compare` in a fraction of the time, else with
 ``compare``) and returns one DataFrame per table:
 
 ========================  ==============================================================
@@ -29,8 +29,8 @@ import pandas as pd
 
 from prefeval.analysis import agreement, degradation, discriminative, ties, unanimity
 from prefeval.analysis.position_engine import evaluate_positions, load_positions, supported
-from prefeval.compare import Comparison, compare, parse_method
 from prefeval.core.stats import check_resamples, check_seed
+from prefeval.engine.compare import Comparison, compare, parse_method
 from prefeval.errors import PrefevalError
 
 __all__ = ["ANALYSES", "DEFAULT_ANALYSES", "analyse", "evaluate"]
@@ -42,7 +42,7 @@ DEFAULT_ANALYSES = ("ties", "agreement", "power", "robustness")
 def evaluate(qrels: Any, runs: Any, methods: Sequence[Any], *, rel: int = 1, depth: int | None = None,
              data: Any = None) -> tuple[Comparison, Any]:
     """``(comparison, position data or None)``: the position engine when it supports every method, else
-    :func:`prefeval.compare.compare`."""
+    :func:`prefeval.engine.compare.compare`."""
     parsed = [parse_method(m, rel, depth) for m in methods]
     if all(supported(m) for m in parsed):
         data = data if data is not None else load_positions(qrels, runs, depth)
@@ -58,7 +58,7 @@ def analyse(qrels: Any, runs: Any, methods: Sequence[Any], metrics: Sequence[Any
             comparison: Comparison | None = None) -> dict[str, pd.DataFrame]:
     """Run ``analyses`` for the preference ``methods`` against the reference ``metrics`` (see module doc).
 
-    ``qrels`` / ``runs`` as for :func:`prefeval.compare.compare`; ``comparison`` may pass an existing
+    ``qrels`` / ``runs`` as for :func:`prefeval.engine.compare.compare`; ``comparison`` may pass an existing
     Comparison of all methods and metrics (it is then used for every analysis but ``robustness``).
     """
     unknown = [a for a in analyses if a not in ANALYSES]

@@ -24,10 +24,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from prefeval.aspects import aspect_arrays, single_aspect
 from prefeval.core import diversity
+from prefeval.data.aspects import aspect_arrays, single_aspect
+from prefeval.data.inputs import qrels_frame, runs_dict
 from prefeval.errors import PrefevalError
-from prefeval.inputs import qrels_frame, runs_dict
 
 __all__ = ["PAPER_GRID", "diversity_scores", "metric_unanimity", "mu_table", "unanimity_counts"]
 
@@ -182,8 +182,8 @@ def diversity_scores(qrels, runs, grid: Sequence[tuple[str, str, str, bool, dict
     """Per-query scores of every metric of ``grid`` (default :data:`PAPER_GRID`) for every run.
 
     ``qrels``: diversity qrels (subtopics in ``iteration``); ``runs``: anything
-    :func:`prefeval.inputs.runs_dict` accepts (e.g. ``{name: path}``). Relevance r(d,t) is the ERR mapping of RBU
-    (:mod:`prefeval.aspects`). Returns a tidy frame ``run, query_id, measure, family, value``, ready for
+    :func:`prefeval.data.inputs.runs_dict` accepts (e.g. ``{name: path}``). Relevance r(d,t) is the ERR mapping of RBU
+    (:mod:`prefeval.data.aspects`). Returns a tidy frame ``run, query_id, measure, family, value``, ready for
     :func:`metric_unanimity` (``by="query_id"``).
     """
     grid = PAPER_GRID if grid is None else list(grid)

@@ -34,9 +34,9 @@ import pandas as pd
 from prefeval import methods
 from prefeval.axioms.model import Judgments, RankingPair
 from prefeval.core.graded import GradedRankings
+from prefeval.data.ranking import QueryPositions
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import canonical_text, declaration_of
-from prefeval.ranking import QueryPositions
 
 __all__ = ["KernelScorer", "MetricScorer", "PreferenceScorer", "Scorer", "build_frames", "build_records", "resolve"]
 
@@ -129,7 +129,7 @@ class PreferenceScorer(Scorer):
 class KernelScorer(Scorer):
     """A metric of the registry (RBU, TSE, ...) computed with the kernel its declaration names.
 
-    Same definition as the ir-measures provider (:mod:`prefeval.provider`): the rankings as
+    Same definition as the ir-measures provider (:mod:`prefeval.integrations.provider`): the rankings as
     :class:`~prefeval.core.graded.GradedRankings`, grades below ``rel`` counted as 0, aspects = the subtopics
     with a relevant document, ``@k``. It skips the provider's per-query pandas work; the tests assert that
     both give the same values.

@@ -15,10 +15,10 @@ from typing import Any
 import ir_measures
 import pandas as pd
 
-from prefeval.aspects import kernel_measure as build_kernel_measure
 from prefeval.axioms.check import check
 from prefeval.axioms.constraints import GROUPS, select
-from prefeval.extras import check_measures
+from prefeval.data.aspects import kernel_measure as build_kernel_measure
+from prefeval.integrations.extras import check_measures
 from prefeval.methods import rbu
 
 __all__ = ["EXPLANATIONS", "KERNEL_MEASURES", "PAPER_ROWS", "PAPER_TABLE1", "README_MEASURES", "SYMBOLS", "compare_with_paper",

@@ -60,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _markdown(frame) -> str:
     # deferred: keeps `prefeval --help` fast
-    from prefeval._text import md_escape
+    from prefeval.report.text import md_escape
 
     header = [str(c) for c in frame.columns]
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]

@@ -54,8 +54,8 @@ def named_runs(values: list[str]) -> dict[str, str]:
     path alone is named by its file name as :func:`prefeval.compare` names it; two runs with one name are an
     error."""
     # deferred: keeps `prefeval --help` fast
+    from prefeval.data.inputs import run_name
     from prefeval.errors import PrefevalError
-    from prefeval.inputs import run_name
 
     runs: dict[str, str] = {}
     for value in values:

@@ -93,9 +93,9 @@ def positionals(args: argparse.Namespace) -> tuple[str, list[str], list[str]]:
 
 def run(args: argparse.Namespace) -> int:
     # deferred: keeps `prefeval --help` fast (ir-measures and prefeval load on use; pandas only where needed)
-    from prefeval.compare import VALUE_TESTS, compare
+    from prefeval.data.inputs import qrels_table
+    from prefeval.engine.compare import VALUE_TESTS, compare
     from prefeval.errors import PrefevalError
-    from prefeval.inputs import qrels_table
 
     qrels_arg, run_args, methods = positionals(args)
     if not 0 < args.alpha < 1:

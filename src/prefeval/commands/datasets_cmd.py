@@ -34,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
-    from prefeval import datasets
+    from prefeval.data import datasets
 
     if args.action == "seed":
         with warnings.catch_warnings(record=True) as caught:

@@ -120,9 +120,9 @@ def parse_measures(texts: list[str], rel: int | None = None) -> list[tuple[str, 
     hints); every bad one reported. The label is the name as written (a name standing for several measures, or one
     that ``rel`` changes: the measure's own name); each label once."""
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
-    import prefeval.provider  # noqa: F401  (registers prefeval's measures and provider)
+    import prefeval.integrations.provider  # noqa: F401  (registers prefeval's measures and provider)
+    from prefeval.engine.evaluate import parse_measures as parse
     from prefeval.errors import PrefevalError
-    from prefeval.evaluate import parse_measures as parse
 
     labelled, errors = [], []
     for text in texts:
@@ -172,7 +172,7 @@ def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measur
     """The run x measure table (:func:`prefeval.table`) in ``--format``."""
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval.commands.compare_cmd import baseline_name
-    from prefeval.compare import correction_for
+    from prefeval.engine.compare import correction_for
     from prefeval.errors import PrefevalError
     from prefeval.report.run_table import table
 
@@ -199,8 +199,8 @@ def _run_single(args: argparse.Namespace, labelled: list) -> int:
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     import ir_measures
 
+    from prefeval.engine.evaluate import iter_metrics, metric_evaluators, ranked_inputs
     from prefeval.errors import PrefevalError
-    from prefeval.evaluate import iter_metrics, metric_evaluators, ranked_inputs
 
     measures = list(dict.fromkeys(m for _, m in labelled))
     qrels, _, ranked = ranked_inputs(args.qrels, {args.run: args.run})
@@ -247,9 +247,9 @@ def _write(args: argparse.Namespace, labelled: list, by_query: dict[str, dict], 
 def _run_on_engine(args: argparse.Namespace, labelled: list, engine: dict) -> int:
     """The same output computed by :func:`prefeval.evaluate` on another engine (partitions of the queries)."""
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
+    from prefeval.data.inputs import qrels_frame
+    from prefeval.engine.evaluate import evaluate
     from prefeval.errors import PrefevalError
-    from prefeval.evaluate import evaluate
-    from prefeval.inputs import qrels_frame
 
     if args.provider:
         raise PrefevalError("--provider applies to --engine inprocess only")

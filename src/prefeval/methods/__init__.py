@@ -1,7 +1,9 @@
 """prefeval's evaluation methods, each declared once (one module per method) in a registry.
 
 ``prefeval.methods.get("RPP")`` returns the :class:`~prefeval.methods.registry.Declaration` of RPP; see
-:mod:`prefeval.methods.registry` for what a declaration holds and ``docs/extending.md`` for adding one.
+:mod:`prefeval.methods.registry` for what a declaration holds and ``docs/extending.md`` for adding one. Beside the
+declarations: the papers they cite (:mod:`~prefeval.methods.references`), measure names in ir-measures and trec_eval
+syntax (:mod:`~prefeval.methods.names`, :mod:`~prefeval.methods.syntax`).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from prefeval._lazy import lazy_module
+from prefeval.core.lazy import lazy_module
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import cutoff_problem, declaration_of, rel_problem
 

@@ -8,8 +8,8 @@ same ranking and aspects).
 from __future__ import annotations
 
 from prefeval.methods._diversity import GAINS, LOG_BASE, kernel_values, unit
+from prefeval.methods.references import PAPERS
 from prefeval.methods.registry import REL, Declaration, Param, register
-from prefeval.references import PAPERS
 
 register(Declaration(
     name="S_Recall",

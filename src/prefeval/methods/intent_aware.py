@@ -10,8 +10,8 @@ judged query counted); with ``gains='binary'`` and the same ranking they coincid
 from __future__ import annotations
 
 from prefeval.methods._diversity import GAINS, LOG_BASE, kernel_values, unit
+from prefeval.methods.references import PAPERS
 from prefeval.methods.registry import REL, Declaration, Param, register
-from prefeval.references import PAPERS
 
 P_RBP = Param(float, 0.8, "persistence p in (0, 1) (Moffat & Zobel (2008) §4; 0.8 as the RBU paper's grid)",
               check=unit(low_open=True, high_open=True))

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from prefeval.core import lexicographic, ties
 from prefeval.core.positions import position_vectors
+from prefeval.methods.references import PAPERS
 from prefeval.methods.registry import REL, Declaration, Param, register
-from prefeval.references import PAPERS
 
 METHOD = register(Declaration(
     name="LexiPrecision",

@@ -6,8 +6,8 @@ import numpy as np
 
 from prefeval.core import lexicographic, ties
 from prefeval.core.positions import position_vectors
+from prefeval.methods.references import PAPERS
 from prefeval.methods.registry import REL, Declaration, register
-from prefeval.references import PAPERS
 
 METHOD = register(Declaration(
     name="LexiRecall",

@@ -15,11 +15,11 @@ import io
 import re
 from typing import TYPE_CHECKING, Any
 
-from prefeval._lazy import lazy_module
+from prefeval.core.lazy import lazy_module
 from prefeval.errors import PrefevalError
-from prefeval.measure_syntax import reject_negative_literals
 from prefeval.methods.checks import did_you_mean
 from prefeval.methods.registry import canonical_text, declarations
+from prefeval.methods.syntax import reject_negative_literals
 
 if TYPE_CHECKING:
     import ir_measures
@@ -58,7 +58,7 @@ def parse_names(text: str, kind: str = "measure") -> list[Any]:
     """The measure objects one name stands for (usually one; a trec_eval name with several parameters, several).
 
     ``kind`` names the thing in messages (``"measure"``, ``"method"``). Negative parameters are rejected first
-    (:func:`~prefeval.measure_syntax.reject_negative_literals`); an unknown name gets "did you mean" hints."""
+    (:func:`~prefeval.methods.syntax.reject_negative_literals`); an unknown name gets "did you mean" hints."""
     text = canonical_text(text.strip())
     reject_negative_literals(text)
     syntax_error = None

@@ -11,8 +11,8 @@ ir-measures registers ndeval's ``alpha_nDCG``, ``NRBP`` and ``nNRBP`` (binary ju
 from __future__ import annotations
 
 from prefeval.methods._diversity import GAINS, LOG_BASE, kernel_values, nonnegative, unit
+from prefeval.methods.references import PAPERS
 from prefeval.methods.registry import REL, Declaration, Param, register
-from prefeval.references import PAPERS
 
 ALPHA = Param(float, 0.5, "novelty discount alpha in [0, 1] (Clarke et al. (2008); 0.5 as ndeval)", check=unit())
 

@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from prefeval.core import diversity, rbu
+from prefeval.methods.references import PAPERS
 from prefeval.methods.registry import REL, Declaration, Param, register
-from prefeval.references import PAPERS
 
 
 def values(rankings, params: Mapping[str, Any]):
@@ -40,4 +40,4 @@ METHOD = register(Declaration(
     validate=lambda params, given: rbu.validate_params(params["p"], params["e"], params["variant"]) and None,
 ))
 
-diversity.KERNELS[METHOD.name] = diversity.rbu_kernel  # the per-aspect kernel, for prefeval.aspects and unanimity
+diversity.KERNELS[METHOD.name] = diversity.rbu_kernel  # the per-aspect kernel, for prefeval.data.aspects and unanimity

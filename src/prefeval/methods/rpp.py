@@ -9,8 +9,8 @@ import numpy as np
 
 from prefeval.core import rpp
 from prefeval.errors import PrefevalError
+from prefeval.methods.references import PAPERS
 from prefeval.methods.registry import REL, Declaration, Param, register
-from prefeval.references import PAPERS
 
 
 def populations(query, params: Mapping[str, Any]) -> np.ndarray:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from prefeval.core import metrics, ties
+from prefeval.methods.references import PAPERS
 from prefeval.methods.registry import REL, Declaration, register
-from prefeval.references import PAPERS
 
 METHOD = register(Declaration(
     name="TSE",

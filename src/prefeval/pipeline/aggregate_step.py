@@ -9,12 +9,12 @@
   :mod:`prefeval.core.stats`) and a correction over the S - 1 comparisons of that metric or method.
   ``randomized_tukey_hsd`` is already family-wise over all pairs, so it is not corrected again.
 * **Rankings**: metrics are ranked by their mean (ties broken by run name); preference methods by each
-  aggregation in ``rankings`` (:meth:`prefeval.compare.Comparison.ranking`, with the tie rule ``ties`` and
+  aggregation in ``rankings`` (:meth:`prefeval.engine.compare.Comparison.ranking`, with the tie rule ``ties`` and
   MC4's ``iterations``).
 * **Kendall's tau-b** between every two rankings, on the values that rank the runs (tied values are ties:
   a metric's mean, Borda points, ...; for MC4 the pair (level, mass within the level)), plus the true order
   when the data are simulated (:func:`prefeval.analysis.agreement.kendall_tau_b`).
-* **All pairs**: :meth:`prefeval.compare.Comparison.significance` for each method (the preference summary).
+* **All pairs**: :meth:`prefeval.engine.compare.Comparison.significance` for each method (the preference summary).
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ import numpy as np
 import pandas as pd
 
 from prefeval.analysis.agreement import kendall_tau_b, ranking_values
-from prefeval.compare import VALUE_TESTS, correction_for, pair_significance
 from prefeval.core import stats
 from prefeval.core.aggregate import AGGREGATES, TIES, check_iterations
 from prefeval.core.reduce import PairSums
 from prefeval.core.stats import CORRECTIONS, TESTS
+from prefeval.engine.compare import VALUE_TESTS, correction_for, pair_significance
 from prefeval.errors import PrefevalError
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
@@ -131,7 +131,7 @@ def _family(kind: str, method: str, runs: list[str], values: list[float], X: np.
             correction: str, alpha: float, scores: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]
             ) -> list[dict[str, Any]]:
     """One family of S - 1 comparisons with the baseline. ``X``: (S - 1, Q) per-query differences; ``scores``
-    (Q, S) and ``pairs`` (run, baseline indices) as :func:`prefeval.compare.pair_significance` takes them."""
+    (Q, S) and ``pairs`` (run, baseline indices) as :func:`prefeval.engine.compare.pair_significance` takes them."""
     if not runs:
         return []
     wins, losses, ties = stats.wins_losses_ties(X)

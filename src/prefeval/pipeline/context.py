@@ -21,13 +21,13 @@ class PipelineContext:
     * ``name``, ``description``, ``source`` (definition file or None), ``settings`` (every step's options)
     * ``qrels`` canonical qrels frame; ``rel`` relevance threshold; ``qrels_label`` where they came from;
       ``topics`` (``query_id, text``; loaded on first use through :meth:`get_topics`)
-    * ``simulation``: the :class:`prefeval.simulate.SimulatedCollection` when the data are simulated
-    * ``generated``: a collection generated partition by partition (:func:`prefeval.simulate.recsys`); until a
+    * ``simulation``: the :class:`prefeval.data.simulate.SimulatedCollection` when the data are simulated
+    * ``generated``: a collection generated partition by partition (:func:`prefeval.data.simulate.recsys`); until a
       step materialises it (in-process engine), ``qrels`` is None and ``runs`` holds its run names with None
     * ``runs``: ``{name: run frame}`` in definition order; ``run_sources``: ``{name: file or callable}``
     * ``measures``: metric names; ``per_query`` (``run, query_id, measure, value``); ``means``
       (``run, measure, value``, the official aggregate of each measure)
-    * ``methods``: preference-method names; ``comparison``: the :class:`prefeval.compare.Comparison`
+    * ``methods``: preference-method names; ``comparison``: the :class:`prefeval.engine.compare.Comparison`
     * ``baseline``; ``versus_baseline`` (one row per method/measure and run, see aggregate_step.py);
       ``rankings`` ``{label: frame rank, run, score}``; ``kendall_tau`` (square frame over rankings);
       ``significance`` ``{method: all-pairs significance frame}``;
@@ -66,7 +66,7 @@ class PipelineContext:
 
     @property
     def simulated(self) -> bool:
-        """True when the qrels and runs come from :mod:`prefeval.simulate`."""
+        """True when the qrels and runs come from :mod:`prefeval.data.simulate`."""
         return self.simulation is not None
 
     def get_topics(self) -> pd.DataFrame:

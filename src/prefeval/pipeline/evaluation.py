@@ -6,10 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from prefeval.compare import compare, parse_method
-from prefeval.engines.registry import check_scheduler_address
+from prefeval.engine.compare import compare, parse_method
+from prefeval.engine.evaluate import evaluate, parse_measures, system_values
+from prefeval.engine.registry import check_scheduler_address
 from prefeval.errors import PrefevalError
-from prefeval.evaluate import evaluate, parse_measures, system_values
 from prefeval.methods.registry import rel_problem
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext

@@ -7,8 +7,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from prefeval._text import LATEX_SPECIAL, md_escape
-from prefeval._text import latex_escape as _latex_escape
+from prefeval.report.text import LATEX_SPECIAL, md_escape
+from prefeval.report.text import latex_escape as _latex_escape
 
 __all__ = ["fmt", "fmt_p", "plural", "md_inline", "md_table", "latex_inline", "latex_table", "latex_escape", "slug",
            "path_slug"]
@@ -52,7 +52,7 @@ _INERT_LT = re.compile(r"&lt;(?![A-Za-z/!?])")
 
 def md_inline(text: Any) -> str:
     """Markdown of a report text: its ``**bold**`` and ```code``` spans kept, every other character escaped
-    (:func:`prefeval._text.md_escape`), so names, titles and descriptions are shown as written. A code span
+    (:func:`prefeval.report.text.md_escape`), so names, titles and descriptions are shown as written. A code span
     whose content Markdown or HTML could read as markup is shown as escaped plain text instead."""
     out = []
     for token in INLINE_MARKUP.split(str(text)):

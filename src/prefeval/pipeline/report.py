@@ -26,6 +26,7 @@ from typing import Any
 
 import pandas as pd
 
+from prefeval.data.ranking import coverage_notes
 from prefeval.errors import PrefevalError
 from prefeval.pipeline import document, plots
 from prefeval.pipeline.base import Origin, Plan, Step
@@ -35,7 +36,6 @@ from prefeval.pipeline.progress import Progress
 from prefeval.pipeline.render import latex_inline, latex_table, md_inline, md_table, path_slug, slug
 from prefeval.pipeline.schema import Key, Table
 from prefeval.pipeline.summary import FORMAT, build_summary
-from prefeval.ranking import coverage_notes
 from prefeval.report import html
 
 __all__ = ["Report", "FORMATS", "render_markdown", "render_latex", "render_html", "render_html_again", "HTML"]
@@ -130,7 +130,7 @@ def write_report(context: PipelineContext, out: Path, formats: Sequence[str], di
             warnings.warn("matplotlib is not installed: no plots (pip install 'prefeval[plot]')", stacklevel=2)
     blocks = document.build(context, digits=digits, images=images, title=title, formats=formats)
     checkpoint("report:text")
-    if context.qrels is not None and context.runs:  # runs lacking judged queries (prefeval.ranking.coverage_notes)
+    if context.qrels is not None and context.runs:  # runs lacking judged queries (prefeval.data.ranking.coverage_notes)
         notes = coverage_notes(context.qrels, context.runs)
         blocks[1:1] = [document.Block("items", items=notes)] if notes else []
     if "md" in formats:

@@ -11,16 +11,16 @@ from typing import Any
 
 import pandas as pd
 
-from prefeval.datasets import load
+from prefeval.data.datasets import load
+from prefeval.data.inputs import RUN_FILE_SUFFIXES, path_exists, qrels_frame, run_frame, run_name
+from prefeval.data.simulate import DEFAULTS, RECSYS_DEFAULTS, check_params, collection, recsys, run_names
+from prefeval.data.trec import run_file_problem
 from prefeval.errors import DatasetUnavailable, PrefevalError
-from prefeval.inputs import RUN_FILE_SUFFIXES, path_exists, qrels_frame, run_frame, run_name
-from prefeval.io import run_file_problem
 from prefeval.methods.registry import rel_problem
 from prefeval.pipeline.base import Origin, Plan, Step, import_callable
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
 from prefeval.pipeline.schema import Key, Table
-from prefeval.simulate import DEFAULTS, RECSYS_DEFAULTS, check_params, collection, recsys, run_names
 
 __all__ = ["Qrels", "Simulate", "Recsys", "Runs", "Retrieve"]
 
@@ -180,13 +180,13 @@ class Qrels(Step):
 
 
 class Simulate(Step):
-    """The built-in simulated collection (:func:`prefeval.simulate.collection`): qrels, topics and runs.
+    """The built-in simulated collection (:func:`prefeval.data.simulate.collection`): qrels, topics and runs.
 
     Reports built from it say that the data are simulated and show each run's true quality.
     """
 
     kind = "simulate"
-    TABLE = Table(doc="the built-in simulated collection (prefeval.simulate): qrels, topics and runs",
+    TABLE = Table(doc="the built-in simulated collection (prefeval.data.simulate): qrels, topics and runs",
                       conflicts=("qrels",), keys={
         "n_queries": Key("int", 300, "number of queries", minimum=1),
         "n_runs": Key("int", 12, "number of runs of known quality", minimum=1),
@@ -243,18 +243,18 @@ class Simulate(Step):
         if self.use_runs:
             for name, run in sim.runs.items():
                 context.runs[name] = run
-                context.run_sources[name] = "prefeval.simulate"
+                context.run_sources[name] = "prefeval.data.simulate"
 
 
 class Recsys(Step):
-    """A simulated recommendation collection (:func:`prefeval.simulate.recsys`), generated partition by partition.
+    """A simulated recommendation collection (:func:`prefeval.data.simulate.recsys`), generated partition by partition.
 
     It is never materialised here: ``engine = "dask"`` steps generate each partition inside their tasks; an
     in-process step materialises it (small sizes only). Reports say that the data are simulated.
     """
 
     kind = "recsys"
-    TABLE = Table(doc="a simulated recommendation collection generated partition by partition (prefeval.simulate."
+    TABLE = Table(doc="a simulated recommendation collection generated partition by partition (prefeval.data.simulate."
                       "recsys): users are queries, models are runs", conflicts=("qrels", "simulate"), keys={
         "n_users": Key("int", RECSYS_DEFAULTS["n_users"], "number of users (queries)", minimum=1),
         "n_models": Key("int", RECSYS_DEFAULTS["n_models"], "number of models (runs) of known quality", minimum=1),
@@ -294,7 +294,7 @@ class Recsys(Step):
         context.qrels_label, context.rel = collection.describe(), 1
         for name in collection.run_names:
             context.runs[name] = None
-            context.run_sources[name] = "prefeval.simulate.recsys"
+            context.run_sources[name] = "prefeval.data.simulate.recsys"
 
 
 def _run_files_in(folder: str) -> list[str]:

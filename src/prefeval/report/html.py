@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
-from prefeval._lazy import lazy_module
 from prefeval._version import __version__
+from prefeval.core.lazy import lazy_module
 from prefeval.report import svg
 from prefeval.report.tables import Cell, Grid
 

@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval._lazy import lazy_module
-from prefeval.compare import (
+from prefeval.core.lazy import lazy_module
+from prefeval.data.inputs import run_name
+from prefeval.engine.compare import (
     VALUE_TESTS,
     Comparison,
     Method,
@@ -36,7 +37,6 @@ from prefeval.compare import (
     parse_methods,
 )
 from prefeval.errors import PrefevalError
-from prefeval.inputs import run_name
 from prefeval.report.comparison import describe_test
 from prefeval.report.html import grid_html
 from prefeval.report.tables import ROW_FORMATS, Cell, Grid, latex, markdown, plain, row_text

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from prefeval._lazy import lazy_module
+from prefeval.core.lazy import lazy_module
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from prefeval._text import latex_escape, md_escape
+from prefeval.report.text import latex_escape, md_escape
 
 __all__ = ["Cell", "Grid", "FORMATS", "ROW_FORMATS", "plain", "markdown", "latex", "write_rows", "row_text"]
 

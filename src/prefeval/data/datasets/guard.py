@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlparse
 
-from prefeval.datasets.files import (
+from prefeval.data.datasets.files import (
     NeededFile,
     download_info,
     ir_datasets_module,

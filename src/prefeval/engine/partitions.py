@@ -7,7 +7,7 @@ in one partition whatever file or frame they come from.
 
 Run sources a task can read (:func:`read_run_source`):
 
-* a TREC run file (named as in :func:`prefeval.inputs.run_name`);
+* a TREC run file (named as in :func:`prefeval.data.inputs.run_name`);
 * a Parquet file with columns ``query_id, doc_id, score`` (one run, named by the file name without
   ``.parquet``) or ``run, query_id, doc_id, score`` (several runs, named by the ``run`` column);
 * a folder of such Parquet files (``*.parquet``, in name order).
@@ -24,10 +24,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval._lazy import lazy_module
+from prefeval.core.lazy import lazy_module
+from prefeval.data.inputs import (
+    RUN_COLUMNS,
+    canonical_qrels,
+    qrels_frame,
+    resolve_conflicts,
+    run_frame,
+    run_name,
+)
+from prefeval.data.ranking import coverage_note
 from prefeval.errors import PrefevalError
-from prefeval.inputs import RUN_COLUMNS, canonical_qrels, qrels_frame, resolve_conflicts, run_frame, run_name
-from prefeval.ranking import coverage_note
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -148,7 +155,7 @@ def coverage(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> tuple[int
 def coverage_warnings(n_judged: int, counts: Mapping[str, tuple[int, int]]) -> list[str]:
     """The input warnings of the whole input from the summed :func:`coverage` counts: a run that shares no query
     with the qrels, or covers only some judged queries (the sentences of
-    :func:`prefeval.ranking.coverage_notes`)."""
+    :func:`prefeval.data.ranking.coverage_notes`)."""
     notes = []
     for name, (covered, present) in counts.items():
         if present and not covered:

@@ -2,7 +2,7 @@
 
 An engine registers itself when imported, so that compare and evaluate do not depend on the modules above them
 that implement engines; the module of a built-in engine is imported when the engine is first asked for (``import
-prefeval`` does not import :mod:`prefeval.engines.dask_engine`).
+prefeval`` does not import :mod:`prefeval.engine.dask_engine`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ INPROCESS = "inprocess"
 @dataclass(frozen=True)
 class Engine:
     """An engine: ``compare(qrels, runs, methods, **options)`` with parsed methods, returning a
-    :class:`prefeval.compare.Comparison`, and ``evaluate(qrels, runs, measures, rel, **options)`` with parsed
+    :class:`prefeval.engine.compare.Comparison`, and ``evaluate(qrels, runs, measures, rel, **options)`` with parsed
     measures, returning ``(per-query table, run names)``."""
 
     name: str
@@ -31,7 +31,7 @@ class Engine:
 
 
 _ENGINES: dict[str, Engine] = {}
-_BUILT_IN = {"dask": "prefeval.engines.dask_engine"}  # name -> the module that registers it when imported
+_BUILT_IN = {"dask": "prefeval.engine.dask_engine"}  # name -> the module that registers it when imported
 
 
 def register(engine: Engine) -> None:

@@ -11,9 +11,9 @@ import os
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from prefeval._lazy import lazy_module
+from prefeval.core.lazy import lazy_module
+from prefeval.data.inputs import run_frame
 from prefeval.errors import PrefevalError
-from prefeval.inputs import run_frame
 
 if TYPE_CHECKING:
     import pandas as pd

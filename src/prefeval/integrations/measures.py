@@ -3,7 +3,7 @@
 Every method of :mod:`prefeval.methods` becomes a measure class here (parameters, defaults, choices and
 descriptions from its declaration); importing this module registers them with
 ``ir_measures.measures.registry`` so that ``ir_measures.parse_measure("RBU(p=0.8, e=0.03)@20")`` works,
-and the ``prefeval`` provider (:mod:`prefeval.provider`) evaluates them. A method registered later gets
+and the ``prefeval`` provider (:mod:`prefeval.integrations.provider`) evaluates them. A method registered later gets
 its measure class at once.
 
 * ``RBU(p=0.8, e=0.03, rel=1, variant='paper')@k``: rank-biased utility (Amigó et al. (2018) §5, Eq. 11).

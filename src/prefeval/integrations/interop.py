@@ -29,10 +29,10 @@ import numpy as np
 import pandas as pd
 
 from prefeval.core.stats import sign_test as paired_sign_test
-from prefeval.evaluate import parse_measures
-from prefeval.inputs import qrels_frame, run_frame, run_name
+from prefeval.data.inputs import qrels_frame, run_frame, run_name
+from prefeval.data.ranking import rank_run
+from prefeval.engine.evaluate import parse_measures
 from prefeval.methods.registry import declaration_of
-from prefeval.ranking import rank_run
 
 __all__ = ["sign_test", "experiment", "to_ranx_qrels", "to_ranx_run"]
 
@@ -55,7 +55,7 @@ def _names(retr_systems: Any, names: Sequence[str] | None) -> list[str]:
 def _same_run(named: Any, label: str, system: Any) -> bool:
     """Whether a preference's ``baseline`` (a registered name or a path) names the Experiment's baseline run
     (its ``label`` among ``names``, and the system given for it): the same name, or a run file whose name
-    (:func:`prefeval.inputs.run_name`) is the label, or the very file the system was given as."""
+    (:func:`prefeval.data.inputs.run_name`) is the label, or the very file the system was given as."""
     if str(named) == label:
         return True
     path = os.fspath(named) if isinstance(named, (str, os.PathLike)) else None
@@ -119,7 +119,7 @@ def to_ranx_qrels(qrels: Any) -> Any:
 
 def to_ranx_run(run: Any, name: str = "run") -> Any:
     """``run`` (anything prefeval accepts) as a ranx ``Run`` named ``name``, ranked as every prefeval measure ranks
-    it (:func:`prefeval.ranking.canonical_run`: ties by doc id descending, a repeated document at its first
+    it (:func:`prefeval.data.ranking.canonical_run`: ties by doc id descending, a repeated document at its first
     position, score = -rank), so ranx's metrics see prefeval's order."""
     from ranx import Run  # deferred: optional (ranx)
 

@@ -6,9 +6,9 @@ position, with one warning per run. A query is *evaluated* when the qrels give i
 grade ``>= rel``; a run lacking an evaluated query retrieved nothing for it (the worst case). Means run over
 every *judged* query (:func:`judged_queries`, as trec_eval ``-c``, ir-measures and PyTerrier): a judged query
 that is not evaluated scores 0. :func:`canonical_run` gives the ranking every provider is fed. Ranking works on
-integer codes of the ids (:mod:`prefeval.encoding`).
+integer codes of the ids (:mod:`prefeval.data.encoding`).
 
-The API, used by :mod:`prefeval.provider`, :mod:`prefeval.compare` and :mod:`prefeval.analysis`:
+The API, used by :mod:`prefeval.integrations.provider`, :mod:`prefeval.compare` and :mod:`prefeval.analysis`:
 
 * :func:`rank_run` ranks one run once (:class:`RankedRun`); the result serves every relevance threshold and
   depth (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` give the ranked rows, optionally truncated);
@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval._arrow import call, from_numpy, options, to_numpy
-from prefeval._lazy import lazy_module
 from prefeval.core.arrays import sorted_unique, stretch_starts
-from prefeval.encoding import (
+from prefeval.core.lazy import lazy_module
+from prefeval.data.arrow import call, from_numpy, options, to_numpy
+from prefeval.data.encoding import (
     Ids,
     as_ids,
     column_values,
@@ -409,7 +409,7 @@ class _Candidates:
         return cached[1]
 
     def arrow_set(self, value_type):
-        """The candidates as ids (:func:`~prefeval.encoding.id_array`) of the Arrow type ``value_type``."""
+        """The candidates as ids (:func:`~prefeval.data.encoding.id_array`) of the Arrow type ``value_type``."""
         if value_type not in self.arrow:
             values = id_array(self.unique)
             self.arrow[value_type] = values if values.type == value_type else values.cast(value_type)
@@ -466,7 +466,7 @@ class QueryCandidates:
 
 def query_candidates(qrels: Any, rel: int = 1) -> QueryCandidates:
     """Each query's documents with grade ``>= rel`` (for some subtopic): the per-query ``candidates`` for
-    :func:`rank_run` (qrels columns: a DataFrame or :class:`prefeval.io.Columns`)."""
+    :func:`rank_run` (qrels columns: a DataFrame or :class:`prefeval.data.trec.Columns`)."""
     rows = np.flatnonzero(column_values(qrels["relevance"], np.int64) >= rel)
     return QueryCandidates(take_rows(qrels["query_id"], rows), take_rows(qrels["doc_id"], rows))
 
@@ -499,7 +499,7 @@ ENCODE_ROWS = 1 << 18
 
 
 def encoded_runs(runs: Mapping[str, Any], queries: Any) -> Iterator[tuple[str, Any]]:
-    """``runs.items()`` with the runs in memory (DataFrames, :class:`~prefeval.io.Columns`) as :class:`EncodedRun`
+    """``runs.items()`` with the runs in memory (DataFrames, :class:`~prefeval.data.trec.Columns`) as :class:`EncodedRun`
     for these ``queries``, encoded together in blocks of consecutive runs of at most :data:`ENCODE_ROWS` rows: one
     factorisation of the query ids and one of the doc ids per block instead of one per run, whose fixed cost
     dominates when runs are many and small (1,000 runs of 5,000 rows). A block with a missing id, and runs given
@@ -724,7 +724,7 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
                distinct_docs: bool = False) -> RankedRun:
     """:func:`rank_run` of a run given as codes: each row's query code in ``queries`` (-1: a query to drop), document
     code in ``dnames`` (the ids; -1: missing; equal codes within a query for equal ids, as :func:`factorize` gives)
-    and score (float64); e.g. from a dict of dicts without a frame (:func:`prefeval.inputs.nested_codes`).
+    and score (float64); e.g. from a dict of dicts without a frame (:func:`prefeval.data.inputs.nested_codes`).
     ``candidates``: an array of ids, or their prepared lookups (from :func:`rank_run`). ``shared_names``: ``dnames``
     is shared by several runs (:func:`encoded_runs`), so the candidates among them are looked up once;
     ``cand_of_name``: the index of each name among the candidates (-1: none), when known already. ``warn=False``:
@@ -867,7 +867,7 @@ def relevant_documents(qrels: Any, rel: int = 1) -> pd.DataFrame:
 
 def _relevant(qrels: Any, rel: int) -> dict[str, np.ndarray]:
     """The columns of :func:`relevant_documents` as numpy arrays, from qrels columns (a DataFrame, or the columns
-    :func:`prefeval.io.read_qrels_columns` gives)."""
+    :func:`prefeval.data.trec.read_qrels_columns` gives)."""
     grades = column_values(qrels["relevance"], np.int64)
     # a document's grade is >= rel exactly when one of its judgments is: group just those (a few of all judgments)
     rows = np.flatnonzero(grades >= rel)
@@ -912,7 +912,7 @@ class PositionTable:
 
     ``relevant`` holds the columns (``query_id, doc_id, relevance``, numpy arrays); :meth:`locate` gives their
     positions in one ranked run, :meth:`positions` turns the positions of many runs into :class:`QueryPositions`.
-    ``qrels``: a DataFrame or the columns :func:`prefeval.io.read_qrels_columns` gives.
+    ``qrels``: a DataFrame or the columns :func:`prefeval.data.trec.read_qrels_columns` gives.
     """
 
     def __init__(self, qrels: Any, rel: int = 1, queries: Ids | None = None) -> None:

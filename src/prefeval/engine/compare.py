@@ -28,28 +28,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval._lazy import lazy_module
 from prefeval.core import aggregate as agg
 from prefeval.core import reduce, stats
 from prefeval.core.arrays import sorted_unique
+from prefeval.core.lazy import lazy_module
 from prefeval.core.reduce import PairAccumulator, PairSums
-from prefeval.encoding import column_values, distinct
-from prefeval.engines import registry as engines
-from prefeval.errors import PrefevalError
-from prefeval.inputs import qrels_table, run_frame, runs_dict
-from prefeval.io import Columns
-from prefeval.measure_syntax import reject_negative_literals
-from prefeval.methods import metric_difference
-from prefeval.methods.checks import validate
-from prefeval.methods.names import parse_names
-from prefeval.methods.registry import (
-    canonical_text,
-    declaration_of,
-    parameters,
-    parse_call,
-    rel_problem,
-)
-from prefeval.ranking import (
+from prefeval.data.encoding import column_values, distinct
+from prefeval.data.inputs import qrels_table, run_frame, runs_dict
+from prefeval.data.ranking import (
     PositionTable,
     RankedRun,
     coverage_note,
@@ -62,6 +48,20 @@ from prefeval.ranking import (
     rank_run,
     warn_repeated,
 )
+from prefeval.data.trec import Columns
+from prefeval.engine import registry as engines
+from prefeval.errors import PrefevalError
+from prefeval.methods import metric_difference
+from prefeval.methods.checks import validate
+from prefeval.methods.names import parse_names
+from prefeval.methods.registry import (
+    canonical_text,
+    declaration_of,
+    parameters,
+    parse_call,
+    rel_problem,
+)
+from prefeval.methods.syntax import reject_negative_literals
 
 if TYPE_CHECKING:
     import ir_measures
@@ -771,7 +771,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     every position and metric table), then the per-query kernels, folded into :class:`MethodResult` (pair sums
     streamed; per-query preferences kept only with ``keep``).
 
-    Runs and qrels are DataFrames or :class:`~prefeval.io.Columns` (pandas is then needed only by metric
+    Runs and qrels are DataFrames or :class:`~prefeval.data.trec.Columns` (pandas is then needed only by metric
     methods); a run may also be a TREC file path, read when its turn comes (one run in memory at a time). Every query of ``qrels`` counts (one without a document at a method's ``rel`` is a tie). The engines call
     this on blocks of queries and combine the results (:func:`combine_results`); ``warn=False`` leaves the
     coverage warnings to the caller.
@@ -833,7 +833,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
 
 
 def _query_matrices(decl: Any, params: dict, positions: list) -> Iterator[np.ndarray]:
-    """The (S, S) matrix of one preference on each of ``positions`` (one :class:`~prefeval.ranking.QueryPositions`
+    """The (S, S) matrix of one preference on each of ``positions`` (one :class:`~prefeval.data.ranking.QueryPositions`
     per query): from its kernel for many queries (``decl.matrices``) in blocks of at most :data:`BATCH_ENTRIES`
     entries where it has one for these parameters and a block holds 16 queries or more (few runs: per-query work
     dominates), else query by query (``decl.matrix``)."""
@@ -849,7 +849,7 @@ def _query_matrices(decl: Any, params: dict, positions: list) -> Iterator[np.nda
 def _locate_blocked(runs: dict[str, Any], rows: list[int], queries: Any, candidates: Any, tables: dict,
                     doc_pos: dict, evaluated: np.ndarray | None, progress: bool) -> None:
     """:func:`evaluate_block`'s positions of large runs in memory, ranked together block of queries by block of
-    queries (:func:`prefeval.ranking.rank_query_blocks`): ``doc_pos[rel, depth][rows[k]]`` for the ``k``-th run;
+    queries (:func:`prefeval.data.ranking.rank_query_blocks`): ``doc_pos[rel, depth][rows[k]]`` for the ``k``-th run;
     the warnings of each run (repeated documents; coverage unless ``evaluated`` is None) after the last block."""
     covered = np.zeros((len(runs), len(queries)), dtype=bool)
     repeated = np.zeros(len(runs), dtype=np.int64)
@@ -945,10 +945,10 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     so comparing thousands of runs does not need ``queries x runs^2`` memory.
 
     ``engine="dask"``: the same computation on a Dask cluster, partitioned by query, with the same results
-    (:mod:`prefeval.engines.dask_engine`): ``client`` (a ``distributed.Client``), ``scheduler`` (an address) or
+    (:mod:`prefeval.engine.dask_engine`): ``client`` (a ``distributed.Client``), ``scheduler`` (an address) or
     ``workers`` (local worker processes; default one per core); ``partitions`` (default: from the number of
     queries and workers). ``runs`` may then also be a folder of Parquet files, a Dask DataFrame or a collection
-    generated partition by partition (:func:`prefeval.simulate.recsys`, with ``qrels=None``), and ``per_query``
+    generated partition by partition (:func:`prefeval.data.simulate.recsys`, with ``qrels=None``), and ``per_query``
     a folder: the per-query values are written there as Parquet files, one per partition.
 
     ``baseline`` (a run name): the summary, tests and reports cover only the pairs of each other run with it

@@ -42,8 +42,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from prefeval.data.trec import write_qrels, write_run
 from prefeval.errors import PrefevalError
-from prefeval.io import write_qrels, write_run
 
 __all__ = ["SimulatedCollection", "collection", "check_params", "run_names", "DEFAULTS", "RecsysCollection", "recsys",
            "RECSYS_DEFAULTS", "write_example", "EXAMPLE_RUNS", "EXAMPLE_PARAMS"]
@@ -86,7 +86,7 @@ class SimulatedCollection:
         """One line saying that this collection is simulated, and how."""
         p = self.params
         return (
-            f"SIMULATED collection (prefeval.simulate, seed {p['seed']}): {p['n_queries']} queries, "
+            f"SIMULATED collection (prefeval.data.simulate, seed {p['seed']}): {p['n_queries']} queries, "
             f"{len(self.runs)} runs of known quality {p['quality_range'][0]}..{p['quality_range'][1]}, "
             f"depth {p['depth']}, grades 0..{p['max_grade']}, label noise {p['label_noise']}"
             + ("" if p["judged_depth"] is None else f", pooled to depth {p['judged_depth']}")
@@ -316,7 +316,7 @@ class RecsysCollection:
     def describe(self) -> str:
         """One line saying that this collection is simulated, and how."""
         p = self.params
-        return (f"SIMULATED recommendation collection (prefeval.simulate.recsys, seed {p['seed']}): {p['n_users']} "
+        return (f"SIMULATED recommendation collection (prefeval.data.simulate.recsys, seed {p['seed']}): {p['n_users']} "
                 f"users x {p['n_models']} models x {p['items_per_list']} items per list "
                 f"({p['n_users'] * p['n_models'] * p['items_per_list']} run rows), grades 0..{p['max_grade']}, "
                 f"{self.n_partitions} partitions of {p['users_per_partition']} users")

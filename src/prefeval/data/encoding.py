@@ -4,7 +4,7 @@ Inside the data layer an id column is one thing: a pyarrow string array (:func:`
 the edge: files read by ``pyarrow.csv`` are such arrays already, Arrow-backed pandas columns hold one, and
 columns of Python objects -- pandas 2 frames, dicts, records -- are converted once, ``str()`` of each id, missing
 ids as nulls). :func:`factorize` gives each row an integer code (Arrow's ``dictionary_encode``) so that
-:mod:`prefeval.ranking` works on integers; :class:`Ids` is an axis of distinct ids (queries, documents) and the
+:mod:`prefeval.data.ranking` works on integers; :class:`Ids` is an axis of distinct ids (queries, documents) and the
 position of each. String order is Python's (code point order, which is UTF-8 byte order, Arrow's sort), as
 trec_eval breaks score ties.
 """
@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval._arrow import call, from_numpy, options, strings, to_numpy
-from prefeval._lazy import is_arrow_array, lazy_module
+from prefeval.core.lazy import is_arrow_array, lazy_module
+from prefeval.data.arrow import call, from_numpy, options, strings, to_numpy
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -29,7 +29,7 @@ def id_array(column: Any) -> Any:
     """The column of ids as a pyarrow ``string`` (or ``large_string``) array: the one representation of ids in the
     data layer. Arrow strings (also behind a pandas column) are taken as they are; dictionary-encoded and other Arrow
     arrays are cast; other columns (a pandas Series of objects, a numpy array, a list) are converted once: ``str()``
-    of each id, ``None`` / NaN as a null (a missing id, which :mod:`prefeval.ranking` reports)."""
+    of each id, ``None`` / NaN as a null (a missing id, which :mod:`prefeval.data.ranking` reports)."""
     import pyarrow as pa  # deferred: a dependency; loaded with the first id column
 
     if not isinstance(column, (pa.Array, pa.ChunkedArray)) and hasattr(column, "dtype") and is_arrow_backed(column):
@@ -158,7 +158,7 @@ def take_names(names: Any, codes: np.ndarray) -> np.ndarray:
 @functools.cache
 def string_dtype() -> Any:
     """The dtype pandas gives columns read with ``dtype=str`` (Arrow-backed ``str`` in pandas 3, object in 2): the
-    string dtype of canonical frames (:func:`prefeval.io.read_run`'s)."""
+    string dtype of canonical frames (:func:`prefeval.data.trec.read_run`'s)."""
     return pd.Series(["x"], dtype=str).dtype
 
 

@@ -1,6 +1,6 @@
 """The ``prefeval`` ir-measures provider.
 
-:func:`install` registers the measures of :mod:`prefeval.measures`, registers this provider in
+:func:`install` registers the measures of :mod:`prefeval.integrations.measures`, registers this provider in
 ``ir_measures.providers.registry`` and inserts it into ``ir_measures.DefaultPipeline`` (idempotently), so
 ``ir_measures.calc_aggregate``, ``iter_calc``, ``calc`` and ``evaluator`` — and PyTerrier, which calls
 them — evaluate prefeval's measures next to the standard ones. Standard measures keep their providers:
@@ -11,7 +11,7 @@ every query of the qrels gets a value for every measure, in a fixed order (measu
 so that ``pt.Experiment`` sees the same queries for every measure. A query with a relevant document (grade >=
 ``rel``) gets the authors' value; a judged query without one gets 0, as AP or nDCG do there; a query the run
 lacks is an empty ranking (RBU 0, TSE 0, preferences the worst case against the baseline). Queries only in the
-run are ignored. A run given here is ranked as :func:`prefeval.ranking.canonical_run` describes.
+run are ignored. A run given here is ranked as :func:`prefeval.data.ranking.canonical_run` describes.
 """
 
 from __future__ import annotations
@@ -27,13 +27,11 @@ import numpy as np
 from ir_measures import Metric
 
 from prefeval import methods
-from prefeval._lazy import lazy_module
-from prefeval.aspects import QrelsSide, qrels_side, run_graded_rankings
+from prefeval.core.lazy import lazy_module
 from prefeval.core.positions import position_vectors
-from prefeval.inputs import nested_codes, qrels_frame, records_codes, run_frame
-from prefeval.measures import MEASURES, is_prefeval_measure, register
-from prefeval.methods.registry import parameters
-from prefeval.ranking import (
+from prefeval.data.aspects import QrelsSide, qrels_side, run_graded_rankings
+from prefeval.data.inputs import nested_codes, qrels_frame, records_codes, run_frame
+from prefeval.data.ranking import (
     PositionTable,
     RankedRun,
     candidate_documents,
@@ -43,7 +41,9 @@ from prefeval.ranking import (
     rank_run,
     recode_run,
 )
-from prefeval.runs import resolve_run
+from prefeval.data.runs import resolve_run
+from prefeval.integrations.measures import MEASURES, is_prefeval_measure, register
+from prefeval.methods.registry import parameters
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,7 +53,7 @@ else:
 
 class PrefevalProvider(ir_measures.providers.Provider):
     """Evaluates prefeval's methods (RBU, TSE, LexiRecall, LexiPrecision, RPP, and any method registered
-    later; see :mod:`prefeval.measures`) with the kernels their declarations name."""
+    later; see :mod:`prefeval.integrations.measures`) with the kernels their declarations name."""
 
     NAME = "prefeval"
     SUPPORTED_MEASURES = list(MEASURES.values())
@@ -96,14 +96,14 @@ class _QrelsState:
         return self._tables[rel]
 
     def side(self, rel: int, queries: list[str]) -> QrelsSide:
-        """:func:`prefeval.aspects.qrels_side` of ``queries`` at ``rel``."""
+        """:func:`prefeval.data.aspects.qrels_side` of ``queries`` at ``rel``."""
         key = (rel, tuple(queries))
         if key not in self._sides:
             self._sides[key] = qrels_side(self.qrels, queries, rel)
         return self._sides[key]
 
     def baseline(self, name: str, frame: pd.DataFrame, rel: int) -> RankedRun:
-        """The baseline ``frame`` (canonical, as :func:`prefeval.runs.resolve_run` gives it) ranked with the
+        """The baseline ``frame`` (canonical, as :func:`prefeval.data.runs.resolve_run` gives it) ranked with the
         candidates at ``rel``; reused while ``name`` resolves to the same frame object (registering a run or
         changing a run file gives another one; a registered frame is prefeval's own copy)."""
         cached = self._baselines.get(name)
@@ -129,7 +129,7 @@ _KEPT_RECORDS = 1_000_000  # judgments: larger qrels records are converted again
 
 
 def _qrels_input(qrels) -> pd.DataFrame:
-    """:func:`prefeval.inputs.qrels_frame` of ``qrels``; for records (a list or an iterator of ``Qrel``-like
+    """:func:`prefeval.data.inputs.qrels_frame` of ``qrels``; for records (a list or an iterator of ``Qrel``-like
     namedtuples, read once) or a dict of dicts, the frame of the previous ones when these are equal, element by
     element, in the same order and of the same types (e.g. one ``calc_aggregate`` call per run with the same
     ``read_trec_qrels`` list or qrels dict)."""
@@ -184,7 +184,7 @@ def _qrels_state(qrels: pd.DataFrame) -> _QrelsState:
 class PrefevalEvaluator(ir_measures.providers.Evaluator):
     """Holds the qrels, their position tables and the ranked baselines once; evaluates any number of runs.
 
-    Runs are ranked with ``ties="candidates"`` (:func:`prefeval.ranking.rank_run`): every measure here reads only
+    Runs are ranked with ``ties="candidates"`` (:func:`prefeval.data.ranking.rank_run`): every measure here reads only
     the ranks of documents with grade >= its ``rel`` (all candidates) and the length of each ranking."""
 
     def __init__(self, measures: list, qrels: pd.DataFrame) -> None:
@@ -208,7 +208,7 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         super().__init__(measures, set(self.judged))
 
     def _side(self, rel: int, queries: list[str]) -> QrelsSide:
-        """:func:`prefeval.aspects.qrels_side` of ``queries`` at ``rel``, built on first use (shared by all runs)."""
+        """:func:`prefeval.data.aspects.qrels_side` of ``queries`` at ``rel``, built on first use (shared by all runs)."""
         return self.state.side(rel, queries)
 
     def _baseline_positions(self, name: str, rel: int, cutoff: int | None) -> np.ndarray:
@@ -234,8 +234,8 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         return self._values(ranked)
 
     def iter_calc_ranked(self, run: RankedRun) -> Iterator[Metric]:
-        """:meth:`iter_calc` of a run already ranked by :func:`prefeval.ranking.rank_run` (``ties="all"``), e.g. by
-        :func:`prefeval.evaluate.ranked_inputs`: the same values without ranking the run again."""
+        """:meth:`iter_calc` of a run already ranked by :func:`prefeval.data.ranking.rank_run` (``ties="all"``), e.g. by
+        :func:`prefeval.engine.evaluate.ranked_inputs`: the same values without ranking the run again."""
         # ir-measures' iter_calc adds DEFAULT values for the (measure, query) pairs a provider left out; _values
         # gives every measure a value for every judged query (= qrel_qids), so there are none to add
         return self._values(recode_run(run, self.queries, self.candidates))

@@ -26,7 +26,7 @@ from prefeval.errors import PrefevalError
 ENTITIES = ("qrels", "queries", "docs", "scoreddocs", "docpairs", "qlogs")
 
 #: ir_datasets versions (major.minor) whose private classes prefeval reads -- to list the files a dataset needs
-#: (:func:`needed_files`) and to fail fast offline (:mod:`prefeval.datasets.guard`); a test pins them.
+#: (:func:`needed_files`) and to fail fast offline (:mod:`prefeval.data.datasets.guard`); a test pins them.
 TESTED_IR_DATASETS = ("0.6",)
 #: the private attributes read, by ``module:class``
 PRIVATE_API = {

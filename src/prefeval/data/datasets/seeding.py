@@ -1,4 +1,4 @@
-"""Offline seeding: copy a file to where ir_datasets looks for it (the work of :func:`prefeval.datasets.seed`)."""
+"""Offline seeding: copy a file to where ir_datasets looks for it (the work of :func:`prefeval.data.datasets.seed`)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from prefeval.datasets.files import NeededFile, irds_dataset, needed_files, provides, under_home
+from prefeval.data.datasets.files import NeededFile, irds_dataset, needed_files, provides, under_home
 from prefeval.errors import PrefevalError
 
 
@@ -53,7 +53,7 @@ def _umask() -> int:
 
 
 def seed_file(key: str, source: Path, entity: str | None, force: bool) -> Path:
-    """Place ``source`` as the file of dataset ``key`` it matches (rules: :func:`prefeval.datasets.seed`)."""
+    """Place ``source`` as the file of dataset ``key`` it matches (rules: :func:`prefeval.data.datasets.seed`)."""
     if source.is_dir():
         raise PrefevalError(f"{source} is a folder; give the file to seed (e.g. the qrels file itself)")
     if not source.exists():

@@ -11,13 +11,13 @@ DataFrame columns may follow ir-measures (``query_id, doc_id, relevance / score`
 and an alias (a PyTerrier result that passes ``query_id`` through), the canonical column is used.
 
 Canonical columns: qrels ``query_id, doc_id, relevance, iteration``; runs ``query_id, doc_id, score``
-(ids as ``str``, relevance ``int``, score ``float``). Ids and grades follow the rules of :mod:`prefeval.io` whatever
+(ids as ``str``, relevance ``int``, score ``float``). Ids and grades follow the rules of :mod:`prefeval.data.trec` whatever
 the form they come in (non-empty ids without control characters or whitespace; integer grades from -1000 to 1000),
 checked here before any measure or provider sees them: a bad one is an error naming the run or qrels, the id and its
 query. Conflicting qrels lines (one query, document and
 subtopic judged twice with different grades) are resolved once, for every measure: the last line wins, as in
 the dictionaries that trec_eval's Python binding and ir-measures build (one warning names the first conflict).
-The semantics of rankings built from runs (ties, repeated documents) are in :mod:`prefeval.ranking`.
+The semantics of rankings built from runs (ties, repeated documents) are in :mod:`prefeval.data.ranking`.
 """
 
 from __future__ import annotations
@@ -34,10 +34,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval._lazy import is_pandas, lazy_module
-from prefeval.encoding import Ids, factorize, id_array, string_dtype
-from prefeval.errors import PrefevalError
-from prefeval.io import (
+from prefeval.core.lazy import is_pandas, lazy_module
+from prefeval.data.encoding import Ids, factorize, id_array, string_dtype
+from prefeval.data.ranking import pair_codes
+from prefeval.data.trec import (
     MAX_GRADE,
     MIN_GRADE,
     Columns,
@@ -50,7 +50,7 @@ from prefeval.io import (
     read_run,
     read_run_columns,
 )
-from prefeval.ranking import pair_codes
+from prefeval.errors import PrefevalError
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -70,7 +70,7 @@ _DATASET_QRELS: Callable[[str], pd.DataFrame] | None = None
 
 
 def register_dataset_qrels(loader: Callable[[str], pd.DataFrame]) -> None:
-    """Set how :func:`qrels_frame` reads an ir_datasets id: :mod:`prefeval.datasets` registers its loader when
+    """Set how :func:`qrels_frame` reads an ir_datasets id: :mod:`prefeval.data.datasets` registers its loader when
     imported, so that this module (data) does not depend on the ir_datasets facade above it."""
     global _DATASET_QRELS
     _DATASET_QRELS = loader
@@ -88,8 +88,8 @@ def qrels_frame(qrels: Any) -> pd.DataFrame:
 
 
 def qrels_table(qrels: Any) -> pd.DataFrame | Columns:
-    """:func:`qrels_frame`, except that a TREC file is read into :class:`~prefeval.io.Columns`
-    (:func:`~prefeval.io.read_qrels_columns`: no pandas) and columns are taken as they are."""
+    """:func:`qrels_frame`, except that a TREC file is read into :class:`~prefeval.data.trec.Columns`
+    (:func:`~prefeval.data.trec.read_qrels_columns`: no pandas) and columns are taken as they are."""
     return resolve_conflicts(_qrels_frame(qrels, columns=True))
 
 
@@ -117,8 +117,8 @@ def _qrels_frame(qrels: Any, columns: bool = False) -> pd.DataFrame | Columns:
         text = str(qrels)
         if not text.startswith("irds:") and path_exists(text, "qrels"):
             return read_qrels_columns(text) if columns else read_qrels(text)
-        if _DATASET_QRELS is None:  # pragma: no cover  (prefeval/__init__ imports prefeval.datasets)
-            raise PrefevalError(f"cannot read {text!r}: no such file, and ir_datasets ids need prefeval.datasets")
+        if _DATASET_QRELS is None:  # pragma: no cover  (prefeval/__init__ imports prefeval.data.datasets)
+            raise PrefevalError(f"cannot read {text!r}: no such file, and ir_datasets ids need prefeval.data.datasets")
         return _DATASET_QRELS(text)
     if _is_ranx(qrels):
         qrels = qrels.to_dict()
@@ -133,7 +133,7 @@ def _qrels_frame(qrels: Any, columns: bool = False) -> pd.DataFrame | Columns:
 def resolve_conflicts(qrels: pd.DataFrame | Columns) -> pd.DataFrame | Columns:
     """``qrels`` with one line per (query, document, subtopic): where lines repeat, the last one wins (as in the
     dictionaries pytrec_eval and ir-measures build), with one warning naming the first conflicting judgment and
-    the number of repeated lines. :class:`~prefeval.io.Columns` without repeated lines are returned as they are
+    the number of repeated lines. :class:`~prefeval.data.trec.Columns` without repeated lines are returned as they are
     (checked on integer codes, without pandas); with some, as a resolved DataFrame."""
     if not _has_repeats(qrels):
         return qrels
@@ -176,7 +176,7 @@ def _is_ranx(obj: Any) -> bool:
 
 def run_frame(run: Any, name: str | None = None, columns: bool = False) -> pd.DataFrame | Columns:
     """Return ``run`` as a canonical DataFrame; NaN or non-numeric scores are an error naming the query. With
-    ``columns``, a TREC file is read into :class:`~prefeval.io.Columns` (:func:`~prefeval.io.read_run_columns`: no
+    ``columns``, a TREC file is read into :class:`~prefeval.data.trec.Columns` (:func:`~prefeval.data.trec.read_run_columns`: no
     pandas), and columns are taken as they are."""
     label = name or "run"
     if isinstance(run, Columns):
@@ -229,7 +229,7 @@ def runs_dict(runs: Any, columns: bool = False) -> dict[str, Any]:
     """Coerce ``runs`` (a mapping name -> run, or a list of run paths or named ranx Runs) to ``{name: canonical
     run}``. With
     ``columns``, run files are not read yet: their paths are kept, for :func:`run_frame` (``columns=True``) to read
-    each into :class:`~prefeval.io.Columns` when it is needed (one run in memory at a time)."""
+    each into :class:`~prefeval.data.trec.Columns` when it is needed (one run in memory at a time)."""
     if isinstance(runs, Mapping):
         items = [(str(name), run) for name, run in runs.items()]
     elif _is_pathlike(runs):
@@ -250,7 +250,7 @@ def runs_dict(runs: Any, columns: bool = False) -> dict[str, Any]:
 
 
 def _encodable(ids: list, what: str) -> None:
-    """Raise the error of :func:`prefeval.io.check_ids` for a ``str`` id that is not UTF-8 (a lone surrogate, which
+    """Raise the error of :func:`prefeval.data.trec.check_ids` for a ``str`` id that is not UTF-8 (a lone surrogate, which
     no column of strings can hold)."""
     try:
         joined = "".join(ids)  # in C; ids that are not all str are rare (converted by str() later)
@@ -311,10 +311,10 @@ _PLAIN_DICTS = (dict, OrderedDict, defaultdict)
 def nested_codes(nested: Any, queries: Ids,
                  depth: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
     """A run given as a dict of dicts ``{query_id: {doc_id: score}}`` in the integer form
-    :func:`prefeval.ranking.rank_codes` ranks -- (each row's query code in ``queries``, -1 where absent; each row's
+    :func:`prefeval.data.ranking.rank_codes` ranks -- (each row's query code in ``queries``, -1 where absent; each row's
     document code; the document ids; the scores as float64), rows grouped in the order of ``queries`` (then the
     queries not there), in the dicts' order within each query -- read straight from the dicts:
-    the values :func:`run_frame` and :func:`prefeval.ranking.rank_run` give, without a frame and without hashing the
+    the values :func:`run_frame` and :func:`prefeval.data.ranking.rank_run` give, without a frame and without hashing the
     document ids (distinct within each query already: each row is its own code).
 
     ``depth``: keep only the rows of each query whose score is at least its ``depth``-th highest (ties at the cut
@@ -323,7 +323,7 @@ def nested_codes(nested: Any, queries: Ids,
     None where this direct reading could differ from :func:`run_frame`'s (which then reads the run, or reports its
     error): not a dict of dicts (inner mappings other than ``dict``, ``OrderedDict`` and ``defaultdict``), document
     ids that are not all ``str`` (``str()`` could make two ids of one query equal), query keys with equal ``str()``,
-    scores that are not all numbers (``str``, ``None``) or NaN, ids that break the rules of :mod:`prefeval.io`."""
+    scores that are not all numbers (``str``, ``None``) or NaN, ids that break the rules of :mod:`prefeval.data.trec`."""
     if not isinstance(nested, Mapping):
         return None
     inners = list(nested.values())
@@ -373,9 +373,9 @@ def _number_scores(values: list) -> np.ndarray | None:
 def records_codes(records: Any, queries: Ids,
                   depth: int | None = None) -> tuple[np.ndarray, np.ndarray, Any, np.ndarray] | None:
     """A run given as a list of ``ScoredDoc``-like namedtuples in the integer form of :func:`nested_codes` (rows in
-    the given order): the values :func:`run_frame` and :func:`prefeval.ranking.rank_run` give, without a frame --
+    the given order): the values :func:`run_frame` and :func:`prefeval.data.ranking.rank_run` give, without a frame --
     each field read with one ``itemgetter`` pass, the query id of each stretch of rows of one query looked up once,
-    the document ids factorised once (:func:`prefeval.encoding.factorize`).
+    the document ids factorised once (:func:`prefeval.data.encoding.factorize`).
 
     ``depth``: as in :func:`nested_codes`, when each query's rows are contiguous and no document repeats among the
     rows kept in a query (then every row cut has a lower score than ``depth`` distinct documents of its query, and
@@ -448,7 +448,7 @@ def _text_column(values: list) -> pd.Series:
 
 
 def _strings(values: list) -> pd.Series | None:
-    """``values`` as a column of the string dtype of canonical frames (:func:`prefeval.io.read_run`'s) when every
+    """``values`` as a column of the string dtype of canonical frames (:func:`prefeval.data.trec.read_run`'s) when every
     value is a ``str`` (None otherwise); built by Arrow directly when that dtype is Arrow-backed."""
     string = string_dtype()
     if isinstance(string, pd.StringDtype) and string.storage == "pyarrow":
@@ -521,7 +521,7 @@ def canonical_qrels(frame: pd.DataFrame, label: str) -> pd.DataFrame:
 
 def _grades(frame: pd.DataFrame, label: str) -> np.ndarray:
     """The ``relevance`` column of a qrels frame as int64 grades, each checked by the rule of files
-    (:func:`prefeval.io.grade_value`: an integer from -1000 to 1000; a string of ASCII digits; an integral float);
+    (:func:`prefeval.data.trec.grade_value`: an integer from -1000 to 1000; a string of ASCII digits; an integral float);
     the first bad one is an error naming its query and document."""
     relevance = frame["relevance"]
     values = relevance.to_numpy()
@@ -562,8 +562,8 @@ def _as_text(column: pd.Series, what: str = "id") -> Any:
 
 def _is_canonical_run(frame: pd.DataFrame) -> bool:
     """Whether ``frame`` already has canonical run columns (string ids, float64 scores without NaN), e.g. from
-    :func:`prefeval.io.read_run`: then :func:`run_frame` returns it without copying (missing ids, which the
-    conversion would keep as NaN too, are reported by :func:`prefeval.ranking.rank_run`)."""
+    :func:`prefeval.data.trec.read_run`: then :func:`run_frame` returns it without copying (missing ids, which the
+    conversion would keep as NaN too, are reported by :func:`prefeval.data.ranking.rank_run`)."""
     return _canonical_columns(frame) is not None
 
 
@@ -607,7 +607,7 @@ def _canonical_run(frame: pd.DataFrame, label: str) -> pd.DataFrame:
 
 
 def check_run_ids(query_ids: Any, doc_ids: Any, what: str) -> None:
-    """:func:`prefeval.io.check_ids` of a run's query and document ids; ``what`` names the run (a document's
+    """:func:`prefeval.data.trec.check_ids` of a run's query and document ids; ``what`` names the run (a document's
     query is named too)."""
     check_ids(query_ids, f"{what}: query_id")
     check_ids(doc_ids, f"{what}: doc_id", lambda row: f"query {_at(query_ids, row)}")

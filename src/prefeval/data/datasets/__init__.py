@@ -1,8 +1,8 @@
 """ir_datasets layer: qrels, topics and facts of public benchmarks, offline seeding.
 
-The facade of three modules: :mod:`~prefeval.datasets.files` (ir_datasets access and the files a dataset
-needs), :mod:`~prefeval.datasets.guard` (failing fast offline, only inside prefeval's calls) and
-:mod:`~prefeval.datasets.seeding` (placing a local copy).
+The facade of three modules: :mod:`~prefeval.data.datasets.files` (ir_datasets access and the files a dataset
+needs), :mod:`~prefeval.data.datasets.guard` (failing fast offline, only inside prefeval's calls) and
+:mod:`~prefeval.data.datasets.seeding` (placing a local copy).
 
 ``load("msmarco-passage/trec-dl-2019/judged")`` (also written ``"irds:msmarco-passage/..."``)
 returns a :class:`BenchmarkDataset` whose ``qrels`` are prefeval's canonical frame
@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from prefeval.datasets.files import (
+from prefeval.data.datasets.files import (
     ENTITIES,
     PRIVATE_API,
     TESTED_IR_DATASETS,
@@ -47,10 +47,10 @@ from prefeval.datasets.files import (
     qrels_scale,
     under_home,
 )
-from prefeval.datasets.guard import guarded, unavailable_message
-from prefeval.datasets.seeding import seed_file
+from prefeval.data.datasets.guard import guarded, unavailable_message
+from prefeval.data.datasets.seeding import seed_file
+from prefeval.data.inputs import canonical_qrels, register_dataset_qrels
 from prefeval.errors import DatasetUnavailable, PrefevalError
-from prefeval.inputs import canonical_qrels, register_dataset_qrels
 
 __all__ = ["ENTITIES", "PRIVATE_API", "TESTED_IR_DATASETS", "BenchmarkDataset", "DatasetFacts", "DatasetUnavailable",
            "NeededFile", "info", "load", "needed_files", "normalise_id", "private_api_problem", "seed",

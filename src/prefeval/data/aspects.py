@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
-from prefeval._lazy import lazy_module
 from prefeval.core import diversity
 from prefeval.core.graded import GradedRankings
+from prefeval.core.lazy import lazy_module
+from prefeval.data.inputs import qrels_frame, run_frame
+from prefeval.data.ranking import NO_SUBTOPIC, RankedRun, qrels_queries, rank_run
 from prefeval.errors import PrefevalError
-from prefeval.inputs import qrels_frame, run_frame
-from prefeval.ranking import NO_SUBTOPIC, RankedRun, qrels_queries, rank_run
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -119,7 +119,7 @@ def graded_rankings(ranked: pd.DataFrame, qrels: pd.DataFrame, queries: list[str
     :class:`~prefeval.core.graded.GradedRankings` with their pool: the input of every metric kernel, built for all
     queries at once (the one construction the provider, :func:`aspect_arrays` and the diversity measures share).
 
-    ``ranked`` holds the run's ranked rows ``query_id, doc_id, rank`` (:meth:`prefeval.ranking.RankedRun.rows`,
+    ``ranked`` holds the run's ranked rows ``query_id, doc_id, rank`` (:meth:`prefeval.data.ranking.RankedRun.rows`,
     truncated at the cutoff). Aspects of a query are its subtopics (one aspect for qrels without subtopics) that
     have a document with grade >= ``rel``, in the order of their ids. Grades below ``rel`` count as 0. The pool
     holds every document relevant to some aspect, ordered by doc id descending. ``n_relevant``: default the pool
@@ -142,7 +142,7 @@ def graded_rankings(ranked: pd.DataFrame, qrels: pd.DataFrame, queries: list[str
 def run_graded_rankings(run: RankedRun, depth: int | None, qrels: pd.DataFrame, queries: list[str], rel: int,
                         n_relevant: np.ndarray | None = None, side: QrelsSide | None = None) -> GradedRankings:
     """:func:`graded_rankings` of ``run.rows(depth)``, read from the run's integer codes when every relevant
-    document is one of its candidates (:func:`prefeval.ranking.rank_run`): only the candidates' rows are matched
+    document is one of its candidates (:func:`prefeval.data.ranking.rank_run`): only the candidates' rows are matched
     with the qrels, no document id of the run is converted. That reads just the ranks of the candidates and the
     number of ranked documents per query, so a run ranked with ``ties="candidates"`` gives the same rankings."""
     side = qrels_side(qrels, queries, rel) if side is None else side
@@ -187,7 +187,7 @@ def aspect_arrays(qrels: Any, run: Any, rel: int = 1, depth: int | None = None, 
                   bucket: bool = True) -> Iterator[AspectArrays]:
     """Kernel inputs of every evaluated query, in buckets of similar ranking depth (one bucket if not ``bucket``).
 
-    ``qrels`` and ``run``: anything :func:`prefeval.inputs.qrels_frame` / :func:`~prefeval.inputs.run_frame`
+    ``qrels`` and ``run``: anything :func:`prefeval.data.inputs.qrels_frame` / :func:`~prefeval.data.inputs.run_frame`
     accept. ``depth``: keep ranks <= depth (a cutoff applied before padding). A query the run lacks is an empty
     ranking; queries only in the run are ignored.
     """

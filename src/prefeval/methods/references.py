@@ -1,7 +1,7 @@
 """The papers prefeval implements or follows, with their full citations.
 
 Docstrings, help texts, warnings and reports cite them as "Authors (year) §x, Eq. y"; this module resolves
-such a short form to the full reference (``prefeval.references.PAPERS``), and the method declarations of
+such a short form to the full reference (``prefeval.methods.references.PAPERS``), and the method declarations of
 :mod:`prefeval.methods` carry a :class:`Reference` each.
 """
 

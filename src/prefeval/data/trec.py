@@ -49,9 +49,9 @@ from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval._arrow import to_numpy
-from prefeval._lazy import is_pandas, lazy_module
-from prefeval.encoding import ids_to_pandas, string_dtype
+from prefeval.core.lazy import is_pandas, lazy_module
+from prefeval.data.arrow import to_numpy
+from prefeval.data.encoding import ids_to_pandas, string_dtype
 from prefeval.errors import InputFormatError, PrefevalError
 
 if TYPE_CHECKING:

@@ -13,7 +13,7 @@
   Standard measures are computed by their ir-measures providers (pytrec_eval, pyndeval, ...),
   prefeval's by the ``prefeval`` provider. Every measure reads the same canonical input and is averaged over
   the same queries, the queries of the qrels (README, "Input semantics"): each run is ranked once
-  (:func:`prefeval.ranking.canonical_run`: ties by doc id descending, a repeated document keeps its first
+  (:func:`prefeval.data.ranking.canonical_run`: ties by doc id descending, a repeated document keeps its first
   position), conflicting qrels lines are resolved once (the last line wins), and a judged query without a
   relevant document at a measure's ``rel`` scores 0 for that measure. Parameters are checked before any
   provider runs (cutoff >= 1, rel >= 1).
@@ -40,17 +40,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval._lazy import lazy_module
-from prefeval.compare import check_relevant, evaluate_block, parse_method
-from prefeval.engines import registry as engines
+from prefeval.core.lazy import lazy_module
+from prefeval.data.inputs import _all_str, _number_scores, qrels_frame, runs_dict
+from prefeval.data.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict, rank_run, run_queries
+from prefeval.data.runs import registered
+from prefeval.data.trec import first_bad_id
+from prefeval.engine import registry as engines
+from prefeval.engine.compare import check_relevant, evaluate_block, parse_method
 from prefeval.errors import PrefevalError
-from prefeval.inputs import _all_str, _number_scores, qrels_frame, runs_dict
-from prefeval.io import first_bad_id
 from prefeval.methods.checks import validate
 from prefeval.methods.names import parse_names
 from prefeval.methods.registry import declaration_of, rel_problem
-from prefeval.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict, rank_run, run_queries
-from prefeval.runs import registered
 
 if TYPE_CHECKING:
     import ir_measures
@@ -195,7 +195,7 @@ def iter_metrics(evaluators: list[tuple[Any, bool, int | None]], ranked: RankedR
 
 
 class RunFrames(Mapping):
-    """Name -> canonical run frame (:meth:`prefeval.ranking.RankedRun.frame`) of ranked runs, each built on first
+    """Name -> canonical run frame (:meth:`prefeval.data.ranking.RankedRun.frame`) of ranked runs, each built on first
     access (many evaluations never need the frames)."""
 
     def __init__(self, ranked: Mapping[str, RankedRun]) -> None:
@@ -276,8 +276,8 @@ def _warn_disjoint(qrels: pd.DataFrame, ranked: Mapping[str, RankedRun]) -> set[
 def _as_given(runs: Any, measures: list[Any]) -> dict[str, dict] | None:
     """The runs, when they can be given to pytrec_eval as they are with the values of their canonical rankings:
     every measure is computed by pytrec_eval, and every run is a dict of dicts ``{query_id: {doc_id: score}}`` of
-    ``str`` ids following the rules of :mod:`prefeval.io` and number scores (no NaN). Such a run repeats no
-    document within a query, and trec_eval orders a query's documents as :func:`prefeval.ranking.rank_run` does
+    ``str`` ids following the rules of :mod:`prefeval.data.trec` and number scores (no NaN). Such a run repeats no
+    document within a query, and trec_eval orders a query's documents as :func:`prefeval.data.ranking.rank_run` does
     (score descending, ties by doc id descending in code point order), so ranking it first changes no value. None
     otherwise (the runs are then read and ranked: errors are reported there)."""
     provider = ir_measures.providers.registry.get("pytrec_eval")
@@ -321,7 +321,7 @@ def _given_rows(qrels: pd.DataFrame, runs: dict[str, dict], measures: list[Any],
 
 def canonical_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
     """The canonical input every measure of one call reads: the qrels with conflicting lines resolved, and each
-    run ranked once by :func:`prefeval.ranking.canonical_run` (named as given); warns about runs that share no
+    run ranked once by :func:`prefeval.data.ranking.canonical_run` (named as given); warns about runs that share no
     query with the qrels or cover only some of the judged queries."""
     qrels_df, run_frames, _ = ranked_inputs(qrels, runs)
     return qrels_df, dict(run_frames)
@@ -331,7 +331,7 @@ def ranked_inputs(qrels: Any, runs: Any, depth: int | None = None) -> tuple[pd.D
                                                                            dict[str, RankedRun]]:
     """:func:`canonical_inputs` and the rankings the run frames were made from. ``depth``: only the top ``depth``
     ranks need be exact (every measure reads only those, :func:`top_k_depth`): tied scores are ordered only where
-    they reach them (:func:`prefeval.ranking.rank_run`), and the run frames are not available."""
+    they reach them (:func:`prefeval.data.ranking.rank_run`), and the run frames are not available."""
     qrels_df = qrels_frame(qrels)
     ranked = {name: rank_run(frame, name=name, depth=depth) for name, frame in runs_dict(runs).items()}
     run_frames = RunFrames(ranked)
@@ -353,7 +353,7 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     ``"ndcg_cut_10"``; ``str()`` of a measure object), so results can be looked up by either.
     ``progress`` shows a progress bar over the runs. ``engine="dask"`` evaluates partitions of the queries on a
     Dask cluster (``client``, ``scheduler`` address, or a local cluster of ``workers`` processes; ``partitions``
-    query partitions; :mod:`prefeval.engines.dask_engine`), with the same result.
+    query partitions; :mod:`prefeval.engine.dask_engine`), with the same result.
     """
 
     parsed = parse_measures(measures, rel)

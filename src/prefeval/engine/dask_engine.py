@@ -1,8 +1,8 @@
 """The Dask engine: :func:`prefeval.compare` and :func:`prefeval.evaluate` over a Dask cluster, partitioned by query.
 
 ``compare(..., engine="dask")`` and ``evaluate(..., engine="dask")`` run here. The work is cut by query
-(:mod:`prefeval.engines.partitions`): every task holds all runs' rows for its queries and their qrels, and calls
-the in-process block function (:func:`prefeval.compare.evaluate_block`, or :func:`prefeval.evaluate.evaluate`
+(:mod:`prefeval.engine.partitions`): every task holds all runs' rows for its queries and their qrels, and calls
+the in-process block function (:func:`prefeval.engine.compare.evaluate_block`, or :func:`prefeval.engine.evaluate.evaluate`
 on the block), so every value comes from the same kernels as in-process. The driver combines the partial results:
 the per-pair sums (counts, means, sums of squared deviations, wins, losses) are merged, the per-query scores
 (Q x S per method: win rates or metric values) are put back in query order; per-query pair values are collected
@@ -30,8 +30,10 @@ from typing import TYPE_CHECKING, Any
 
 import ir_measures
 
-from prefeval._lazy import lazy_module
-from prefeval.compare import (
+from prefeval.core.lazy import lazy_module
+from prefeval.data.inputs import list_run_name, qrels_frame
+from prefeval.engine import partitions as parts
+from prefeval.engine.compare import (
     KEEP_BYTES,
     Comparison,
     MethodResult,
@@ -39,11 +41,9 @@ from prefeval.compare import (
     evaluate_block,
     per_query_bytes,
 )
-from prefeval.engines import partitions as parts
-from prefeval.engines.registry import Engine, check_scheduler_address, register
+from prefeval.engine.evaluate import per_query_table
+from prefeval.engine.registry import Engine, check_scheduler_address, register
 from prefeval.errors import PrefevalError
-from prefeval.evaluate import per_query_table
-from prefeval.inputs import list_run_name, qrels_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -212,7 +212,7 @@ def _is_dask_frame(obj: Any) -> bool:
 
 
 def _is_partitioned(obj: Any) -> bool:
-    """A collection generated partition by partition (e.g. :func:`prefeval.simulate.recsys`)."""
+    """A collection generated partition by partition (e.g. :func:`prefeval.data.simulate.recsys`)."""
     return hasattr(obj, "partition") and hasattr(obj, "n_partitions") and hasattr(obj, "run_names")
 
 
@@ -460,7 +460,7 @@ def _failure(future: Any, outcome: Any, partition: int) -> BaseException:
 def compare(qrels: Any, runs: Any, methods: list[Any], *, client: Any = None, scheduler: str | None = None,
             workers: int | None = None, partitions: int | None = None, per_query: bool | str | None = None,
             progress: bool = False) -> Any:
-    """:func:`prefeval.compare` on Dask (module docstring); ``methods`` are parsed :class:`prefeval.compare.Method`.
+    """:func:`prefeval.compare` on Dask (module docstring); ``methods`` are parsed :class:`prefeval.engine.compare.Method`.
 
     ``partitions``: number of query partitions (default: 4 per worker thread, fewer for fewer than
     :data:`QUERIES_PER_PARTITION` queries each; a generated collection brings its own). ``per_query``: ``True``
@@ -493,7 +493,7 @@ def evaluate(qrels: Any, runs: Any, measures: list[Any], rel: int | None, *, cli
              scheduler: str | None = None, workers: int | None = None, partitions: int | None = None,
              progress: bool = False) -> tuple[pd.DataFrame, list[str]]:
     """The per-query values of :func:`prefeval.evaluate` on Dask and the run names: each partition is evaluated
-    in-process (:func:`prefeval.evaluate.per_query_table`); :func:`prefeval.evaluate` aggregates them."""
+    in-process (:func:`prefeval.engine.evaluate.per_query_table`); :func:`prefeval.evaluate` aggregates them."""
     with cluster(client, scheduler, workers) as c:
         plan = _plan(c, qrels, runs, partitions)
         if not plan.names:
