@@ -833,3 +833,14 @@ def test_analyse_tie_probability_options_fail_before_the_work(tmp_path, capsys):
                           '[analyse]\nanalyses = ["tie_probability"]\noptions = {n = "big"}\n')
     err = fails(capsys, "run", str(definition), "--check")
     assert "analyse.options.n" in err and "must be an integer" in err
+
+
+@pytest.mark.parametrize("options, fragment", [
+    (["--cases", str(10**12)], "cases must be an integer from 1 to 100,000"),
+    (["--bound", str(10**12)], "bound must be an integer from 1 to 100,000"),
+    (["--seed", "-1"], "seed must be a non-negative integer"),
+    (["--balance", str(10**12)], "run length n must be an integer from 1 to 1,000"),
+])
+def test_axioms_parameters_are_bounded(capsys, options, fragment):
+    err = fails(capsys, "axioms", "nDCG@10", *options)
+    assert fragment in err
