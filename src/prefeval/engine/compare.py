@@ -992,12 +992,29 @@ def compare_methods(qrels: Any, runs: Any, methods: Sequence[Method], *, per_que
         raise PrefevalError(f"compare needs at least two runs; got {len(run_frames)} ({', '.join(run_frames) or '-'})")
     if baseline is not None and baseline not in run_frames:
         raise PrefevalError(f"baseline {baseline!r} is not one of the runs: {', '.join(run_frames)}")
+    check_pairs(len(run_frames), len(methods))
     check_relevant(list(methods), qrels_df)
     keep = keep_per_query(per_query, methods, qrels_df, len(run_frames))
     results = {r.method.label: r
                for r in evaluate_block(list(methods), run_frames, qrels_df, keep=keep, progress=progress)}
     return Comparison(list(run_frames), [results[m.label] for m in methods],
                       query_order=qrels_queries(qrels_df).tolist(), baseline=baseline)
+
+
+#: The most (run pair, method) sums a comparison holds (about 24 bytes each: mean, squared deviations, wins,
+#: losses), e.g. 14,142 runs for one method.
+MAX_PAIR_SUMS = 10**8
+
+
+def check_pairs(n_runs: int, n_methods: int) -> None:
+    """Refuse, before any run is ranked, a comparison of so many runs that its per-pair sums alone (``n_methods``
+    x ``n_runs (n_runs - 1) / 2`` of them) exceed :data:`MAX_PAIR_SUMS`."""
+    pairs = n_runs * (n_runs - 1) // 2
+    if pairs * max(1, n_methods) > MAX_PAIR_SUMS:
+        most = int((1 + (1 + 8 * MAX_PAIR_SUMS / max(1, n_methods)) ** 0.5) / 2)
+        raise PrefevalError(f"{n_runs:,} runs make {pairs:,} pairs per method ({pairs * max(1, n_methods) * 24 / 1e9:.3g} "
+                            f"GB of sums for {n_methods} method(s)); compare at most {most:,} runs at once, or each run "
+                            "with one baseline (prefeval.evaluate with baseline=...)")
 
 
 def per_query_bytes(methods: Sequence[Method], n_queries: int, n_runs: int) -> int:

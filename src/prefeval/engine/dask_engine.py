@@ -37,6 +37,7 @@ from prefeval.engine.compare import (
     KEEP_BYTES,
     Comparison,
     MethodResult,
+    check_pairs,
     combine_results,
     evaluate_block,
     per_query_bytes,
@@ -477,6 +478,7 @@ def compare(qrels: Any, runs: Any, methods: list[Any], *, client: Any = None, sc
         plan = _plan(c, qrels, runs, partitions)
         if len(plan.names) < 2:
             raise PrefevalError(f"compare needs at least two runs; got {len(plan.names)} ({', '.join(plan.names) or '-'})")
+        check_pairs(len(plan.names), len(methods))
         keep = per_query is True or (per_query is None and plan.query_order is not None
                                      and per_query_bytes(methods, len(plan.query_order), len(plan.names)) <= KEEP_BYTES)
         blocks, notes = _run(c, plan, _compare_task, _portable(methods), keep, out, progress=progress)
