@@ -200,3 +200,36 @@ def test_every_dotted_name_in_the_docs_works_after_import_prefeval(tmp_path):
     done = subprocess.run([sys.executable, "-c", code, *names], cwd=tmp_path, capture_output=True, text=True,
                           env=env, timeout=300)
     assert done.returncode == 0 and not done.stdout.strip(), done.stdout + done.stderr[-2000:]
+
+
+def test_input_semantics_states_the_readers_limits():
+    """The grade range and the ``rel`` range the Input semantics page states are the constants the code checks."""
+    from prefeval.data.trec import MAX_GRADE, MIN_GRADE
+    from prefeval.methods.registry import MAX_REL
+
+    page = " ".join((REPO / "docs" / "input-semantics.md").read_text(encoding="utf-8").split())
+    assert f"from {MIN_GRADE} to {MAX_GRADE}" in page
+    assert f"`rel` is an integer from 1 to {MAX_REL}" in page
+    assert "16 MiB" not in page and "numpy" not in page and "PREFEVAL_TEST_WITHOUT_PYARROW" not in page
+
+
+def test_installation_page_names_every_extra_and_what_fast_holds():
+    """guide/install.md names each extra of pyproject.toml; it says the `fast` extra is python-isal only and that
+    pyarrow is a core dependency (the one reader); no page mentions a pyarrow-less mode."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    extras = project["optional-dependencies"]
+    page = " ".join((REPO / "docs" / "guide" / "install.md").read_text(encoding="utf-8").split())
+    for extra in extras:
+        assert f"`{extra}` (" in page, extra
+    assert [re.split(r"[<>=\[;]", r)[0].strip() for r in extras["fast"]] == ["isal"]
+    assert "`fast` (python-isal only" in page
+    assert any(r.startswith("pyarrow") for r in project["dependencies"]) and "pyarrow (the one reader" in page
+    for path in PAGES:
+        text = path.read_text(encoding="utf-8")
+        for stale in ("nopyarrow", "PREFEVAL_TEST_WITHOUT_PYARROW", "without pyarrow", "textscan", "16 MiB"):
+            assert stale not in text, (path.name, stale)
+    assert "nopyarrow" not in (REPO / "tox.ini").read_text(encoding="utf-8")

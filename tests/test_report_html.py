@@ -308,6 +308,20 @@ def test_prefeval_report_takes_the_folders_lock_like_prefeval_run(small_output, 
             OutputFolder(copy).__enter__()
 
 
+def test_docs_name_every_summary_key_and_report_format(small_output):
+    """docs/pipelines.md's summary.json paragraph names every key a run writes (top level, ``data`` and
+    ``data.query_counts``), and its ``report.formats`` row every format the Report step accepts."""
+    from prefeval.pipeline.report import FORMATS
+
+    page = (REPO / "docs" / "pipelines.md").read_text(encoding="utf-8")
+    paragraph = " ".join(page.split("`summary.json` keys", 1)[1].split("\n\n", 1)[0].split())
+    summary = json.loads((small_output / "summary.json").read_text())
+    keys = [*summary, *summary["data"], *summary["data"]["query_counts"]]
+    assert not [k for k in keys if f"`{k}`" not in paragraph]
+    row = next(line for line in page.splitlines() if line.startswith("| `report.formats`"))
+    assert sorted(re.findall(r"`(\w+)`", row.split("|")[4])) == sorted(FORMATS)
+
+
 def test_html_table_has_a_caption_escapes_and_sorts_by_value():
     frame = pd.DataFrame({"run": ["<script>x</script>", "b"], "AP": [0.123456, 0.5]}).set_index("run")
     text = html_table(frame, "Means of `AP`")
