@@ -233,3 +233,30 @@ def test_installation_page_names_every_extra_and_what_fast_holds():
         for stale in ("nopyarrow", "PREFEVAL_TEST_WITHOUT_PYARROW", "without pyarrow", "textscan", "16 MiB"):
             assert stale not in text, (path.name, stale)
     assert "nopyarrow" not in (REPO / "tox.ini").read_text(encoding="utf-8")
+
+
+def test_api_face_page_names_every_name_bound_on_first_use():
+    """docs/api/prefeval.md names each name ``import prefeval`` binds lazily (``prefeval.table``, ``read_run``,
+    the measures, ...) and each layer package, with the module that documents it."""
+    import prefeval
+
+    page = (REPO / "docs" / "api" / "prefeval.md").read_text(encoding="utf-8")
+    for name, (module, _attr) in prefeval._LAZY.items():
+        assert f"`prefeval.{name}`" in page, name
+        assert module in page or module.rsplit(".", 1)[0] in page, (name, module)
+    for layer in prefeval._LAYERS:
+        assert f"`prefeval.{layer}`" in page, layer
+
+
+def test_the_example_collection_is_described_as_written():
+    """README.md and getting-started.md describe ``prefeval example``'s collection with its parameters: the number of
+    queries, the grades, the judged depth and the run names in order of simulated quality."""
+    from prefeval.data.simulate import EXAMPLE_PARAMS, EXAMPLE_RUNS
+
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    started = " ".join((REPO / "docs" / "getting-started.md").read_text(encoding="utf-8").split())
+    n, top = EXAMPLE_PARAMS["n_queries"], EXAMPLE_PARAMS["max_grade"]
+    assert f"`qrels.txt` ({n} queries, graded 0-{top})" in readme
+    assert ", ".join(f"`{name}.run`" for name in EXAMPLE_RUNS) in readme
+    assert f"`qrels.txt` ({n} queries, grades 0-{top}, judged to depth {EXAMPLE_PARAMS['judged_depth']})" in started
+    assert ", ".join(f"`{name}`" for name in EXAMPLE_RUNS) in started
