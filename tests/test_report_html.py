@@ -308,6 +308,29 @@ def test_prefeval_report_takes_the_folders_lock_like_prefeval_run(small_output, 
             OutputFolder(copy).__enter__()
 
 
+def test_prefeval_report_refuses_a_folder_another_process_is_writing(small_output, tmp_path):
+    """The lock across processes: a process holding the folder as `prefeval run` does (OutputFolder) makes
+    `prefeval report` (a fresh process) fail at once with one line naming the folder and that process."""
+    copy = tmp_path / "out"
+    shutil.copytree(small_output, copy)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")])
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from prefeval.pipeline.output import OutputFolder\n"
+         "with OutputFolder(sys.argv[1]):\n    print('held', flush=True); sys.stdin.read()", str(copy)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        done = subprocess.run([sys.executable, "-m", "prefeval", "report", str(copy)], capture_output=True,
+                              text=True, env=env, timeout=120)
+    finally:
+        holder.communicate("", timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("prefeval report: error: ")
+    assert f"is writing {str(copy)!r}" in done.stderr and f"process {holder.pid}" in done.stderr
+    assert not (tmp_path / ".out.prefeval-lock").exists()
+
+
 def test_docs_name_every_summary_key_and_report_format(small_output):
     """docs/pipelines.md's summary.json paragraph names every key a run writes (top level, ``data`` and
     ``data.query_counts``), and its ``report.formats`` row every format the Report step accepts."""
