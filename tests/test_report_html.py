@@ -23,8 +23,9 @@ import pytest
 from browser import Browser, chromium, png_colours
 from conftest import write_trec_files
 from prefeval.commands.cli import main
+from prefeval.errors import PrefevalError
 from prefeval.pipeline import Aggregate, Analyse, Compare, Evaluate, Pipeline, Qrels, Report, Runs
-from prefeval.pipeline.output import MANIFEST
+from prefeval.pipeline.output import MANIFEST, FolderLock, OutputFolder
 from prefeval.pipeline.render import latex_inline, md_inline, plural
 from prefeval.report.html import html_table
 
@@ -280,6 +281,68 @@ def test_prefeval_report_renders_the_page_again_identically(small_output, tmp_pa
     assert err.startswith("prefeval report: error: ") and "summary.json" in err and "\n" not in err
     assert main(["report", str(tmp_path / "absent")]) == 1
     assert "no such folder" in capsys.readouterr().err
+
+
+def test_prefeval_report_takes_the_folders_lock_like_prefeval_run(small_output, tmp_path, capsys):
+    """A folder a run is writing (its lock held) is refused at once, with one line naming the folder; the page is
+    left as it was; once the run is done the report renders; while the report holds the lock, a run is refused."""
+    copy = tmp_path / "out"
+    copy.mkdir()
+    for path in small_output.iterdir():
+        (copy / path.name).write_bytes(path.read_bytes())
+    before = (copy / "report.html").read_bytes()
+    capsys.readouterr()
+    with OutputFolder(copy) as held:  # what `prefeval run --out out` holds while it works
+        assert held.staging is not None
+        for args in (["report", str(copy)], ["report", str(copy), "-o", str(tmp_path / "page.html")]):
+            assert main(args) == 1
+            err = capsys.readouterr().err
+            assert err.startswith("prefeval report: error: ") and err.count("\n") == 1, err
+            assert f"is writing {str(copy)!r}" in err and f"process {os.getpid()}" in err
+        assert (copy / "report.html").read_bytes() == before and not (tmp_path / "page.html").exists()
+    assert not (tmp_path / ".out.prefeval-lock").exists()
+    assert main(["report", str(copy)]) == 0
+    assert not (tmp_path / ".out.prefeval-lock").exists()
+    with FolderLock(copy):  # the report's hold: a run into the folder is refused before any work
+        with pytest.raises(PrefevalError, match="another prefeval run .* is writing"):
+            OutputFolder(copy).__enter__()
+
+
+def test_prefeval_report_refuses_a_folder_another_process_is_writing(small_output, tmp_path):
+    """The lock across processes: a process holding the folder as `prefeval run` does (OutputFolder) makes
+    `prefeval report` (a fresh process) fail at once with one line naming the folder and that process."""
+    copy = tmp_path / "out"
+    shutil.copytree(small_output, copy)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), env.get("PYTHONPATH", "")])
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from prefeval.pipeline.output import OutputFolder\n"
+         "with OutputFolder(sys.argv[1]):\n    print('held', flush=True); sys.stdin.read()", str(copy)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        done = subprocess.run([sys.executable, "-m", "prefeval", "report", str(copy)], capture_output=True,
+                              text=True, env=env, timeout=120)
+    finally:
+        holder.communicate("", timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("prefeval report: error: ")
+    assert f"is writing {str(copy)!r}" in done.stderr and f"process {holder.pid}" in done.stderr
+    assert not (tmp_path / ".out.prefeval-lock").exists()
+
+
+def test_docs_name_every_summary_key_and_report_format(small_output):
+    """docs/pipelines.md's summary.json paragraph names every key a run writes (top level, ``data`` and
+    ``data.query_counts``), and its ``report.formats`` row every format the Report step accepts."""
+    from prefeval.pipeline.report import FORMATS
+
+    page = (REPO / "docs" / "pipelines.md").read_text(encoding="utf-8")
+    paragraph = " ".join(page.split("`summary.json` keys", 1)[1].split("\n\n", 1)[0].split())
+    summary = json.loads((small_output / "summary.json").read_text())
+    keys = [*summary, *summary["data"], *summary["data"]["query_counts"]]
+    assert not [k for k in keys if f"`{k}`" not in paragraph]
+    row = next(line for line in page.splitlines() if line.startswith("| `report.formats`"))
+    assert sorted(re.findall(r"`(\w+)`", row.split("|")[4])) == sorted(FORMATS)
 
 
 def test_html_table_has_a_caption_escapes_and_sorts_by_value():

@@ -64,7 +64,17 @@ _LAZY = {
 }
 
 
+#: The layer packages: ``prefeval.report.html`` and the like work after ``import prefeval`` alone (each layer imports
+#: its own submodules on first access), without being part of ``from prefeval import *``.
+_LAYERS = frozenset({"core", "methods", "data", "engine", "integrations", "analysis", "axioms", "report", "pipeline",
+                     "commands"})
+
+
 def __getattr__(name: str) -> Any:
+    if name in _LAYERS and name not in _LAZY:
+        module = importlib.import_module(f"prefeval.{name}")
+        globals()[name] = module
+        return module
     try:
         module_name, attr = _LAZY[name]
     except KeyError:

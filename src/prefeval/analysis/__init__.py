@@ -30,6 +30,7 @@ from typing import Any
 from prefeval.analysis.balancing import balancing_curve, balancing_index
 from prefeval.analysis.closed_forms import rr_tie_probability_given_p1, tie_probability
 from prefeval.analysis.unanimity import metric_unanimity
+from prefeval.core.lazy import submodules_on_access as _submodules_on_access
 
 # The rest imports pandas-heavy modules or prefeval.compare: load on first use.
 _LAZY = {
@@ -57,10 +58,13 @@ _LAZY = {
 }
 
 
+_submodule = _submodules_on_access(__name__, __path__)
+
+
 def __getattr__(name: str) -> Any:
     module_name = _LAZY.get(name)
     if module_name is None:
-        raise AttributeError(f"module 'prefeval.analysis' has no attribute {name!r}")
+        return _submodule(name)  # prefeval.analysis.unanimity, ... (else AttributeError)
     value = getattr(importlib.import_module(module_name), name)
     globals()[name] = value
     return value

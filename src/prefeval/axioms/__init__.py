@@ -14,8 +14,13 @@ from prefeval.axioms.constraints import CONSTRAINTS, GROUPS, Constraint, select
 from prefeval.axioms.model import Case, Judgments, RankingPair
 from prefeval.axioms.partial_order import chain, comparable, precedes
 from prefeval.axioms.table import PAPER_TABLE1, README_MEASURES, compare_with_paper, markdown, matrix
+from prefeval.core.lazy import submodules_on_access as _submodules_on_access
 
 __all__ = [
     "CONSTRAINTS", "GROUPS", "PAPER_TABLE1", "README_MEASURES", "Case", "RankingPair", "Constraint", "Judgments",
     "balancing_index", "chain", "check", "comparable", "compare_with_paper", "markdown", "matrix", "precedes", "select",
 ]
+
+
+# `prefeval.<layer>.<module>` works after `import prefeval` alone (the module is imported on first access)
+__getattr__ = _submodules_on_access(__name__, __path__)

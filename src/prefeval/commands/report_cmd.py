@@ -4,7 +4,10 @@ The page is built from the folder's files (summary.json, which holds the report'
 tables per_query.csv, means.csv, preference_summary.csv, preferences.csv, rankings.csv; the analysis PNGs), as
 the pipeline run built it, so it needs an output written with the ``json`` and ``csv`` formats. By default it
 replaces OUTDIR/report.html (atomically) and updates that file's entry in OUTDIR/manifest.json; ``-o FILE``
-writes it elsewhere and leaves the folder alone.
+writes it elsewhere and leaves the folder alone. Like ``prefeval run``, it holds the folder's lock
+(:class:`~prefeval.pipeline.output.FolderLock`) while it reads the folder and writes the page: a folder a run is
+writing is refused at once with a one-line error naming it. With ``-o FILE`` and a parent folder this user
+cannot write (so no lock file can be made), the folder is read without the lock.
 """
 
 from __future__ import annotations
@@ -40,15 +43,28 @@ def _umask() -> int:
 
 def run(args: argparse.Namespace) -> int:
     # deferred: the pipeline modules load pandas; `prefeval --help` stays fast
+    from prefeval.errors import PrefevalError
+    from prefeval.pipeline.output import FolderLock
+
+    folder = Path(args.outdir)
+    if not folder.is_dir():
+        raise PrefevalError(f"{folder}: no such folder (give the output folder of `prefeval run`)")
+    if folder.name in ("", "..") or folder.is_symlink():  # as `prefeval run`: the lock sits beside the real folder
+        folder = Path(os.path.realpath(folder))
+    if args.output and not os.access(folder.parent, os.W_OK | os.X_OK):
+        return _render(args, folder)
+    with FolderLock(folder):
+        return _render(args, folder)
+
+
+def _render(args: argparse.Namespace, folder: Path) -> int:
+    # deferred: the pipeline modules load pandas; `prefeval --help` stays fast
     import json
 
     from prefeval.errors import PrefevalError
     from prefeval.pipeline.output import MANIFEST, MANIFEST_FORMAT, sha256
     from prefeval.pipeline.report import HTML, render_html_again
 
-    folder = Path(args.outdir)
-    if not folder.is_dir():
-        raise PrefevalError(f"{folder}: no such folder (give the output folder of `prefeval run`)")
     text = render_html_again(folder)
     if args.output:
         target = Path(args.output)

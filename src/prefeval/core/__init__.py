@@ -6,3 +6,8 @@ metrics of the RBU paper's Table 1 (``diversity``),
 rank aggregation (``aggregate``) and significance tests (``stats``); ``lazy`` imports heavy dependencies on first
 use.
 """
+
+from prefeval.core.lazy import submodules_on_access as _submodules_on_access
+
+# `prefeval.<layer>.<module>` works after `import prefeval` alone (the module is imported on first access)
+__getattr__ = _submodules_on_access(__name__, __path__)

@@ -16,8 +16,9 @@ would otherwise pay.
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 
@@ -122,3 +123,18 @@ class _HookedLoader:
         finally:
             self.hook.running.discard(self.name)
         self.hook.executed()
+
+
+def submodules_on_access(package: str, path: Iterable[str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` (PEP 562) for ``package`` whose folder is ``path`` (its ``__path__``): after
+    ``import prefeval``, ``prefeval.data.simulate`` imports the submodule ``simulate`` on that first access, as
+    ``import prefeval.data.simulate`` would, so every dotted name of the documentation works as written while
+    ``import prefeval`` stays light."""
+    names = frozenset(info.name for info in pkgutil.iter_modules(list(path)))
+
+    def __getattr__(name: str) -> Any:
+        if name in names:
+            return importlib.import_module(f"{package}.{name}")
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
+
+    return __getattr__

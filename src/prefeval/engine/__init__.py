@@ -5,3 +5,8 @@ process or on a Dask cluster.
 runs the partitions on a Dask cluster; :mod:`prefeval.engine.registry` chooses where an evaluation runs.
 ``import prefeval`` does not import Dask: the engine imports it when it runs.
 """
+
+from prefeval.core.lazy import submodules_on_access as _submodules_on_access
+
+# `prefeval.<layer>.<module>` works after `import prefeval` alone (the module is imported on first access)
+__getattr__ = _submodules_on_access(__name__, __path__)

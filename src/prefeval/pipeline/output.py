@@ -9,7 +9,8 @@
   the files that manifest names. A folder holding anything else (files prefeval did not write) is refused
   unless ``force`` is given; then those files are left untouched and prefeval's own files are replaced one by
   one, the old manifest removed first and the new one written last.
-* A lock file beside the folder (``.NAME.prefeval-lock``) stops two runs from writing one folder.
+* A lock file beside the folder (``.NAME.prefeval-lock``, :class:`FolderLock`) stops two runs from writing one
+  folder, and ``prefeval report`` from rewriting a folder a run is writing.
 * :meth:`OutputFolder.check` validates the path before any computation: not empty, not a file, writable.
 """
 
@@ -33,7 +34,7 @@ from typing import Any
 
 from prefeval.errors import PrefevalError
 
-__all__ = ["MANIFEST", "MANIFEST_FORMAT", "OutputFolder", "read_manifest", "checkpoint"]
+__all__ = ["MANIFEST", "MANIFEST_FORMAT", "FolderLock", "OutputFolder", "read_manifest", "checkpoint"]
 
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = "prefeval-output-manifest/1"
@@ -142,6 +143,109 @@ def _holds_cwd(path: Path) -> bool:
     return cwd == folder or folder in cwd.parents
 
 
+class FolderLock:
+    """The lock of an output folder: the file ``.NAME.prefeval-lock`` beside it, held (``flock``; on systems
+    without it, created exclusively) by one process at a time, with its process id inside. Entering fails at once
+    with a one-line :class:`~prefeval.errors.PrefevalError` naming the folder when another process holds it.
+    While held, SIGTERM and SIGHUP end the process through an exception, so the lock file (and a run's staging
+    folder) are removed as on Ctrl-C; the process then ends by the same signal."""
+
+    def __init__(self, folder: Path, where: str = "") -> None:
+        self.folder = folder
+        self.where = f"{where}: " if where else ""  # the key or option naming the folder, for messages
+        self.path = folder.parent / f".{folder.name}.prefeval-lock"
+        self._lock: Any = None
+        self._handlers: dict[int, Any] = {}
+
+    def __enter__(self) -> FolderLock:
+        self._catch_signals()
+        try:
+            self._acquire()
+        except BaseException:
+            self._restore_signals()
+            raise
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, traceback: Any) -> None:
+        try:
+            self._release()
+        finally:
+            self._restore_signals()
+        if isinstance(exc, _Terminated):  # cleaned up: now end as the signal would have ended the process
+            signal.signal(exc.signum, signal.SIG_DFL)
+            os.kill(os.getpid(), exc.signum)
+
+    def _catch_signals(self) -> None:
+        """Turn SIGTERM and SIGHUP (when their action is the default one, in the main thread) into an exception
+        while the folder is held, so the staging folder and the lock file are removed as for Ctrl-C; the
+        process then ends by the same signal (:meth:`__exit__`)."""
+        self._handlers = {}
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for name in ("SIGTERM", "SIGHUP"):
+            signum = getattr(signal, name, None)
+            if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
+                self._handlers[signum] = signal.signal(signum, _raise_terminated)
+
+    def _restore_signals(self) -> None:
+        for signum, handler in getattr(self, "_handlers", {}).items():
+            signal.signal(signum, handler)
+        self._handlers = {}
+
+    def _acquire(self) -> None:
+        try:
+            # deferred: fcntl exists on POSIX only
+            import fcntl
+        except ImportError:  # not POSIX: an exclusive create
+            try:
+                self._lock = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            except FileExistsError:
+                raise self._busy("") from None
+            return
+        while True:
+            try:
+                handle = open(self.path, "a+")  # noqa: SIM115 - held until _release
+            except OSError as exc:
+                raise PrefevalError(f"{self.where}cannot create the lock file {self.path} of "
+                                    f"{str(self.folder)!r}: {exc.strerror or exc}") from None
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                handle.seek(0)
+                owner = handle.read().strip()
+                handle.close()
+                if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
+                    raise self._busy(owner) from None
+                raise
+            try:  # the file may have been removed by the run that held it: then lock the new one
+                same = os.stat(self.path).st_ino == os.fstat(handle.fileno()).st_ino
+            except FileNotFoundError:
+                same = False
+            if same:
+                handle.truncate(0)
+                handle.write(f"{os.getpid()}\n")
+                handle.flush()
+                self._lock = handle
+                return
+            handle.close()
+
+    def _busy(self, owner: str) -> PrefevalError:
+        by = f" (process {owner})" if owner else ""
+        return PrefevalError(f"{self.where}another prefeval run{by} is writing {str(self.folder)!r} "
+                             f"(lock file {self.path}); wait for it to finish or choose another folder")
+
+    def _release(self) -> None:
+        if self._lock is None:
+            return
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+        if isinstance(self._lock, int):
+            os.close(self._lock)
+        else:
+            self._lock.close()
+        self._lock = None
+
+
 class OutputFolder:
     """The folder a pipeline writes its report to (see the module docstring)."""
 
@@ -155,8 +259,7 @@ class OutputFolder:
         self.path = path
         self.force, self.where = force, where
         self.staging: Path | None = None
-        self._lock: Any = None
-        self._lock_path = self.path.parent / f".{self.path.name}.prefeval-lock"
+        self._lock = FolderLock(self.path, where)
 
     # -- checks before any work -------------------------------------------------------------------------
 
@@ -199,21 +302,15 @@ class OutputFolder:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise PrefevalError(f"{self.where}: cannot create {str(self.path.parent)!r}: {exc.strerror}") from None
-        self._catch_signals()
-        try:
-            self._acquire()
-        except BaseException:
-            self._restore_signals()
-            raise
+        self._lock.__enter__()
         try:
             self.check()  # again, now that no other run can change the folder
             for stale in self._stale():
                 shutil.rmtree(stale, ignore_errors=True)  # left by a killed run
             self.staging = Path(tempfile.mkdtemp(prefix=f".{self.path.name}.prefeval-tmp-", dir=self.path.parent))
             self.staging.chmod(0o777 & ~_umask())  # as mkdir would make it (mkdtemp: owner only)
-        except BaseException:
-            self._release()
-            self._restore_signals()
+        except BaseException as exc:
+            self._lock.__exit__(type(exc), exc, None)
             raise
         return self
 
@@ -235,77 +332,7 @@ class OutputFolder:
                 shutil.rmtree(self.staging, ignore_errors=True)
                 self.staging = None
         finally:
-            self._release()
-            self._restore_signals()
-        if isinstance(exc, _Terminated):  # cleaned up: now end as the signal would have ended the process
-            signal.signal(exc.signum, signal.SIG_DFL)
-            os.kill(os.getpid(), exc.signum)
-
-    def _catch_signals(self) -> None:
-        """Turn SIGTERM and SIGHUP (when their action is the default one, in the main thread) into an exception
-        while the folder is held, so the staging folder and the lock file are removed as for Ctrl-C; the
-        process then ends by the same signal (:meth:`__exit__`)."""
-        self._handlers = {}
-        if threading.current_thread() is not threading.main_thread():
-            return
-        for name in ("SIGTERM", "SIGHUP"):
-            signum = getattr(signal, name, None)
-            if signum is not None and signal.getsignal(signum) == signal.SIG_DFL:
-                self._handlers[signum] = signal.signal(signum, _raise_terminated)
-
-    def _restore_signals(self) -> None:
-        for signum, handler in getattr(self, "_handlers", {}).items():
-            signal.signal(signum, handler)
-        self._handlers = {}
-
-    def _acquire(self) -> None:
-        try:
-            # deferred: fcntl exists on POSIX only
-            import fcntl
-        except ImportError:  # not POSIX: an exclusive create
-            try:
-                self._lock = os.open(self._lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-            except FileExistsError:
-                raise self._busy("") from None
-            return
-        while True:
-            handle = open(self._lock_path, "a+")  # noqa: SIM115 - held until _release
-            try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                handle.seek(0)
-                owner = handle.read().strip()
-                handle.close()
-                if exc.errno in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                    raise self._busy(owner) from None
-                raise
-            try:  # the file may have been removed by the run that held it: then lock the new one
-                same = os.stat(self._lock_path).st_ino == os.fstat(handle.fileno()).st_ino
-            except FileNotFoundError:
-                same = False
-            if same:
-                handle.truncate(0)
-                handle.write(f"{os.getpid()}\n")
-                handle.flush()
-                self._lock = handle
-                return
-            handle.close()
-
-    def _busy(self, owner: str) -> PrefevalError:
-        by = f" (process {owner})" if owner else ""
-        return PrefevalError(f"{self.where}: another prefeval run{by} is writing {str(self.path)!r} "
-                             f"(lock file {self._lock_path}); wait for it to finish or choose another folder")
-
-    def _release(self) -> None:
-        if self._lock is None:
-            return
-        with contextlib.suppress(OSError):
-            os.unlink(self._lock_path)
-        if isinstance(self._lock, int):
-            os.close(self._lock)
-        else:
-            self._lock.close()
-        self._lock = None
+            self._lock.__exit__(exc_type, exc, traceback)
 
     def commit(self, pipeline: str = "", order: list[Path] | None = None) -> list[Path]:
         """Write the manifest into the staging folder and move its files into place; returns the final paths

@@ -33,6 +33,7 @@ from typing import Any
 
 import pandas as pd
 
+from prefeval.core.lazy import submodules_on_access as _submodules_on_access
 from prefeval.data.datasets.files import (
     ENTITIES,
     PRIVATE_API,
@@ -237,3 +238,7 @@ def info(dataset_id: str) -> dict[str, Any]:
 
 
 register_dataset_qrels(lambda dataset_id: load(dataset_id).qrels)
+
+
+# `prefeval.<layer>.<module>` works after `import prefeval` alone (the module is imported on first access)
+__getattr__ = _submodules_on_access(__name__, __path__)
