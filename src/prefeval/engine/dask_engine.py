@@ -460,7 +460,7 @@ def _failure(future: Any, outcome: Any, partition: int) -> BaseException:
 def compare(qrels: Any, runs: Any, methods: list[Any], *, client: Any = None, scheduler: str | None = None,
             workers: int | None = None, partitions: int | None = None, per_query: bool | str | None = None,
             progress: bool = False) -> Any:
-    """:func:`prefeval.compare` on Dask (module docstring); ``methods`` are parsed :class:`prefeval.engine.compare.Method`.
+    """:func:`prefeval.compare` on Dask (module docstring); ``methods`` are parsed :class:`prefeval.engine.methods.Method`.
 
     ``partitions``: number of query partitions (default: 4 per worker thread, fewer for fewer than
     :data:`QUERIES_PER_PARTITION` queries each; a generated collection brings its own). ``per_query``: ``True``

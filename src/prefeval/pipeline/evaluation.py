@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from prefeval.engine.compare import compare, parse_method
+from prefeval.engine.compare import compare
 from prefeval.engine.evaluate import evaluate, parse_measures, system_values
+from prefeval.engine.methods import parse_method
 from prefeval.engine.registry import check_scheduler_address
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import rel_problem
