@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from prefeval.analysis._frames import per_query_frame, select_methods
-from prefeval.engine.compare import correction_for
+from prefeval.engine.significance import correction_for
 from prefeval.errors import PrefevalError
 
 __all__ = ["discriminative_power"]

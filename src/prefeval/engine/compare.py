@@ -23,7 +23,6 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -51,6 +50,7 @@ from prefeval.data.ranking import (
 from prefeval.data.trec import Columns
 from prefeval.engine import registry as engines
 from prefeval.engine.methods import Method, parse_methods
+from prefeval.engine.significance import VALUE_TESTS, PairTests, correction_for, pair_significance
 from prefeval.errors import PrefevalError
 from prefeval.methods import metric_difference
 from prefeval.methods.registry import declaration_of, parameters, rel_problem
@@ -74,67 +74,6 @@ KEEP_BYTES = 256 * 2**20
 PER_QUERY_ROW_BYTES = 24
 #: entries (queries x runs x runs) of the per-query matrices one call of a preference's kernel for many queries gives
 BATCH_ENTRIES = 1 << 16
-
-
-# ----------------------------------------------------------------------------------------------
-# significance: the only place that knows which tests are family-wise
-
-#: tests that already control the family-wise error over all pairs of systems, so no correction applies
-FAMILY_WISE_TESTS = frozenset({"randomized_tukey_hsd"})
-#: tests that need every per-query value of a pair (the others work from per-pair sums or per-query scores)
-VALUE_TESTS = frozenset({"wilcoxon", "permutation"})
-
-
-def correction_for(test: str, correction: str | None) -> str:
-    """The correction a family of pairs gets under ``test``: ``none`` for a family-wise test, else
-    ``correction`` (default ``holm``)."""
-    if test in FAMILY_WISE_TESTS:
-        return "none"
-    return "holm" if correction is None else correction
-
-
-@dataclass(frozen=True)
-class PairTests:
-    """Per pair: ``statistic``, ``pvalue``, ``adjusted`` p-value and ``significant`` (``adjusted <= alpha``)."""
-
-    statistic: np.ndarray
-    pvalue: np.ndarray
-    adjusted: np.ndarray
-    significant: np.ndarray
-
-
-def pair_significance(test: str, X: np.ndarray | None, scores: np.ndarray, pairs: tuple[np.ndarray, np.ndarray],
-                      correction: str, alpha: float, n_resamples: int = 10_000, seed: int | None = 0,
-                      family_statistic: np.ndarray | None = None, sums: PairSums | None = None) -> PairTests:
-    """Significance of a family of pairs of systems.
-
-    ``X`` (pairs, Q): per-query values of each pair (a preference, or a metric difference); ``scores``
-    (Q, S): every system's per-query scores, which a family-wise test (randomized Tukey HSD, Carterette
-    (2012)) resamples; ``pairs``: the (a, b) system indices of the rows of ``X``. A paired test runs on ``X``
-    and its p-values are corrected over the family; a family-wise test is not corrected again and reports
-    ``family_statistic`` (default: the difference of the two systems' mean scores). With ``sums`` (the pairs'
-    :class:`PairSums`), the sign and t tests are computed from them and ``X`` may be ``None``.
-    """
-    groups = None  # pairs whose p-values are equal by construction (sign test)
-    if test in FAMILY_WISE_TESTS:
-        if correction != "none":
-            raise PrefevalError(f"{test} already controls the family-wise error over all pairs; "
-                                f"use correction='none' (got {correction!r})")
-        diff, pmat = stats.randomized_tukey_hsd(scores, n_resamples=n_resamples, seed=seed)
-        i, j = pairs
-        statistic = diff[i, j] if family_statistic is None else family_statistic
-        pvalue = pmat[i, j]
-    elif sums is not None and test == "sign":
-        result = stats.sign_test_counts(sums.wins, sums.losses)
-        statistic, pvalue, groups = result.statistic, result.pvalue, result.groups
-    elif sums is not None and test == "t":
-        result = stats.t_test_moments(sums.n, sums.mean, sums.m2, sums.ties == sums.n)
-        statistic, pvalue = result.statistic, result.pvalue
-    else:
-        result = stats.paired_test(test, X, n_resamples=n_resamples, seed=seed)
-        statistic, pvalue = result.statistic, result.pvalue
-    adjusted, significant = stats.adjust(pvalue, correction, alpha, groups=groups)
-    return PairTests(statistic, pvalue, adjusted, significant)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ from prefeval.core import stats
 from prefeval.core.aggregate import AGGREGATES, TIES, check_iterations
 from prefeval.core.reduce import PairSums
 from prefeval.core.stats import CORRECTIONS, TESTS
-from prefeval.engine.compare import VALUE_TESTS, correction_for, pair_significance
+from prefeval.engine.significance import VALUE_TESTS, correction_for, pair_significance
 from prefeval.errors import PrefevalError
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
@@ -131,7 +131,7 @@ def _family(kind: str, method: str, runs: list[str], values: list[float], X: np.
             correction: str, alpha: float, scores: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]
             ) -> list[dict[str, Any]]:
     """One family of S - 1 comparisons with the baseline. ``X``: (S - 1, Q) per-query differences; ``scores``
-    (Q, S) and ``pairs`` (run, baseline indices) as :func:`prefeval.engine.compare.pair_significance` takes them."""
+    (Q, S) and ``pairs`` (run, baseline indices) as :func:`prefeval.engine.significance.pair_significance` takes them."""
     if not runs:
         return []
     wins, losses, ties = stats.wins_losses_ties(X)

@@ -29,8 +29,9 @@ import numpy as np
 
 from prefeval.core.lazy import lazy_module
 from prefeval.data.inputs import run_name
-from prefeval.engine.compare import VALUE_TESTS, Comparison, compare_methods
+from prefeval.engine.compare import Comparison, compare_methods
 from prefeval.engine.methods import Method, parse_methods
+from prefeval.engine.significance import VALUE_TESTS
 from prefeval.errors import PrefevalError
 from prefeval.report.comparison import describe_test
 from prefeval.report.html import grid_html
