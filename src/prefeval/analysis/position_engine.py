@@ -31,8 +31,9 @@ from prefeval.core import metrics
 from prefeval.core.positions import position_vectors
 from prefeval.data.inputs import qrels_frame, runs_dict
 from prefeval.data.ranking import QueryPositions, query_positions
-from prefeval.engine.compare import Comparison, MethodResult
+from prefeval.engine.compare import Comparison
 from prefeval.engine.methods import Method, parse_method
+from prefeval.engine.results import MethodResult
 from prefeval.errors import PrefevalError
 from prefeval.methods import metric_difference
 from prefeval.methods.registry import declaration_of, declarations, parameters
