@@ -24,7 +24,8 @@ from prefeval._version import __version__ as __version__
 from prefeval.core.lazy import when_imported
 from prefeval.data.inputs import register_dataset_qrels as _register_dataset_qrels
 from prefeval.data.runs import register_run
-from prefeval.engine.compare import Comparison, compare
+from prefeval.engine.compare import compare
+from prefeval.engine.comparison import Comparison
 from prefeval.engine.evaluate import evaluate
 from prefeval.errors import DatasetUnavailable, PrefevalError
 

@@ -31,7 +31,7 @@ from prefeval.core import metrics
 from prefeval.core.positions import position_vectors
 from prefeval.data.inputs import qrels_frame, runs_dict
 from prefeval.data.ranking import QueryPositions, query_positions
-from prefeval.engine.compare import Comparison
+from prefeval.engine.comparison import Comparison
 from prefeval.engine.methods import Method, parse_method
 from prefeval.engine.results import MethodResult
 from prefeval.errors import PrefevalError
@@ -128,7 +128,7 @@ def _metric(measure: Any, query: QueryPositions, rel: int, cutoff: int | None) -
 def evaluate_positions(data: PositionData, methods: Sequence[Any], *, rel: int = 1,
                        keep: Mapping[str, np.ndarray] | None = None,
                        query_ids: Sequence[str] | None = None) -> Comparison:
-    """A :class:`~prefeval.engine.compare.Comparison` of ``data``'s runs under ``methods`` (names or measures, as for
+    """A :class:`~prefeval.engine.comparison.Comparison` of ``data``'s runs under ``methods`` (names or measures, as for
     :func:`prefeval.engine.compare.compare`), with the labels of each query restricted to ``keep[query_id]`` (a
     boolean mask over that query's ``doc_ids``; default: all) and the queries to ``query_ids``.
 

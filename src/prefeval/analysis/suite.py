@@ -30,7 +30,8 @@ import pandas as pd
 from prefeval.analysis import agreement, degradation, discriminative, ties, unanimity
 from prefeval.analysis.position_engine import evaluate_positions, load_positions, supported
 from prefeval.core.stats import check_resamples, check_seed
-from prefeval.engine.compare import Comparison, compare
+from prefeval.engine.compare import compare
+from prefeval.engine.comparison import Comparison
 from prefeval.engine.methods import parse_method
 from prefeval.errors import PrefevalError
 

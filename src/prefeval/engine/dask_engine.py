@@ -33,7 +33,8 @@ import ir_measures
 from prefeval.core.lazy import lazy_module
 from prefeval.data.inputs import list_run_name, qrels_frame
 from prefeval.engine import partitions as parts
-from prefeval.engine.compare import KEEP_BYTES, Comparison, evaluate_block, per_query_bytes
+from prefeval.engine.compare import KEEP_BYTES, evaluate_block, per_query_bytes
+from prefeval.engine.comparison import Comparison
 from prefeval.engine.evaluate import per_query_table
 from prefeval.engine.registry import Engine, check_scheduler_address, register
 from prefeval.engine.results import MethodResult, combine_results

@@ -9,12 +9,12 @@
   :mod:`prefeval.core.stats`) and a correction over the S - 1 comparisons of that metric or method.
   ``randomized_tukey_hsd`` is already family-wise over all pairs, so it is not corrected again.
 * **Rankings**: metrics are ranked by their mean (ties broken by run name); preference methods by each
-  aggregation in ``rankings`` (:meth:`prefeval.engine.compare.Comparison.ranking`, with the tie rule ``ties`` and
+  aggregation in ``rankings`` (:meth:`prefeval.engine.comparison.Comparison.ranking`, with the tie rule ``ties`` and
   MC4's ``iterations``).
 * **Kendall's tau-b** between every two rankings, on the values that rank the runs (tied values are ties:
   a metric's mean, Borda points, ...; for MC4 the pair (level, mass within the level)), plus the true order
   when the data are simulated (:func:`prefeval.analysis.agreement.kendall_tau_b`).
-* **All pairs**: :meth:`prefeval.engine.compare.Comparison.significance` for each method (the preference summary).
+* **All pairs**: :meth:`prefeval.engine.comparison.Comparison.significance` for each method (the preference summary).
 """
 
 from __future__ import annotations

@@ -29,7 +29,8 @@ import numpy as np
 
 from prefeval.core.lazy import lazy_module
 from prefeval.data.inputs import run_name
-from prefeval.engine.compare import Comparison, compare_methods
+from prefeval.engine.compare import compare_methods
+from prefeval.engine.comparison import Comparison
 from prefeval.engine.methods import Method, parse_methods
 from prefeval.engine.significance import VALUE_TESTS
 from prefeval.errors import PrefevalError
