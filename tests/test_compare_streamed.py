@@ -14,7 +14,7 @@ import prefeval
 from prefeval.core import stats
 from prefeval.core.reduce import PairAccumulator, PairSums, upper_mask
 from prefeval.data import simulate
-from prefeval.engine.compare import evaluate_block
+from prefeval.engine.blocks import evaluate_block
 from prefeval.engine.methods import parse_method
 from prefeval.engine.results import combine_results
 from prefeval.errors import PrefevalError

@@ -131,7 +131,7 @@ def test_metrics_keep_runs_ranked_one_by_one(monkeypatch) -> None:
     monkeypatch.setattr(ranking, "ENCODE_ROWS", 10)
     calls = []
     original = ranking.rank_query_blocks
-    module = importlib.import_module("prefeval.engine.compare")  # the module (``prefeval.compare`` is the function)
+    module = importlib.import_module("prefeval.engine.blocks")  # the module that ranks the runs
     monkeypatch.setattr(module, "rank_query_blocks", lambda *a: calls.append(1) or original(*a))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
