@@ -81,18 +81,8 @@ class Comparison:
 
     def pair_sums(self, r: MethodResult) -> PairSums:
         """The :class:`~prefeval.core.reduce.PairSums` of ``r`` for this comparison's pairs, oriented ``run_a`` over
-        ``run_b`` (the results keep them for the pairs ``a < b``; a pair the other way round has the mean negated and
-        wins and losses swapped)."""
-        if self.baseline is None:
-            return r.sums
-        i, j = self._pairs
-        S = len(self.runs)
-        lo, hi = np.minimum(i, j), np.maximum(i, j)
-        k = lo * S - lo * (lo + 1) // 2 + (hi - lo - 1)  # index of (lo, hi) among the pairs of np.triu_indices(S, 1)
-        flip = i > j
-        s = r.sums
-        return PairSums(s.n, np.where(flip, -s.mean[k], s.mean[k]), s.m2[k],
-                        np.where(flip, s.losses[k], s.wins[k]), np.where(flip, s.wins[k], s.losses[k]))
+        ``run_b`` (:meth:`prefeval.engine.results.MethodResult.pair_sums`)."""
+        return r.sums if self.baseline is None else r.pair_sums(self._pairs)
 
     @property
     def pair_indices(self) -> tuple[np.ndarray, np.ndarray]:

@@ -75,6 +75,19 @@ class MethodResult:
         """Per-query scores (Q, S) for aggregation: metric values, or per-query win rates of a preference."""
         return self.values if self.values is not None else self.win_rates
 
+    def pair_sums(self, pairs: tuple[np.ndarray, np.ndarray]) -> PairSums:
+        """The :class:`~prefeval.core.reduce.PairSums` of the pairs ``(i, j)``, each oriented ``i`` over ``j``: :attr:`sums`
+        holds them for the pairs ``i < j`` (``numpy.triu_indices`` order); a pair the other way round has its mean
+        negated and its wins and losses swapped."""
+        i, j = pairs
+        S = self.win_rates.shape[1]
+        lo, hi = np.minimum(i, j), np.maximum(i, j)
+        k = lo * S - lo * (lo + 1) // 2 + (hi - lo - 1)  # index of (lo, hi) among the pairs of np.triu_indices(S, 1)
+        flip = i > j
+        s = self.sums
+        return PairSums(s.n, np.where(flip, -s.mean[k], s.mean[k]), s.m2[k],
+                        np.where(flip, s.losses[k], s.wins[k]), np.where(flip, s.wins[k], s.losses[k]))
+
     def pair_values(self, pairs: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
         """(n_pairs, Q) per-query values of the pairs ``(i, j)``; an error when they were not kept."""
         i, j = pairs
