@@ -38,6 +38,7 @@ from prefeval._version import __version__
 from prefeval.core.lazy import lazy_module
 from prefeval.report import svg
 from prefeval.report.tables import Cell, Grid
+from prefeval.report.text import inline_markup
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,7 +54,6 @@ MAX_EMBEDDED_VALUES = 500_000
 #: Heatmaps are drawn for up to this many runs (a cell per ordered pair; beyond, the page points to the CSV).
 MAX_HEATMAP_RUNS = 40
 
-_INLINE = re.compile(r"(\*\*[^*]+\*\*|`[^`]+`)")
 
 
 class BlockLike(Protocol):
@@ -101,15 +101,8 @@ class HtmlInputs:
 
 def inline(text: Any) -> str:
     """HTML of a report text: ``**bold**`` as ``<strong>``, ```code``` as ``<code>``, everything else escaped."""
-    out = []
-    for token in _INLINE.split(str(text)):
-        if token.startswith("**") and token.endswith("**") and len(token) > 4:
-            out.append(f"<strong>{escape(token[2:-2])}</strong>")
-        elif token.startswith("`") and token.endswith("`") and len(token) > 2:
-            out.append(f"<code>{escape(token[1:-1])}</code>")
-        else:
-            out.append(escape(token))
-    return "".join(out)
+    return inline_markup(text, lambda inner: f"<strong>{escape(inner)}</strong>",
+                         lambda inner: f"<code>{escape(inner)}</code>", escape)
 
 
 def _sort_key(value: Any) -> str | None:
