@@ -147,7 +147,6 @@ def test_shell_examples_run_in_a_fresh_folder(page, tmp_path):
 
 
 @pytest.mark.integration
-@pytest.mark.xfail(strict=False, reason="table command merging")
 def test_readme_table_command_example(tmp_path):
     """The README's everyday command (issue 26's multi-run ``prefeval eval`` table)."""
     env = _environment(tmp_path)

@@ -833,3 +833,31 @@ def test_analyse_tie_probability_options_fail_before_the_work(tmp_path, capsys):
                           '[analyse]\nanalyses = ["tie_probability"]\noptions = {n = "big"}\n')
     err = fails(capsys, "run", str(definition), "--check")
     assert "analyse.options.n" in err and "must be an integer" in err
+
+
+@pytest.mark.parametrize("options, fragment", [
+    (["--cases", str(10**12)], "cases must be an integer from 1 to 100,000"),
+    (["--bound", str(10**12)], "bound must be an integer from 1 to 100,000"),
+    (["--seed", "-1"], "seed must be a non-negative integer"),
+    (["--balance", str(10**12)], "run length n must be an integer from 1 to 1,000"),
+])
+def test_axioms_parameters_are_bounded(capsys, options, fragment):
+    err = fails(capsys, "axioms", "nDCG@10", *options)
+    assert fragment in err
+
+
+def test_too_many_runs_to_compare_fail_before_any_ranking(tmp_path, capsys, monkeypatch):
+    import importlib
+
+    import prefeval
+
+    memory = importlib.import_module("prefeval.engine.memory")
+    definition = tmp_path / "p.toml"
+    definition.write_text('[simulate]\nn_runs = 100000\nn_queries = 2\ndepth = 2\nn_docs = 2\n'
+                          '[compare]\nmethods = ["LexiRecall"]\n')
+    err = fails(capsys, "run", str(definition), "--check")
+    assert "compare.methods: 100,000 runs make 4,999,950,000 pairs" in err and "at most 14,142 runs" in err
+    monkeypatch.setattr(memory, "MAX_PAIR_SUMS", 2)  # three runs: three pairs
+    run = {"1": {"d": 1.0}}
+    with pytest.raises(PrefevalError, match="3 runs make 3 pairs per method"):
+        prefeval.compare({"1": {"d": 1}}, {"a": run, "b": run, "c": run}, ["LexiRecall"])

@@ -45,12 +45,21 @@ __all__ = ["balancing_index", "balancing_runs", "balancing_scores", "largest_bal
 TIE_TOLERANCE = 1e-10
 
 
+#: The longest run of the balancing index (its runs form an n x n matrix).
+MAX_LENGTH = 1000
+
+
+def check_length(n: object) -> None:
+    """The run length of the balancing index: an integer from 1 to :data:`MAX_LENGTH`."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= MAX_LENGTH:
+        raise PrefevalError(f"balancing index: the run length n must be an integer from 1 to {MAX_LENGTH:,}, got {n!r}")
+
+
 def balancing_runs(n: int, q_min: int = 1, q_max: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``ref`` (n,) and the matrix ``S`` (n, n) whose row ``b-1`` is ``s_b``, as grades (Ferrante et al. (2015) §6).
     ``q_max`` defaults to ``q_min`` (binary relevance)."""
     q_max = q_min if q_max is None else q_max
-    if n < 1:
-        raise PrefevalError(f"balancing index: run length n must be >= 1, got {n}")
+    check_length(n)
     if not 0 < q_min <= q_max:
         raise PrefevalError(f"balancing index: need 0 < q_min <= q_max, got q_min={q_min}, q_max={q_max}")
     ref = np.zeros(n, dtype=np.int64)

@@ -60,16 +60,20 @@ class Settings:
     bound: int = 512
 
     def __post_init__(self) -> None:
-        if self.cases < 1:
-            raise PrefevalError(f"cases must be >= 1, got {self.cases}")
-        if self.max_length < 4:
-            raise PrefevalError(f"max_length must be >= 4 (Deepness needs four positions), got {self.max_length}")
-        if self.bound < 1:
-            raise PrefevalError(f"bound must be >= 1, got {self.bound}")
+        for name, low, high in (("cases", 1, MAX_CASES), ("max_length", 4, MAX_BOUND), ("bound", 1, MAX_BOUND)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not low <= value <= high:
+                why = " (Deepness needs four positions)" if name == "max_length" else ""
+                raise PrefevalError(f"{name} must be an integer from {low} to {high:,}{why}, got {value!r}")
 
     @property
     def scale(self) -> int:
         return CONTRIBUTION_SCALE if self.grade_cap is None else min(CONTRIBUTION_SCALE, self.grade_cap)
+
+
+#: The most random cases per constraint, and the longest ranking / largest n a threshold search may build.
+MAX_CASES = 100_000
+MAX_BOUND = 100_000
 
 
 def search_grid(bound: int) -> list[int]:

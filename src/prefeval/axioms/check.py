@@ -27,6 +27,7 @@ from prefeval.axioms.cases import Settings
 from prefeval.axioms.constraints import CONSTRAINTS, Constraint, select
 from prefeval.axioms.evaluate import Scorer, resolve
 from prefeval.axioms.model import Case, RankingPair
+from prefeval.core.stats import check_seed
 
 __all__ = ["COLUMNS", "DEFAULT_CASES", "check"]
 
@@ -73,6 +74,7 @@ def check(measure: Any, constraints: str | Iterable[str] | None = None, cases: i
     if scorer.unavailable:
         return _frame([_row(scorer, c, "not applicable", scorer.unavailable) for c in chosen])
     keys = list(CONSTRAINTS)
+    check_seed(seed)
     generated = {c.key: c.generate(np.random.default_rng([seed, keys.index(c.key)]), settings) for c in chosen}
     outcomes = _score(scorer, generated)
     rows = []

@@ -73,10 +73,12 @@ def run(args: argparse.Namespace) -> int:
 def _print_balance(measures: list[str], up_to: int) -> int:
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval.axioms import balancing_index
+    from prefeval.axioms.balance import check_length
     from prefeval.errors import PrefevalError
 
     if not measures or up_to < 1:
         raise PrefevalError("--balance N needs N >= 1 and at least one measure")
+    check_length(up_to)  # before the first of the N evaluations
     width = max(len(m) for m in measures)
     print(f"{'n':<{width}}  " + " ".join(f"{n:>4}" for n in range(1, up_to + 1)))
     for measure in measures:

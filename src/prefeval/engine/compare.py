@@ -36,7 +36,7 @@ from prefeval.data.ranking import qrels_queries
 from prefeval.engine import registry as engines
 from prefeval.engine.blocks import check_relevant, evaluate_block
 from prefeval.engine.comparison import Comparison
-from prefeval.engine.memory import keep_per_query
+from prefeval.engine.memory import check_pairs, keep_per_query
 from prefeval.engine.methods import Method, parse_methods
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import rel_problem
@@ -108,6 +108,7 @@ def compare_methods(qrels: Any, runs: Any, methods: Sequence[Method], *, per_que
         raise PrefevalError(f"compare needs at least two runs; got {len(run_frames)} ({', '.join(run_frames) or '-'})")
     if baseline is not None and baseline not in run_frames:
         raise PrefevalError(f"baseline {baseline!r} is not one of the runs: {', '.join(run_frames)}")
+    check_pairs(len(run_frames), len(methods))
     check_relevant(list(methods), qrels_df)
     keep = keep_per_query(per_query, methods, qrels_df, len(run_frames))
     results = {r.method.label: r

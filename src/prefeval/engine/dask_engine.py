@@ -36,7 +36,7 @@ from prefeval.engine import partitions as parts
 from prefeval.engine.blocks import evaluate_block
 from prefeval.engine.comparison import Comparison
 from prefeval.engine.evaluate import per_query_table
-from prefeval.engine.memory import KEEP_BYTES, per_query_bytes
+from prefeval.engine.memory import KEEP_BYTES, check_pairs, per_query_bytes
 from prefeval.engine.registry import Engine, check_scheduler_address, register
 from prefeval.engine.results import MethodResult, combine_results
 from prefeval.errors import PrefevalError
@@ -473,6 +473,7 @@ def compare(qrels: Any, runs: Any, methods: list[Any], *, client: Any = None, sc
         plan = _plan(c, qrels, runs, partitions)
         if len(plan.names) < 2:
             raise PrefevalError(f"compare needs at least two runs; got {len(plan.names)} ({', '.join(plan.names) or '-'})")
+        check_pairs(len(plan.names), len(methods))
         keep = per_query is True or (per_query is None and plan.query_order is not None
                                      and per_query_bytes(methods, len(plan.query_order), len(plan.names)) <= KEEP_BYTES)
         blocks, notes = _run(c, plan, _compare_task, _portable(methods), keep, out, progress=progress)

@@ -16,7 +16,7 @@
   (:func:`prefeval.data.ranking.canonical_run`: ties by doc id descending, a repeated document keeps its first
   position), conflicting qrels lines are resolved once (the last line wins), and a judged query without a
   relevant document at a measure's ``rel`` scores 0 for that measure. Parameters are checked before any
-  provider runs (cutoff >= 1, rel >= 1).
+  provider runs (cutoff >= 1, rel from 1 to 1000).
 * ``rel``: when given, every measure that has a ``rel`` parameter (AP, RR, P, R, ERR_IA, alpha_nDCG,
   RBU, TSE, the preferences, ...) and does not set it receives ``rel=rel``; the ``measure`` column shows
   the measure actually computed (``AP(rel=2)``). Measures without the parameter (nDCG) are unaffected.

@@ -8,6 +8,7 @@ from typing import Any
 
 from prefeval.engine.compare import compare
 from prefeval.engine.evaluate import evaluate, parse_measures, system_values
+from prefeval.engine.memory import check_pairs
 from prefeval.engine.methods import parse_method
 from prefeval.engine.registry import check_scheduler_address
 from prefeval.errors import PrefevalError
@@ -187,6 +188,10 @@ class Compare(EngineStep):
         names = _checked_names(self, self.methods, "methods", check_method, "method")
         if len(plan.run_names) < 2:
             raise self.error(None, f"comparing needs at least two runs; the pipeline has {len(plan.run_names)}")
+        try:
+            check_pairs(len(plan.run_names), len(names))
+        except PrefevalError as exc:
+            raise self.error("methods", str(exc)) from None
         plan.methods = names
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
