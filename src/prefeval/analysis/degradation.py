@@ -48,7 +48,7 @@ from prefeval.analysis.position_engine import (
 )
 from prefeval.core.stats import check_seed
 from prefeval.data.inputs import qrels_frame
-from prefeval.data.ranking import QueryPositions
+from prefeval.data.positions import QueryPositions
 from prefeval.engine.compare import compare
 from prefeval.engine.comparison import Comparison
 from prefeval.engine.methods import parse_method

@@ -2,7 +2,7 @@
 
 Label-degradation experiments (Diaz & Mitra (2023) §6.2.4, Diaz (2023) §4.2, Diaz & Ferraro (2022) §6.2) evaluate the same runs
 under dozens of reduced qrels. Removing relevance labels only removes columns of the per-query position
-arrays (:class:`prefeval.data.ranking.QueryPositions`: where each run put each judged document), so the runs
+arrays (:class:`prefeval.data.positions.QueryPositions`: where each run put each judged document), so the runs
 are ranked once and every label subset is evaluated from those arrays with the kernels of
 :mod:`prefeval.core`, giving exactly the values :func:`prefeval.engine.compare.compare` gives on the reduced
 qrels (tests check this on real runs).
@@ -30,7 +30,7 @@ import pandas as pd
 from prefeval.core import metrics
 from prefeval.core.positions import position_vectors
 from prefeval.data.inputs import qrels_frame, runs_dict
-from prefeval.data.ranking import QueryPositions, query_positions
+from prefeval.data.positions import QueryPositions, query_positions
 from prefeval.engine.comparison import Comparison
 from prefeval.engine.methods import Method, parse_method
 from prefeval.engine.results import MethodResult

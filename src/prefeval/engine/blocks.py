@@ -2,7 +2,7 @@
 
 One pass over the runs: each run is ranked once (score descending, ties by doc_id descending, a repeated document
 at its best position; :mod:`prefeval.data.ranking`) and truncated to each method's depth, the positions of the
-judged documents are located for every preference (:class:`~prefeval.data.ranking.PositionTable`), and each metric
+judged documents are located for every preference (:class:`~prefeval.data.positions.PositionTable`), and each metric
 table gets the ranking (one ir-measures ``iter_calc`` pass per run and depth). A run given as a TREC file path is
 read when its turn comes, so one run file is in memory at a time. Then, query by query (or in batches of queries
 where the kernel has a batched form), each preference's ``S x S`` matrix comes from its kernel in
@@ -33,13 +33,12 @@ from prefeval.core.lazy import lazy_module
 from prefeval.core.reduce import PairAccumulator
 from prefeval.data.encoding import column_values, distinct
 from prefeval.data.inputs import run_frame
+from prefeval.data.positions import PositionTable, qrels_queries
 from prefeval.data.ranking import (
-    PositionTable,
     RankedRun,
     coverage_note,
     encoded_runs,
     judged_queries,
-    qrels_queries,
     query_block_runs,
     query_candidates,
     rank_query_blocks,
@@ -200,7 +199,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
 
 
 def _query_matrices(decl: Any, params: dict, positions: list) -> Iterator[np.ndarray]:
-    """The (S, S) matrix of one preference on each of ``positions`` (one :class:`~prefeval.data.ranking.QueryPositions`
+    """The (S, S) matrix of one preference on each of ``positions`` (one :class:`~prefeval.data.positions.QueryPositions`
     per query): from its kernel for many queries (``decl.matrices``) in blocks of at most :data:`BATCH_ENTRIES`
     entries where it has one for these parameters and a block holds 16 queries or more (few runs: per-query work
     dominates), else query by query (``decl.matrix``)."""

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from prefeval.data.inputs import qrels_table, runs_dict
-from prefeval.data.ranking import qrels_queries
+from prefeval.data.positions import qrels_queries
 from prefeval.engine import registry as engines
 from prefeval.engine.blocks import check_relevant, evaluate_block
 from prefeval.engine.comparison import Comparison
