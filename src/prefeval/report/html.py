@@ -37,7 +37,7 @@ import numpy as np
 from prefeval._version import __version__
 from prefeval.core.lazy import lazy_module
 from prefeval.report import svg
-from prefeval.report.tables import Cell, Grid
+from prefeval.report.tables import Cell, Grid, cell_text
 from prefeval.report.text import inline_markup
 
 if TYPE_CHECKING:
@@ -150,13 +150,8 @@ def grid_html(grid: Grid, sortable: bool = False) -> str:
     ``<table>``: the best value of a column in bold, significance marks, intervals and the letters of the runs a
     value is significantly better than as superscripts, the note under the table."""
     def cell(c: Cell) -> str:
-        text = f"<b>{escape(c.text)}</b>" if c.best else escape(c.text)
-        text += _MARKS[c.mark]
-        if c.ci:
-            text += f" <small>{escape(c.ci)}</small>"
-        if c.letters:
-            text += f"<sup>{escape(c.letters)}</sup>"
-        return text
+        return cell_text(c, escape(c.text), lambda t: f"<b>{t}</b>", _MARKS, lambda ci: f" <small>{escape(ci)}</small>",
+                         lambda letters: f"<sup>{escape(letters)}</sup>")
 
     align = "".join("r" if grid.is_numeric(k) else "l" for k in range(len(grid.header)))
     rows = [[(cell(c), None) for c in row] for row in grid.rows]
