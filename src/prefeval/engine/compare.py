@@ -29,15 +29,13 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from prefeval.data.inputs import qrels_table, runs_dict
 from prefeval.data.positions import qrels_queries
 from prefeval.engine import registry as engines
 from prefeval.engine.blocks import check_relevant, evaluate_block
 from prefeval.engine.comparison import Comparison
 from prefeval.engine.memory import check_pairs, keep_per_query
-from prefeval.engine.methods import Method, parse_methods
+from prefeval.engine.methods import Method, check_run_options, method_list, parse_methods
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import rel_problem
 
@@ -71,15 +69,10 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     (``run_a`` the run, ``run_b`` the baseline), the correction only those pairs (:meth:`Comparison.against`).
     """
 
-    if isinstance(methods, str) or hasattr(methods, "NAME"):
-        methods = [methods]
-    methods = list(methods)
-    if not methods:
-        raise PrefevalError("no methods given; e.g. methods=['LexiRecall', 'RPP', 'nDCG@10']")
-    if depth is not None and (not isinstance(depth, (int, np.integer)) or depth < 1):
-        raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
-    if rel_problem(rel):  # one rule: prefeval.methods.registry.rel_problem
+    methods = method_list(methods, "methods", "['LexiRecall', 'RPP', 'nDCG@10']")
+    if rel is None:
         raise PrefevalError(f"{rel_problem(rel)}; got {rel!r}")
+    check_run_options(rel, depth)
     other = engines.options(engine, client, scheduler, workers, partitions)
     if per_query not in (None, True, False) and not (other is not None and isinstance(per_query, (str, os.PathLike))):
         raise PrefevalError(f"per_query must be True, False or None (keep when small), or a folder with "

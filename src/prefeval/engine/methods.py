@@ -13,6 +13,7 @@ and the comparison's ``depth``, the smaller). A name standing for several measur
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 from prefeval.errors import PrefevalError
 from prefeval.methods.checks import validate
 from prefeval.methods.names import parse_names
-from prefeval.methods.registry import canonical_text, declaration_of, parse_call
+from prefeval.methods.registry import canonical_text, declaration_of, parse_call, rel_problem
 from prefeval.methods.syntax import reject_negative_literals
 
 
@@ -101,3 +102,23 @@ def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
     validate(measure)
     eff_rel = int(measure.params.get("rel", rel)) if "rel" in supported else rel
     return Method(label, measure, "metric", eff_rel, depth)
+
+
+def method_list(methods: Any, what: str, example: str) -> list[Any]:
+    """``methods`` as a list: one name or measure object is a list of one; an error naming ``what`` (with
+    ``example``) when there is none."""
+    if isinstance(methods, str) or hasattr(methods, "NAME"):
+        methods = [methods]
+    methods = list(methods)
+    if not methods:
+        raise PrefevalError(f"no {what} given; e.g. {what}={example}")
+    return methods
+
+
+def check_run_options(rel: Any, depth: Any) -> None:
+    """The checks of a comparison's ``rel`` (:func:`~prefeval.methods.registry.rel_problem`; ``None``: each
+    measure's own) and ``depth`` (``None``, or a positive integer), before any work."""
+    if rel is not None and rel_problem(rel):
+        raise PrefevalError(f"{rel_problem(rel)}; got {rel!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1):
+        raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
