@@ -29,7 +29,8 @@ import time
 import numpy as np
 
 import prefeval
-from prefeval.data.ranking import PositionTable, candidate_documents, qrels_queries, rank_run
+from prefeval.data.positions import PositionTable, candidate_documents, qrels_queries
+from prefeval.data.ranking import rank_run
 from prefeval.data.simulate import collection
 from prefeval.methods.registry import parse
 

@@ -11,9 +11,10 @@ import pandas as pd
 import pytest
 
 import prefeval
-import prefeval.data.ranking
+import prefeval.data.positions
 from prefeval.data import trec as pio
-from prefeval.data.ranking import PositionTable, candidate_documents, qrels_queries, rank_run
+from prefeval.data.positions import PositionTable, candidate_documents, qrels_queries
+from prefeval.data.ranking import rank_run
 
 METHODS = ["LexiRecall", "LexiPrecision", "RPP", "LexiPrecision(magnitude='rr')", "RPP(graded=False)@5",
            "LexiRecall(rel=2)"]
@@ -131,9 +132,9 @@ def test_relevant_documents_match_the_groupby_definition(dtype):
     for rel in (1, 2, 3):
         expected = qrels.groupby(["query_id", "doc_id"], sort=True, as_index=False)["relevance"].max()
         expected = expected[expected["relevance"] >= rel]
-        got = prefeval.data.ranking.relevant_documents(qrels, rel)
+        got = prefeval.data.positions.relevant_documents(qrels, rel)
         assert got.values.tolist() == expected.values.tolist()
-        assert prefeval.data.ranking.candidate_documents(qrels, rel).tolist() == \
+        assert prefeval.data.positions.candidate_documents(qrels, rel).tolist() == \
             pd.unique(qrels.loc[qrels["relevance"] >= rel, "doc_id"].to_numpy(dtype=object)).tolist()
 
 

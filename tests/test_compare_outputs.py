@@ -16,7 +16,7 @@ import pytest
 import prefeval
 from prefeval.commands.cli import main as cli_main
 from prefeval.data.simulate import collection
-from prefeval.data.trec import write_qrels, write_run
+from prefeval.data.trec_writer import write_qrels, write_run
 
 METHODS = ["LexiRecall", "RPP(graded=False)", "nDCG@10"]
 

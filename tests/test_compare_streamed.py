@@ -14,7 +14,9 @@ import prefeval
 from prefeval.core import stats
 from prefeval.core.reduce import PairAccumulator, PairSums, upper_mask
 from prefeval.data import simulate
-from prefeval.engine.compare import combine_results, evaluate_block, parse_method
+from prefeval.engine.blocks import evaluate_block
+from prefeval.engine.methods import parse_method
+from prefeval.engine.results import combine_results
 from prefeval.errors import PrefevalError
 
 METHODS = ["LexiRecall", "LexiPrecision", "RPP", "RPP(graded=False)", "nDCG@10", "AP(rel=2)"]
@@ -185,3 +187,19 @@ def test_many_identical_runs_are_summarised_without_the_tensor():
     summary = result.summary()
     assert len(summary) == 2 * 600 * 599 // 2
     assert (summary["mean"] == 0).all() and (summary["ties"] == 2).all()
+
+
+def test_pair_sums_of_any_pairs_are_the_sums_of_their_values(both):
+    """``MethodResult.pair_sums`` of pairs in either orientation equals the sums of the per-query values of the same
+    pairs (the orientation a baseline's pairs and the pipeline's comparisons with a baseline use)."""
+    kept, _ = both
+    S = len(kept.runs)
+    pairs = (np.array([0, 3, 6, 2, 5]), np.array([4, 4, 1, 0, 6]))
+    for method in kept.methods:
+        r = kept.result(method)
+        got, expected = r.pair_sums(pairs), PairSums.of_block(r.pair_values(pairs).T)
+        assert got.n == expected.n == len(r.query_ids)
+        np.testing.assert_allclose(got.mean, expected.mean, rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(got.m2, expected.m2, rtol=1e-9, atol=1e-9)
+        assert got.wins.tolist() == expected.wins.tolist() and got.losses.tolist() == expected.losses.tolist()
+        assert S == 7

@@ -7,7 +7,7 @@ import pytest
 
 from prefeval.commands.cli import main
 from prefeval.data import simulate
-from prefeval.data.trec import write_qrels, write_run
+from prefeval.data.trec_writer import write_qrels, write_run
 
 pytest.importorskip("pyarrow")  # the dask extra installs pyarrow (dask.dataframe needs it)
 

@@ -11,7 +11,7 @@ import pytest
 
 import prefeval
 from prefeval.data import simulate
-from prefeval.data.trec import write_run
+from prefeval.data.trec_writer import write_run
 from prefeval.errors import PrefevalError
 
 pytest.importorskip("pyarrow")  # the dask extra installs pyarrow (dask.dataframe needs it)

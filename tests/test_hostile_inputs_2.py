@@ -851,13 +851,13 @@ def test_too_many_runs_to_compare_fail_before_any_ranking(tmp_path, capsys, monk
 
     import prefeval
 
-    compare_module = importlib.import_module("prefeval.engine.compare")
+    memory = importlib.import_module("prefeval.engine.memory")
     definition = tmp_path / "p.toml"
     definition.write_text('[simulate]\nn_runs = 100000\nn_queries = 2\ndepth = 2\nn_docs = 2\n'
                           '[compare]\nmethods = ["LexiRecall"]\n')
     err = fails(capsys, "run", str(definition), "--check")
     assert "compare.methods: 100,000 runs make 4,999,950,000 pairs" in err and "at most 14,142 runs" in err
-    monkeypatch.setattr(compare_module, "MAX_PAIR_SUMS", 2)  # three runs: three pairs
+    monkeypatch.setattr(memory, "MAX_PAIR_SUMS", 2)  # three runs: three pairs
     run = {"1": {"d": 1.0}}
     with pytest.raises(PrefevalError, match="3 runs make 3 pairs per method"):
         prefeval.compare({"1": {"d": 1}}, {"a": run, "b": run, "c": run}, ["LexiRecall"])

@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefeval.data import trec as pio
-from prefeval.data.trec import read_qrels, read_run, write_qrels, write_run
+from prefeval.data.trec import read_qrels, read_run
+from prefeval.data.trec_writer import write_qrels, write_run
 from prefeval.errors import InputFormatError, PrefevalError
 
 

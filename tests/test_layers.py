@@ -158,14 +158,15 @@ def test_imports_inside_functions_only_defer_heavy_dependencies():
     assert not bad, "\n".join(bad)
 
 
-@pytest.mark.parametrize("module", ["prefeval.engine.compare", "prefeval.analysis.position_engine"])
+@pytest.mark.parametrize("module", [*sorted(m for m in MODULES if m.startswith("prefeval.engine.")),
+                                    "prefeval.analysis.position_engine"])
 def test_engine_does_not_use_the_ir_measures_adapter(module):
     assert not [t for m, _, t, _, _ in IMPORTS if m == module and t in ("prefeval.integrations.provider", "prefeval.integrations.measures")]
 
 
 #: the only references to a higher layer, each loaded on use (``lazy_module``): a result object's rendering, which
 #: lives in the report layer (results apart from their rendering) and loads only when the result is rendered
-RENDERING_HOOKS = {("prefeval.engine.compare", "prefeval.report.comparison")}
+RENDERING_HOOKS = {("prefeval.engine.comparison", "prefeval.report.comparison")}
 
 
 def test_references_to_higher_layers_are_only_the_listed_rendering_hooks():

@@ -12,7 +12,7 @@ import pytest
 
 import prefeval
 from prefeval.core.lazy import when_imported
-from prefeval.engine.compare import parse_method
+from prefeval.engine.methods import parse_method
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import MethodCall, declaration_of, parameters, parse_call
 

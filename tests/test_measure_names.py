@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 import prefeval
-from prefeval.engine.compare import parse_methods
 from prefeval.engine.evaluate import parse_measures
+from prefeval.engine.methods import parse_methods
 from prefeval.errors import PrefevalError
 
 QRELS = {"q1": {"a": 2, "b": 1, "c": 0}, "q2": {"d": 1, "e": 1}}

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from prefeval import compare
-from prefeval.data import ranking
+from prefeval.data import positions, ranking
 from prefeval.errors import PrefevalError
 
 
@@ -70,7 +70,7 @@ def test_encoded_runs_rank_as_runs_alone(monkeypatch, ids: str, block: int, ties
     assert together_warnings == alone_warnings and alone_warnings  # repeats are warned about, run by run
     qrels = pd.DataFrame({"query_id": np.repeat(queries, 3), "doc_id": np.resize(candidates, 3 * len(queries)),
                           "relevance": 1, "iteration": "0"})
-    table = ranking.PositionTable(qrels, 1, queries)
+    table = positions.PositionTable(qrels, 1, queries)
     for (_, a), (_, b) in zip(alone, together):
         assert candidate_ranks(b) == candidate_ranks(a)
         np.testing.assert_array_equal(table.locate(b), table.locate(a))

@@ -15,7 +15,7 @@ import pytest
 from tests.test_rank_encoded import random_runs
 
 from prefeval import compare
-from prefeval.data import ranking
+from prefeval.data import positions, ranking
 from prefeval.errors import PrefevalError
 
 pytest.importorskip("pyarrow")
@@ -30,7 +30,7 @@ def qrels_for(queries: list, candidates: np.ndarray) -> pd.DataFrame:
                          "relevance": np.resize([1, 2, 0, 3], n), "iteration": "0"})
 
 
-def alone(runs: dict, qrels: pd.DataFrame, table: ranking.PositionTable, candidates, queries) -> tuple:
+def alone(runs: dict, qrels: pd.DataFrame, table: positions.PositionTable, candidates, queries) -> tuple:
     """Per run ranked alone: located positions, covered queries, and the repeat warnings."""
     positions, covered = [], []
     with warnings.catch_warnings(record=True) as caught:
@@ -46,9 +46,9 @@ def alone(runs: dict, qrels: pd.DataFrame, table: ranking.PositionTable, candida
 def test_query_blocks_locate_as_runs_alone(monkeypatch, block: int) -> None:
     runs, queries, _ = random_runs(block)
     qrels = qrels_for(queries, np.array([f"d{d}" for d in range(0, 30, 3)], dtype=object))
-    queries = ranking.qrels_queries(qrels)
+    queries = positions.qrels_queries(qrels)
     candidates = ranking.query_candidates(qrels)
-    table = ranking.PositionTable(qrels, 1, queries)
+    table = positions.PositionTable(qrels, 1, queries)
     expected, expected_covered, messages = alone(runs, qrels, table, candidates, queries)
     assert messages  # repeated documents
     monkeypatch.setattr(ranking, "ENCODE_ROWS", block)
@@ -131,7 +131,7 @@ def test_metrics_keep_runs_ranked_one_by_one(monkeypatch) -> None:
     monkeypatch.setattr(ranking, "ENCODE_ROWS", 10)
     calls = []
     original = ranking.rank_query_blocks
-    module = importlib.import_module("prefeval.engine.compare")  # the module (``prefeval.compare`` is the function)
+    module = importlib.import_module("prefeval.engine.blocks")  # the module that ranks the runs
     monkeypatch.setattr(module, "rank_query_blocks", lambda *a: calls.append(1) or original(*a))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

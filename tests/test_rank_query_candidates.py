@@ -16,13 +16,8 @@ import pytest
 
 from prefeval.data import ranking
 from prefeval.data.encoding import Ids
-from prefeval.data.ranking import (
-    PositionTable,
-    QueryCandidates,
-    candidate_documents,
-    query_candidates,
-    rank_run,
-)
+from prefeval.data.positions import PositionTable, candidate_documents
+from prefeval.data.ranking import QueryCandidates, query_candidates, rank_run
 
 
 def brute_positions(frame: pd.DataFrame, table: PositionTable) -> np.ndarray:

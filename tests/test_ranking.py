@@ -13,14 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefeval.data.inputs import run_frame
-from prefeval.data.ranking import (
+from prefeval.data.positions import (
     PositionTable,
     candidate_documents,
     qrels_queries,
     query_positions,
-    rank_run,
     relevant_documents,
 )
+from prefeval.data.ranking import rank_run
 from prefeval.errors import PrefevalError
 
 

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval.data.ranking import PositionTable, candidate_documents, rank_run, recode_run
+from prefeval.data.positions import PositionTable, candidate_documents
+from prefeval.data.ranking import rank_run, recode_run
 
 
 def random_case(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 from prefeval.data.aspects import graded_rankings, qrels_side, run_graded_rankings
-from prefeval.data.ranking import candidate_documents, qrels_queries, rank_run
+from prefeval.data.positions import candidate_documents, qrels_queries
+from prefeval.data.ranking import rank_run
 
 
 def case(seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -1,6 +1,6 @@
 """MkDocs hook: the API reference renders the docstrings' Sphinx cross-reference roles as links.
 
-The docstrings use Sphinx roles (``:class:`~prefeval.engine.compare.Comparison```, ``:func:`prefeval.evaluate```,
+The docstrings use Sphinx roles (``:class:`~prefeval.engine.comparison.Comparison```, ``:func:`prefeval.evaluate```,
 ``:meth:``, ``:mod:``, ``:attr:``, ``:data:``, ``:exc:``, ``:obj:``). mkdocstrings renders the backticked part as
 ``<code>``, which leaves ``:class:`` in front of it; this hook turns each such role into an optional autorefs
 reference (mkdocs-autorefs resolves it to the object's anchor when the object is documented, and leaves the code

@@ -24,7 +24,8 @@ from prefeval._version import __version__ as __version__
 from prefeval.core.lazy import when_imported
 from prefeval.data.inputs import register_dataset_qrels as _register_dataset_qrels
 from prefeval.data.runs import register_run
-from prefeval.engine.compare import Comparison, compare
+from prefeval.engine.compare import compare
+from prefeval.engine.comparison import Comparison
 from prefeval.engine.evaluate import evaluate
 from prefeval.errors import DatasetUnavailable, PrefevalError
 
@@ -51,8 +52,8 @@ _LAZY = {
     **{name: ("prefeval.integrations.measures", name) for name in ("RBU", "TSE", "LexiRecall", "LexiPrecision", "RPP")},
     "read_run": ("prefeval.data.trec", "read_run"),
     "read_qrels": ("prefeval.data.trec", "read_qrels"),
-    "write_run": ("prefeval.data.trec", "write_run"),
-    "write_qrels": ("prefeval.data.trec", "write_qrels"),
+    "write_run": ("prefeval.data.trec_writer", "write_run"),
+    "write_qrels": ("prefeval.data.trec_writer", "write_qrels"),
     "table": ("prefeval.report.run_table", "table"),
     "RunTable": ("prefeval.report.run_table", "RunTable"),
     "Pipeline": ("prefeval.pipeline", "Pipeline"),

@@ -1,6 +1,6 @@
 """Meta-evaluation: the analyses the seed papers use to judge evaluation methods.
 
-On real runs (a :class:`prefeval.engine.compare.Comparison`, or qrels + runs):
+On real runs (a :class:`prefeval.engine.comparison.Comparison`, or qrels + runs):
 
 - :func:`tie_rates` -- fraction of tied ranking pairs per method (Diaz & Mitra (2023) §6.2.2, Diaz (2023) Table 3);
 - :func:`sign_agreement`, :func:`system_agreement`, :func:`kendall_tau` -- agreement of a preference with

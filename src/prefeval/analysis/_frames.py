@@ -1,4 +1,4 @@
-"""Shared helpers: accept a :class:`prefeval.engine.compare.Comparison` or its ``per_query`` DataFrame."""
+"""Shared helpers: accept a :class:`prefeval.engine.comparison.Comparison` or its ``per_query`` DataFrame."""
 
 from __future__ import annotations
 

@@ -198,7 +198,7 @@ def kendall_tau(comparison: Any, methods: str | Sequence[str] | None = None,
                 mc4_options: Mapping[str, Any] | None = None) -> pd.DataFrame:
     """Kendall's tau between the system orderings of each method and each reference (see module doc).
 
-    ``comparison`` must be a :class:`prefeval.engine.compare.Comparison` (the orderings need its per-query
+    ``comparison`` must be a :class:`prefeval.engine.comparison.Comparison` (the orderings need its per-query
     tensors). ``methods`` / ``references`` default to its preferences / metrics; with
     ``references="all"`` every unordered pair of methods is reported. ``aggregate``: one name for all
     methods or a mapping method -> aggregate (default per kind: ``mc4`` / ``mean``).

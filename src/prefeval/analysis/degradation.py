@@ -48,8 +48,11 @@ from prefeval.analysis.position_engine import (
 )
 from prefeval.core.stats import check_seed
 from prefeval.data.inputs import qrels_frame
-from prefeval.data.ranking import QueryPositions
-from prefeval.engine.compare import Comparison, MethodResult, compare, parse_method
+from prefeval.data.positions import QueryPositions
+from prefeval.engine.compare import compare
+from prefeval.engine.comparison import Comparison
+from prefeval.engine.methods import parse_method
+from prefeval.engine.results import MethodResult
 from prefeval.errors import PrefevalError
 
 __all__ = ["POLICIES", "keep_count", "keep_mask", "label_degradation", "query_subsampling", "summarise"]

@@ -5,7 +5,7 @@ pair of the S systems is tested over the evaluated queries; the result is
 ``#significant pairs / C(S, 2)`` at level ``alpha`` (the published percentages are multiples of
 ``1 / C(S, 2)``).
 
-Tests (delegated to :meth:`prefeval.engine.compare.Comparison.significance`, i.e. ``prefeval.core.stats``):
+Tests (delegated to :meth:`prefeval.engine.comparison.Comparison.significance`, i.e. ``prefeval.core.stats``):
 
 - ``"paired"``: the "classic paired test" of the papers: the exact binomial sign test for a
   preference (ties dropped) and Student's paired t-test for a metric, corrected over the C(S, 2)
@@ -25,7 +25,7 @@ from typing import Any
 import pandas as pd
 
 from prefeval.analysis._frames import per_query_frame, select_methods
-from prefeval.engine.compare import correction_for
+from prefeval.engine.significance import correction_for
 from prefeval.errors import PrefevalError
 
 __all__ = ["discriminative_power"]
@@ -47,7 +47,7 @@ def discriminative_power(comparison: Any, methods: str | Sequence[str] | None = 
                          seed: int | None = 0) -> pd.DataFrame:
     """Fraction of system pairs significantly different, per method and test (see module doc).
 
-    ``comparison``: a :class:`prefeval.engine.compare.Comparison`. Returns
+    ``comparison``: a :class:`prefeval.engine.comparison.Comparison`. Returns
     ``method, kind, test, correction, alpha, pairs, significant, fraction`` (``test`` is the test actually
     run, e.g. ``sign`` or ``t`` for ``"paired"``). ``n_resamples`` / ``seed`` drive the randomised tests.
     """

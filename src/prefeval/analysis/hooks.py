@@ -39,7 +39,8 @@ from prefeval.analysis.random_rankings import worst_case_agreement
 from prefeval.analysis.suite import evaluate
 from prefeval.analysis.unanimity import diversity_scores, metric_unanimity, mu_table
 from prefeval.core.stats import CORRECTIONS, check_resamples, check_seed
-from prefeval.engine.compare import FAMILY_WISE_TESTS, parse_method
+from prefeval.engine.methods import parse_method
+from prefeval.engine.significance import FAMILY_WISE_TESTS
 from prefeval.errors import PrefevalError
 
 __all__ = ["PIPELINE_ANALYSES", "option_problem"]

@@ -2,7 +2,7 @@
 
 Label-degradation experiments (Diaz & Mitra (2023) §6.2.4, Diaz (2023) §4.2, Diaz & Ferraro (2022) §6.2) evaluate the same runs
 under dozens of reduced qrels. Removing relevance labels only removes columns of the per-query position
-arrays (:class:`prefeval.data.ranking.QueryPositions`: where each run put each judged document), so the runs
+arrays (:class:`prefeval.data.positions.QueryPositions`: where each run put each judged document), so the runs
 are ranked once and every label subset is evaluated from those arrays with the kernels of
 :mod:`prefeval.core`, giving exactly the values :func:`prefeval.engine.compare.compare` gives on the reduced
 qrels (tests check this on real runs).
@@ -30,8 +30,10 @@ import pandas as pd
 from prefeval.core import metrics
 from prefeval.core.positions import position_vectors
 from prefeval.data.inputs import qrels_frame, runs_dict
-from prefeval.data.ranking import QueryPositions, query_positions
-from prefeval.engine.compare import Comparison, Method, MethodResult, parse_method
+from prefeval.data.positions import QueryPositions, query_positions
+from prefeval.engine.comparison import Comparison
+from prefeval.engine.methods import Method, parse_method
+from prefeval.engine.results import MethodResult
 from prefeval.errors import PrefevalError
 from prefeval.methods import metric_difference
 from prefeval.methods.registry import declaration_of, declarations, parameters
@@ -126,7 +128,7 @@ def _metric(measure: Any, query: QueryPositions, rel: int, cutoff: int | None) -
 def evaluate_positions(data: PositionData, methods: Sequence[Any], *, rel: int = 1,
                        keep: Mapping[str, np.ndarray] | None = None,
                        query_ids: Sequence[str] | None = None) -> Comparison:
-    """A :class:`~prefeval.engine.compare.Comparison` of ``data``'s runs under ``methods`` (names or measures, as for
+    """A :class:`~prefeval.engine.comparison.Comparison` of ``data``'s runs under ``methods`` (names or measures, as for
     :func:`prefeval.engine.compare.compare`), with the labels of each query restricted to ``keep[query_id]`` (a
     boolean mask over that query's ``doc_ids``; default: all) and the queries to ``query_ids``.
 

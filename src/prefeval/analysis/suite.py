@@ -30,7 +30,9 @@ import pandas as pd
 from prefeval.analysis import agreement, degradation, discriminative, ties, unanimity
 from prefeval.analysis.position_engine import evaluate_positions, load_positions, supported
 from prefeval.core.stats import check_resamples, check_seed
-from prefeval.engine.compare import Comparison, compare, parse_method
+from prefeval.engine.compare import compare
+from prefeval.engine.comparison import Comparison
+from prefeval.engine.methods import parse_method
 from prefeval.errors import PrefevalError
 
 __all__ = ["ANALYSES", "DEFAULT_ANALYSES", "analyse", "evaluate"]

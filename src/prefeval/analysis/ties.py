@@ -25,7 +25,7 @@ def tie_rates(comparison: Any, methods: str | Sequence[str] | None = None, *, by
               tol: float = TIE_TOL) -> pd.DataFrame:
     """Fraction of tied ranking pairs per method.
 
-    ``comparison``: a :class:`prefeval.engine.compare.Comparison` or its ``per_query`` DataFrame (one row per
+    ``comparison``: a :class:`prefeval.engine.comparison.Comparison` or its ``per_query`` DataFrame (one row per
     query and unordered pair of runs). Returns ``method, pairs, ties, fraction_tied`` (with ``query_id``
     first when ``by_query=True``), one row per method in the requested order.
     """

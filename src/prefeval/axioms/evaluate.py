@@ -34,7 +34,7 @@ import pandas as pd
 from prefeval import methods
 from prefeval.axioms.model import Judgments, RankingPair
 from prefeval.core.graded import GradedRankings
-from prefeval.data.ranking import QueryPositions
+from prefeval.data.positions import QueryPositions
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import canonical_text, declaration_of
 

@@ -94,7 +94,8 @@ def positionals(args: argparse.Namespace) -> tuple[str, list[str], list[str]]:
 def run(args: argparse.Namespace) -> int:
     # deferred: keeps `prefeval --help` fast (ir-measures and prefeval load on use; pandas only where needed)
     from prefeval.data.inputs import qrels_table
-    from prefeval.engine.compare import VALUE_TESTS, compare
+    from prefeval.engine.compare import compare
+    from prefeval.engine.significance import VALUE_TESTS
     from prefeval.errors import PrefevalError
 
     qrels_arg, run_args, methods = positionals(args)

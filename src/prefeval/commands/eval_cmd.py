@@ -172,7 +172,7 @@ def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measur
     """The run x measure table (:func:`prefeval.table`) in ``--format``."""
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval.commands.compare_cmd import baseline_name
-    from prefeval.engine.compare import correction_for
+    from prefeval.engine.significance import correction_for
     from prefeval.errors import PrefevalError
     from prefeval.report.run_table import table
 

@@ -28,7 +28,8 @@ from prefeval.core import diversity
 from prefeval.core.graded import GradedRankings
 from prefeval.core.lazy import lazy_module
 from prefeval.data.inputs import qrels_frame, run_frame
-from prefeval.data.ranking import NO_SUBTOPIC, RankedRun, qrels_queries, rank_run
+from prefeval.data.positions import qrels_queries
+from prefeval.data.ranking import NO_SUBTOPIC, RankedRun, rank_run
 from prefeval.errors import PrefevalError
 
 if TYPE_CHECKING:

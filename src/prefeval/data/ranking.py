@@ -1,4 +1,4 @@
-"""From canonical run and qrels frames to ranked runs and per-query position arrays.
+"""From canonical run frames to ranked runs (the positions of the relevant documents: :mod:`prefeval.data.positions`).
 
 Ordering follows trec_eval: score descending, ties broken by ``doc_id`` descending in string order; the rank
 column of a TREC file is ignored. A document repeated within one query of a run keeps its first (best)
@@ -15,11 +15,9 @@ The API, used by :mod:`prefeval.integrations.provider`, :mod:`prefeval.compare` 
   :func:`rank_codes` does the same from integer codes (e.g. a dict of dicts read without a frame);
   :func:`encoded_runs` encodes many runs in memory together (:class:`EncodedRun`, which :func:`rank_run` takes
   like a run); :func:`rank_query_blocks` ranks large runs in memory together, block of queries by block of
-  queries (:class:`QueryBlock`, located by :meth:`PositionTable.locate_block`);
-* :class:`PositionTable` lays out the relevant documents of every evaluated query for one threshold,
-  :meth:`PositionTable.locate` finds them in a ranked run and :meth:`PositionTable.positions` cuts the
-  located positions of many runs into one :class:`QueryPositions` per query;
-* :func:`query_positions` does all three for a mapping of runs.
+  queries (:class:`QueryBlock`, located by :meth:`prefeval.data.positions.PositionTable.locate_block`);
+* where the runs put the relevant documents of the qrels (:class:`~prefeval.data.positions.PositionTable`,
+  :class:`~prefeval.data.positions.QueryPositions`) is :mod:`prefeval.data.positions`.
 """
 
 from __future__ import annotations
@@ -44,7 +42,6 @@ from prefeval.data.encoding import (
     factorize,
     id_array,
     ids_to_pandas,
-    sorted_codes,
     string_ranks,
     take_ids,
     take_names,
@@ -60,24 +57,6 @@ else:
     pd = lazy_module("pandas")
 
 NO_SUBTOPIC = frozenset({"0", "Q0", ""})
-
-
-@dataclass(frozen=True)
-class QueryPositions:
-    """Where each run put each relevant document of one query.
-
-    ``doc_pos[s, j]`` is the 1-based rank of relevant document ``doc_ids[j]`` in run ``s``
-    (``+inf`` when not retrieved); ``grades[j]`` its grade (max over subtopics);
-    ``subtopics[t, j]`` whether it has grade ``>= rel`` for subtopic ``subtopic_ids[t]``
-    (``None`` for qrels without subtopics).
-    """
-
-    query_id: str
-    doc_ids: np.ndarray
-    grades: np.ndarray
-    doc_pos: np.ndarray
-    subtopic_ids: tuple[str, ...] | None = None
-    subtopics: np.ndarray | None = None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -854,211 +833,3 @@ def recode_run(run: RankedRun, queries: Any = None, candidates: np.ndarray | Non
     recode = np.where(cand_of_name >= 0, cand_of_name, len(prepared.unique) + np.arange(len(run.doc_names)))
     codes = recode.astype(small)[doc_raw] if len(doc_raw) else np.zeros(0, dtype=small)
     return RankedRun(queries, qc, run.doc_names, doc_raw, codes, rank, prepared.unique, True)
-
-
-# ----------------------------------------------------------------------------------------------
-# locating the relevant documents
-
-
-def relevant_documents(qrels: Any, rel: int = 1) -> pd.DataFrame:
-    """Documents with grade ``>= rel`` per query (grade = max over subtopics), sorted by query and doc."""
-    return pd.DataFrame(_relevant(qrels, rel))
-
-
-def _relevant(qrels: Any, rel: int) -> dict[str, np.ndarray]:
-    """The columns of :func:`relevant_documents` as numpy arrays, from qrels columns (a DataFrame, or the columns
-    :func:`prefeval.data.trec.read_qrels_columns` gives)."""
-    grades = column_values(qrels["relevance"], np.int64)
-    # a document's grade is >= rel exactly when one of its judgments is: group just those (a few of all judgments)
-    rows = np.flatnonzero(grades >= rel)
-    grades = grades[rows]
-    if not len(grades):
-        empty = np.zeros(0, dtype=object)
-        return {"query_id": empty, "doc_id": empty.copy(), "relevance": grades}
-    qi, query_names = sorted_codes(take_rows(qrels["query_id"], rows))
-    di, doc_names = sorted_codes(take_rows(qrels["doc_id"], rows))
-    key = qi.astype(np.int64) * len(doc_names) + di
-    order = np.argsort(key, kind="stable")
-    key = key[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    best = np.maximum.reduceat(grades[order], starts)  # max over the subtopics of each (query, document)
-    keep = best >= rel
-    first = order[starts[keep]]
-    return {"query_id": query_names[qi[first]], "doc_id": doc_names[di[first]], "relevance": best[keep]}
-
-
-def candidate_documents(qrels: Any, rel: int = 1) -> np.ndarray:
-    """Distinct documents with grade ``>= rel`` for some query: the ``candidates`` for :func:`rank_run`."""
-    rows = np.flatnonzero(column_values(qrels["relevance"], np.int64) >= rel)
-    return distinct(take_rows(qrels["doc_id"], rows))[1]
-
-
-def qrels_queries(qrels: Any) -> Ids:
-    """The queries of the qrels in order of appearance: the ``queries`` for :func:`rank_run`."""
-    return Ids(distinct(qrels["query_id"], grouped=True)[1])
-
-
-def _stretch_indexer(ids: Ids, values: np.ndarray) -> np.ndarray:
-    """``ids.get_indexer(values)``, looking up only the first value of each stretch of equal values (such as the
-    query ids of the relevant documents, sorted by query)."""
-    if len(values) < 2:
-        return ids.get_indexer(values)
-    starts = stretch_starts(values)
-    return np.repeat(ids.get_indexer(values[starts]), np.diff(np.r_[starts, len(values)]))
-
-
-class PositionTable:
-    """The relevant documents (grade >= ``rel``) of every evaluated query as columns, sorted by query then doc.
-
-    ``relevant`` holds the columns (``query_id, doc_id, relevance``, numpy arrays); :meth:`locate` gives their
-    positions in one ranked run, :meth:`positions` turns the positions of many runs into :class:`QueryPositions`.
-    ``qrels``: a DataFrame or the columns :func:`prefeval.data.trec.read_qrels_columns` gives.
-    """
-
-    def __init__(self, qrels: Any, rel: int = 1, queries: Ids | None = None) -> None:
-        self.qrels, self.rel = qrels, rel
-        self.relevant = _relevant(qrels, rel)
-        self.queries = qrels_queries(qrels) if queries is None else as_ids(queries)
-        self.docs = Ids(unique_values(self.relevant["doc_id"]))
-        self.query_codes = _stretch_indexer(self.queries, self.relevant["query_id"])  # sorted by query
-        if (self.query_codes < 0).any():
-            missing = self.relevant["query_id"][self.query_codes < 0][0]
-            raise PrefevalError(f"the queries given to PositionTable lack qrels query {missing!r}")
-        keys = self._keys(self.query_codes, self.docs.get_indexer(self.relevant["doc_id"]))
-        self.sorter = np.argsort(keys, kind="stable")
-        self.sorted_keys = keys[self.sorter]
-        self._maps: dict[str, tuple[object, np.ndarray | None]] = {}
-        self._subtopics: tuple[list[str], np.ndarray, np.ndarray] | None = None
-
-    def __len__(self) -> int:
-        return len(self.relevant["query_id"])
-
-    def _keys(self, query_codes: np.ndarray, doc_columns: np.ndarray) -> np.ndarray:
-        return query_codes.astype(np.int64) * len(self.docs) + doc_columns
-
-    def _map(self, kind: str, source: object, build) -> np.ndarray | None:
-        """Cached per source object (the runs of one evaluation share their ``queries`` and ``candidates``)."""
-        cached = self._maps.get(kind)
-        if cached is None or cached[0] is not source:
-            cached = (source, build())
-            self._maps[kind] = cached
-        return cached[1]
-
-    def _doc_columns(self, run: RankedRun) -> tuple[np.ndarray, np.ndarray]:
-        """(rows of ``run`` whose document is relevant for some query, the column in ``docs`` of each): from the
-        candidates' codes when every relevant document is a candidate (only those rows are touched), else by id."""
-        def build() -> np.ndarray | None:
-            column = self.docs.get_indexer(run.candidates)
-            if sorted_unique(column[column >= 0]).size < len(self.docs):
-                return None  # some relevant documents are not candidates: look the run's documents up directly
-            return column
-
-        column_of_code = self._map("candidates", run.candidates, build)
-        if column_of_code is None:
-            columns = self.docs.get_indexer(run.doc_ids)
-            rows = np.flatnonzero(columns >= 0)
-            return rows, columns[rows]
-        rows = np.flatnonzero(run.doc_codes < len(column_of_code))
-        columns = column_of_code[run.doc_codes[rows]]
-        return rows[columns >= 0], columns[columns >= 0]
-
-    def locate(self, run: RankedRun, depth: int | None = None) -> np.ndarray:
-        """(len(self),) float64: the rank of each relevant document in ``run`` (ranks ``<= depth``), +inf if absent."""
-        out = np.full(len(self), np.inf)
-        if not len(self.sorted_keys) or not len(run.rank):
-            return out
-        query_map = self._map("queries", run.queries, lambda: self.queries.get_indexer(run.queries))
-        rows, dc = self._doc_columns(run)
-        qc = run.query_codes[rows] if run.queries is self.queries else query_map[run.query_codes[rows]]
-        hit, index = self._find(qc, dc, run.rank[rows], depth)
-        out[index] = run.rank[rows[hit]]
-        return out
-
-    def locate_block(self, block: QueryBlock, depth: int | None, out: np.ndarray, runs: np.ndarray) -> None:
-        """Write the rank of each relevant document of the block's queries in each run of ``block`` (ranks ``<= depth``)
-        into ``out[runs[k], i]`` (``out``: runs x len(self), +inf where absent; ``runs[k]``: the row of the block's
-        ``k``-th run); other entries are left as they are."""
-        ranked = block.ranked
-        if not len(self.sorted_keys) or not len(ranked.rank):
-            return
-        rows, dc = self._doc_columns(ranked)
-        group = ranked.query_codes[rows]
-        qc = group % block.width + block.first  # codes in ``block.queries``
-        span = None
-        if block.queries is not self.queries:
-            qc = self._map("queries", block.queries, lambda: self.queries.get_indexer(block.queries))[qc]
-        else:  # the block's relevant documents: one stretch of the sorted keys
-            span = np.searchsorted(self.sorted_keys, self._keys(np.array([block.first, block.first + block.width]), 0))
-        hit, index = self._find(qc, dc, ranked.rank[rows], depth, span)
-        out[runs[group[hit] // block.width], index] = ranked.rank[rows[hit]]
-
-    def _find(self, qc: np.ndarray, dc: np.ndarray, rank: np.ndarray, depth: int | None,
-              span: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(positions ``i`` in the given arrays whose (query code, doc column) is a relevant document (rank ``<= depth``),
-        the index in the table of each); ``span``: the stretch of ``sorted_keys`` that holds every such key."""
-        hit = np.flatnonzero(qc >= 0 if depth is None else (qc >= 0) & (rank <= depth))
-        key = self._keys(qc[hit], dc[hit])
-        a, b = (0, len(self.sorted_keys)) if span is None else (int(span[0]), int(span[1]))
-        if a == b:
-            return hit[:0], hit[:0]
-        loc = np.minimum(np.searchsorted(self.sorted_keys[a:b], key) + a, b - 1)
-        found = self.sorted_keys[loc] == key
-        return hit[found], self.sorter[loc[found]]
-
-    def query_sizes(self) -> tuple[list[str], np.ndarray]:
-        """The evaluated queries (sorted by query id, the order of :meth:`positions`) and their numbers of relevant
-        documents."""
-        qc = self.query_codes
-        bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True]) if len(qc) else np.zeros(1, dtype=np.intp)
-        qids = self.relevant["query_id"]
-        return [str(qids[a]) for a in bounds[:-1]], np.diff(bounds).astype(np.int64)
-
-    def positions(self, doc_pos: np.ndarray, subtopics: bool = True) -> list[QueryPositions]:
-        """One :class:`QueryPositions` per evaluated query (sorted by query id) from ``doc_pos`` (runs x len(self),
-        rows from :meth:`locate`); ``subtopics=False`` skips the subtopic membership."""
-        qc = self.query_codes
-        bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True]) if len(qc) else np.zeros(1, dtype=np.intp)
-        qids = self.relevant["query_id"]
-        dids, grades = self.relevant["doc_id"], self.relevant["relevance"]
-        ids, sub_col, sub_code = self._subtopic_rows() if subtopics else ([], np.zeros(0, np.intp), None)
-        sub_bounds = np.searchsorted(sub_col, bounds)
-        out = []
-        for k, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])):
-            names, membership = None, None
-            s = slice(sub_bounds[k], sub_bounds[k + 1])
-            if s.stop > s.start:
-                codes, rows = np.unique(sub_code[s], return_inverse=True)
-                names = tuple(ids[c] for c in codes)
-                membership = np.zeros((len(codes), b - a), dtype=bool)
-                membership[rows.reshape(-1), sub_col[s] - a] = True
-            out.append(QueryPositions(str(qids[a]), dids[a:b], grades[a:b], doc_pos[:, a:b], names, membership))
-        return out
-
-    def _subtopic_rows(self) -> tuple[list[str], np.ndarray, np.ndarray]:
-        """(subtopic ids, numeric-looking ids in numeric order; column; subtopic code) of every judgment with grade
-        >= rel for a subtopic, sorted by column."""
-        if self._subtopics is None:
-            qrels = self.qrels
-            subtopic = column_values(qrels["iteration"], object)
-            rows = ~np.isin(subtopic, list(NO_SUBTOPIC)) & (column_values(qrels["relevance"], np.int64) >= self.rel)
-            subtopic = subtopic[rows]
-            ids = sorted(set(subtopic.tolist()), key=lambda t: (len(t), t))  # "2" before "10"
-            key = self._keys(self.queries.get_indexer(column_values(qrels["query_id"], object)[rows]),
-                             self.docs.get_indexer(column_values(qrels["doc_id"], object)[rows]))
-            column = self.sorter[np.searchsorted(self.sorted_keys, key)]  # such documents are relevant
-            code = Ids(ids).get_indexer(subtopic)
-            order = np.argsort(column, kind="stable")
-            self._subtopics = (ids, column[order], code[order])
-        return self._subtopics
-
-
-def query_positions(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, rel: int = 1,
-                    depth: int | None = None, subtopics: bool = True) -> list[QueryPositions]:
-    """Position arrays for every evaluated query (sorted by ``query_id``), one row per run in ``runs`` order;
-    ``depth`` truncates the runs first. Each run is ranked once (:func:`rank_run`) and located in one table."""
-    table = PositionTable(qrels, rel)
-    candidates = candidate_documents(qrels, rel)
-    doc_pos = np.full((len(runs), len(table)), np.inf)
-    for s, (name, frame) in enumerate(runs.items()):
-        doc_pos[s] = table.locate(rank_run(frame, table.queries, candidates, str(name), ties="candidates"), depth)
-    return table.positions(doc_pos, subtopics)

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from prefeval.data.trec import write_qrels, write_run
+from prefeval.data.trec_writer import write_qrels, write_run
 from prefeval.errors import PrefevalError
 
 __all__ = ["SimulatedCollection", "collection", "check_params", "run_names", "DEFAULTS", "RecsysCollection", "recsys",

@@ -2,7 +2,7 @@
 
 ``compare(..., engine="dask")`` and ``evaluate(..., engine="dask")`` run here. The work is cut by query
 (:mod:`prefeval.engine.partitions`): every task holds all runs' rows for its queries and their qrels, and calls
-the in-process block function (:func:`prefeval.engine.compare.evaluate_block`, or :func:`prefeval.engine.evaluate.evaluate`
+the in-process block function (:func:`prefeval.engine.blocks.evaluate_block`, or :func:`prefeval.engine.evaluate.evaluate`
 on the block), so every value comes from the same kernels as in-process. The driver combines the partial results:
 the per-pair sums (counts, means, sums of squared deviations, wins, losses) are merged, the per-query scores
 (Q x S per method: win rates or metric values) are put back in query order; per-query pair values are collected
@@ -33,17 +33,12 @@ import ir_measures
 from prefeval.core.lazy import lazy_module
 from prefeval.data.inputs import list_run_name, qrels_frame
 from prefeval.engine import partitions as parts
-from prefeval.engine.compare import (
-    KEEP_BYTES,
-    Comparison,
-    MethodResult,
-    check_pairs,
-    combine_results,
-    evaluate_block,
-    per_query_bytes,
-)
+from prefeval.engine.blocks import evaluate_block
+from prefeval.engine.comparison import Comparison
 from prefeval.engine.evaluate import per_query_table
+from prefeval.engine.memory import KEEP_BYTES, check_pairs, per_query_bytes
 from prefeval.engine.registry import Engine, check_scheduler_address, register
+from prefeval.engine.results import MethodResult, combine_results
 from prefeval.errors import PrefevalError
 
 if TYPE_CHECKING:
@@ -461,7 +456,7 @@ def _failure(future: Any, outcome: Any, partition: int) -> BaseException:
 def compare(qrels: Any, runs: Any, methods: list[Any], *, client: Any = None, scheduler: str | None = None,
             workers: int | None = None, partitions: int | None = None, per_query: bool | str | None = None,
             progress: bool = False) -> Any:
-    """:func:`prefeval.compare` on Dask (module docstring); ``methods`` are parsed :class:`prefeval.engine.compare.Method`.
+    """:func:`prefeval.compare` on Dask (module docstring); ``methods`` are parsed :class:`prefeval.engine.methods.Method`.
 
     ``partitions``: number of query partitions (default: 4 per worker thread, fewer for fewer than
     :data:`QUERIES_PER_PARTITION` queries each; a generated collection brings its own). ``per_query``: ``True``

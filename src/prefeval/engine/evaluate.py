@@ -46,7 +46,8 @@ from prefeval.data.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested
 from prefeval.data.runs import registered
 from prefeval.data.trec import first_bad_id
 from prefeval.engine import registry as engines
-from prefeval.engine.compare import check_relevant, evaluate_block, parse_method
+from prefeval.engine.blocks import check_relevant, evaluate_block
+from prefeval.engine.methods import parse_method
 from prefeval.errors import PrefevalError
 from prefeval.methods.checks import validate
 from prefeval.methods.names import parse_names

@@ -22,7 +22,7 @@ INPROCESS = "inprocess"
 @dataclass(frozen=True)
 class Engine:
     """An engine: ``compare(qrels, runs, methods, **options)`` with parsed methods, returning a
-    :class:`prefeval.engine.compare.Comparison`, and ``evaluate(qrels, runs, measures, rel, **options)`` with parsed
+    :class:`prefeval.engine.comparison.Comparison`, and ``evaluate(qrels, runs, measures, rel, **options)`` with parsed
     measures, returning ``(per-query table, run names)``."""
 
     name: str

@@ -31,16 +31,8 @@ from prefeval.core.lazy import lazy_module
 from prefeval.core.positions import position_vectors
 from prefeval.data.aspects import QrelsSide, qrels_side, run_graded_rankings
 from prefeval.data.inputs import nested_codes, qrels_frame, records_codes, run_frame
-from prefeval.data.ranking import (
-    PositionTable,
-    RankedRun,
-    candidate_documents,
-    judged_queries,
-    qrels_queries,
-    rank_codes,
-    rank_run,
-    recode_run,
-)
+from prefeval.data.positions import PositionTable, candidate_documents, qrels_queries
+from prefeval.data.ranking import RankedRun, judged_queries, rank_codes, rank_run, recode_run
 from prefeval.data.runs import resolve_run
 from prefeval.integrations.measures import MEASURES, is_prefeval_measure, register
 from prefeval.methods.registry import parameters

@@ -11,7 +11,7 @@ given, ``cutoff``):
 
 * preference: ``pairwise(query, a, b, params) -> float`` (run ``a`` over run ``b``) and
   ``matrix(query, params) -> (S, S)`` (all pairs at once) on a
-  :class:`prefeval.data.ranking.QueryPositions` ``query``, restricted to documents with grade >= ``rel`` and
+  :class:`prefeval.data.positions.QueryPositions` ``query``, restricted to documents with grade >= ``rel`` and
   truncated at the cutoff;
 * metric: ``values(rankings, params) -> (Q,)`` on :class:`prefeval.core.graded.GradedRankings` (the
   ranked documents' grades per aspect, with the qrels' ideal grades per aspect);
@@ -24,7 +24,7 @@ given, ``cutoff``):
   each document's query, 0..Q-1, documents grouped by query; ``grades``: their grades), or ``None`` for
   parameters it does not cover (then ``pairwise`` is used query by query);
 * preference, optional: ``matrices(queries, params) -> (Q, S, S)``, the ``matrix`` values of many queries at once
-  (a sequence of :class:`prefeval.data.ranking.QueryPositions` with the same runs), or ``None`` for parameters it does not
+  (a sequence of :class:`prefeval.data.positions.QueryPositions` with the same runs), or ``None`` for parameters it does not
   cover (then ``matrix`` is used query by query);
 * ``tie_probability(n, m, exact)``: probability that two uniformly random complete rankings of ``n`` items,
   ``m`` relevant, tie (``None`` when no closed form is known).

@@ -9,12 +9,12 @@
   :mod:`prefeval.core.stats`) and a correction over the S - 1 comparisons of that metric or method.
   ``randomized_tukey_hsd`` is already family-wise over all pairs, so it is not corrected again.
 * **Rankings**: metrics are ranked by their mean (ties broken by run name); preference methods by each
-  aggregation in ``rankings`` (:meth:`prefeval.engine.compare.Comparison.ranking`, with the tie rule ``ties`` and
+  aggregation in ``rankings`` (:meth:`prefeval.engine.comparison.Comparison.ranking`, with the tie rule ``ties`` and
   MC4's ``iterations``).
 * **Kendall's tau-b** between every two rankings, on the values that rank the runs (tied values are ties:
   a metric's mean, Borda points, ...; for MC4 the pair (level, mass within the level)), plus the true order
   when the data are simulated (:func:`prefeval.analysis.agreement.kendall_tau_b`).
-* **All pairs**: :meth:`prefeval.engine.compare.Comparison.significance` for each method (the preference summary).
+* **All pairs**: :meth:`prefeval.engine.comparison.Comparison.significance` for each method (the preference summary).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from prefeval.core import stats
 from prefeval.core.aggregate import AGGREGATES, TIES, check_iterations
 from prefeval.core.reduce import PairSums
 from prefeval.core.stats import CORRECTIONS, TESTS
-from prefeval.engine.compare import VALUE_TESTS, correction_for, pair_significance
+from prefeval.engine.significance import VALUE_TESTS, PairTests, correction_for, pair_significance
 from prefeval.errors import PrefevalError
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
@@ -131,18 +131,23 @@ def _family(kind: str, method: str, runs: list[str], values: list[float], X: np.
             correction: str, alpha: float, scores: np.ndarray, pairs: tuple[np.ndarray, np.ndarray]
             ) -> list[dict[str, Any]]:
     """One family of S - 1 comparisons with the baseline. ``X``: (S - 1, Q) per-query differences; ``scores``
-    (Q, S) and ``pairs`` (run, baseline indices) as :func:`prefeval.engine.compare.pair_significance` takes them."""
+    (Q, S) and ``pairs`` (run, baseline indices) as :func:`prefeval.engine.significance.pair_significance` takes them."""
     if not runs:
         return []
     wins, losses, ties = stats.wins_losses_ties(X)
     tests = pair_significance(test, X, scores, pairs, correction_for(test, correction), alpha,
                               family_statistic=X.mean(axis=1))
-    statistic, raw, adjusted, significant = tests.statistic, tests.pvalue, tests.adjusted, tests.significant
+    return _rows(kind, method, runs, values, wins, ties, losses, X.shape[1], test, tests)
+
+
+def _rows(kind: str, method: str, runs: list[str], values: Any, wins: Any, ties: Any, losses: Any, queries: int,
+          test: str, tests: PairTests) -> list[dict[str, Any]]:
+    """The rows (:data:`_VS_COLUMNS`) of one family of comparisons with the baseline, one per run."""
     return [{"kind": kind, "method": method, "run": run, "value": float(value), "wins": int(w), "ties": int(t),
-             "losses": int(lo), "queries": int(X.shape[1]), "test": test, "statistic": float(s),
+             "losses": int(lo), "queries": int(queries), "test": test, "statistic": float(st),
              "p_value": float(p), "p_adjusted": float(a), "significant": bool(sig)}
-            for run, value, w, t, lo, s, p, a, sig in zip(runs, values, wins, ties, losses, statistic, raw,
-                                                           adjusted, significant)]
+            for run, value, w, t, lo, st, p, a, sig in zip(runs, values, wins, ties, losses, tests.statistic,
+                                                            tests.pvalue, tests.adjusted, tests.significant)]
 
 
 def _metrics_vs_baseline(context: PipelineContext, test: str, correction: str, alpha: float) -> list[dict[str, Any]]:
@@ -169,25 +174,13 @@ def _preferences_vs_baseline(context: PipelineContext, test: str, correction: st
     for method in context.methods:
         result = context.comparison.result(method)
         if not result.kept and test not in VALUE_TESTS:  # not kept (e.g. the Dask engine): the pairs' sums
-            rows += _family_of_sums(method, others, _baseline_sums(result.sums, len(runs), pairs), test,
+            rows += _family_of_sums(method, others, result.pair_sums(pairs), test,
                                     correction, alpha, result.scores(), pairs)
             continue
         X = result.pair_values(pairs)  # (S - 1, Q): preference of each run over the baseline
         rows += _family("preference", method, others, list(X.mean(axis=1)), X, test, correction, alpha,
                         result.scores(), pairs)
     return rows
-
-
-def _baseline_sums(sums: PairSums, n_runs: int, pairs: tuple[np.ndarray, np.ndarray]) -> PairSums:
-    """The pair sums of (run, baseline) for each run of ``pairs``, oriented as the run's preference over the
-    baseline (a pair stored the other way round has its mean negated and wins and losses swapped)."""
-    a, b = pairs
-    lo, hi = np.minimum(a, b), np.maximum(a, b)
-    index = lo * n_runs - lo * (lo + 1) // 2 + (hi - lo - 1)  # position of (lo, hi) in triu_indices order
-    taken = sums.take(index)
-    flip = a > b
-    return PairSums(taken.n, np.where(flip, -taken.mean, taken.mean), taken.m2,
-                    np.where(flip, taken.losses, taken.wins), np.where(flip, taken.wins, taken.losses))
 
 
 def _family_of_sums(method: str, runs: list[str], sums: PairSums, test: str, correction: str, alpha: float,
@@ -197,12 +190,7 @@ def _family_of_sums(method: str, runs: list[str], sums: PairSums, test: str, cor
         return []
     tests = pair_significance(test, None, scores, pairs, correction_for(test, correction), alpha,
                               family_statistic=sums.mean, sums=sums)
-    return [{"kind": "preference", "method": method, "run": run, "value": float(value), "wins": int(w),
-             "ties": int(t), "losses": int(lo), "queries": int(sums.n), "test": test, "statistic": float(st),
-             "p_value": float(p), "p_adjusted": float(a), "significant": bool(sig)}
-            for run, value, w, t, lo, st, p, a, sig in zip(runs, sums.mean, sums.wins, sums.ties, sums.losses,
-                                                            tests.statistic, tests.pvalue, tests.adjusted,
-                                                            tests.significant)]
+    return _rows("preference", method, runs, sums.mean, sums.wins, sums.ties, sums.losses, sums.n, test, tests)
 
 
 def _baseline_pairs(columns: list[str], others: list[str], baseline: str) -> tuple[np.ndarray, np.ndarray]:

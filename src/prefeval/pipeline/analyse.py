@@ -2,7 +2,7 @@
 
 Hook contract. An analysis is a callable ``function(context, **options)`` that receives the
 :class:`~prefeval.pipeline.context.PipelineContext` after the aggregate step (qrels, runs, per-query metric
-values, the :class:`~prefeval.engine.compare.Comparison`, rankings, ...; it must not modify it) and returns either a
+values, the :class:`~prefeval.engine.comparison.Comparison`, rankings, ...; it must not modify it) and returns either a
 DataFrame or a dict ``{part name: DataFrame | matplotlib Figure | number | string}``. DataFrames become tables
 in report.md/report.tex and ``analysis_<name>_<part>.csv``; figures become PNGs; numbers and strings are
 printed. Everything except figures is also stored under ``analysis`` in summary.json.

@@ -27,7 +27,7 @@ class PipelineContext:
     * ``runs``: ``{name: run frame}`` in definition order; ``run_sources``: ``{name: file or callable}``
     * ``measures``: metric names; ``per_query`` (``run, query_id, measure, value``); ``means``
       (``run, measure, value``, the official aggregate of each measure)
-    * ``methods``: preference-method names; ``comparison``: the :class:`prefeval.engine.compare.Comparison`
+    * ``methods``: preference-method names; ``comparison``: the :class:`prefeval.engine.comparison.Comparison`
     * ``baseline``; ``versus_baseline`` (one row per method/measure and run, see aggregate_step.py);
       ``rankings`` ``{label: frame rank, run, score}``; ``kendall_tau`` (square frame over rankings);
       ``significance`` ``{method: all-pairs significance frame}``;

@@ -13,7 +13,7 @@ from typing import Any
 
 import pandas as pd
 
-from prefeval.engine.compare import FAMILY_WISE_TESTS
+from prefeval.engine.significance import FAMILY_WISE_TESTS
 from prefeval.pipeline.aggregate_step import TRUTH
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.render import DOWN, UP, fmt, fmt_p, plural

@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from prefeval.engine.compare import check_pairs, compare, parse_method
+from prefeval.engine.compare import compare
 from prefeval.engine.evaluate import evaluate, parse_measures, system_values
+from prefeval.engine.memory import check_pairs
+from prefeval.engine.methods import parse_method
 from prefeval.engine.registry import check_scheduler_address
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import rel_problem

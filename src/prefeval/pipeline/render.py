@@ -7,14 +7,12 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from prefeval.report.text import LATEX_SPECIAL, md_escape
+from prefeval.report.text import LATEX_SPECIAL, inline_markup, md_escape
 from prefeval.report.text import latex_escape as _latex_escape
 
 __all__ = ["fmt", "fmt_p", "plural", "md_inline", "md_table", "latex_inline", "latex_table", "latex_escape", "slug",
            "path_slug"]
 
-#: The report's only inline markup: ``**bold**`` and ```code```; everything else in a block's text is literal.
-INLINE_MARKUP = re.compile(r"(\*\*[^*]+\*\*|`[^`]+`)")
 
 UP, DOWN = "▲", "▼"
 
@@ -54,16 +52,11 @@ def md_inline(text: Any) -> str:
     """Markdown of a report text: its ``**bold**`` and ```code``` spans kept, every other character escaped
     (:func:`prefeval.report.text.md_escape`), so names, titles and descriptions are shown as written. A code span
     whose content Markdown or HTML could read as markup is shown as escaped plain text instead."""
-    out = []
-    for token in INLINE_MARKUP.split(str(text)):
-        if token.startswith("**") and token.endswith("**") and len(token) > 4:
-            out.append(f"**{md_escape(token[2:-2])}**")
-        elif token.startswith("`") and token.endswith("`") and len(token) > 2:
-            inner = token[1:-1]
-            out.append(token if md_escape(inner) == inner else md_escape(inner))
-        else:
-            out.append(md_escape(token))
-    return _INERT_LT.sub("<", "".join(out))
+
+    def code(inner: str) -> str:
+        return f"`{inner}`" if md_escape(inner) == inner else md_escape(inner)
+
+    return _INERT_LT.sub("<", inline_markup(text, lambda inner: f"**{md_escape(inner)}**", code, md_escape))
 
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]], align: str | None = None) -> str:
@@ -91,15 +84,8 @@ def latex_escape(text: Any) -> str:
 def latex_inline(text: Any) -> str:
     """LaTeX of a report text: ``**bold**`` as ``\\textbf``, ```code``` as ``\\texttt``, everything else escaped
     (:func:`latex_escape`); no Markdown mark reaches the LaTeX file."""
-    out = []
-    for token in INLINE_MARKUP.split(str(text)):
-        if token.startswith("**") and token.endswith("**") and len(token) > 4:
-            out.append(rf"\textbf{{{latex_escape(token[2:-2])}}}")
-        elif token.startswith("`") and token.endswith("`") and len(token) > 2:
-            out.append(rf"\texttt{{{latex_escape(token[1:-1])}}}")
-        else:
-            out.append(latex_escape(token))
-    return "".join(out)
+    return inline_markup(text, lambda inner: rf"\textbf{{{latex_escape(inner)}}}",
+                         lambda inner: rf"\texttt{{{latex_escape(inner)}}}", latex_escape)
 
 
 def latex_table(header: Sequence[str], rows: Sequence[Sequence[Any]], caption: str, label: str,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from prefeval.engine.compare import FAMILY_WISE_TESTS
+from prefeval.engine.significance import FAMILY_WISE_TESTS
 from prefeval.report.html import grid_html
 from prefeval.report.tables import Cell, Grid, latex, markdown, plain
 

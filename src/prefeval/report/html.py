@@ -37,7 +37,8 @@ import numpy as np
 from prefeval._version import __version__
 from prefeval.core.lazy import lazy_module
 from prefeval.report import svg
-from prefeval.report.tables import Cell, Grid
+from prefeval.report.tables import Cell, Grid, cell_text
+from prefeval.report.text import inline_markup
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -53,7 +54,6 @@ MAX_EMBEDDED_VALUES = 500_000
 #: Heatmaps are drawn for up to this many runs (a cell per ordered pair; beyond, the page points to the CSV).
 MAX_HEATMAP_RUNS = 40
 
-_INLINE = re.compile(r"(\*\*[^*]+\*\*|`[^`]+`)")
 
 
 class BlockLike(Protocol):
@@ -101,15 +101,8 @@ class HtmlInputs:
 
 def inline(text: Any) -> str:
     """HTML of a report text: ``**bold**`` as ``<strong>``, ```code``` as ``<code>``, everything else escaped."""
-    out = []
-    for token in _INLINE.split(str(text)):
-        if token.startswith("**") and token.endswith("**") and len(token) > 4:
-            out.append(f"<strong>{escape(token[2:-2])}</strong>")
-        elif token.startswith("`") and token.endswith("`") and len(token) > 2:
-            out.append(f"<code>{escape(token[1:-1])}</code>")
-        else:
-            out.append(escape(token))
-    return "".join(out)
+    return inline_markup(text, lambda inner: f"<strong>{escape(inner)}</strong>",
+                         lambda inner: f"<code>{escape(inner)}</code>", escape)
 
 
 def _sort_key(value: Any) -> str | None:
@@ -157,13 +150,8 @@ def grid_html(grid: Grid, sortable: bool = False) -> str:
     ``<table>``: the best value of a column in bold, significance marks, intervals and the letters of the runs a
     value is significantly better than as superscripts, the note under the table."""
     def cell(c: Cell) -> str:
-        text = f"<b>{escape(c.text)}</b>" if c.best else escape(c.text)
-        text += _MARKS[c.mark]
-        if c.ci:
-            text += f" <small>{escape(c.ci)}</small>"
-        if c.letters:
-            text += f"<sup>{escape(c.letters)}</sup>"
-        return text
+        return cell_text(c, escape(c.text), lambda t: f"<b>{t}</b>", _MARKS, lambda ci: f" <small>{escape(ci)}</small>",
+                         lambda letters: f"<sup>{escape(letters)}</sup>")
 
     align = "".join("r" if grid.is_numeric(k) else "l" for k in range(len(grid.header)))
     rows = [[(cell(c), None) for c in row] for row in grid.rows]

@@ -29,13 +29,10 @@ import numpy as np
 
 from prefeval.core.lazy import lazy_module
 from prefeval.data.inputs import run_name
-from prefeval.engine.compare import (
-    VALUE_TESTS,
-    Comparison,
-    Method,
-    compare_methods,
-    parse_methods,
-)
+from prefeval.engine.compare import compare_methods
+from prefeval.engine.comparison import Comparison
+from prefeval.engine.methods import Method, check_run_options, method_list, parse_methods
+from prefeval.engine.significance import VALUE_TESTS
 from prefeval.errors import PrefevalError
 from prefeval.report.comparison import describe_test
 from prefeval.report.html import grid_html
@@ -345,15 +342,8 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | None = None, tes
     truncate every run to its top ``depth`` documents; ``ci``: 95% confidence intervals of the means;
     ``options``: ``n_resamples`` and ``seed`` of the randomised tests.
     """
-    if isinstance(measures, str) or hasattr(measures, "NAME"):
-        measures = [measures]
-    measures = list(measures)
-    if not measures:
-        raise PrefevalError("no measures given; e.g. measures=['nDCG@10', 'AP', 'RPP']")
-    if rel is not None and (isinstance(rel, bool) or not isinstance(rel, (int, np.integer)) or rel < 1):
-        raise PrefevalError(f"rel must be an integer >= 1 (a grade >= rel is relevant); got {rel!r}")
-    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 1):
-        raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
+    measures = method_list(measures, "measures", "['nDCG@10', 'AP', 'RPP']")
+    check_run_options(rel, depth)
     if not 0 < alpha < 1:
         raise PrefevalError(f"alpha must be between 0 and 1; got {alpha}")
     names = _run_names(runs)

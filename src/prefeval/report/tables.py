@@ -25,13 +25,13 @@ import io
 import json
 import math
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 from prefeval.report.text import latex_escape, md_escape
 
-__all__ = ["Cell", "Grid", "FORMATS", "ROW_FORMATS", "plain", "markdown", "latex", "write_rows", "row_text"]
+__all__ = ["Cell", "Grid", "cell_text", "FORMATS", "ROW_FORMATS", "plain", "markdown", "latex", "write_rows", "row_text"]
 
 #: formats of the long-form rows
 ROW_FORMATS = ("csv", "json", "jsonl")
@@ -41,6 +41,7 @@ FORMATS = ("table", "markdown", "latex", *ROW_FORMATS)
 #: the width the note of a plain-text table is wrapped at
 NOTE_WIDTH = 100
 _SYMBOLS = {"": "", "*": "*", "up": "▲", "down": "▼"}
+_MD_SYMBOLS = {**_SYMBOLS, "*": "\\*"}
 _LATEX_SYMBOLS = {"": "", "*": "$^*$", "up": "$^\\uparrow$", "down": "$^\\downarrow$"}
 
 
@@ -77,6 +78,21 @@ class Grid:
         return bool(self.rows) and all(row[k].number for row in self.rows)
 
 
+def cell_text(cell: Cell, text: str, best: Callable[[str], str], marks: Mapping[str, str], ci: Callable[[str], str],
+              letters: Callable[[str], str]) -> str:
+    """A cell in one format: its ``text`` (already in that format), ``best(text)`` when it is the best of its column,
+    then its mark (``marks[cell.mark]``), ``ci(cell.ci)`` and ``letters(cell.letters)`` when it has them: the one
+    order of a cell's parts in the plain, Markdown, LaTeX and HTML tables."""
+    if cell.best:
+        text = best(text)
+    text += marks[cell.mark]
+    if cell.ci:
+        text += ci(cell.ci)
+    if cell.letters:
+        text += letters(cell.letters)
+    return text
+
+
 #: control characters (line breaks, tabs, ...) become spaces in plain text: one row stays one line
 _CONTROLS = {code: " " for code in (*range(32), 127)}
 
@@ -86,14 +102,8 @@ def _one_line(text: str) -> str:
 
 
 def _plain_cell(cell: Cell) -> str:
-    text = _one_line(cell.text)
-    text = f"*{text}*" if cell.best else text
-    text += _SYMBOLS[cell.mark]
-    if cell.ci:
-        text += f" {cell.ci}"
-    if cell.letters:
-        text += f" {cell.letters}"
-    return text
+    return cell_text(cell, _one_line(cell.text), lambda t: f"*{t}*", _SYMBOLS, lambda ci: f" {ci}",
+                     lambda letters: f" {letters}")
 
 
 def plain(grid: Grid) -> str:
@@ -110,15 +120,8 @@ def plain(grid: Grid) -> str:
 
 
 def _md_cell(cell: Cell) -> str:
-    text = md_escape(cell.text)
-    if cell.best:
-        text = f"**{text}**"
-    text += {"*": "\\*"}.get(cell.mark, _SYMBOLS[cell.mark])
-    if cell.ci:
-        text += f" {md_escape(cell.ci)}"
-    if cell.letters:
-        text += f"<sup>{md_escape(cell.letters)}</sup>"
-    return text
+    return cell_text(cell, md_escape(cell.text), lambda t: f"**{t}**", _MD_SYMBOLS, lambda ci: f" {md_escape(ci)}",
+                     lambda letters: f"<sup>{md_escape(letters)}</sup>")
 
 
 def markdown(grid: Grid) -> str:
@@ -138,15 +141,9 @@ def _latex_number(text: str) -> str:
 
 
 def _latex_cell(cell: Cell) -> str:
-    text = _latex_number(cell.text) if cell.number else latex_escape(cell.text)
-    if cell.best:
-        text = f"\\textbf{{{text}}}"
-    text += _LATEX_SYMBOLS[cell.mark]
-    if cell.ci:
-        text += " " + cell.ci.replace("±", "$\\pm$")
-    if cell.letters:
-        text += f"$^{{\\mathrm{{{latex_escape(cell.letters)}}}}}$"
-    return text
+    return cell_text(cell, _latex_number(cell.text) if cell.number else latex_escape(cell.text),
+                     lambda t: f"\\textbf{{{t}}}", _LATEX_SYMBOLS, lambda ci: " " + ci.replace("±", "$\\pm$"),
+                     lambda letters: f"$^{{\\mathrm{{{latex_escape(letters)}}}}}$")
 
 
 def latex(grid: Grid, label: str | None = None) -> str:

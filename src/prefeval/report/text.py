@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["LATEX_SPECIAL", "MARKDOWN_SPECIAL", "latex_escape", "md_escape"]
+__all__ = ["INLINE_MARKUP", "LATEX_SPECIAL", "MARKDOWN_SPECIAL", "inline_markup", "latex_escape", "md_escape"]
 
 #: LaTeX's special characters and their escaped forms.
 LATEX_SPECIAL: dict[str, str] = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
@@ -29,3 +30,23 @@ def md_escape(text: Any) -> str:
     """``str(text)`` made inert in Markdown and HTML (see :data:`MARKDOWN_SPECIAL`): shown as written, never
     as a tag, link, image, emphasis, code span or table cell boundary."""
     return "".join(MARKDOWN_SPECIAL.get(ch, ch) for ch in str(text))
+
+
+#: The inline marks of a report text: ``**bold**`` and ```code``` spans.
+INLINE_MARKUP = re.compile(r"(\*\*[^*]+\*\*|`[^`]+`)")
+
+
+def inline_markup(text: Any, bold: Callable[[str], str], code: Callable[[str], str],
+                  plain: Callable[[str], str]) -> str:
+    """``str(text)`` with each ``**bold**`` span given to ``bold``, each ```code``` span to ``code`` (their content,
+    without the marks) and every other run of characters to ``plain``, joined: one reading of the marks for the
+    Markdown, LaTeX and HTML reports."""
+    out = []
+    for token in INLINE_MARKUP.split(str(text)):
+        if token.startswith("**") and token.endswith("**") and len(token) > 4:
+            out.append(bold(token[2:-2]))
+        elif token.startswith("`") and token.endswith("`") and len(token) > 2:
+            out.append(code(token[1:-1]))
+        else:
+            out.append(plain(token))
+    return "".join(out)

@@ -1,0 +1,252 @@
+"""Evaluation of a block of queries for every pair of runs under every method: :func:`evaluate_block`.
+
+One pass over the runs: each run is ranked once (score descending, ties by doc_id descending, a repeated document
+at its best position; :mod:`prefeval.data.ranking`) and truncated to each method's depth, the positions of the
+judged documents are located for every preference (:class:`~prefeval.data.positions.PositionTable`), and each metric
+table gets the ranking (one ir-measures ``iter_calc`` pass per run and depth). A run given as a TREC file path is
+read when its turn comes, so one run file is in memory at a time. Then, query by query (or in batches of queries
+where the kernel has a batched form), each preference's ``S x S`` matrix comes from its kernel in
+:mod:`prefeval.core` (LexiRecall: Diaz & Mitra (2023) §5.2; LexiPrecision: Diaz (2023) §3; RPP: Diaz & Ferraro
+(2022) Eq. 3-6), and a metric's from the differences ``mu(a) - mu(b)`` of its per-query values; each is folded into a
+:class:`~prefeval.engine.results.MethodResult` (win rates, streamed pair sums, the tensor when kept).
+
+Every query of the qrels is compared: one with a document at grade >= the method's ``rel`` gets the authors'
+preference, a judged query without one a tie (0); a query missing from a run is a ranking that retrieved nothing.
+The in-process engine evaluates all queries as one block; the Dask engine one block per partition
+(:func:`~prefeval.engine.results.combine_results` joins them).
+
+Runs of many small rankings are ranked together block of queries by block of queries
+(:func:`prefeval.data.ranking.rank_query_blocks`) when no metric needs their full rankings.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from prefeval.core.arrays import sorted_unique
+from prefeval.core.lazy import lazy_module
+from prefeval.core.reduce import PairAccumulator
+from prefeval.data.encoding import column_values, distinct
+from prefeval.data.inputs import run_frame
+from prefeval.data.positions import PositionTable, qrels_queries
+from prefeval.data.ranking import (
+    RankedRun,
+    coverage_note,
+    encoded_runs,
+    judged_queries,
+    query_block_runs,
+    query_candidates,
+    rank_query_blocks,
+    rank_run,
+    warn_repeated,
+)
+from prefeval.data.trec import Columns
+from prefeval.engine.methods import Method
+from prefeval.engine.results import MethodResult
+from prefeval.errors import PrefevalError
+from prefeval.methods.registry import declaration_of, parameters
+
+if TYPE_CHECKING:
+    import ir_measures
+    import pandas as pd
+else:
+    ir_measures = lazy_module("ir_measures")  # loads on use: prefeval's preferences do not need it
+    pd = lazy_module("pandas")
+_tqdm = lazy_module("tqdm.auto")  # progress bars load on use
+
+#: entries (queries x runs x runs) of the per-query matrices one call of a preference's kernel for many queries gives
+BATCH_ENTRIES = 1 << 16
+
+
+def _progress(iterable: Iterable, enabled: bool, desc: str, total: int | None = None) -> Iterable:
+    if not enabled:
+        return iterable
+
+    return _tqdm.tqdm(iterable, desc=desc, total=total, leave=False)
+
+
+class _MetricTable:
+    """Per-query values of the metric methods sharing one run depth, one ``iter_calc`` pass per run."""
+
+    def __init__(self, methods: list[Method], qrels: pd.DataFrame, depth: int | None, n_runs: int) -> None:
+        self.methods, self.depth, self.n_runs = methods, depth, n_runs
+        self.measures = list(dict.fromkeys(m.measure for m in methods))
+        try:
+            self.evaluator = ir_measures.evaluator(self.measures, qrels)
+        except (ValueError, NameError) as exc:
+            raise PrefevalError(f"cannot evaluate {', '.join(m.label for m in methods)}: {exc}") from None
+        self.values: dict[Any, dict[str, np.ndarray]] = {ms: {} for ms in self.measures}
+
+    def fill(self, s: int, run: RankedRun) -> None:
+        ranking = run.to_dict(self.depth)
+        if not ranking:  # retrieved nothing: every query gets measure.DEFAULT below
+            return
+        for metric in self.evaluator.iter_calc(ranking):
+            self.values[metric.measure].setdefault(metric.query_id, np.full(self.n_runs, np.nan))[s] = metric.value
+
+    def results(self, qrels: pd.DataFrame) -> list[MethodResult]:
+        out = []
+        qids = judged_queries(qrels)
+        for m in self.methods:
+            per_query = self.values[m.measure]
+            V = np.vstack([per_query.get(q, np.full(self.n_runs, np.nan)) for q in qids])
+            # ir-measures gives measure.DEFAULT to qrels queries absent from a run; fill the same way.
+            V[np.isnan(V)] = m.measure.DEFAULT
+            out.append(MethodResult(m, qids, None, V))
+        return out
+
+
+class _PreferenceCollector:
+    """Collects one preference's per-query matrices: win rates always, pair sums streamed, the tensor if kept."""
+
+    def __init__(self, method: Method, n_queries: int, n_runs: int, keep: bool) -> None:
+        self.method = method
+        self.win_rates = np.zeros((n_queries, n_runs))
+        self.prefs = np.zeros((n_queries, n_runs, n_runs)) if keep else None
+        self.sums = PairAccumulator(n_runs)
+
+    def add(self, row: int, P: np.ndarray) -> None:
+        self.win_rates[row] = P.sum(axis=1)
+        if self.prefs is not None:
+            self.prefs[row] = P
+        self.sums.add(P)
+
+    def result(self, query_ids: np.ndarray) -> MethodResult:
+        return MethodResult(self.method, query_ids, self.prefs, win_rates=self.win_rates,
+                            sums=self.sums.sums(len(query_ids)))
+
+
+def check_relevant(methods: list[Method], qrels: pd.DataFrame | Columns) -> None:
+    """An error when no query has a relevant document at a method's ``rel``: there is nothing to compare."""
+    grades = column_values(qrels["relevance"], np.int64)
+    for rel in dict.fromkeys(m.rel for m in methods):
+        if not np.any(grades >= rel):
+            labels = ", ".join(m.label for m in methods if m.rel == rel)
+            raise PrefevalError(f"no query has a relevant document (grade >= {rel}) in the qrels; nothing to "
+                                f"compare for {labels}")
+
+
+def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.DataFrame | Columns, *,
+                   keep: bool, progress: bool = False, warn: bool = True) -> list[MethodResult]:
+    """Every method on the queries of ``qrels``: one pass over the runs (rank each once, locate its documents for
+    every position and metric table), then the per-query kernels, folded into :class:`MethodResult` (pair sums
+    streamed; per-query preferences kept only with ``keep``).
+
+    Runs and qrels are DataFrames or :class:`~prefeval.data.trec.Columns` (pandas is then needed only by metric
+    methods); a run may also be a TREC file path, read when its turn comes (one run in memory at a time). Every query of ``qrels`` counts (one without a document at a method's ``rel`` is a tie). The engines call
+    this on blocks of queries and combine the results (:func:`combine_results`); ``warn=False`` leaves the
+    coverage warnings to the caller.
+    """
+    names = list(run_frames)
+    S = len(names)
+    queries = qrels_queries(qrels)
+    qids = judged_queries(qrels)
+    pref_groups: dict[tuple[int, int | None], list[Method]] = {}
+    metric_groups: dict[int | None, list[Method]] = {}
+    for m in methods:
+        if m.kind == "preference":
+            pref_groups.setdefault((m.rel, m.depth), []).append(m)
+        else:
+            metric_groups.setdefault(m.depth, []).append(m)
+    min_rel = min(m.rel for m in methods)
+    candidates = query_candidates(qrels, min_rel)  # each block of a run's queries looked up among its own
+    tables = {rel: PositionTable(qrels, rel, queries) for rel in dict.fromkeys(rel for rel, _ in pref_groups)}
+    doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
+    qrels_df = qrels.frame() if metric_groups and isinstance(qrels, Columns) else qrels  # ir-measures reads frames
+    metric_tables = [_MetricTable(group, qrels_df, depth, S) for depth, group in metric_groups.items()]
+    query_codes, query_ids = distinct(qrels["query_id"], grouped=True)
+    evaluated = np.zeros(len(queries), dtype=bool)  # per query (of ``queries``): has a document at grade >= min_rel
+    evaluated[queries.get_indexer(
+        query_ids[sorted_unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])] = True
+    ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
+    blocked = query_block_runs(run_frames, candidates) if ties == "candidates" else []  # large runs in memory
+    row = {name: s for s, name in enumerate(names)}
+    streamed = {name: run for name, run in run_frames.items() if name not in set(blocked)}
+    for name, frame in _progress(_read_in_turn(encoded_runs(streamed, queries)), progress, "ranking runs",
+                                 len(streamed)):
+        s = row[name]
+        run = rank_run(frame, queries, candidates, name, ties=ties)
+        del frame  # the ranking keeps integer codes; the columns of a file go
+        if warn:
+            _warn_coverage(name, _covered(run), evaluated, len(queries))
+        for (rel, depth), pos in doc_pos.items():
+            pos[s] = tables[rel].locate(run, depth)
+        for mt in metric_tables:
+            mt.fill(s, run)
+    if blocked:
+        _locate_blocked({name: run_frames[name] for name in blocked}, [row[name] for name in blocked], queries,
+                        candidates, tables, doc_pos, evaluated if warn else None, progress)
+    results = []
+    for (rel, depth), group in pref_groups.items():
+        kernels = [(m, declaration_of(m.measure), parameters(m.measure)) for m in group]
+        subtopics = any(decl.reads_subtopics(params) for _, decl, params in kernels)
+        positions = tables[rel].positions(doc_pos[rel, depth], subtopics=subtopics)
+        rows = np.searchsorted(qids, np.array([p.query_id for p in positions], dtype=object))
+        collectors = [_PreferenceCollector(m, len(qids), S, keep) for m in group]
+        for collector, (m, decl, params) in zip(collectors, kernels):
+            matrices = _query_matrices(decl, params, positions)
+            for q, P in enumerate(_progress(matrices, progress, f"{m.label} (rel={rel})", len(positions))):
+                collector.add(rows[q], P)
+        results += [collector.result(qids) for collector in collectors]
+    for mt in metric_tables:
+        results += mt.results(qrels)
+    return results
+
+
+def _query_matrices(decl: Any, params: dict, positions: list) -> Iterator[np.ndarray]:
+    """The (S, S) matrix of one preference on each of ``positions`` (one :class:`~prefeval.data.positions.QueryPositions`
+    per query): from its kernel for many queries (``decl.matrices``) in blocks of at most :data:`BATCH_ENTRIES`
+    entries where it has one for these parameters and a block holds 16 queries or more (few runs: per-query work
+    dominates), else query by query (``decl.matrix``)."""
+    S = positions[0].doc_pos.shape[0] if positions else 0
+    step = max(1, BATCH_ENTRIES // max(1, S * S))
+    batched = decl.matrices is not None and step >= 16
+    for start in range(0, len(positions), step):
+        chunk = positions[start:start + step]
+        batch = decl.matrices(chunk, params) if batched else None
+        yield from (decl.matrix(query, params) for query in chunk) if batch is None else batch
+
+
+def _locate_blocked(runs: dict[str, Any], rows: list[int], queries: Any, candidates: Any, tables: dict,
+                    doc_pos: dict, evaluated: np.ndarray | None, progress: bool) -> None:
+    """:func:`evaluate_block`'s positions of large runs in memory, ranked together block of queries by block of
+    queries (:func:`prefeval.data.ranking.rank_query_blocks`): ``doc_pos[rel, depth][rows[k]]`` for the ``k``-th run;
+    the warnings of each run (repeated documents; coverage unless ``evaluated`` is None) after the last block."""
+    covered = np.zeros((len(runs), len(queries)), dtype=bool)
+    repeated = np.zeros(len(runs), dtype=np.int64)
+    at = np.asarray(rows, dtype=np.intp)
+    for block in _progress(rank_query_blocks(runs, queries, candidates), progress, "ranking runs by query blocks"):
+        for (rel, depth), pos in doc_pos.items():
+            tables[rel].locate_block(block, depth, pos, at)
+        covered[:, block.first:block.first + block.width] = block.covered
+        repeated += block.repeated
+    for k, name in enumerate(runs):
+        if repeated[k]:
+            warn_repeated(name, int(repeated[k]), stacklevel=2)  # as from rank_run
+        if evaluated is not None:
+            _warn_coverage(name, np.flatnonzero(covered[k]), evaluated, len(queries), stacklevel=6)
+
+
+def _covered(run: RankedRun) -> np.ndarray:
+    """The codes of the queries ``run`` retrieved something for (linear, no sort)."""
+    return np.flatnonzero(np.bincount(run.query_codes, minlength=len(run.queries)))
+
+
+def _read_in_turn(items: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
+    """``items`` (name, run) in order, a run given as a TREC file path read into columns (:func:`run_frame`) when its
+    turn comes: one run file in memory at a time; an error reading a file is raised in its turn."""
+    for name, source in items:
+        yield name, run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
+
+
+def _warn_coverage(name: str, covered: np.ndarray, evaluated: np.ndarray, judged: int, stacklevel: int = 5) -> None:
+    if not evaluated[covered].any():
+        warnings.warn(f"run {name!r} has none of the {int(evaluated.sum())} evaluated queries of the qrels; "
+                      "it counts as retrieving nothing for every query", stacklevel=stacklevel)
+    elif note := coverage_note(name, len(covered), judged):
+        warnings.warn(note, stacklevel=stacklevel)

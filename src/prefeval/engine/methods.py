@@ -1,0 +1,124 @@
+"""Method strings and measure objects as the methods :func:`prefeval.compare` evaluates.
+
+A method is either one of prefeval's preferences, named as in ir-measures (``"LexiRecall"``, Diaz & Mitra (2023)
+§5.2; ``"LexiPrecision(magnitude='rr')"``, Diaz (2023) §3; ``"RPP(weighting='dcg')"``, ``"RPP(graded=False)@100"``,
+Diaz & Ferraro (2022) Eq. 3-6), computed per query for all pairs of runs by the kernels of :mod:`prefeval.core`, or any other ir-measures measure (``"nDCG@10"``, ``"AP(rel=2)"``, ``"RBU@20"``), which becomes
+the metric-difference preference ``mu(a) - mu(b)`` per query (:mod:`prefeval.methods.metric_difference`).
+
+:func:`parse_method` gives a :class:`Method`: its label, the measure, its kind, its relevance threshold ``rel`` (the
+method's own ``rel=`` wins over the comparison's) and the depth the runs are truncated to (a preference's ``@k``
+and the comparison's ``depth``, the smaller). A name standing for several measures (the trec_eval name
+``ndcg_cut.10,20``) gives one method per measure in :func:`parse_methods`.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from prefeval.errors import PrefevalError
+from prefeval.methods.checks import validate
+from prefeval.methods.names import parse_names
+from prefeval.methods.registry import canonical_text, declaration_of, parse_call, rel_problem
+from prefeval.methods.syntax import reject_negative_literals
+
+
+@dataclass(frozen=True)
+class Method:
+    """One comparison method: its label, the ir-measures measure (for a preference given by name, the
+    :class:`~prefeval.methods.registry.MethodCall` standing for it), and how it is evaluated.
+
+    ``kind`` is ``"preference"`` (LexiRecall, LexiPrecision, RPP) or ``"metric"`` (any other measure);
+    ``rel`` the relevance threshold; ``depth`` the truncation of the runs (``None``: whole runs).
+    """
+
+    label: str
+    measure: Any
+    kind: str
+    rel: int
+    depth: int | None
+
+
+def _parse_texts(text: str) -> list[Any]:
+    """The measures a method name stands for: one of prefeval's preferences (no ir-measures needed), else the
+    measures of :func:`~prefeval.methods.names.parse_names` (several for a trec_eval name such as
+    ``ndcg_cut.10,20``)."""
+    stripped = canonical_text(text.strip())
+    reject_negative_literals(stripped)
+    own = parse_call(stripped)  # one of prefeval's preferences: no ir-measures needed (its measures are for metrics)
+    if own is not None and own.declaration.kind == "preference":
+        return [own]
+    return parse_names(text, "method")
+
+
+def parse_methods(methods: Sequence[Any], rel: int = 1, depth: int | None = None) -> list[Method]:
+    """:func:`parse_method` of each of ``methods``; a name standing for several measures (the trec_eval name
+    ``ndcg_cut.10,20``) gives one method per measure, each labelled by the measure (``nDCG@10``)."""
+    out = []
+    for method in methods:
+        found = _parse_texts(method) if isinstance(method, str) else None
+        if found is not None and len(found) > 1:
+            out += [parse_method(m, rel, depth) for m in found]
+        else:
+            out.append(parse_method(method, rel, depth))
+    return out
+
+
+def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
+    """A :class:`Method` from a name (ir-measures syntax) or a measure object. A name of one of prefeval's preferences
+    gives a :class:`~prefeval.methods.registry.MethodCall` (which stands for the ir-measures measure of that name),
+    other names the ir-measures measure.
+
+    The method's own ``rel=`` overrides ``rel``; a preference's ``@k`` truncates the runs to
+    ``min(k, depth)``. A metric that has a ``rel`` parameter receives ``rel`` unless it sets its own.
+    """
+    if isinstance(method, str):
+        found = _parse_texts(method)
+        if len(found) > 1:
+            raise PrefevalError(f"method {method.strip()!r} stands for {len(found)} measures "
+                                f"({', '.join(map(str, found))}); give them one by one")
+        label, measure = method.strip(), found[0]
+    elif hasattr(method, "NAME") and hasattr(method, "params"):
+        label, measure = str(method), method
+    else:
+        raise PrefevalError(f"cannot use {method!r} as a method: give a name such as 'LexiRecall' or 'nDCG@10', "
+                            "or an ir-measures measure")
+    declaration = declaration_of(measure)
+    if declaration is not None and declaration.kind == "preference":
+        if "baseline" in measure.params:
+            raise PrefevalError(f"method {label!r}: compare() pairs every run with every other run; "
+                                "drop the baseline parameter")
+        eff_rel = int(measure.params.get("rel", rel))
+        if "rel" not in measure.params and rel != 1:
+            measure = measure(rel=rel)
+        cutoff = measure.params.get("cutoff")
+        eff_depth = cutoff if depth is None else (depth if cutoff is None else min(depth, cutoff))
+        return Method(label, measure, "preference", eff_rel, eff_depth)
+    supported = getattr(measure, "SUPPORTED_PARAMS", {})
+    if "rel" in supported and "rel" not in measure.params and rel != 1:
+        measure = measure(rel=rel)
+    validate(measure)
+    eff_rel = int(measure.params.get("rel", rel)) if "rel" in supported else rel
+    return Method(label, measure, "metric", eff_rel, depth)
+
+
+def method_list(methods: Any, what: str, example: str) -> list[Any]:
+    """``methods`` as a list: one name or measure object is a list of one; an error naming ``what`` (with
+    ``example``) when there is none."""
+    if isinstance(methods, str) or hasattr(methods, "NAME"):
+        methods = [methods]
+    methods = list(methods)
+    if not methods:
+        raise PrefevalError(f"no {what} given; e.g. {what}={example}")
+    return methods
+
+
+def check_run_options(rel: Any, depth: Any) -> None:
+    """The checks of a comparison's ``rel`` (:func:`~prefeval.methods.registry.rel_problem`; ``None``: each
+    measure's own) and ``depth`` (``None``, or a positive integer), before any work."""
+    if rel is not None and rel_problem(rel):
+        raise PrefevalError(f"{rel_problem(rel)}; got {rel!r}")
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1):
+        raise PrefevalError(f"depth must be a positive integer; got {depth!r}")

@@ -1,0 +1,61 @@
+"""compare() reads run files in turn, one in memory at a time: the same results as the runs given as frames, and an
+error naming the file and line."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+import prefeval
+from conftest import write_trec_files
+from prefeval.data.trec import read_run
+from prefeval.errors import InputFormatError
+
+blocks = __import__("prefeval.engine.blocks", fromlist=["run_frame"])
+
+
+@pytest.fixture
+def files(tmp_path):
+    return write_trec_files(tmp_path, "1 0 d1 2\n1 0 d2 1\n1 0 d3 0\n2 0 d4 1\n2 0 d5 0\n",
+                            {"a": "d1 d2 d3 d4 d5", "b": "d3 d2 d1 d5 d4", "c": "d2 d1 d3 d4 d5", "d": "d5 d4 d3"},
+                            ("1", "2"))
+
+
+def test_files_are_read_in_turn_one_at_a_time(files, monkeypatch):
+    """Each run file is read (once, in this thread) only after the run before it was ranked."""
+    qrels, runs = files
+    events = []
+    read, rank = blocks.run_frame, blocks.rank_run
+
+    def run_frame(source, name, columns=False):
+        events.append(("read", name, threading.current_thread() is threading.main_thread()))
+        return read(source, name, columns=columns)
+
+    def rank_run(run, *args, **kwargs):
+        events.append(("rank", args[2] if len(args) > 2 else kwargs.get("name"), True))
+        return rank(run, *args, **kwargs)
+
+    monkeypatch.setattr(blocks, "run_frame", run_frame)
+    monkeypatch.setattr(blocks, "rank_run", rank_run)
+    monkeypatch.setattr(blocks, "query_block_runs", lambda *a: [])  # every run ranked on its own, in turn
+    frame = read_run(runs[1])
+    prefeval.compare(qrels, {"a": runs[0], "frame": frame, "c": runs[2], "d": runs[3]}, "LexiRecall")
+    assert events == [("read", "a", True), ("rank", "a", True), ("rank", "frame", True),
+                      ("read", "c", True), ("rank", "c", True), ("read", "d", True), ("rank", "d", True)]
+
+
+def test_a_bad_file_fails_with_its_line(files, tmp_path):
+    qrels, runs = files
+    bad = tmp_path / "bad.run"
+    bad.write_text("1 Q0 d1 1 2.0 x\n1 Q0 d2 2 oops x\n")
+    with pytest.raises(InputFormatError, match=r"bad.run, line 2"):
+        prefeval.compare(qrels, [runs[0], str(bad), runs[2]], "LexiRecall")
+
+
+def test_compare_of_files_equals_compare_of_frames(files):
+    qrels, runs = files
+    from_files = prefeval.compare(qrels, runs, ["LexiRecall", "LexiPrecision", "RPP"], per_query=True)
+    from_frames = prefeval.compare(qrels, {p[-5]: read_run(p) for p in runs}, ["LexiRecall", "LexiPrecision", "RPP"],
+                                   per_query=True)
+    assert from_files.per_query.equals(from_frames.per_query)
