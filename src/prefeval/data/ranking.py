@@ -169,6 +169,38 @@ def nested_dict(outer: np.ndarray, inner: np.ndarray, values: np.ndarray) -> dic
     return {uniques[codes[a]]: dict(zip(inner_list[a:b], value_list[a:b])) for a, b in zip(bounds[:-1], bounds[1:])}
 
 
+def scored_dict(query_ids: Any, doc_ids: Any, scores: Any, name: str = "run") -> dict[str, dict[str, float]]:
+    """``{query: {doc: score}}`` of a canonical run's columns (valid ids, as the reader gives them), queries in order
+    of first appearance, for a tool that ranks by score descending and ties by doc id descending as :func:`rank_run`
+    does (pytrec_eval): a document repeated within a query keeps its highest score -- its first (best) position in
+    that ranking -- with :func:`rank_run`'s warning naming the run ``name`` and the number of rows dropped."""
+    codes, names = factorize(query_ids, grouped=True)
+    if not len(codes):
+        return {}
+    docs, values = id_array(doc_ids), column_values(scores, np.float64)
+    starts = np.r_[True, codes[1:] != codes[:-1]]
+    if np.count_nonzero(starts) != len(names):  # a query in several stretches: grouped (stably)
+        order = np.argsort(codes, kind="stable")
+        codes, docs, values = codes[order], take_ids(docs, order), values[order]
+        starts = np.r_[True, codes[1:] != codes[:-1]]
+    bounds = np.r_[np.flatnonzero(starts), len(codes)].tolist()
+    doc_list, value_list, query_list = docs.to_pylist(), values.tolist(), names.to_pylist()
+    out: dict[str, dict[str, float]] = {}
+    repeated = 0
+    for code, a, b in zip(codes[bounds[:-1]].tolist(), bounds[:-1], bounds[1:]):
+        inner = dict(zip(doc_list[a:b], value_list[a:b]))
+        if len(inner) < b - a:  # a repeated document: its highest score
+            inner = {}
+            for doc, value in zip(doc_list[a:b], value_list[a:b]):
+                if doc not in inner or value > inner[doc]:
+                    inner[doc] = value
+            repeated += b - a - len(inner)
+        out[query_list[code]] = inner
+    if repeated:
+        warn_repeated(name, repeated, stacklevel=2)
+    return out
+
+
 def canonical_run(frame: pd.DataFrame, name: str = "run") -> pd.DataFrame:
     """``frame`` (a canonical run) as prefeval ranks it, for every measure and provider: each query's documents in
     rank order (score descending, ties by doc_id descending), a repeated document only at its first (best) position

@@ -16,7 +16,10 @@
   (:func:`prefeval.data.ranking.canonical_run`: ties by doc id descending, a repeated document keeps its first
   position), conflicting qrels lines are resolved once (the last line wins), and a judged query without a
   relevant document at a measure's ``rel`` scores 0 for that measure. Parameters are checked before any
-  provider runs (cutoff >= 1, rel >= 1).
+  provider runs (cutoff >= 1, rel >= 1). When every measure is pytrec_eval's, each run (read and checked the
+  same way) goes to pytrec_eval as ``{query: {doc: score}}``, a repeated document at its highest score:
+  trec_eval ranks it exactly as :func:`~prefeval.data.ranking.canonical_run` does, so prefeval does not rank it
+  first (:func:`_direct_runs`; the same values, tested against the ranked path).
 * ``rel``: when given, every measure that has a ``rel`` parameter (AP, RR, P, R, ERR_IA, alpha_nDCG,
   RBU, TSE, the preferences, ...) and does not set it receives ``rel=rel``; the ``measure`` column shows
   the measure actually computed (``AP(rel=2)``). Measures without the parameter (nDCG) are unaffected.
@@ -41,10 +44,18 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from prefeval.core.lazy import lazy_module
-from prefeval.data.inputs import _all_str, _number_scores, qrels_frame, runs_dict
-from prefeval.data.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict, rank_run, run_queries
+from prefeval.data.inputs import _all_str, _number_scores, qrels_frame, run_frame, runs_dict
+from prefeval.data.ranking import (
+    NO_SUBTOPIC,
+    RankedRun,
+    coverage_notes,
+    nested_dict,
+    rank_run,
+    run_queries,
+    scored_dict,
+)
 from prefeval.data.runs import registered
-from prefeval.data.trec import first_bad_id
+from prefeval.data.trec import first_bad_id, plain_ascii
 from prefeval.engine import registry as engines
 from prefeval.engine.compare import check_relevant, evaluate_block, parse_method
 from prefeval.errors import PrefevalError
@@ -273,6 +284,13 @@ def _warn_disjoint(qrels: pd.DataFrame, ranked: Mapping[str, RankedRun]) -> set[
     return disjoint
 
 
+def _pytrec_eval_only(measures: list[Any]) -> bool:
+    """Whether pytrec_eval (available) computes every one of ``measures``."""
+    provider = ir_measures.providers.registry.get("pytrec_eval")
+    return provider is not None and provider.is_available() \
+        and all(declaration_of(m) is None and provider.supports(m) for m in measures)
+
+
 def _as_given(runs: Any, measures: list[Any]) -> dict[str, dict] | None:
     """The runs, when they can be given to pytrec_eval as they are with the values of their canonical rankings:
     every measure is computed by pytrec_eval, and every run is a dict of dicts ``{query_id: {doc_id: score}}`` of
@@ -280,22 +298,66 @@ def _as_given(runs: Any, measures: list[Any]) -> dict[str, dict] | None:
     document within a query, and trec_eval orders a query's documents as :func:`prefeval.data.ranking.rank_run` does
     (score descending, ties by doc id descending in code point order), so ranking it first changes no value. None
     otherwise (the runs are then read and ranked: errors are reported there)."""
-    provider = ir_measures.providers.registry.get("pytrec_eval")
-    if not isinstance(runs, Mapping) or not runs or provider is None or not provider.is_available() \
-            or not all(declaration_of(m) is None and provider.supports(m) for m in measures):
+    if not isinstance(runs, Mapping) or not runs or not _pytrec_eval_only(measures):
         return None
-    given = {}
+    given: dict[str, dict] = {}
     for name, run in runs.items():
-        if not isinstance(run, dict) or not all(type(inner) is dict for inner in run.values()) \
-                or not _all_str(list(run)) or str(name) in given:
-            return None
-        docs = list(chain.from_iterable(run.values()))
-        scores = list(chain.from_iterable(inner.values() for inner in run.values()))
-        if first_bad_id(list(run)) is not None or first_bad_id(docs) is not None \
-                or _number_scores(scores) is None:  # (first_bad_id: also a non-str id)
+        if str(name) in given or not _valid_as_given(run):
             return None
         given[str(name)] = run
     return given
+
+
+def _valid_as_given(run: Any) -> bool:
+    """Whether ``run`` is a dict of dicts of valid ``str`` ids (:func:`prefeval.data.trec.first_bad_id`) and number
+    scores without NaN (:func:`_as_given`)."""
+    if not isinstance(run, dict) or not all(type(inner) is dict for inner in run.values()) or not _all_str(list(run)) \
+            or first_bad_id(list(run)) is not None:
+        return False
+    try:  # the usual case checked in C: ids of printable ASCII (none empty: no inner dict has the key ""), float scores
+        joined = "".join(chain.from_iterable(run.values()))
+        total = sum(chain.from_iterable(map(dict.values, run.values())))
+    except (TypeError, OverflowError):
+        joined = total = None
+    if joined is not None and plain_ascii(joined) and not any("" in inner for inner in run.values()) \
+            and type(total) is float and total == total:  # a NaN makes the sum NaN (as inf - inf: then checked below)
+        return True
+    docs = list(chain.from_iterable(run.values()))
+    scores = list(chain.from_iterable(inner.values() for inner in run.values()))
+    return _number_scores(scores) is not None and first_bad_id(docs) is None  # (first_bad_id: also a non-str id)
+
+
+def _direct_runs(qrels: Any, runs: Any, measures: list[Any]) -> tuple[Any, dict[str, dict]] | None:
+    """(the canonical qrels, each run as pytrec_eval reads it) when every measure is pytrec_eval's, else None: a
+    dict-of-dicts run as given (:func:`_as_given`), any other run (a file, a frame, records, a ranx ``Run``) read
+    and checked by :func:`prefeval.data.inputs.run_frame` (the one reader) and turned into ``{query: {doc: score}}``
+    by :func:`prefeval.data.ranking.scored_dict` (a repeated document keeps its highest score, i.e. its first
+    position, with the warning of :func:`prefeval.data.ranking.rank_run`). trec_eval orders each query by score
+    descending, ties by doc id descending, as :func:`prefeval.data.ranking.rank_run` does, so the values are those
+    of the canonical rankings. The qrels are read first and the runs named as :func:`prefeval.data.inputs.runs_dict`
+    names them (its errors are raised there)."""
+    if not runs or not _pytrec_eval_only(measures):
+        return None
+    if isinstance(runs, Mapping):
+        items = [(str(name), run) for name, run in runs.items()]
+        if len({name for name, _ in items}) < len(items):
+            return None  # names that collide as str: runs_dict's error
+    else:
+        items = None
+    qrels_df = qrels_frame(qrels)
+    if items is None:
+        items = list(runs_dict(runs, columns=True).items())  # files not read yet
+    converted: dict[int, dict] = {}  # one conversion per object given under several names
+    direct = {}
+    for name, run in items:
+        if id(run) not in converted:
+            if _valid_as_given(run):
+                converted[id(run)] = run
+            else:
+                columns = run_frame(run, name, columns=True)
+                converted[id(run)] = scored_dict(columns["query_id"], columns["doc_id"], columns["score"], name)
+        direct[name] = converted[id(run)]
+    return qrels_df, direct
 
 
 def _given_rows(qrels: pd.DataFrame, runs: dict[str, dict], measures: list[Any], progress: bool) -> pd.DataFrame:
@@ -306,17 +368,17 @@ def _given_rows(qrels: pd.DataFrame, runs: dict[str, dict], measures: list[Any],
     for note in coverage_notes(qrels, {n: q for n, q in queries.items() if n not in disjoint}):
         warnings.warn(note, stacklevel=3)
     evaluator = ir_measures.providers.registry["pytrec_eval"].evaluator(measures, _standard_qrels(qrels))
-    frames = []
+    names, query_ids, labels, values = [], [], [], []
+    label_of: dict[int, str] = {}  # str() once per measure object (the evaluator keeps the objects alive)
     for name in _tqdm.tqdm(runs, desc="evaluation", unit="run", total=len(runs), disable=not progress, leave=False):
         metrics = list(evaluator.iter_calc(runs[name]))
-        labels: dict[int, str] = {}
-        frames.append(pd.DataFrame({
-            "run": name,
-            "query_id": [str(m.query_id) for m in metrics],
-            "measure": [labels.get(id(m.measure)) or labels.setdefault(id(m.measure), str(m.measure)) for m in metrics],
-            "value": np.array([m.value for m in metrics], dtype=float),
-        }))
-    return pd.concat(frames, ignore_index=True)
+        names.append(np.full(len(metrics), name, dtype=object))
+        query_ids.extend(str(m.query_id) for m in metrics)
+        labels.extend(label_of.get(id(m.measure)) or label_of.setdefault(id(m.measure), str(m.measure))
+                      for m in metrics)
+        values.extend(m.value for m in metrics)
+    return pd.DataFrame({"run": np.concatenate(names), "query_id": query_ids, "measure": labels,
+                         "value": np.array(values, dtype=float)})
 
 
 def canonical_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
@@ -362,8 +424,8 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     if other is not None:
         table, names = other.evaluate(qrels, runs, parsed, rel, client=client, scheduler=scheduler, workers=workers,
                                       partitions=partitions, progress=progress)
-    elif (direct := _as_given(runs, parsed)) is not None:
-        table, names = _given_rows(qrels_frame(qrels), direct, parsed, progress), list(direct)
+    elif (direct := _direct_runs(qrels, runs, parsed)) is not None:
+        table, names = _given_rows(direct[0], direct[1], parsed, progress), list(direct[1])
     else:
         qrels_df, run_frames, ranked = ranked_inputs(qrels, runs, top_k_depth(parsed))
         table, names = _per_query_values(qrels_df, run_frames, ranked, parsed, rel, progress), list(run_frames)
