@@ -67,11 +67,11 @@ def both_paths(monkeypatch, qrels, runs, rel, per_query=True):
     for direct in (True, False):
         with monkeypatch.context() as patch:
             if not direct:
-                patch.setattr(evaluate_module, "_direct_runs", lambda *args: None)
+                patch.setattr(evaluate_module, "direct_inputs", lambda *args: None)
             else:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    assert evaluate_module._direct_runs(qrels, runs, evaluate_module.parse_measures(MEASURES, rel))
+                    assert evaluate_module.direct_inputs(qrels, runs, evaluate_module.parse_measures(MEASURES, rel))
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 out.append(prefeval.evaluate(qrels, runs, MEASURES, per_query=per_query, rel=rel))
@@ -118,3 +118,25 @@ def test_errors_are_those_of_the_reader(tmp_path) -> None:
     with pytest.raises(prefeval.PrefevalError, match="doc_id"):
         prefeval.evaluate({"q1": {"a": 1}}, {"r": pd.DataFrame({"query_id": ["q1"], "doc_id": ["a b"],
                                                                 "score": [1.0]})}, ["AP"])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_eval_command_direct_path_equals_the_ranked_path(monkeypatch, tmp_path, capsys, seed) -> None:
+    from prefeval.commands.cli import main
+
+    qrels, frames = collection(seed)
+    qrels_path = tmp_path / "q.qrels"
+    qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels.itertuples(index=False)), encoding="utf-8")
+    for name in ("r1", "r3"):  # repeated documents; queries in several stretches
+        run = write(tmp_path, frames[name], name)
+        outputs = []
+        for direct in (True, False):
+            with monkeypatch.context() as patch:
+                if not direct:
+                    patch.setattr(evaluate_module, "direct_inputs", lambda *args, **kwargs: None)
+                assert main(["eval", "-q", "-p", "-1", str(qrels_path), run, "nDCG@10", "AP", "P@5", "RR",
+                             "Rprec", "NumRet"]) == 0
+                captured = capsys.readouterr()
+                outputs.append((captured.out, captured.err))
+        assert outputs[0] == outputs[1]
+        assert "repeated document" in outputs[0][1]

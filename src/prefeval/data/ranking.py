@@ -155,18 +155,20 @@ class RankedRun:
         return pd.DataFrame({"query_id": names, "doc_id": docs, "score": -self.rank.astype(np.float64)})
 
 
-def nested_dict(outer: np.ndarray, inner: np.ndarray, values: np.ndarray) -> dict[str, dict[str, Any]]:
+def nested_dict(outer: Any, inner: Any, values: Any) -> dict[str, dict[str, Any]]:
     """``{outer[i]: {inner[i]: values[i]}}`` built group by group (ir-measures' dict-of-dicts input), outer keys
     in order of first appearance, inner ones in row order; a repeated ``(outer, inner)`` keeps its last value
-    (for qrels; :meth:`RankedRun.to_dict` gives a ranked run)."""
+    (for qrels; :meth:`RankedRun.to_dict` gives a ranked run). The columns may be numpy, pandas or Arrow (no pandas
+    needed)."""
     if not len(outer):
         return {}
-    codes, uniques = pd.factorize(np.asarray(outer, dtype=object))
+    codes, uniques = factorize(outer)
+    keys = uniques.to_pylist()
     order = np.argsort(codes, kind="stable")
-    codes, inner, values = codes[order], np.asarray(inner, dtype=object)[order], np.asarray(values)[order]
+    codes, inner, values = codes[order], column_values(inner, object)[order], column_values(values)[order]
     bounds = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1], True])
     inner_list, value_list = inner.tolist(), values.tolist()
-    return {uniques[codes[a]]: dict(zip(inner_list[a:b], value_list[a:b])) for a, b in zip(bounds[:-1], bounds[1:])}
+    return {keys[codes[a]]: dict(zip(inner_list[a:b], value_list[a:b])) for a, b in zip(bounds[:-1], bounds[1:])}
 
 
 def scored_dict(query_ids: Any, doc_ids: Any, scores: Any, name: str = "run") -> dict[str, dict[str, float]]:
@@ -218,8 +220,11 @@ def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
     return sorted_unique(names.astype(str)).astype(object)
 
 
-def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
-    """The distinct query ids of a run frame or of the rows of a :class:`RankedRun` (from its integer codes)."""
+def run_queries(run: pd.DataFrame | RankedRun | dict) -> np.ndarray:
+    """The distinct query ids of a run frame, of the rows of a :class:`RankedRun` (from its integer codes) or of a run
+    given as ``{query: {doc: score}}`` (:func:`scored_dict`)."""
+    if isinstance(run, dict):
+        return np.asarray(list(run), dtype=object)
     if isinstance(run, RankedRun):
         present = np.bincount(run.query_codes, minlength=len(run.queries)) > 0 if len(run.query_codes) else []
         return run.queries.to_numpy(dtype=object)[np.asarray(present, dtype=bool)]

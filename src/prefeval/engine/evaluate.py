@@ -19,7 +19,7 @@
   provider runs (cutoff >= 1, rel >= 1). When every measure is pytrec_eval's, each run (read and checked the
   same way) goes to pytrec_eval as ``{query: {doc: score}}``, a repeated document at its highest score:
   trec_eval ranks it exactly as :func:`~prefeval.data.ranking.canonical_run` does, so prefeval does not rank it
-  first (:func:`_direct_runs`; the same values, tested against the ranked path).
+  first (:func:`direct_inputs`; the same values, tested against the ranked path).
 * ``rel``: when given, every measure that has a ``rel`` parameter (AP, RR, P, R, ERR_IA, alpha_nDCG,
   RBU, TSE, the preferences, ...) and does not set it receives ``rel=rel``; the ``measure`` column shows
   the measure actually computed (``AP(rel=2)``). Measures without the parameter (nDCG) are unaffected.
@@ -44,7 +44,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from prefeval.core.lazy import lazy_module
-from prefeval.data.inputs import _all_str, _number_scores, qrels_frame, run_frame, runs_dict
+from prefeval.data.encoding import distinct, unique_values
+from prefeval.data.inputs import _all_str, _number_scores, qrels_frame, qrels_table, run_frame, runs_dict
 from prefeval.data.ranking import (
     NO_SUBTOPIC,
     RankedRun,
@@ -55,7 +56,7 @@ from prefeval.data.ranking import (
     scored_dict,
 )
 from prefeval.data.runs import registered
-from prefeval.data.trec import first_bad_id, plain_ascii
+from prefeval.data.trec import Columns, first_bad_id, plain_ascii
 from prefeval.engine import registry as engines
 from prefeval.engine.compare import check_relevant, evaluate_block, parse_method
 from prefeval.errors import PrefevalError
@@ -224,12 +225,13 @@ class RunFrames(Mapping):
         return len(self.ranked)
 
 
-def _standard_qrels(qrels: pd.DataFrame) -> pd.DataFrame | dict[str, dict[str, int]]:
-    """The qrels as ``{query: {doc: grade}}`` when they have no subtopics (one line per query and document,
-    conflicts already resolved), else the frame itself."""
-    if not qrels["iteration"].isin(NO_SUBTOPIC).all():
-        return qrels
-    return nested_dict(qrels["query_id"].to_numpy(), qrels["doc_id"].to_numpy(), qrels["relevance"].to_numpy())
+def _standard_qrels(qrels: Any) -> Any:
+    """The qrels (a canonical frame, or :class:`~prefeval.data.trec.Columns` from the reader) as
+    ``{query: {doc: grade}}`` when they have no subtopics (one line per query and document, conflicts already
+    resolved), else as a frame (pyndeval and others read the subtopics from it)."""
+    if not set(distinct(qrels["iteration"])[1].tolist()) <= NO_SUBTOPIC:
+        return qrels.frame() if isinstance(qrels, Columns) else qrels
+    return nested_dict(qrels["query_id"], qrels["doc_id"], qrels["relevance"])
 
 
 def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measure: Any,
@@ -271,9 +273,10 @@ def system_values(per_query: pd.DataFrame, measures: list[Any], runs: list[str])
     return pd.DataFrame(rows, columns=["run", "measure", "value"])
 
 
-def _warn_disjoint(qrels: pd.DataFrame, ranked: Mapping[str, RankedRun]) -> set[str]:
-    """Warn about the runs that share no query with the qrels; returns their names."""
-    judged = set(qrels["query_id"].unique())
+def _warn_disjoint(qrels: Any, ranked: Mapping[str, Any]) -> set[str]:
+    """Warn about the runs (:func:`prefeval.data.ranking.run_queries` reads them) that share no query with the qrels
+    (a frame or :class:`~prefeval.data.trec.Columns`); returns their names."""
+    judged = set(unique_values(qrels["query_id"]).tolist())
     disjoint = set()
     for name, run in ranked.items():
         queries = run_queries(run)
@@ -327,15 +330,17 @@ def _valid_as_given(run: Any) -> bool:
     return _number_scores(scores) is not None and first_bad_id(docs) is None  # (first_bad_id: also a non-str id)
 
 
-def _direct_runs(qrels: Any, runs: Any, measures: list[Any]) -> tuple[Any, dict[str, dict]] | None:
+def direct_inputs(qrels: Any, runs: Any, measures: list[Any],
+                  columns: bool = False) -> tuple[Any, dict[str, dict]] | None:
     """(the canonical qrels, each run as pytrec_eval reads it) when every measure is pytrec_eval's, else None: a
     dict-of-dicts run as given (:func:`_as_given`), any other run (a file, a frame, records, a ranx ``Run``) read
     and checked by :func:`prefeval.data.inputs.run_frame` (the one reader) and turned into ``{query: {doc: score}}``
     by :func:`prefeval.data.ranking.scored_dict` (a repeated document keeps its highest score, i.e. its first
     position, with the warning of :func:`prefeval.data.ranking.rank_run`). trec_eval orders each query by score
     descending, ties by doc id descending, as :func:`prefeval.data.ranking.rank_run` does, so the values are those
-    of the canonical rankings. The qrels are read first and the runs named as :func:`prefeval.data.inputs.runs_dict`
-    names them (its errors are raised there)."""
+    of the canonical rankings. The qrels are read first, the runs named as :func:`prefeval.data.inputs.runs_dict`
+    names them (its errors are raised there), and the warnings of :func:`ranked_inputs` given. ``columns``: qrels
+    files are read into :class:`~prefeval.data.trec.Columns` (:func:`prefeval.data.inputs.qrels_table`: no pandas)."""
     if not runs or not _pytrec_eval_only(measures):
         return None
     if isinstance(runs, Mapping):
@@ -344,7 +349,7 @@ def _direct_runs(qrels: Any, runs: Any, measures: list[Any]) -> tuple[Any, dict[
             return None  # names that collide as str: runs_dict's error
     else:
         items = None
-    qrels_df = qrels_frame(qrels)
+    qrels_df = qrels_table(qrels) if columns else qrels_frame(qrels)
     if items is None:
         items = list(runs_dict(runs, columns=True).items())  # files not read yet
     converted: dict[int, dict] = {}  # one conversion per object given under several names
@@ -354,20 +359,25 @@ def _direct_runs(qrels: Any, runs: Any, measures: list[Any]) -> tuple[Any, dict[
             if _valid_as_given(run):
                 converted[id(run)] = run
             else:
-                columns = run_frame(run, name, columns=True)
-                converted[id(run)] = scored_dict(columns["query_id"], columns["doc_id"], columns["score"], name)
+                read = run_frame(run, name, columns=True)
+                converted[id(run)] = scored_dict(read["query_id"], read["doc_id"], read["score"], name)
         direct[name] = converted[id(run)]
+    disjoint = _warn_disjoint(qrels_df, direct)
+    for note in coverage_notes(qrels_df, {n: run for n, run in direct.items() if n not in disjoint}):
+        warnings.warn(note, stacklevel=3)
     return qrels_df, direct
 
 
+def direct_evaluator(measures: list[Any], qrels: Any) -> Any:
+    """pytrec_eval's ir-measures evaluator of ``measures`` on the qrels of :func:`direct_inputs` (processed once);
+    its ``iter_calc`` takes the runs of :func:`direct_inputs`."""
+    return ir_measures.providers.registry["pytrec_eval"].evaluator(measures, _standard_qrels(qrels))
+
+
 def _given_rows(qrels: pd.DataFrame, runs: dict[str, dict], measures: list[Any], progress: bool) -> pd.DataFrame:
-    """Per-query values ``run, query_id, measure, value`` of the runs of :func:`_as_given`, computed by pytrec_eval
-    on the runs as given (the qrels processed once), with the warnings of :func:`ranked_inputs`."""
-    queries = {name: {"query_id": pd.Series(list(run), dtype=object)} for name, run in runs.items()}
-    disjoint = _warn_disjoint(qrels, queries)
-    for note in coverage_notes(qrels, {n: q for n, q in queries.items() if n not in disjoint}):
-        warnings.warn(note, stacklevel=3)
-    evaluator = ir_measures.providers.registry["pytrec_eval"].evaluator(measures, _standard_qrels(qrels))
+    """Per-query values ``run, query_id, measure, value`` of the runs of :func:`direct_inputs`, computed by
+    pytrec_eval on the runs as they are (the qrels processed once)."""
+    evaluator = direct_evaluator(measures, qrels)
     names, query_ids, labels, values = [], [], [], []
     label_of: dict[int, str] = {}  # str() once per measure object (the evaluator keeps the objects alive)
     for name in _tqdm.tqdm(runs, desc="evaluation", unit="run", total=len(runs), disable=not progress, leave=False):
@@ -424,7 +434,7 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     if other is not None:
         table, names = other.evaluate(qrels, runs, parsed, rel, client=client, scheduler=scheduler, workers=workers,
                                       partitions=partitions, progress=progress)
-    elif (direct := _direct_runs(qrels, runs, parsed)) is not None:
+    elif (direct := direct_inputs(qrels, runs, parsed)) is not None:
         table, names = _given_rows(direct[0], direct[1], parsed, progress), list(direct[1])
     else:
         qrels_df, run_frames, ranked = ranked_inputs(qrels, runs, top_k_depth(parsed))
