@@ -202,6 +202,7 @@ def _run_single(args: argparse.Namespace, labelled: list) -> int:
     from prefeval.engine.evaluate import (
         direct_evaluator,
         direct_inputs,
+        direct_metrics,
         iter_metrics,
         metric_evaluators,
         ranked_inputs,
@@ -230,7 +231,7 @@ def _run_single(args: argparse.Namespace, labelled: list) -> int:
             evaluators = sorted(metric_evaluators(measures, qrels, provider), key=lambda e: e[1])
             metrics = iter_metrics(evaluators, ranked[args.run])
         else:
-            metrics = direct_evaluator(measures, qrels).iter_calc(runs[args.run])
+            metrics = direct_metrics(direct_evaluator(measures, qrels), runs[args.run])
         aggregators = {m: m.aggregator() for m in measures}
         by_query: dict[str, dict] = {}
         for metric in metrics:

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from prefeval.core.lazy import lazy_module
-from prefeval.data.encoding import distinct, unique_values
+from prefeval.data.encoding import distinct
 from prefeval.data.inputs import _all_str, _number_scores, qrels_frame, qrels_table, run_frame, runs_dict
 from prefeval.data.ranking import (
     NO_SUBTOPIC,
@@ -276,7 +276,7 @@ def system_values(per_query: pd.DataFrame, measures: list[Any], runs: list[str])
 def _warn_disjoint(qrels: Any, ranked: Mapping[str, Any]) -> set[str]:
     """Warn about the runs (:func:`prefeval.data.ranking.run_queries` reads them) that share no query with the qrels
     (a frame or :class:`~prefeval.data.trec.Columns`); returns their names."""
-    judged = set(unique_values(qrels["query_id"]).tolist())
+    judged = set(distinct(qrels["query_id"], grouped=True)[1].tolist())  # (in order of first appearance)
     disjoint = set()
     for name, run in ranked.items():
         queries = run_queries(run)
@@ -370,8 +370,31 @@ def direct_inputs(qrels: Any, runs: Any, measures: list[Any],
 
 def direct_evaluator(measures: list[Any], qrels: Any) -> Any:
     """pytrec_eval's ir-measures evaluator of ``measures`` on the qrels of :func:`direct_inputs` (processed once);
-    its ``iter_calc`` takes the runs of :func:`direct_inputs`."""
+    :func:`direct_metrics` evaluates the runs of :func:`direct_inputs` with it."""
     return ir_measures.providers.registry["pytrec_eval"].evaluator(measures, _standard_qrels(qrels))
+
+
+def direct_metrics(evaluator: Any, run: dict) -> Iterator[Any]:
+    """The ``Metric`` values of ``evaluator.iter_calc(run)`` (:func:`direct_evaluator`), in the same order: those
+    pytrec_eval computes, then ``measure.DEFAULT`` for every (measure, judged query) it did not give (a judged query
+    missing from the run), by measure name and query id. The same bookkeeping as ir-measures' ``Evaluator.iter_calc``
+    around the provider's ``_iter_calc``, without hashing a measure object per value (which costs ~8 us each there:
+    1.6 s of 5 runs x 10,000 queries x 4 measures, benchmarks/standard_measures.py)."""
+    compute = getattr(evaluator, "_iter_calc", None)
+    if compute is None:  # another ir-measures version: its own bookkeeping
+        yield from evaluator.iter_calc(run)
+        return
+    label_of: dict[int, str] = {}
+    seen: dict[str, set] = {}  # measure name -> the queries it has a value for
+    for metric in compute(run):
+        label = label_of.get(id(metric.measure)) or label_of.setdefault(id(metric.measure), str(metric.measure))
+        seen.setdefault(label, set()).add(metric.query_id)
+        yield metric
+    judged = set(evaluator.qrel_qids)
+    missing = [(label, q, m) for label, m in ((str(m), m) for m in evaluator.measures)
+               for q in judged.difference(seen.get(label, ()))]
+    for _, query_id, measure in sorted(missing, key=lambda item: (item[0], item[1])):
+        yield ir_measures.Metric(query_id=query_id, measure=measure, value=measure.DEFAULT)
 
 
 def _given_rows(qrels: pd.DataFrame, runs: dict[str, dict], measures: list[Any], progress: bool) -> pd.DataFrame:
@@ -381,7 +404,7 @@ def _given_rows(qrels: pd.DataFrame, runs: dict[str, dict], measures: list[Any],
     names, query_ids, labels, values = [], [], [], []
     label_of: dict[int, str] = {}  # str() once per measure object (the evaluator keeps the objects alive)
     for name in _tqdm.tqdm(runs, desc="evaluation", unit="run", total=len(runs), disable=not progress, leave=False):
-        metrics = list(evaluator.iter_calc(runs[name]))
+        metrics = list(direct_metrics(evaluator, runs[name]))
         names.append(np.full(len(metrics), name, dtype=object))
         query_ids.extend(str(m.query_id) for m in metrics)
         labels.extend(label_of.get(id(m.measure)) or label_of.setdefault(id(m.measure), str(m.measure))
