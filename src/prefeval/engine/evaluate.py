@@ -37,6 +37,7 @@
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from itertools import chain
 from typing import TYPE_CHECKING, Any
@@ -397,19 +398,34 @@ def direct_metrics(evaluator: Any, run: dict) -> Iterator[Any]:
         yield ir_measures.Metric(query_id=query_id, measure=measure, value=measure.DEFAULT)
 
 
-def _given_rows(qrels: pd.DataFrame, runs: dict[str, dict], measures: list[Any], progress: bool) -> pd.DataFrame:
+def _given_rows(qrels: Any, runs: dict[str, dict], measures: list[Any], progress: bool,
+                means: bool = False) -> pd.DataFrame:
     """Per-query values ``run, query_id, measure, value`` of the runs of :func:`direct_inputs`, computed by
-    pytrec_eval on the runs as they are (the qrels processed once)."""
+    pytrec_eval on the runs as they are (the qrels processed once); ``means``: instead, the frame of
+    :func:`system_values` (each measure's aggregator fed the same values in the same order), without the per-query
+    frame."""
     evaluator = direct_evaluator(measures, qrels)
     names, query_ids, labels, values = [], [], [], []
     label_of: dict[int, str] = {}  # str() once per measure object (the evaluator keeps the objects alive)
+    rows = []
     for name in _tqdm.tqdm(runs, desc="evaluation", unit="run", total=len(runs), disable=not progress, leave=False):
         metrics = list(direct_metrics(evaluator, runs[name]))
+        run_labels = [label_of.get(id(m.measure)) or label_of.setdefault(id(m.measure), str(m.measure))
+                      for m in metrics]
+        if means:
+            aggregators = {str(m): m.aggregator() for m in measures}
+            for label, metric in zip(run_labels, metrics):
+                aggregators[label].add(float(metric.value))
+            counts = Counter(run_labels)
+            rows.extend((name, label, float(aggregator.result()) if counts[label] else float("nan"))
+                        for label, aggregator in aggregators.items())
+            continue
         names.append(np.full(len(metrics), name, dtype=object))
         query_ids.extend(str(m.query_id) for m in metrics)
-        labels.extend(label_of.get(id(m.measure)) or label_of.setdefault(id(m.measure), str(m.measure))
-                      for m in metrics)
+        labels.extend(run_labels)
         values.extend(m.value for m in metrics)
+    if means:
+        return pd.DataFrame(rows, columns=["run", "measure", "value"])
     return pd.DataFrame({"run": np.concatenate(names), "query_id": query_ids, "measure": labels,
                          "value": np.array(values, dtype=float)})
 
@@ -458,6 +474,9 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
         table, names = other.evaluate(qrels, runs, parsed, rel, client=client, scheduler=scheduler, workers=workers,
                                       partitions=partitions, progress=progress)
     elif (direct := direct_inputs(qrels, runs, parsed)) is not None:
+        if not per_query:  # the means straight from the values (no per-query frame)
+            out = _given_rows(direct[0], direct[1], parsed, progress, means=True)
+            return out.assign(given=out["measure"].map(given))
         table, names = _given_rows(direct[0], direct[1], parsed, progress), list(direct[1])
     else:
         qrels_df, run_frames, ranked = ranked_inputs(qrels, runs, top_k_depth(parsed))
