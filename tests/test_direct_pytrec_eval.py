@@ -88,8 +88,13 @@ def test_direct_path_equals_the_ranked_path(monkeypatch, tmp_path, seed, rel) ->
     qrels_path.write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels.itertuples(index=False)), encoding="utf-8")
     records = {name: [ScoredDoc(*row) for row in frame.itertuples(index=False)] for name, frame in frames.items()}
     dicts = {name: as_dicts(frame) for name, frame in frames.items()}
+    qrels_dict: dict = {}
+    for q, d, g in qrels.itertuples(index=False):
+        qrels_dict.setdefault(q, {})[d] = int(g)
+    assert evaluate_module._qrels_as_given(qrels_dict)
     for given_qrels, runs in ((qrels, frames), (str(qrels_path), paths), (qrels, records), (qrels, dicts),
-                              (str(qrels_path), list(paths.values())), (qrels, {**dicts, "file": paths["r1"]})):
+                              (str(qrels_path), list(paths.values())), (qrels, {**dicts, "file": paths["r1"]}),
+                              (qrels_dict, dicts), (qrels_dict, paths)):
         direct, direct_warnings, ranked, ranked_warnings = both_paths(monkeypatch, given_qrels, runs, rel)
         pd.testing.assert_frame_equal(direct, ranked, check_exact=True)
         assert direct_warnings == ranked_warnings
@@ -140,3 +145,12 @@ def test_eval_command_direct_path_equals_the_ranked_path(monkeypatch, tmp_path, 
                 outputs.append((captured.out, captured.err))
         assert outputs[0] == outputs[1]
         assert "repeated document" in outputs[0][1]
+
+
+def test_qrels_as_given_only_when_canonical() -> None:
+    assert evaluate_module._qrels_as_given({"q1": {"a": 1, "b": -1}, "q2": {"é": 1000}})
+    for bad in ({"q1": {}}, {"q1": {"a": 1.0}}, {"q1": {"a": True}}, {"q1": {"a": 1001}}, {"q1": {"a b": 1}},
+                {"q1": {"": 1}}, {1: {"a": 1}}, {"q 1": {"a": 1}}, {"q1": {"a\x00": 1}}, {"q1": {1: 1}}, {}):
+        assert not evaluate_module._qrels_as_given(bad), bad
+    with pytest.raises(prefeval.PrefevalError, match="relevance"):
+        prefeval.evaluate({"q1": {"a": 1001}}, {"r": {"q1": {"a": 1.0}}}, ["AP"])

@@ -215,7 +215,11 @@ def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
     """The query set of every measure: each query of the qrels (judged at any grade), sorted by id (as ``str``).
 
     A judged query without a document at grade ``>= rel`` scores 0 with every measure (trec_eval and ir-measures
-    give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie)."""
+    give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie). ``qrels`` may also be canonical
+    qrels given as ``{query: {doc: grade}}`` (every query with a document; see
+    :func:`prefeval.engine.evaluate.direct_inputs`)."""
+    if type(qrels) is dict:
+        return sorted_unique(np.asarray(list(qrels), dtype=object).astype(str)).astype(object)
     _, names = distinct(qrels["query_id"], grouped=True)
     return sorted_unique(names.astype(str)).astype(object)
 

@@ -57,7 +57,7 @@ from prefeval.data.ranking import (
     scored_dict,
 )
 from prefeval.data.runs import registered
-from prefeval.data.trec import Columns, first_bad_id, plain_ascii
+from prefeval.data.trec import MAX_GRADE, MIN_GRADE, Columns, first_bad_id, plain_ascii
 from prefeval.engine import registry as engines
 from prefeval.engine.compare import check_relevant, evaluate_block, parse_method
 from prefeval.errors import PrefevalError
@@ -229,7 +229,10 @@ class RunFrames(Mapping):
 def _standard_qrels(qrels: Any) -> Any:
     """The qrels (a canonical frame, or :class:`~prefeval.data.trec.Columns` from the reader) as
     ``{query: {doc: grade}}`` when they have no subtopics (one line per query and document, conflicts already
-    resolved), else as a frame (pyndeval and others read the subtopics from it)."""
+    resolved), else as a frame (pyndeval and others read the subtopics from it); qrels given as such a dict
+    (:func:`_qrels_as_given`) as they are."""
+    if type(qrels) is dict:
+        return qrels
     if not set(distinct(qrels["iteration"])[1].tolist()) <= NO_SUBTOPIC:
         return qrels.frame() if isinstance(qrels, Columns) else qrels
     return nested_dict(qrels["query_id"], qrels["doc_id"], qrels["relevance"])
@@ -277,7 +280,8 @@ def system_values(per_query: pd.DataFrame, measures: list[Any], runs: list[str])
 def _warn_disjoint(qrels: Any, ranked: Mapping[str, Any]) -> set[str]:
     """Warn about the runs (:func:`prefeval.data.ranking.run_queries` reads them) that share no query with the qrels
     (a frame or :class:`~prefeval.data.trec.Columns`); returns their names."""
-    judged = set(distinct(qrels["query_id"], grouped=True)[1].tolist())  # (in order of first appearance)
+    judged = set(qrels) if type(qrels) is dict else \
+        set(distinct(qrels["query_id"], grouped=True)[1].tolist())  # (in order of first appearance)
     disjoint = set()
     for name, run in ranked.items():
         queries = run_queries(run)
@@ -331,6 +335,26 @@ def _valid_as_given(run: Any) -> bool:
     return _number_scores(scores) is not None and first_bad_id(docs) is None  # (first_bad_id: also a non-str id)
 
 
+def _qrels_as_given(qrels: Any) -> bool:
+    """Whether ``qrels`` is a dict of non-empty dicts ``{query_id: {doc_id: grade}}`` of valid ``str`` ids
+    (:func:`prefeval.data.trec.first_bad_id`) and ``int`` grades from ``MIN_GRADE`` to ``MAX_GRADE``: the canonical
+    qrels as pytrec_eval reads them already (one grade per query and document, no subtopic), used as they are by
+    :func:`direct_inputs`. Otherwise they are read by :func:`prefeval.data.inputs.qrels_frame` (errors there)."""
+    if type(qrels) is not dict or not qrels or not all(type(inner) is dict and inner for inner in qrels.values()) \
+            or not _all_str(list(qrels)) or first_bad_id(list(qrels)) is not None:
+        return False
+    grades = list(chain.from_iterable(map(dict.values, qrels.values())))
+    if set(map(type, grades)) != {int} or min(grades) < MIN_GRADE or max(grades) > MAX_GRADE:
+        return False
+    try:
+        joined = "".join(chain.from_iterable(qrels.values()))
+    except TypeError:
+        return False
+    if plain_ascii(joined) and not any("" in inner for inner in qrels.values()):
+        return True
+    return first_bad_id(list(chain.from_iterable(qrels.values()))) is None
+
+
 def direct_inputs(qrels: Any, runs: Any, measures: list[Any],
                   columns: bool = False) -> tuple[Any, dict[str, dict]] | None:
     """(the canonical qrels, each run as pytrec_eval reads it) when every measure is pytrec_eval's, else None: a
@@ -350,7 +374,7 @@ def direct_inputs(qrels: Any, runs: Any, measures: list[Any],
             return None  # names that collide as str: runs_dict's error
     else:
         items = None
-    qrels_df = qrels_table(qrels) if columns else qrels_frame(qrels)
+    qrels_df = qrels if _qrels_as_given(qrels) else qrels_table(qrels) if columns else qrels_frame(qrels)
     if items is None:
         items = list(runs_dict(runs, columns=True).items())  # files not read yet
     converted: dict[int, dict] = {}  # one conversion per object given under several names
