@@ -1,20 +1,36 @@
-"""Standard measures through prefeval against ir-measures and ranx alone, on the 14 DL-Hard document runs.
+"""Standard measures through prefeval against ir-measures and ranx alone (issue 24: prefeval at most 1.0x).
 
-``prefeval.evaluate(qrels, runs, ["nDCG@10", "AP", "P@10", "RR"])`` (one call for all runs: the runs read, checked,
-ranked once each -- ties by doc id, a repeated document at its first position -- and given to pytrec_eval) against
-``ir_measures.calc_aggregate`` of the same measures given the same dicts of dicts, once per run (pytrec_eval on the
-runs as they are), and ranx's ``evaluate`` on ``Qrels``/``Run`` objects built beforehand (warm: its numba functions
-compiled by a first call). Each time is the best of ``--repeat``; the script prints the times and the ratios
-(target of issue 24: prefeval at most 1.0x ir-measures). prefeval is timed given the dicts and given the files
-(reading included). Measured on the 2-core development machine (shared, load 7-10): given dicts 1.16-1.31x
-(before: 2.0-2.3x; dict runs now go to pytrec_eval as given when every measure is pytrec_eval's), given the files
-3.0-3.3x; ranx warm 0.70-0.94x.
-Run: ``python benchmarks/standard_measures.py [--data ../shared/data] [--repeat 3]``.
+``prefeval.evaluate(qrels, runs, ["nDCG@10", "AP", "P@10", "RR"])`` (one call for all runs) against
+``ir_measures.calc_aggregate`` of the same measures once per run, on two collections:
+
+* the 14 DL-Hard document runs (TREC files; skipped without the data), and
+* 5 simulated runs x 10,000 queries x depth 100 (:func:`prefeval.data.simulate.collection`, scores rounded to 3
+  decimals so that ties occur, 200 candidates per query, the pool of the top 20 judged), written as TREC files
+  to a temporary folder.
+
+Each collection is timed twice: given dicts of dicts (``{query: {doc: score}}``, built beforehand, the same for
+both) and given the TREC files (prefeval's reader against ir-measures' ``read_trec_qrels`` / ``read_trec_run``,
+reading included). ranx's ``evaluate`` on ``Qrels``/``Run`` objects built beforehand is shown beside them (warm: its
+numba functions compiled by a first call). Each time is the best of ``--repeat``, the contenders taking turns in
+each round (so a change of the machine's load hits all of them; the simulated collection: at most 3 rounds). The largest difference of a mean between prefeval
+and ir-measures is printed too (0 expected: trec_eval orders ties by doc id descending, as prefeval does).
+
+Measured on the 2-core development machine (shared; load average 3.6-6): DL-Hard given dicts 1.00-1.07x, given
+files 0.34-0.39x (ranx warm 0.83-0.87x); simulated given dicts 0.77-0.81x, given files 0.30-0.33x (ranx warm
+0.59-0.78x); every mean identical. Before (one ranking of each run by prefeval, then ir-measures' per-value loop):
+DL-Hard 1.2x given dicts and 3-5x given files. What pays: every measure pytrec_eval's, each run goes to pytrec_eval
+as ``{query: {doc: score}}`` (dicts as given once checked, files and frames from the one reader's columns, a
+repeated document at its highest score), which trec_eval ranks as prefeval does
+(``prefeval.engine.evaluate.direct_inputs``).
+
+Run: ``python benchmarks/standard_measures.py [--data DIR] [--repeat 5] [--queries 10000]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -22,68 +38,120 @@ from pathlib import Path
 import ir_measures
 
 import prefeval
+from prefeval.data import simulate
 from prefeval.data.trec import read_qrels, read_run
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 MEASURES = ["nDCG@10", "AP", "P@10", "RR"]
+RANX_NAMES = ["ndcg@10", "map", "precision@10", "mrr"]
 
 
-def best(fn, repeat: int) -> tuple[float, object]:
-    times, value = [], None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = fn()
-        times.append(time.perf_counter() - start)
-    return min(times), value
-
-
-def nested(frame, value: str) -> dict:
+def nested(frame, value: str, kind=float) -> dict:
     out: dict = {}
-    for q, d, v in zip(frame["query_id"], frame["doc_id"], frame[value]):
-        out.setdefault(q, {})[d] = v
+    for q, d, v in zip(frame["query_id"].tolist(), frame["doc_id"].tolist(), frame[value].tolist()):
+        out.setdefault(q, {})[d] = kind(v)
     return out
+
+
+def rounds(contenders: dict, repeat: int) -> dict[str, tuple[float, object]]:
+    """Best time (and last value) of each contender over ``repeat`` rounds, the contenders taking turns."""
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    values: dict[str, object] = {}
+    for _ in range(repeat):
+        for name, fn in contenders.items():
+            start = time.perf_counter()
+            values[name] = fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: (min(times[name]), values[name]) for name in contenders}
+
+
+def gap(table, reference: dict) -> float:
+    """The largest difference between prefeval's means and ir-measures' (``{run: {measure: value}}``)."""
+    pivot = table.pivot(index="run", columns="measure", values="value")
+    return max(abs(pivot.loc[n, str(m)] - v) for n, values in reference.items() for m, v in values.items())
+
+
+def compare(label: str, qrels_path: Path, run_paths: dict[str, Path], repeat: int) -> None:
+    qrels = nested(read_qrels(qrels_path), "relevance", int)
+    runs = {name: nested(read_run(path), "score") for name, path in run_paths.items()}
+    measures = [ir_measures.parse_measure(m) for m in MEASURES]
+    lines = sum(sum(map(len, r.values())) for r in runs.values())
+    print(f"\n{label}: {len(runs)} runs, {lines:,} result lines, {len(qrels):,} judged queries")
+
+    def irm_files() -> dict:
+        judged = list(ir_measures.read_trec_qrels(str(qrels_path)))  # read once, as a list of Qrel records
+        return {n: ir_measures.calc_aggregate(measures, judged, ir_measures.read_trec_run(str(p)))
+                for n, p in run_paths.items()}
+
+    contenders = {
+        "irm dicts": lambda: {n: ir_measures.calc_aggregate(measures, qrels, r) for n, r in runs.items()},
+        "prefeval dicts": lambda: prefeval.evaluate(qrels, runs, MEASURES),
+        "irm files": irm_files,
+        "prefeval files": lambda: prefeval.evaluate(str(qrels_path), {n: str(p) for n, p in run_paths.items()},
+                                                    MEASURES),
+    }
+    try:
+        import ranx
+    except ImportError:
+        ranx = None
+    if ranx is not None:
+        ranx_qrels = ranx.Qrels(qrels)
+        ranx_runs = {n: ranx.Run(r, name=n) for n, r in runs.items()}
+        ranx.evaluate(ranx_qrels, next(iter(ranx_runs.values())), RANX_NAMES)  # compile (numba)
+        contenders["ranx warm"] = lambda: {n: ranx.evaluate(ranx_qrels, r, RANX_NAMES) for n, r in ranx_runs.items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = rounds(contenders, repeat)
+    t = {name: seconds for name, (seconds, _) in result.items()}
+    print(f"  given dicts: ir_measures.calc_aggregate {t['irm dicts']:6.3f} s   prefeval.evaluate "
+          f"{t['prefeval dicts']:6.3f} s   ratio {t['prefeval dicts'] / t['irm dicts']:5.2f}x (target <= 1.0x)")
+    print(f"  given files: ir_measures (read_trec_*)  {t['irm files']:6.3f} s   prefeval.evaluate "
+          f"{t['prefeval files']:6.3f} s   ratio {t['prefeval files'] / t['irm files']:5.2f}x (target <= 1.0x)")
+    if ranx is not None:
+        print(f"  ranx.evaluate (warm, dicts as Run objects) {t['ranx warm']:6.3f} s   "
+              f"{t['ranx warm'] / t['irm dicts']:5.2f}x ir-measures given dicts")
+    largest = max(gap(result["prefeval dicts"][1], result["irm dicts"][1]),
+                  gap(result["prefeval files"][1], result["irm files"][1]))
+    print(f"  largest difference of a mean (prefeval vs ir-measures): {largest:.2e}")
+
+
+def write_trec(folder: Path, n_queries: int) -> tuple[Path, dict[str, Path]]:
+    """The simulated collection as TREC files in ``folder``: qrels and one run file per run."""
+    c = simulate.collection(n_queries=n_queries, n_runs=5, depth=100, n_docs=200, judged_depth=20,
+                            score_decimals=3, seed=1)
+    qrels_path = folder / "sim.qrels"
+    q = c.qrels
+    qrels_path.write_text("".join(f"{a} 0 {b} {g}\n" for a, b, g in
+                                  zip(q["query_id"].tolist(), q["doc_id"].tolist(), q["relevance"].tolist())))
+    paths = {}
+    for name, run in c.runs.items():
+        ranks = run.groupby("query_id", sort=False).cumcount().to_numpy() + 1
+        lines = (f"{a} Q0 {b} {r} {s!r} sim\n" for a, b, r, s in
+                 zip(run["query_id"].tolist(), run["doc_id"].tolist(), ranks.tolist(), run["score"].tolist()))
+        paths[name] = folder / f"{name}.run"
+        paths[name].write_text("".join(lines))
+    return qrels_path, paths
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--queries", type=int, default=10_000, help="queries of the simulated collection")
     args = parser.parse_args()
+    print(f"load average {os.getloadavg()[0]:.1f} {os.getloadavg()[1]:.1f} {os.getloadavg()[2]:.1f}, "
+          f"{os.cpu_count()} cores; best of {args.repeat}, contenders taking turns")
     folder = args.data / "dl-hard"
-    if not (folder / "dl_hard-doc.qrels").exists():
-        print(f"skipped: no DL-Hard data in {folder}")
-        return
-    qrels_path = folder / "dl_hard-doc.qrels"
-    paths = sorted((folder / "runs" / "doc").glob("*.run.gz"))
-    qrels = nested(read_qrels(qrels_path), "relevance")
-    qrels = {q: {d: int(g) for d, g in docs.items()} for q, docs in qrels.items()}
-    runs = {p.name.split(".run")[0]: nested(read_run(p), "score") for p in paths}
-    measures = [ir_measures.parse_measure(m) for m in MEASURES]
-    print(f"{len(runs)} runs, {sum(sum(map(len, r.values())) for r in runs.values()):,} result lines")
-
-    t_irm, irm = best(lambda: {n: ir_measures.calc_aggregate(measures, qrels, r) for n, r in runs.items()}, args.repeat)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        t_dicts, ours = best(lambda: prefeval.evaluate(qrels, runs, MEASURES), args.repeat)
-        t_files, _ = best(lambda: prefeval.evaluate(str(qrels_path), [str(p) for p in paths], MEASURES), args.repeat)
-    table = ours.pivot(index="run", columns="measure", values="value")
-    gap = max(abs(table.loc[n, str(m)] - v) for n, values in irm.items() for m, v in values.items())
-    print(f"ir_measures.calc_aggregate (dicts, per run)    {t_irm:6.3f} s")
-    print(f"prefeval.evaluate (the same dicts)             {t_dicts:6.3f} s   {t_dicts / t_irm:5.2f}x ir-measures "
-          "(target <= 1.0x)")
-    print(f"prefeval.evaluate (the files, reading included) {t_files:6.3f} s   {t_files / t_irm:5.2f}x ir-measures")
-    print(f"largest difference of a mean: {gap:.2e} (runs with tied scores are ranked by doc id in prefeval)")
-    try:
-        import ranx
-    except ImportError:
-        print("ranx                                        skipped (not installed)")
-        return
-    rq = ranx.Qrels(qrels)
-    rruns = {n: ranx.Run(r, name=n) for n, r in runs.items()}
-    names = ["ndcg@10", "map", "precision@10", "mrr"]
-    ranx.evaluate(rq, next(iter(rruns.values())), names)  # compile (numba)
-    t_ranx, _ = best(lambda: {n: ranx.evaluate(rq, r, names) for n, r in rruns.items()}, args.repeat)
-    print(f"ranx.evaluate (warm, per run)                  {t_ranx:6.3f} s   {t_ranx / t_irm:5.2f}x ir-measures")
+    if (folder / "dl_hard-doc.qrels").exists():
+        paths = sorted((folder / "runs" / "doc").glob("*.run.gz"))
+        compare("DL-Hard documents", folder / "dl_hard-doc.qrels", {p.name.split(".run")[0]: p for p in paths},
+                args.repeat)
+    else:
+        print(f"DL-Hard skipped: no data in {folder}")
+    with tempfile.TemporaryDirectory() as tmp:
+        qrels_path, paths = write_trec(Path(tmp), args.queries)
+        compare(f"simulated, 5 runs x {args.queries:,} queries x depth 100", qrels_path, paths,
+                max(1, min(args.repeat, 3)))
 
 
 if __name__ == "__main__":

@@ -199,24 +199,42 @@ def _run_single(args: argparse.Namespace, labelled: list) -> int:
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     import ir_measures
 
-    from prefeval.engine.evaluate import iter_metrics, metric_evaluators, ranked_inputs
-    from prefeval.errors import PrefevalError
+    from prefeval.engine.evaluate import (
+        direct_evaluator,
+        direct_inputs,
+        direct_metrics,
+        iter_metrics,
+        metric_evaluators,
+        ranked_inputs,
+    )
+    from prefeval.errors import PrefevalError  # deferred: with the rest of prefeval
 
     measures = list(dict.fromkeys(m for _, m in labelled))
-    qrels, _, ranked = ranked_inputs(args.qrels, {args.run: args.run})
     provider = None
     if args.provider:
         if args.provider not in ir_measures.providers.registry:
             raise PrefevalError(f"unknown provider {args.provider!r}; known: {sorted(ir_measures.providers.registry)}")
         provider = ir_measures.providers.registry[args.provider]
+    # every measure pytrec_eval's: the run read into {query: {doc: score}}, which trec_eval ranks as prefeval does
+    # (prefeval.engine.evaluate.direct_inputs; the qrels as reader columns: no pandas)
+    direct = direct_inputs(args.qrels, {args.run: args.run}, measures, columns=True) \
+        if provider is None or provider.NAME == "pytrec_eval" else None
+    if direct is None:
+        qrels, _, ranked = ranked_inputs(args.qrels, {args.run: args.run})
+    else:
+        qrels, runs = direct
     try:
         # as ir_measures.iter_calc / calc_aggregate, with each provider given its fastest input (dicts for all but
         # prefeval's), built once from the one ranking; the standard providers first, so that the queries come in
         # the order ir_measures prints them
-        evaluators = sorted(metric_evaluators(measures, qrels, provider), key=lambda e: e[1])
+        if direct is None:
+            evaluators = sorted(metric_evaluators(measures, qrels, provider), key=lambda e: e[1])
+            metrics = iter_metrics(evaluators, ranked[args.run])
+        else:
+            metrics = direct_metrics(direct_evaluator(measures, qrels), runs[args.run])
         aggregators = {m: m.aggregator() for m in measures}
         by_query: dict[str, dict] = {}
-        for metric in iter_metrics(evaluators, ranked[args.run]):
+        for metric in metrics:
             if args.by_query:
                 by_query.setdefault(str(metric.query_id), {})[metric.measure] = metric.value
             aggregators[metric.measure].add(metric.value)
@@ -272,11 +290,13 @@ def _warn(message: str) -> None:
 
 
 def _explain(measure, value: float, qrels) -> None:
-    """Say why a summary value is nan, or 0 only because no query has a relevant document."""
+    """Say why a summary value is nan, or 0 only because no query has a relevant document (``qrels``: a frame or
+    the reader's columns)."""
+    from prefeval.data.encoding import column_values  # deferred: keeps `prefeval --help` fast (numpy)
+
     rel = measure.params.get("rel", 1) if isinstance(getattr(measure, "params", None), dict) else 1
     rel = rel if isinstance(rel, int) else 1
-    relevant = qrels.loc[qrels["relevance"] >= rel, "query_id"].nunique()
-    if relevant == 0:
+    if not (column_values(qrels["relevance"]) >= rel).any():
         _warn(f"{measure} is {value}: no query has a relevant document (grade >= {rel}) in the qrels")
     elif value != value:
         _warn(f"{measure} is nan: {measure} is undefined on these inputs")

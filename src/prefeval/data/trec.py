@@ -496,6 +496,12 @@ def _value_at(values: Any, row: int) -> Any:
     return value.as_py() if hasattr(value, "as_py") else value
 
 
+def plain_ascii(text: str) -> bool:
+    """Whether ``text`` (ids one after another) holds only printable ASCII other than space, which every id may
+    hold (checked in C; other text needs :func:`first_bad_id`)."""
+    return text.isascii() and not text.encode("ascii").translate(None, _ID_BYTES)
+
+
 def first_bad_id(values: Any) -> int | None:
     """The row of the first invalid id of ``values`` (:func:`check_ids`), None when all are valid: one scan of the
     ids' characters (of their UTF-8 buffer for Arrow strings)."""
@@ -515,7 +521,7 @@ def first_bad_id(values: Any) -> int | None:
     first = int(short[0]) if len(short) else None
     if joined is None:
         joined = "".join(v for v in values if isinstance(v, str))
-    if joined.isascii() and not joined.encode("ascii").translate(None, _ID_BYTES):
+    if plain_ascii(joined):
         return first  # printable ASCII only: checked in C
     found = _BAD_ID_CHAR.search(joined)
     if found is not None:

@@ -16,7 +16,10 @@
   (:func:`prefeval.data.ranking.canonical_run`: ties by doc id descending, a repeated document keeps its first
   position), conflicting qrels lines are resolved once (the last line wins), and a judged query without a
   relevant document at a measure's ``rel`` scores 0 for that measure. Parameters are checked before any
-  provider runs (cutoff >= 1, rel from 1 to 1000).
+  provider runs (cutoff >= 1, rel from 1 to 1000). When every measure is pytrec_eval's, each run (read and checked the
+  same way) goes to pytrec_eval as ``{query: {doc: score}}``, a repeated document at its highest score:
+  trec_eval ranks it exactly as :func:`~prefeval.data.ranking.canonical_run` does, so prefeval does not rank it
+  first (:func:`direct_inputs`; the same values, tested against the ranked path).
 * ``rel``: when given, every measure that has a ``rel`` parameter (AP, RR, P, R, ERR_IA, alpha_nDCG,
   RBU, TSE, the preferences, ...) and does not set it receives ``rel=rel``; the ``measure`` column shows
   the measure actually computed (``AP(rel=2)``). Measures without the parameter (nDCG) are unaffected.
@@ -34,6 +37,7 @@
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from collections.abc import Iterator, Mapping
 from itertools import chain
 from typing import TYPE_CHECKING, Any
@@ -41,10 +45,19 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from prefeval.core.lazy import lazy_module
-from prefeval.data.inputs import _all_str, _number_scores, qrels_frame, runs_dict
-from prefeval.data.ranking import NO_SUBTOPIC, RankedRun, coverage_notes, nested_dict, rank_run, run_queries
+from prefeval.data.encoding import distinct
+from prefeval.data.inputs import _all_str, _number_scores, qrels_frame, qrels_table, run_frame, runs_dict
+from prefeval.data.ranking import (
+    NO_SUBTOPIC,
+    RankedRun,
+    coverage_notes,
+    nested_dict,
+    rank_run,
+    run_queries,
+    scored_dict,
+)
 from prefeval.data.runs import registered
-from prefeval.data.trec import first_bad_id
+from prefeval.data.trec import MAX_GRADE, MIN_GRADE, Columns, first_bad_id, plain_ascii
 from prefeval.engine import registry as engines
 from prefeval.engine.blocks import check_relevant, evaluate_block
 from prefeval.engine.methods import parse_method
@@ -214,12 +227,16 @@ class RunFrames(Mapping):
         return len(self.ranked)
 
 
-def _standard_qrels(qrels: pd.DataFrame) -> pd.DataFrame | dict[str, dict[str, int]]:
-    """The qrels as ``{query: {doc: grade}}`` when they have no subtopics (one line per query and document,
-    conflicts already resolved), else the frame itself."""
-    if not qrels["iteration"].isin(NO_SUBTOPIC).all():
+def _standard_qrels(qrels: Any) -> Any:
+    """The qrels (a canonical frame, or :class:`~prefeval.data.trec.Columns` from the reader) as
+    ``{query: {doc: grade}}`` when they have no subtopics (one line per query and document, conflicts already
+    resolved), else as a frame (pyndeval and others read the subtopics from it); qrels given as such a dict
+    (:func:`_qrels_as_given`) as they are."""
+    if type(qrels) is dict:
         return qrels
-    return nested_dict(qrels["query_id"].to_numpy(), qrels["doc_id"].to_numpy(), qrels["relevance"].to_numpy())
+    if not set(distinct(qrels["iteration"])[1].tolist()) <= NO_SUBTOPIC:
+        return qrels.frame() if isinstance(qrels, Columns) else qrels
+    return nested_dict(qrels["query_id"], qrels["doc_id"], qrels["relevance"])
 
 
 def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measure: Any,
@@ -261,9 +278,11 @@ def system_values(per_query: pd.DataFrame, measures: list[Any], runs: list[str])
     return pd.DataFrame(rows, columns=["run", "measure", "value"])
 
 
-def _warn_disjoint(qrels: pd.DataFrame, ranked: Mapping[str, RankedRun]) -> set[str]:
-    """Warn about the runs that share no query with the qrels; returns their names."""
-    judged = set(qrels["query_id"].unique())
+def _warn_disjoint(qrels: Any, ranked: Mapping[str, Any]) -> set[str]:
+    """Warn about the runs (:func:`prefeval.data.ranking.run_queries` reads them) that share no query with the qrels
+    (a frame or :class:`~prefeval.data.trec.Columns`); returns their names."""
+    judged = set(qrels) if type(qrels) is dict else \
+        set(distinct(qrels["query_id"], grouped=True)[1].tolist())  # (in order of first appearance)
     disjoint = set()
     for name, run in ranked.items():
         queries = run_queries(run)
@@ -274,6 +293,13 @@ def _warn_disjoint(qrels: pd.DataFrame, ranked: Mapping[str, RankedRun]) -> set[
     return disjoint
 
 
+def _pytrec_eval_only(measures: list[Any]) -> bool:
+    """Whether pytrec_eval (available) computes every one of ``measures``."""
+    provider = ir_measures.providers.registry.get("pytrec_eval")
+    return provider is not None and provider.is_available() \
+        and all(declaration_of(m) is None and provider.supports(m) for m in measures)
+
+
 def _as_given(runs: Any, measures: list[Any]) -> dict[str, dict] | None:
     """The runs, when they can be given to pytrec_eval as they are with the values of their canonical rankings:
     every measure is computed by pytrec_eval, and every run is a dict of dicts ``{query_id: {doc_id: score}}`` of
@@ -281,43 +307,152 @@ def _as_given(runs: Any, measures: list[Any]) -> dict[str, dict] | None:
     document within a query, and trec_eval orders a query's documents as :func:`prefeval.data.ranking.rank_run` does
     (score descending, ties by doc id descending in code point order), so ranking it first changes no value. None
     otherwise (the runs are then read and ranked: errors are reported there)."""
-    provider = ir_measures.providers.registry.get("pytrec_eval")
-    if not isinstance(runs, Mapping) or not runs or provider is None or not provider.is_available() \
-            or not all(declaration_of(m) is None and provider.supports(m) for m in measures):
+    if not isinstance(runs, Mapping) or not runs or not _pytrec_eval_only(measures):
         return None
-    given = {}
+    given: dict[str, dict] = {}
     for name, run in runs.items():
-        if not isinstance(run, dict) or not all(type(inner) is dict for inner in run.values()) \
-                or not _all_str(list(run)) or str(name) in given:
-            return None
-        docs = list(chain.from_iterable(run.values()))
-        scores = list(chain.from_iterable(inner.values() for inner in run.values()))
-        if first_bad_id(list(run)) is not None or first_bad_id(docs) is not None \
-                or _number_scores(scores) is None:  # (first_bad_id: also a non-str id)
+        if str(name) in given or not _valid_as_given(run):
             return None
         given[str(name)] = run
     return given
 
 
-def _given_rows(qrels: pd.DataFrame, runs: dict[str, dict], measures: list[Any], progress: bool) -> pd.DataFrame:
-    """Per-query values ``run, query_id, measure, value`` of the runs of :func:`_as_given`, computed by pytrec_eval
-    on the runs as given (the qrels processed once), with the warnings of :func:`ranked_inputs`."""
-    queries = {name: {"query_id": pd.Series(list(run), dtype=object)} for name, run in runs.items()}
-    disjoint = _warn_disjoint(qrels, queries)
-    for note in coverage_notes(qrels, {n: q for n, q in queries.items() if n not in disjoint}):
+def _valid_as_given(run: Any) -> bool:
+    """Whether ``run`` is a dict of dicts of valid ``str`` ids (:func:`prefeval.data.trec.first_bad_id`) and number
+    scores without NaN (:func:`_as_given`)."""
+    if not isinstance(run, dict) or not all(type(inner) is dict for inner in run.values()) or not _all_str(list(run)) \
+            or first_bad_id(list(run)) is not None:
+        return False
+    try:  # the usual case checked in C: ids of printable ASCII (none empty: no inner dict has the key ""), float scores
+        joined = "".join(chain.from_iterable(run.values()))
+        total = sum(chain.from_iterable(map(dict.values, run.values())))
+    except (TypeError, OverflowError):
+        joined = total = None
+    if joined is not None and plain_ascii(joined) and not any("" in inner for inner in run.values()) \
+            and type(total) is float and total == total:  # a NaN makes the sum NaN (as inf - inf: then checked below)
+        return True
+    docs = list(chain.from_iterable(run.values()))
+    scores = list(chain.from_iterable(inner.values() for inner in run.values()))
+    return _number_scores(scores) is not None and first_bad_id(docs) is None  # (first_bad_id: also a non-str id)
+
+
+def _qrels_as_given(qrels: Any) -> bool:
+    """Whether ``qrels`` is a dict of non-empty dicts ``{query_id: {doc_id: grade}}`` of valid ``str`` ids
+    (:func:`prefeval.data.trec.first_bad_id`) and ``int`` grades from ``MIN_GRADE`` to ``MAX_GRADE``: the canonical
+    qrels as pytrec_eval reads them already (one grade per query and document, no subtopic), used as they are by
+    :func:`direct_inputs`. Otherwise they are read by :func:`prefeval.data.inputs.qrels_frame` (errors there)."""
+    if type(qrels) is not dict or not qrels or not all(type(inner) is dict and inner for inner in qrels.values()) \
+            or not _all_str(list(qrels)) or first_bad_id(list(qrels)) is not None:
+        return False
+    grades = list(chain.from_iterable(map(dict.values, qrels.values())))
+    if set(map(type, grades)) != {int} or min(grades) < MIN_GRADE or max(grades) > MAX_GRADE:
+        return False
+    try:
+        joined = "".join(chain.from_iterable(qrels.values()))
+    except TypeError:
+        return False
+    if plain_ascii(joined) and not any("" in inner for inner in qrels.values()):
+        return True
+    return first_bad_id(list(chain.from_iterable(qrels.values()))) is None
+
+
+def direct_inputs(qrels: Any, runs: Any, measures: list[Any],
+                  columns: bool = False) -> tuple[Any, dict[str, dict]] | None:
+    """(the canonical qrels, each run as pytrec_eval reads it) when every measure is pytrec_eval's, else None: a
+    dict-of-dicts run as given (:func:`_as_given`), any other run (a file, a frame, records, a ranx ``Run``) read
+    and checked by :func:`prefeval.data.inputs.run_frame` (the one reader) and turned into ``{query: {doc: score}}``
+    by :func:`prefeval.data.ranking.scored_dict` (a repeated document keeps its highest score, i.e. its first
+    position, with the warning of :func:`prefeval.data.ranking.rank_run`). trec_eval orders each query by score
+    descending, ties by doc id descending, as :func:`prefeval.data.ranking.rank_run` does, so the values are those
+    of the canonical rankings. The qrels are read first, the runs named as :func:`prefeval.data.inputs.runs_dict`
+    names them (its errors are raised there), and the warnings of :func:`ranked_inputs` given. ``columns``: qrels
+    files are read into :class:`~prefeval.data.trec.Columns` (:func:`prefeval.data.inputs.qrels_table`: no pandas)."""
+    if not runs or not _pytrec_eval_only(measures):
+        return None
+    if isinstance(runs, Mapping):
+        items = [(str(name), run) for name, run in runs.items()]
+        if len({name for name, _ in items}) < len(items):
+            return None  # names that collide as str: runs_dict's error
+    else:
+        items = None
+    qrels_df = qrels if _qrels_as_given(qrels) else qrels_table(qrels) if columns else qrels_frame(qrels)
+    if items is None:
+        items = list(runs_dict(runs, columns=True).items())  # files not read yet
+    converted: dict[int, dict] = {}  # one conversion per object given under several names
+    direct = {}
+    for name, run in items:
+        if id(run) not in converted:
+            if _valid_as_given(run):
+                converted[id(run)] = run
+            else:
+                read = run_frame(run, name, columns=True)
+                converted[id(run)] = scored_dict(read["query_id"], read["doc_id"], read["score"], name)
+        direct[name] = converted[id(run)]
+    disjoint = _warn_disjoint(qrels_df, direct)
+    for note in coverage_notes(qrels_df, {n: run for n, run in direct.items() if n not in disjoint}):
         warnings.warn(note, stacklevel=3)
-    evaluator = ir_measures.providers.registry["pytrec_eval"].evaluator(measures, _standard_qrels(qrels))
-    frames = []
+    return qrels_df, direct
+
+
+def direct_evaluator(measures: list[Any], qrels: Any) -> Any:
+    """pytrec_eval's ir-measures evaluator of ``measures`` on the qrels of :func:`direct_inputs` (processed once);
+    :func:`direct_metrics` evaluates the runs of :func:`direct_inputs` with it."""
+    return ir_measures.providers.registry["pytrec_eval"].evaluator(measures, _standard_qrels(qrels))
+
+
+def direct_metrics(evaluator: Any, run: dict) -> Iterator[Any]:
+    """The ``Metric`` values of ``evaluator.iter_calc(run)`` (:func:`direct_evaluator`), in the same order: those
+    pytrec_eval computes, then ``measure.DEFAULT`` for every (measure, judged query) it did not give (a judged query
+    missing from the run), by measure name and query id. The same bookkeeping as ir-measures' ``Evaluator.iter_calc``
+    around the provider's ``_iter_calc``, without hashing a measure object per value (which costs ~8 us each there:
+    1.6 s of 5 runs x 10,000 queries x 4 measures, benchmarks/standard_measures.py)."""
+    compute = getattr(evaluator, "_iter_calc", None)
+    if compute is None:  # another ir-measures version: its own bookkeeping
+        yield from evaluator.iter_calc(run)
+        return
+    label_of: dict[int, str] = {}
+    seen: dict[str, set] = {}  # measure name -> the queries it has a value for
+    for metric in compute(run):
+        label = label_of.get(id(metric.measure)) or label_of.setdefault(id(metric.measure), str(metric.measure))
+        seen.setdefault(label, set()).add(metric.query_id)
+        yield metric
+    judged = set(evaluator.qrel_qids)
+    missing = [(label, q, m) for label, m in ((str(m), m) for m in evaluator.measures)
+               for q in judged.difference(seen.get(label, ()))]
+    for _, query_id, measure in sorted(missing, key=lambda item: (item[0], item[1])):
+        yield ir_measures.Metric(query_id=query_id, measure=measure, value=measure.DEFAULT)
+
+
+def _given_rows(qrels: Any, runs: dict[str, dict], measures: list[Any], progress: bool,
+                means: bool = False) -> pd.DataFrame:
+    """Per-query values ``run, query_id, measure, value`` of the runs of :func:`direct_inputs`, computed by
+    pytrec_eval on the runs as they are (the qrels processed once); ``means``: instead, the frame of
+    :func:`system_values` (each measure's aggregator fed the same values in the same order), without the per-query
+    frame."""
+    evaluator = direct_evaluator(measures, qrels)
+    names, query_ids, labels, values = [], [], [], []
+    label_of: dict[int, str] = {}  # str() once per measure object (the evaluator keeps the objects alive)
+    rows = []
     for name in _tqdm.tqdm(runs, desc="evaluation", unit="run", total=len(runs), disable=not progress, leave=False):
-        metrics = list(evaluator.iter_calc(runs[name]))
-        labels: dict[int, str] = {}
-        frames.append(pd.DataFrame({
-            "run": name,
-            "query_id": [str(m.query_id) for m in metrics],
-            "measure": [labels.get(id(m.measure)) or labels.setdefault(id(m.measure), str(m.measure)) for m in metrics],
-            "value": np.array([m.value for m in metrics], dtype=float),
-        }))
-    return pd.concat(frames, ignore_index=True)
+        metrics = list(direct_metrics(evaluator, runs[name]))
+        run_labels = [label_of.get(id(m.measure)) or label_of.setdefault(id(m.measure), str(m.measure))
+                      for m in metrics]
+        if means:
+            aggregators = {str(m): m.aggregator() for m in measures}
+            for label, metric in zip(run_labels, metrics):
+                aggregators[label].add(float(metric.value))
+            counts = Counter(run_labels)
+            rows.extend((name, label, float(aggregator.result()) if counts[label] else float("nan"))
+                        for label, aggregator in aggregators.items())
+            continue
+        names.append(np.full(len(metrics), name, dtype=object))
+        query_ids.extend(str(m.query_id) for m in metrics)
+        labels.extend(run_labels)
+        values.extend(m.value for m in metrics)
+    if means:
+        return pd.DataFrame(rows, columns=["run", "measure", "value"])
+    return pd.DataFrame({"run": np.concatenate(names), "query_id": query_ids, "measure": labels,
+                         "value": np.array(values, dtype=float)})
 
 
 def canonical_inputs(qrels: Any, runs: Any) -> tuple[pd.DataFrame, dict[str, pd.DataFrame]]:
@@ -363,8 +498,11 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     if other is not None:
         table, names = other.evaluate(qrels, runs, parsed, rel, client=client, scheduler=scheduler, workers=workers,
                                       partitions=partitions, progress=progress)
-    elif (direct := _as_given(runs, parsed)) is not None:
-        table, names = _given_rows(qrels_frame(qrels), direct, parsed, progress), list(direct)
+    elif (direct := direct_inputs(qrels, runs, parsed)) is not None:
+        if not per_query:  # the means straight from the values (no per-query frame)
+            out = _given_rows(direct[0], direct[1], parsed, progress, means=True)
+            return out.assign(given=out["measure"].map(given))
+        table, names = _given_rows(direct[0], direct[1], parsed, progress), list(direct[1])
     else:
         qrels_df, run_frames, ranked = ranked_inputs(qrels, runs, top_k_depth(parsed))
         table, names = _per_query_values(qrels_df, run_frames, ranked, parsed, rel, progress), list(run_frames)
