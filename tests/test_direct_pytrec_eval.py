@@ -154,3 +154,17 @@ def test_qrels_as_given_only_when_canonical() -> None:
         assert not evaluate_module._qrels_as_given(bad), bad
     with pytest.raises(prefeval.PrefevalError, match="relevance"):
         prefeval.evaluate({"q1": {"a": 1001}}, {"r": {"q1": {"a": 1.0}}}, ["AP"])
+
+
+@pytest.mark.parametrize("form", ["dicts", "frames"])
+def test_qrels_counts_take_the_general_path_and_count_every_judged_query(form):
+    """``NumQ`` and ``NumRel`` count a judged query missing from the run (``trec_eval -c``); the runs as pytrec_eval
+    reads them would give it 0, so a call with them is not sent there, whatever the form of the runs."""
+    qrels = pd.DataFrame({"query_id": ["1", "1", "2", "2"], "doc_id": ["a", "b", "c", "d"], "relevance": [1, 2, 1, 0]})
+    run = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "x"], "score": [2.0, 1.0]})  # query 2 not retrieved
+    runs = {"r": {"1": {"a": 2.0, "x": 1.0}}} if form == "dicts" else {"r": run}
+    assert evaluate_module.direct_inputs(qrels, runs, evaluate_module.parse_measures(["NumRel", "nDCG@10"])) is None
+    table = prefeval.evaluate(qrels, runs, ["NumQ", "NumRel", "NumRel(rel=2)", "NumRet"], per_query=True)
+    values = {(row.query_id, row.measure): row.value for row in table.itertuples()}
+    assert values[("2", "NumQ")] == 1 and values[("2", "NumRel")] == 1 and values[("1", "NumRel")] == 2
+    assert values[("1", "NumRel(rel=2)")] == 1 and values[("2", "NumRet")] == 0

@@ -294,10 +294,12 @@ def _warn_disjoint(qrels: Any, ranked: Mapping[str, Any]) -> set[str]:
 
 
 def _pytrec_eval_only(measures: list[Any]) -> bool:
-    """Whether pytrec_eval (available) computes every one of ``measures``."""
+    """Whether pytrec_eval (available) computes every one of ``measures`` as prefeval reports it: not ``NumQ`` or
+    ``NumRel``, which prefeval counts from the qrels for every judged query (``trec_eval -c``,
+    :func:`_qrels_count_rows`) where pytrec_eval gives a query missing from the run its default 0."""
     provider = ir_measures.providers.registry.get("pytrec_eval")
     return provider is not None and provider.is_available() \
-        and all(declaration_of(m) is None and provider.supports(m) for m in measures)
+        and all(declaration_of(m) is None and not _is_qrels_count(m) and provider.supports(m) for m in measures)
 
 
 def _as_given(runs: Any, measures: list[Any]) -> dict[str, dict] | None:
