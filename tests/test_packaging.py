@@ -88,8 +88,8 @@ def _running_site_packages() -> list[str]:
 def _inherit_running_packages(python: Path, env: dict[str, str]) -> None:
     """Make the running environment's packages importable in the new venv through a ``.pth`` file of folder
     lines. The folders come after the venv's own site-packages (the wheel's prefeval wins), and ``.pth`` files
-    inside them are not processed (an editable install of the checkout stays out). Never the base interpreter's
-    packages: ``venv --system-site-packages`` would give those, not the test venv's."""
+    inside them are not processed (an editable install of the checkout stays out). The new venv is isolated from
+    the base interpreter (``venv``'s default), so only the packages the test venv installed reach it."""
     purelib = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                              capture_output=True, text=True, env=env, check=True).stdout.strip()
     folders = _running_site_packages()
@@ -109,7 +109,7 @@ def test_wheel_installed_outside_the_checkout_runs_the_demo(tmp_path):
     wheel = next(dist.glob("prefeval-*.whl"))
     # prefeval from the wheel only; its dependencies from the environment running this test (no network needed)
     root = tmp_path / "venv"
-    venv.EnvBuilder(system_site_packages=False, with_pip=True).create(root)
+    venv.EnvBuilder(with_pip=True).create(root)  # isolated: nothing of the base interpreter
     bindir = root / ("Scripts" if os.name == "nt" else "bin")
     python, command = bindir / "python", str(bindir / "prefeval")
     subprocess.run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], check=True, env=env,

@@ -425,8 +425,8 @@ DL_HARD_WORKER = textwrap.dedent(r'''
     data, out = Path(sys.argv[1]), sys.argv[2]
     datasets.seed("msmarco-passage/trec-dl-hard", data / "dl-hard" / "dl_hard-passage.qrels")
     sys.exit(main(["run", sys.argv[3], "--set", f"runs={data / 'dl-hard' / 'runs' / 'passage'}",
-                   "--set", 'report.formats=["json", "md"]', "--out", out, "--quiet"]))
-''')
+                   "--set", f"report.formats={sys.argv[4]}", "--out", out, "--quiet"]))
+''')  # argv: shared data, output folder, pipeline, report.formats (a TOML list); tests/test_report_html.py too
 
 
 def _trec_eval_all(path: Path) -> dict[str, float]:
@@ -444,7 +444,7 @@ def test_dl_hard_passage_pipeline_matches_trec_eval(shared_data, tmp_path):
     env.update(IR_DATASETS_HOME=str(tmp_path / "home"), PREFEVAL_OFFLINE="1")
     out = tmp_path / "out"
     proc = subprocess.run([sys.executable, "-c", DL_HARD_WORKER, str(shared_data), str(out),
-                           str(REPO / "pipelines" / "dl-hard-passage.toml")],
+                           str(REPO / "pipelines" / "dl-hard-passage.toml"), '["json", "md"]'],
                           env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     summary = json.loads((out / "summary.json").read_text())

@@ -28,6 +28,7 @@ from prefeval.pipeline import Aggregate, Analyse, Compare, Evaluate, Pipeline, Q
 from prefeval.pipeline.output import MANIFEST, FolderLock, OutputFolder
 from prefeval.pipeline.render import latex_inline, md_inline, plural
 from prefeval.report.html import html_table
+from test_pipeline import DL_HARD_WORKER
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "pipelines" / "demo.toml"
@@ -428,22 +429,6 @@ def test_demo_report_html_in_headless_chromium(tmp_path):
         assert browser.errors() == []
 
 
-DL_HARD_WORKER = textwrap.dedent(r'''
-    import socket, sys
-    from pathlib import Path
-
-    def no_network(*args, **kwargs):
-        raise socket.gaierror(socket.EAI_NONAME, "network cut off by the test")
-
-    socket.getaddrinfo = no_network
-    from prefeval.data import datasets
-    from prefeval.commands.cli import main
-
-    data, out = Path(sys.argv[1]), sys.argv[2]
-    datasets.seed("msmarco-passage/trec-dl-hard", data / "dl-hard" / "dl_hard-passage.qrels")
-    sys.exit(main(["run", sys.argv[3], "--set", f"runs={data / 'dl-hard' / 'runs' / 'passage'}",
-                   "--set", 'report.formats=["json", "md", "html", "tex", "csv"]', "--out", out, "--quiet"]))
-''')
 
 
 def test_dl_hard_passage_rel_2_every_count_stated_matches_the_data(shared_data, tmp_path):
@@ -451,7 +436,7 @@ def test_dl_hard_passage_rel_2_every_count_stated_matches_the_data(shared_data, 
     env.update(IR_DATASETS_HOME=str(tmp_path / "home"), PREFEVAL_OFFLINE="1")
     out = tmp_path / "out"
     proc = subprocess.run([sys.executable, "-c", DL_HARD_WORKER, str(shared_data), str(out),
-                           str(REPO / "pipelines" / "dl-hard-passage.toml")],
+                           str(REPO / "pipelines" / "dl-hard-passage.toml"), '["json", "md", "html", "tex", "csv"]'],
                           env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     counts = check_every_count(out, shared_data / "dl-hard" / "dl_hard-passage.qrels", 2, "bm25")
