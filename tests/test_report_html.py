@@ -27,7 +27,7 @@ from prefeval.errors import PrefevalError
 from prefeval.pipeline import Aggregate, Analyse, Compare, Evaluate, Pipeline, Qrels, Report, Runs
 from prefeval.pipeline.output import MANIFEST, FolderLock, OutputFolder
 from prefeval.pipeline.render import latex_inline, md_inline, plural
-from prefeval.report.html import html_table
+from prefeval.report.html import frame_table
 from test_pipeline import DL_HARD_WORKER
 
 REPO = Path(__file__).resolve().parent.parent
@@ -348,7 +348,7 @@ def test_docs_name_every_summary_key_and_report_format(small_output):
 
 def test_html_table_has_a_caption_escapes_and_sorts_by_value():
     frame = pd.DataFrame({"run": ["<script>x</script>", "b"], "AP": [0.123456, 0.5]}).set_index("run")
-    text = html_table(frame, "Means of `AP`")
+    text = frame_table(frame, "Means of `AP`")
     assert "<caption>Means of <code>AP</code></caption>" in text
     assert "<script>" not in text and "&lt;script&gt;" in text
     assert 'class="sortable"' in text and 'data-sort="0.123456"' in text and ">0.1235<" in text

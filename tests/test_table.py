@@ -355,7 +355,7 @@ def test_no_progress_bar_in_a_file(files, tmp_path):
 
 
 def test_renderers_keep_every_text_inert():
-    from prefeval.report.html import grid_html
+    from prefeval.report.html import grid_table
     from prefeval.report.tables import Cell, Grid, latex, markdown, plain, row_text
 
     name = "a|b\n<i>*x*_&%$#{}~^\\"
@@ -364,7 +364,7 @@ def test_renderers_keep_every_text_inert():
     assert len(text.split("\n\n")[1].splitlines()) == 3  # header, rule, one row: the line break became a space
     md = markdown(grid)
     assert "<i>" not in md and "\\|" in md and "**0.5**▲" in md
-    html = grid_html(grid)
+    html = grid_table(grid)
     assert "<i>" not in html and "&lt;i&gt;" in html and "<b>0.5</b>▲" in html
     tex = latex(grid)
     assert "\\textbackslash{}" in tex and "\\&" in tex and "\\textbf{0.5}$^\\uparrow$" in tex

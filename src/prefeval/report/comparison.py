@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from prefeval.engine.significance import FAMILY_WISE_TESTS
-from prefeval.report.html import grid_html
+from prefeval.report.html import grid_table
 from prefeval.report.tables import Cell, Grid, latex, markdown, plain
 
 __all__ = ["describe_test", "comparison_grid", "comparison_text", "comparison_html", "ranking_grid", "long_rows"]
@@ -67,7 +67,7 @@ def comparison_html(c: Any, test: str | None = None, correction: str | None = No
     if max_rows is not None and len(rows) > max_rows:
         caption += f" (the first {max_rows} of {len(rows)} pairs)"
         rows = rows[:max_rows]
-    return grid_html(Grid(grid.header, rows, caption, grid.note, grid.numeric))
+    return grid_table(Grid(grid.header, rows, caption, grid.note, grid.numeric))
 
 
 def ranking_grid(header: list[str], rows: list[list[Any]], caption: str = "") -> Grid:
@@ -90,7 +90,7 @@ def _render(grid: Grid, fmt: str) -> str:
 
 def render(grid: Grid, fmt: str) -> str:
     """A grid as ``table`` (plain text), ``markdown``, ``latex`` or ``html``."""
-    return grid_html(grid) if fmt == "html" else _render(grid, fmt)
+    return grid_table(grid) if fmt == "html" else _render(grid, fmt)
 
 
 def long_rows(summary: tuple[list[str], list[list]], rankings: tuple[list[str], list[list]] | None

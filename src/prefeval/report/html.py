@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 else:
     pd = lazy_module("pandas")  # only the report's frames need it, not a notebook view of a comparison
 
-__all__ = ["HtmlInputs", "grid_html", "html_table", "table_html", "inline", "render", "MAX_EMBEDDED_VALUES",
+__all__ = ["HtmlInputs", "grid_table", "frame_table", "rows_table", "inline", "render", "MAX_EMBEDDED_VALUES",
            "MAX_HEATMAP_RUNS"]
 
 #: Per-query values embedded for the per-query view at most (about 8 bytes each in the page, so at most about
@@ -114,7 +114,7 @@ def _sort_key(value: Any) -> str | None:
     return None
 
 
-def table_html(header: Sequence[Any], rows: Sequence[Sequence[Any]], caption: str, align: str | None = None,
+def rows_table(header: Sequence[Any], rows: Sequence[Sequence[Any]], caption: str, align: str | None = None,
                sortable: bool = True, note: str = "") -> str:
     """A ``<table>`` with its ``<caption>`` (report text: ``**bold**`` and ```code``` kept, the rest escaped);
     ``align``: one of l, r, c per column; ``sortable``: the page's script sorts it by a click on a header."""
@@ -145,7 +145,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[tuple[str, str | None]
 _MARKS = {"": "", "*": "<sup>*</sup>", "up": "▲", "down": "▼"}
 
 
-def grid_html(grid: Grid, sortable: bool = False) -> str:
+def grid_table(grid: Grid, sortable: bool = False) -> str:
     """A :class:`~prefeval.report.tables.Grid` (the run x measure table, a comparison's pairs) as the report's
     ``<table>``: the best value of a column in bold, significance marks, intervals and the letters of the runs a
     value is significantly better than as superscripts, the note under the table."""
@@ -167,7 +167,7 @@ def _format(value: Any, digits: int) -> str:
     return str(value)
 
 
-def html_table(frame: pd.DataFrame, caption: str, digits: int = 4, sortable: bool = True, index: bool | None = None,
+def frame_table(frame: pd.DataFrame, caption: str, digits: int = 4, sortable: bool = True, index: bool | None = None,
                note: str = "") -> str:
     """A DataFrame as the report's ``<table>`` (with ``<caption>``; floats with ``digits`` decimals, sorted by
     their full value): what report.html and the notebook views (``_repr_html_``) show. ``index``: include the
@@ -178,7 +178,7 @@ def html_table(frame: pd.DataFrame, caption: str, digits: int = 4, sortable: boo
     header = [str(c) for c in data.columns]
     align = "".join("r" if pd.api.types.is_numeric_dtype(data[c]) and not pd.api.types.is_bool_dtype(data[c])
                     else "l" for c in data.columns)
-    body = table_html(header, [[_Cell(v, digits) for v in row] for row in data.itertuples(index=False)],
+    body = rows_table(header, [[_Cell(v, digits) for v in row] for row in data.itertuples(index=False)],
                       caption, align, sortable, note)
     return f'<div class="prefeval-table">{body}</div>'
 
@@ -414,7 +414,7 @@ def render(blocks: Sequence[BlockLike], inputs: HtmlInputs) -> str:
             body.append(f"<p>{inline(block.text)}</p>")
         elif block.kind == "table":
             tables += 1
-            body.append(table_html(block.header, block.rows, f"Table {tables}: {block.text}", block.align))
+            body.append(rows_table(block.header, block.rows, f"Table {tables}: {block.text}", block.align))
         elif block.kind == "image":
             figure = _figure(block, inputs, figures + 1)
             if figure:

@@ -35,7 +35,7 @@ from prefeval.engine.methods import Method, check_run_options, method_list, pars
 from prefeval.engine.significance import VALUE_TESTS
 from prefeval.errors import PrefevalError
 from prefeval.report.comparison import describe_test
-from prefeval.report.html import grid_html
+from prefeval.report.html import grid_table
 from prefeval.report.tables import ROW_FORMATS, Cell, Grid, latex, markdown, plain, row_text
 
 if TYPE_CHECKING:
@@ -295,7 +295,7 @@ class RunTable:
 
     def to_html(self, digits: int = 4) -> str:
         """An HTML ``<table>`` with a caption, every text escaped."""
-        return grid_html(self.grid(digits))
+        return grid_table(self.grid(digits))
 
     def _repr_html_(self) -> str:
         return self.to_html()

@@ -1,5 +1,5 @@
 """Renderers of result tables: a :class:`Grid` (a wide table of formatted cells with their marks) as plain aligned
-text, Markdown or LaTeX (HTML: :func:`prefeval.report.html.grid_html`), and long-form rows (one record per line) as
+text, Markdown or LaTeX (HTML: :func:`prefeval.report.html.grid_table`), and long-form rows (one record per line) as
 csv, json or jsonl.
 
 The objects holding the numbers (:class:`prefeval.Comparison`, :class:`prefeval.report.run_table.RunTable`) build
