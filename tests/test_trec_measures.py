@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval.core.trec_measures import UNJUDGED, Judgments, Measure, Rankings, trec_values
+from prefeval.core.trec_measures import UNJUDGED, Judgments, Measure, Rankings, query_values, trec_values
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
@@ -60,9 +60,9 @@ def brute_force(measure: Measure, grades: list[int | None]) -> float:
 
 
 def kernel_inputs(qrels: dict[str, dict[str, int]], runs: list[dict[str, dict[str, float]]]
-                  ) -> tuple[list[str], Judgments, Rankings]:
-    """The judged queries (sorted), their judgments and every run's rankings (run after run, one segment per judged
-    query) as the kernels take them."""
+                  ) -> tuple[list[str], Judgments, list[Rankings]]:
+    """The judged queries (sorted), their judgments and each run's rankings (one segment per judged query) as the
+    kernels take them."""
     queries = sorted(qrels)
     index = {q: i for i, q in enumerate(queries)}
     jq = [index[q] for q in queries for _ in qrels[q]]
@@ -77,7 +77,7 @@ def kernel_inputs(qrels: dict[str, dict[str, int]], runs: list[dict[str, dict[st
                 rows_g.append(qrels.get(q, {}).get(d, UNJUDGED))
         parts.append(Rankings.from_rows(np.array(rows_q, dtype=np.int64), np.array(rows_g, dtype=np.int64),
                                         len(queries)))
-    return queries, judgments, Rankings.concat(parts)
+    return queries, judgments, parts
 
 
 def expected(qrels, run, rel: int, measures: list[Measure], queries: list[str]) -> dict[Measure, np.ndarray]:
@@ -103,12 +103,17 @@ def expected(qrels, run, rel: int, measures: list[Measure], queries: list[str]) 
 
 
 def check(qrels, runs, rel: int, measures: list[Measure]) -> None:
+    """Each run's values per judged query, and all runs at once (:meth:`Rankings.concat`), equal :func:`expected`."""
     queries, judgments, rankings = kernel_inputs(qrels, runs)
-    values = trec_values(judgments, rankings, measures)
+    together = Rankings.concat(rankings)
+    at_once = trec_values(judgments, together, measures)
     for r, run in enumerate(runs):
         want = expected(qrels, run, rel, measures, queries)
-        for measure, got in zip(measures, values):
-            part = got[r * len(queries):(r + 1) * len(queries)]
+        values = query_values(judgments, rankings[r], measures)
+        segments = slice(r * len(queries), (r + 1) * len(queries))
+        assert np.array_equal(together.query[segments], rankings[r].query)
+        for measure, part, joint in zip(measures, values, at_once):
+            assert np.array_equal(joint[segments][np.argsort(rankings[r].query)], part)
             if not np.array_equal(part, want[measure]):
                 bad = int(np.flatnonzero(part != want[measure])[0])
                 raise AssertionError(f"run {r}, {measure}, query {queries[bad]}: {part[bad]!r} != "
@@ -156,6 +161,7 @@ def test_worked_example():
     """One ranking by hand: grades in rank order 2 (unjudged), -1, 0, 1, 2; judged 2, 1, 0, -1."""
     judgments = Judgments(np.zeros(4, dtype=np.int64), np.array([2, 1, 0, -1]), 1)
     rankings = Rankings.from_rows(np.zeros(5, dtype=np.int64), np.array([UNJUDGED, -1, 0, 1, 2]), 1)
+    assert rankings.offsets.tolist() == [0, 5]
     names = [Measure("P", 5), Measure("AP"), Measure("AP", rel=2), Measure("RR"), Measure("Rprec"),
              Measure("nDCG"), Measure("nDCG", 3), Measure("Judged", 2), Measure("NumRel", rel=2)]
     got = [float(v[0]) for v in trec_values(judgments, rankings, names)]
@@ -166,15 +172,19 @@ def test_worked_example():
 def test_empty_ranking_of_a_judged_query():
     judgments = Judgments(np.array([0, 0, 1]), np.array([1, 2, 3]), 2)
     rankings = Rankings.from_rows(np.array([1, 1]), np.array([3, UNJUDGED]), 2)
+    assert rankings.query.tolist() == [1, 0] and rankings.offsets.tolist() == [0, 2, 2]
     measures = [Measure("NumQ"), Measure("NumRel"), Measure("NumRet"), Measure("AP"), Measure("nDCG", 10),
                 Measure("Judged", 10), Measure("P", 10)]
-    got = [v.tolist() for v in trec_values(judgments, rankings, measures)]
+    got = [v.tolist() for v in query_values(judgments, rankings, measures)]
     assert got == [[1.0, 1.0], [2.0, 1.0], [0.0, 2.0], [0.0, 1.0], [0.0, 1.0], [0.0, 0.5], [0.0, 0.1]]
 
 
 def test_rows_of_a_query_in_two_stretches_keep_their_order():
     rankings = Rankings.from_rows(np.array([1, 0, 1, -1, 0]), np.array([5, 6, 7, 8, 9]), 2)
     assert rankings.grades.tolist() == [6, 9, 5, 7] and rankings.offsets.tolist() == [0, 2, 4]
+    rankings = Rankings.from_rows(np.array([2, 2, -1, 0]), np.array([5, 6, 7, 8]), 4)  # stretches: no copy
+    assert rankings.grades.tolist() == [5, 6, 8] and rankings.offsets.tolist() == [0, 2, 3, 3, 3]
+    assert rankings.query.tolist() == [2, 0, 1, 3]
 
 
 @pytest.mark.parametrize("args", [("P",), ("nDCG", None, 2), ("NumQ", 5), ("AP", 0), ("Bpref",), ("RR", None, 0)])
@@ -222,7 +232,7 @@ def test_trec_eval_expected_output(shared_data):
     run), per query and as trec_eval's summary (sums for the counts, means over the judged queries otherwise)."""
     folder = shared_data / "trec_eval"
     qrels = read_pairs(folder / "qrels.test", 3, int)
-    queries, judgments, rankings = kernel_inputs(qrels, [read_pairs(folder / "results.trunc", 4, float)])
+    queries, judgments, (rankings,) = kernel_inputs(qrels, [read_pairs(folder / "results.trunc", 4, float)])
     lines = [line.split() for line in (folder / "out.test.aqc").read_text().splitlines()]
     table = {(name, q): value for name, q, value in lines}
     names = {"num_ret": Measure("NumRet"), "num_rel": Measure("NumRel"), "num_rel_ret": Measure("NumRelRet"),
@@ -230,7 +240,7 @@ def test_trec_eval_expected_output(shared_data):
              "P_5": Measure("P", 5), "P_1000": Measure("P", 1000), "recall_100": Measure("R", 100),
              "ndcg_cut_10": Measure("nDCG", 10), "map_cut_20": Measure("AP", 20), "success_5": Measure("Success", 5),
              "num_q": Measure("NumQ")}
-    values = dict(zip(names, trec_values(judgments, rankings, list(names.values()))))
+    values = dict(zip(names, query_values(judgments, rankings, list(names.values()))))
     checked = 0
     for name, per_query in values.items():
         summed = name.startswith("num_")

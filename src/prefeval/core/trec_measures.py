@@ -10,7 +10,8 @@ The input is two arrays of integers, no ids:
   repeated document removed (the reader's rules); the kernels only read the grades in that order. A judged query the
   run does not retrieve for is an empty segment (``trec_eval -c``: it counts, with the values of an empty ranking).
 
-:func:`trec_values` gives one value per segment for each :class:`Measure`. With ``rel`` the relevance threshold
+:func:`trec_values` gives one value per segment for each :class:`Measure` (:func:`query_values`: per judged query of
+one run). With ``rel`` the relevance threshold
 (a document is relevant when its grade is ``>= rel``; ``rel >= 1``), a segment whose ranking has ``n`` documents
 with grades ``g_1 .. g_n``, ``rel_i = [g_i >= rel]``, the query's ``R`` relevant documents (judged ``>= rel``) and a
 cutoff ``k`` (``k = n`` when the measure has none), the definitions are those of trec_eval (NIST, usnistgov/trec_eval;
@@ -48,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["UNJUDGED", "MEASURE_NAMES", "Measure", "Judgments", "Rankings", "trec_values"]
+__all__ = ["UNJUDGED", "MEASURE_NAMES", "Measure", "Judgments", "Rankings", "trec_values", "query_values"]
 
 #: The grade :class:`Rankings` give a retrieved document the qrels do not judge (below every grade a qrels line can
 #: hold, so it is never relevant and gains nothing).
@@ -151,23 +152,29 @@ class Rankings:
 
     @classmethod
     def from_rows(cls, query: np.ndarray, grades: np.ndarray, num_queries: int) -> Rankings:
-        """One run's rankings, one segment per judged query ``0 .. num_queries - 1`` (in that order; an empty one for
-        a query without a row), from rows in rank order within each query: ``query[i]`` (-1: a query the qrels do not
-        judge, left out, as trec_eval leaves it out) and ``grades[i]``. Rows of one query need not be adjacent; their
-        order among themselves is kept."""
+        """One run's rankings, exactly one segment per judged query ``0 .. num_queries - 1`` (an empty one for a query
+        without a row, after the others), from rows in rank order within each query: ``query[i]`` (-1: a query the
+        qrels do not judge, left out, as trec_eval leaves it out) and ``grades[i]``. The rows of a query are usually
+        adjacent (segments then follow the rows, no copy); otherwise they are gathered, their order kept."""
         query = np.asarray(query, dtype=np.int64)
         grades = np.asarray(grades, dtype=np.int32)
-        if query.shape != grades.shape:
-            raise ValueError("query and grades must have one length")
+        if query.shape != grades.shape or query.ndim != 1:
+            raise ValueError("query and grades must be 1-d arrays of one length")
         if len(query) and query.min() < 0:
             keep = query >= 0
             query, grades = query[keep], grades[keep]
         if len(query) and query.max() >= num_queries:
             raise ValueError(f"query indices must be below num_queries ({num_queries})")
-        if len(query) > 1 and np.any(query[1:] < query[:-1]):
+        starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if len(query) else np.zeros(0, np.int64)
+        present = np.zeros(num_queries, dtype=bool)
+        present[query[starts]] = True
+        if present.sum() < len(starts):  # a query in several stretches of rows: gather them
             order = np.argsort(query, kind="stable")
             query, grades = query[order], grades[order]
-        return cls(grades, np.searchsorted(query, np.arange(num_queries + 1)), np.arange(num_queries))
+            starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
+        missing = np.flatnonzero(~present)
+        offsets = np.concatenate([starts, np.full(len(missing) + 1, len(query))])
+        return cls(grades, offsets, np.concatenate([query[starts], missing]))
 
     @classmethod
     def concat(cls, parts: list[Rankings]) -> Rankings:
@@ -261,6 +268,18 @@ def _value(measure: Measure, judgments: Judgments, rankings: Rankings) -> np.nda
             segment, terms = segment[within], terms[within]
         return _ratio(np.bincount(segment, weights=terms, minlength=size), num_rel)
     raise AssertionError(name)  # pragma: no cover  (Measure checks the name)
+
+
+def query_values(judgments: Judgments, rankings: Rankings, measures: list[Measure]) -> np.ndarray:
+    """(measures, queries) values of one run's ``rankings`` (:meth:`Rankings.from_rows`: one segment per judged
+    query): :func:`trec_values` in the order of the judged queries."""
+    if len(rankings) != judgments.num_queries or np.any(np.bincount(rankings.query, minlength=judgments.num_queries)
+                                                           != 1):
+        raise ValueError("one run's rankings have exactly one segment per judged query")
+    out = np.empty((len(measures), judgments.num_queries))
+    for k, values in enumerate(trec_values(judgments, rankings, measures)):
+        out[k, rankings.query] = values
+    return out
 
 
 def trec_values(judgments: Judgments, rankings: Rankings, measures: list[Measure]) -> list[np.ndarray]:
