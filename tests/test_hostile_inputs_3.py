@@ -7,7 +7,6 @@ traceback, a hang, an unbounded allocation or a silently different result."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -86,3 +85,12 @@ def test_the_rule_is_stated_in_help(capsys):
     with pytest.raises(SystemExit):
         main(["eval", "--help"])
     assert " ".join(ARGUMENT_RULE.split()[:8]) in " ".join(capsys.readouterr().out.split())
+
+
+@pytest.mark.parametrize("measure, fragment", [("Bogus@3", "unknown measure 'Bogus@3'"),
+                                               ("nDCG@10 Bogus@3", "unknown measure 'Bogus@3'"),
+                                               ("P@0", "P@0")])
+def test_a_measure_with_a_problem_is_reported_as_a_measure(files, capsys, monkeypatch, measure, fragment):
+    monkeypatch.chdir(files)
+    err = fails(capsys, "eval", "qrels.txt", "a.run", "P@1", measure)
+    assert fragment in err and "run file" not in err

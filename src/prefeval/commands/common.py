@@ -35,7 +35,8 @@ def progress_enabled(args: argparse.Namespace) -> bool:
 #: How a command tells run files from measures among its arguments (``prefeval eval --help`` and the docs state it).
 ARGUMENT_RULE = ("An argument with a path separator (before any parenthesis) is a run file; any other argument that "
                  "parses as a measure is a measure (write ./NAME for a run file named like a measure); anything "
-                 "else must be an existing run file (NAME=PATH names one).")
+                 "else must be an existing run file (NAME=PATH names one): a name shaped like a measure is "
+                 "reported as a measure, any other as 'run file not found'.")
 
 
 def _is_path_like(value: str) -> bool:
@@ -69,15 +70,16 @@ def measure_problem(value: str) -> str | None:
             for part in parts:
                 parse_names(part)
             return None
-        except PrefevalError:
-            pass
+        except PrefevalError as exc:  # the part at fault
+            problem = str(exc)
     return problem
 
 
 def is_run_argument(value: str) -> bool:
-    """Whether a command-line argument is a run file rather than a measure, by :data:`ARGUMENT_RULE`; an argument
-    that is neither is a :class:`~prefeval.errors.PrefevalError` "run file not found: NAME" (led by the measure's
-    "unknown measure" hints when it has a measure's shape)."""
+    """Whether a command-line argument is a run file rather than a measure, by :data:`ARGUMENT_RULE`. An argument
+    that is no file and has a measure's shape (``Bogus@3``, ``LexiRecall(baseline=None)``) is a measure, whose
+    problem the measure parser reports with its hints; any other is a :class:`~prefeval.errors.PrefevalError`
+    "run file not found: NAME"."""
     from prefeval.errors import PrefevalError  # deferred: keeps `prefeval --help` fast
 
     if _is_path_like(value):
@@ -89,8 +91,8 @@ def is_run_argument(value: str) -> bool:
         return True
     from prefeval.core.text import printable  # deferred: keeps `prefeval --help` fast
 
-    if problem.startswith("unknown "):  # a measure's shape with an unknown name (its hints help): say both
-        raise PrefevalError(f"{problem} (nor is it a run file: run file not found: {printable(value)})")
+    if not problem.startswith("cannot parse"):  # a measure's shape (an unknown name, a bad value): a measure,
+        return False  # reported with the other measures' problems and hints
     raise PrefevalError(f"run file not found: {printable(value)} (and it is not a measure name either)")
 
 

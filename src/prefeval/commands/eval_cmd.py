@@ -141,7 +141,7 @@ def parse_measures(texts: list[str], rel: int | None = None) -> list[tuple[str, 
                 if all(label != existing for existing, _ in labelled):
                     labelled.append((label, measure))
     if errors:
-        raise PrefevalError("cannot parse measures:\n  " + "\n  ".join(errors))
+        raise PrefevalError(errors[0] if len(errors) == 1 else f"{len(errors)} bad measures: " + "; ".join(errors))
     return labelled
 
 
