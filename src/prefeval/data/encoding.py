@@ -141,15 +141,6 @@ def is_arrow_backed(values) -> bool:
     return getattr(dtype, "storage", None) == "pyarrow" or type(dtype).__name__ == "ArrowDtype"
 
 
-def arrow_values(values) -> Any:
-    """The pyarrow array behind ``values`` (an Arrow-backed pandas object, or a pyarrow array)."""
-    import pyarrow as pa  # deferred: loaded already when ids are Arrow-backed
-
-    if isinstance(values, pa.ChunkedArray):
-        return values.combine_chunks()
-    return values if isinstance(values, pa.Array) else pa.array(values.array)
-
-
 def take_names(names: Any, codes: np.ndarray) -> np.ndarray:
     """``names[codes]`` (distinct ids) as a numpy array of Python objects."""
     return np.asarray(call("take", id_array(names), from_numpy(codes)).to_pylist(), dtype=object).reshape(-1)
@@ -200,11 +191,6 @@ def value_stretches(column: Any) -> tuple[np.ndarray, list] | None:
     if 8 * len(starts) > n:
         return None
     return starts, call("take", column, from_numpy(starts)).to_pylist()
-
-
-def arrow_strings(column: Any) -> Any:
-    """The ids of ``column`` as a pyarrow string array (:func:`id_array`)."""
-    return id_array(column)
 
 
 def take_ids(ids: Any, indices: np.ndarray) -> Any:
