@@ -156,7 +156,8 @@ class Rankings:
         without a row, after the others), from rows in rank order within each query: ``query[i]`` (-1: a query the
         qrels do not judge, left out, as trec_eval leaves it out) and ``grades[i]``. The rows of a query are usually
         adjacent (segments then follow the rows, no copy); otherwise they are gathered, their order kept."""
-        query = np.asarray(query, dtype=np.int64)
+        query = np.asarray(query)
+        query = query if query.dtype in (np.int32, np.int64) else query.astype(np.int64)  # int32 kept: no copy
         grades = np.asarray(grades, dtype=np.int32)
         if query.shape != grades.shape or query.ndim != 1:
             raise ValueError("query and grades must be 1-d arrays of one length")

@@ -59,15 +59,15 @@ class CodedJudgments:
         query_of_code = self.queries.get_indexer(np.asarray(run.queries.to_numpy(dtype=object), dtype=str)) \
             if len(run.queries) else np.zeros(0, dtype=np.intp)
         codes = run.query_codes if keep is None else run.query_codes[keep]
-        query = query_of_code[codes] if len(codes) else np.zeros(0, dtype=np.intp)
+        query = query_of_code.astype(np.int32)[codes] if len(codes) else np.zeros(0, dtype=np.int32)
         grades = np.full(len(query), UNJUDGED, dtype=np.int32)
         if len(self._docs) and len(query):
             names = id_array(run.doc_names)
             value_set = self._docs if self._docs.type == names.type else self._docs.cast(names.type)
             found = call("index_in", names, options=options("SetLookupOptions", value_set=value_set))
-            doc_of_name = to_numpy(found, -1).astype(np.int64, copy=False)
-            doc = doc_of_name[run.doc_raw if keep is None else run.doc_raw[keep]]
-            rows = np.flatnonzero((doc >= 0) & (query >= 0))
+            doc = to_numpy(found, -1)[run.doc_raw if keep is None else run.doc_raw[keep]]  # int32: no wider copy
+            rows = np.flatnonzero(doc >= 0)
+            rows = rows[query[rows] >= 0]
             keys = query[rows].astype(np.int64) * len(self._docs) + doc[rows]
             at = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
             judged = self._keys[at] == keys

@@ -242,7 +242,8 @@ def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, dcodes: np.nda
     ``dcodes`` are the rows' document codes into ``dnames`` (the distinct ids); only the ids of tied rows are
     compared as strings. ``only`` (per row, optional): order just the stretches containing such a row (the others
     keep their order: it moves no document of the flagged stretches)."""
-    qs, ss = qc[order], sc[order]
+    identity = len(order) and order[0] == 0 and order[-1] == len(order) - 1 and np.all(order[1:] > order[:-1])
+    qs, ss = (qc, sc) if identity else (qc[order], sc[order])  # rows in order already: no copy
     same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     if not same.any():
         return order
@@ -250,7 +251,7 @@ def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, dcodes: np.nda
     tied[1:] |= same
     tied[:-1] |= same
     pos = np.flatnonzero(tied)
-    segment = np.cumsum(np.r_[True, ~same])[pos]
+    segment = np.cumsum(np.r_[True, ~same[pos[1:] - 1]])  # a tied row starts a stretch unless tied to the one above
     if only is not None:
         flagged = np.zeros(segment[-1] + 1, dtype=bool)
         flagged[segment[only[order[pos]]]] = True

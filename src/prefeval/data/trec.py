@@ -344,9 +344,10 @@ def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str
 
 
 def _has_empty(column: Any) -> bool:
-    """Whether a string or dictionary-encoded string column has an empty value (no nulls: the reader makes
-    none); False for number columns."""
-    column = column.combine_chunks() if hasattr(column, "combine_chunks") else column
+    """Whether a string or dictionary-encoded string column (or chunked column, chunk by chunk: no copy) has an
+    empty value (no nulls: the reader makes none); False for number columns."""
+    if hasattr(column, "chunks"):
+        return any(_has_empty(chunk) for chunk in column.chunks)
     if hasattr(column.type, "value_type"):
         column = column.dictionary
     if str(column.type) not in ("string", "large_string") or not len(column):
