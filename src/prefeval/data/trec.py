@@ -610,7 +610,19 @@ def read_run_columns(source: PathOrFile, *, extra_columns: bool = False) -> Colu
     """The columns of :func:`read_run` (the same reading) without building a DataFrame: ids as pyarrow string
     arrays, ``score`` a float64 numpy array."""
     raw, name = _read_bytes(source, "run")
-    return _run_columns(raw, name, extra_columns)
+    columns = _run_columns(raw, name, extra_columns)
+    del raw
+    _release_parse_memory()
+    return columns
+
+
+def _release_parse_memory() -> None:
+    """Return the memory of the parse (the file's text, Arrow's blocks and the columns not kept) to the system now:
+    Arrow's allocator keeps freed memory for a while, under what numpy allocates next (ranking a 7M-line run: a
+    peak 0.35 GiB higher without this; the call takes microseconds)."""
+    import pyarrow as pa  # deferred: loaded already by the parse
+
+    pa.default_memory_pool().release_unused()
 
 
 def read_qrels(source: PathOrFile) -> pd.DataFrame:
