@@ -23,6 +23,7 @@ once, then one run at a time).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -66,11 +67,14 @@ def summed(measure: Any) -> bool:
 
 def aggregate(measure: Any, values: np.ndarray) -> np.ndarray:
     """The aggregate over the queries (axis 0) of per-query ``values`` of ``measure``: the sum for the counts
-    (:func:`summed`), else the mean; NaN without queries."""
+    (:func:`summed`), else the mean; NaN without queries. Sums are correctly rounded (``math.fsum``), so a value does
+    not depend on the order of the queries or on how many runs are evaluated together."""
     values = np.asarray(values, dtype=np.float64)
     if not len(values):
         return np.full(values.shape[1:], np.nan)
-    return values.sum(axis=0) if summed(measure) else values.mean(axis=0)
+    columns = values.reshape(len(values), -1)
+    totals = np.array([math.fsum(columns[:, j]) for j in range(columns.shape[1])]).reshape(values.shape[1:])
+    return totals if summed(measure) else totals / len(values)
 
 
 def _standard_qrels(qrels: pd.DataFrame | Columns) -> Any:
