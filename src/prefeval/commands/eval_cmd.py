@@ -2,7 +2,8 @@
 ``prefeval eval QRELS RUN [RUN ...] -m MEASURE...``: a run x measure table with significance.
 
 The first form has the arguments and output formats of ``ir_measures`` (tsv or jsonl, summary or per query), so it
-can replace it in scripts; with ``-q`` the lines are grouped by query, as ``ir_measures -q`` prints them. QRELS may
+can replace it in scripts; with ``-q`` the lines are grouped by query, as ``ir_measures -q`` prints them (queries sorted
+by id, each query's measures in the order given, every judged query included). QRELS may
 also be an ir_datasets id; MEASURE may also be any trec_eval name ir-measures' trec_eval parser reads (``map``,
 ``ndcg_cut_10``, ``P.5``, ``ndcg_cut.10,20``), and is printed as written (``map`` stays ``map``; ``ndcg_cut_10``
 and ``nDCG@10`` given together are two lines). Every measure reads the same canonical input (README, "Input
