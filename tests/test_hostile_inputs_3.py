@@ -94,3 +94,99 @@ def test_a_measure_with_a_problem_is_reported_as_a_measure(files, capsys, monkey
     monkeypatch.chdir(files)
     err = fails(capsys, "eval", "qrels.txt", "a.run", "P@1", measure)
     assert fragment in err and "run file" not in err
+
+
+# ---------------------------------------------------------------------------------------------------
+# class 6: outputs that are safe to open (prefeval.core.text: printable, csv_cell)
+
+
+def test_printable_escapes_every_control_and_keeps_the_rest():
+    from prefeval.core.text import printable
+
+    assert printable("a\x1b[2Jb\x07c\nd\u202ee\udcff") == "a\\x1b[2Jb\\x07c\\nd\\u202ee\\udcff"
+    assert printable("line\nnext\x1b", keep="\n") == "line\nnext\\x1b"
+    assert printable("bm25 é α ▲") == "bm25 é α ▲"
+
+
+@pytest.mark.parametrize("text, cell", [("=1+1", "'=1+1"), ("+cmd", "'+cmd"), ("-x", "'-x"), ("@SUM(A1)", "'@SUM(A1)"),
+                                        ("\tx", "'\tx"), ("-1", "-1"), ("+2.5e3", "+2.5e3"), ("bm25", "bm25"), (1.5, 1.5)])
+def test_csv_cells_that_spreadsheets_read_as_formulas_get_a_quote(text, cell):
+    from prefeval.core.text import csv_cell
+
+    assert csv_cell(text) == cell
+
+
+def _formula_runs(files: Path) -> list[str]:
+    (files / "=cmd.run").write_text(RUN)
+    (files / "@b.run").write_text(RUN.replace("d3", "d2"))
+    return [str(files / "qrels.txt"), str(files / "=cmd.run"), str(files / "@b.run")]
+
+
+@pytest.mark.parametrize("args", [["eval", "-m", "P@1", "--format", "csv"],
+                                  ["compare", "-m", "LexiRecall", "--format", "csv", "-q"],
+                                  ["compare", "-m", "LexiRecall", "--per-query", "--format", "csv", "-q"],
+                                  ["analyse", "-m", "LexiRecall", "--metrics", "AP", "--analyses", "agreement", "--format", "csv"]])
+def test_formula_run_names_reach_csv_quoted(files, capsys, args):
+    import csv
+    import io
+
+    out = succeeds(capsys, args[0], *_formula_runs(files), *args[1:])
+    cells = [cell for row in csv.reader(io.StringIO(out)) for cell in row]
+    assert not any(cell.startswith(("=", "@", "+")) for cell in cells), out
+    if args[0] != "analyse":  # its tables name methods and metrics, not runs
+        assert any(cell.startswith("'=cmd") or cell.startswith("'@b") for cell in cells), out
+
+
+def test_control_characters_in_names_are_escaped_in_errors_and_tables(files, capsys):
+    evil = files / "x\x1b]0;owned\x07\x1b[2J.run"
+    evil.write_text(RUN)
+    err = fails(capsys, "eval", str(files / "qrels.txt"), str(files / "nothere\x1b[2J.run"), "P@1")
+    assert "\x1b" not in err and "\\x1b[2J" in err
+    out = succeeds(capsys, "eval", str(files / "qrels.txt"), str(evil), str(files / "a.run"), "-m", "P@1")
+    assert "\x1b" not in out and "\x07" not in out and "\\x1b" in out
+    latex = succeeds(capsys, "eval", str(files / "qrels.txt"), str(evil), str(files / "a.run"), "-m", "P@1",
+                     "--format", "latex")
+    assert "\x1b" not in latex and "\x07" not in latex
+    markdown = succeeds(capsys, "compare", str(files / "qrels.txt"), str(evil), str(files / "a.run"), "-m", "P@1",
+                        "--format", "markdown", "-q")
+    assert "\x1b" not in markdown and "\x07" not in markdown
+
+
+# ---------------------------------------------------------------------------------------------------
+# class 7: measure names read as written, or refused (prefeval.methods.syntax.check_measure_syntax)
+
+
+@pytest.mark.parametrize("measure, fragment", [
+    ("RBU(p=0.8,p=0.9)", "parameter p given more than once"),
+    ("LexiRecall(rel=1, rel=2)", "parameter rel given more than once"),
+    ("RBU@0x4", "decimal digits"),
+    ("nDCG@1_0", "decimal digits"),
+    ("ＲＲ", "FULLWIDTH LATIN CAPITAL LETTER R"),
+    ("ｎDCG@10", "FULLWIDTH"),
+])
+@pytest.mark.parametrize("command", ["eval", "compare"])
+def test_measure_names_that_python_would_change_are_refused(files, capsys, measure, fragment, command):
+    err = fails(capsys, command, *(str(files / n) for n in ("qrels.txt", "a.run", "b.run")), "-m", measure)
+    assert fragment in err
+
+
+def test_measure_syntax_in_the_api_and_names_kept():
+    import prefeval
+    from prefeval.errors import PrefevalError
+
+    for bad in ("RBU(p=0.8,p=0.9)", "RBU@0x4", "ＲＲ"):
+        with pytest.raises(PrefevalError):
+            prefeval.evaluate({"1": {"d1": 1}}, {"r": {"1": {"d1": 1.0}}}, [bad])
+    values = prefeval.evaluate({"1": {"d1": 1}}, {"r": {"1": {"d1": 1.0}}}, ["alpha_nDCG@10", "RBU(p=0.8)@4"])
+    assert len(values) == 2
+
+
+def test_a_quoted_id_with_a_blank_is_refused_in_runs_as_in_qrels(files, capsys):
+    (files / "quoted.run").write_text('1 Q0 d1 1 3.0 a\n1 Q0 "d 2" 2 2.0 a\n')
+    err = fails(capsys, "eval", str(files / "qrels.txt"), str(files / "quoted.run"), "P@1")
+    assert "line 2" in err and "opens a quote" in err
+    (files / "quoted.qrels").write_text('1 0 d1 1\n1 0 "d2 x" 1\n')
+    err = fails(capsys, "eval", str(files / "quoted.qrels"), str(files / "a.run"), "P@1")
+    assert "line 2" in err
+    (files / "fine.run").write_text('1 Q0 "d1" 1 3.0 a\n1 Q0 d"2 2 2.0 a\n')  # quotes without a blank are data
+    assert main(["eval", str(files / "qrels.txt"), str(files / "fine.run"), "P@1"]) == 0

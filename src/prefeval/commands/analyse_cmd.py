@@ -95,7 +95,12 @@ def run(args: argparse.Namespace) -> int:
             print()
         if args.format == "csv":
             print(f"# {name}")
-            print(frame.to_csv(index=False), end="")
+            from prefeval.core.text import csv_cell  # deferred: keeps `prefeval --help` fast
+
+            cells = frame.copy()
+            for column in frame.select_dtypes(exclude="number").columns:
+                cells[column] = frame[column].astype(object).map(csv_cell)
+            print(cells.to_csv(index=False), end="")
         elif args.format == "markdown":
             print(f"### {name}\n")
             print(_markdown(frame))

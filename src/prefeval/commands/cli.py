@@ -13,6 +13,7 @@ import sys
 import warnings
 
 from prefeval._version import __version__
+from prefeval.core.text import printable
 from prefeval.errors import PrefevalError
 
 COMMANDS = {
@@ -117,13 +118,14 @@ def run_command(args: argparse.Namespace) -> int:
     """Run the chosen command; every failure becomes one ``prefeval CMD: error: ...`` line and a non-zero
     exit code, never a traceback (a closed output pipe ends the command quietly, as Unix tools do)."""
     def fail(message: str) -> int:
+        message = printable(message, keep="\n")  # a name's control characters never reach the terminal
         if len(message) > MAX_MESSAGE:  # an error echoing a huge input stays short
             message = f"{message[:MAX_MESSAGE]}... ({len(message) - MAX_MESSAGE:,} more characters)"
         print(f"prefeval {args.command}: error: {message}", file=sys.stderr)
         return 1
 
     def warn(message, category, filename, lineno, file=None, line=None) -> None:
-        print(f"prefeval {args.command}: warning: {message}", file=sys.stderr)
+        print(f"prefeval {args.command}: warning: {printable(message, keep=chr(10))}", file=sys.stderr)
 
     try:
         with warnings.catch_warnings():  # a warning is one line too, naming the command

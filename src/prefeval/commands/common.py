@@ -65,7 +65,7 @@ def measure_problem(value: str) -> str | None:
     except PrefevalError as exc:
         problem = str(exc)
     parts = value.split()
-    if len(parts) > 1:
+    if len(parts) > 1 and problem.startswith("cannot parse"):
         try:
             for part in parts:
                 parse_names(part)

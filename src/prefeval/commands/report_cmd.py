@@ -17,6 +17,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from prefeval.core.text import printable
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("outdir", help="an output folder of `prefeval run`")
@@ -69,7 +71,7 @@ def _render(args: argparse.Namespace, folder: Path) -> int:
     if args.output:
         target = Path(args.output)
         _write_atomically(target, text)
-        print(f"wrote {target}")
+        print(f"wrote {printable(target)}")
         return 0
     target = folder / HTML
     manifest_path = folder / MANIFEST
@@ -84,5 +86,5 @@ def _render(args: argparse.Namespace, folder: Path) -> int:
     files = [f for f in manifest.get("files", []) if not (isinstance(f, dict) and f.get("name") == HTML)]
     manifest["files"] = sorted([*files, entry], key=lambda f: str(f.get("name", "")) if isinstance(f, dict) else "")
     _write_atomically(manifest_path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
-    print(f"wrote {target}")
+    print(f"wrote {printable(target)}")
     return 0

@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 from prefeval.commands.common import add_progress_arguments, progress_enabled
+from prefeval.core.text import printable
 
 
 def builtin_pipelines() -> dict[str, Path]:
@@ -87,8 +88,8 @@ def run(args: argparse.Namespace) -> int:
             plan = pipeline.validate()
         folder = report.folder(pipeline.name)
         folder.check()
-        print(describe_plan(pipeline, plan) + f"\n  output folder: {folder.path}")
+        print(printable(describe_plan(pipeline, plan) + f"\n  output folder: {folder.path}", keep="\n"))
         return 0
     context = pipeline.run(progress=progress_enabled(args))
-    print(terminal_summary(context))
+    print(printable(terminal_summary(context), keep="\n"))
     return 0
