@@ -190,3 +190,31 @@ def test_a_quoted_id_with_a_blank_is_refused_in_runs_as_in_qrels(files, capsys):
     assert "line 2" in err
     (files / "fine.run").write_text('1 Q0 "d1" 1 3.0 a\n1 Q0 d"2 2 2.0 a\n')  # quotes without a blank are data
     assert main(["eval", str(files / "qrels.txt"), str(files / "fine.run"), "P@1"]) == 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# class 3: every entry point checks measures with the one validation (prefeval.methods.checks.validate)
+
+
+@pytest.mark.parametrize("measure, fragment", [("P@0", "cutoff must be a positive integer"),
+                                               ("nDCG(cutoff=0)", "cutoff must be a positive integer"),
+                                               ("ERR@0", "cutoff must be a positive integer"),
+                                               ("AP(rel=0)", "rel must be an integer from 1"),
+                                               ("RBU@0", "cutoff must be a positive integer"),
+                                               ("P@-1", "negative number")])
+@pytest.mark.parametrize("options", [[], ["--table"], ["--balance", "3"]])
+def test_axioms_check_measures_as_eval_does(capsys, measure, fragment, options):
+    # before: SIGABRT inside pytrec_eval (the test process would die), or "not applicable" verdicts
+    err = fails(capsys, "axioms", measure, "--cases", "5", *options)
+    assert fragment in err
+
+
+@pytest.mark.parametrize("measure", ["P@0", "ERR@0", "AP(rel=0)"])
+def test_axioms_and_eval_give_the_same_message(files, capsys, measure):
+    from prefeval.axioms.evaluate import resolve
+    from prefeval.errors import PrefevalError
+
+    with pytest.raises(PrefevalError) as from_axioms:
+        resolve(measure)
+    err = fails(capsys, "eval", str(files / "qrels.txt"), str(files / "a.run"), measure)
+    assert str(from_axioms.value) in err
