@@ -218,3 +218,133 @@ def test_axioms_and_eval_give_the_same_message(files, capsys, measure):
         resolve(measure)
     err = fails(capsys, "eval", str(files / "qrels.txt"), str(files / "a.run"), measure)
     assert str(from_axioms.value) in err
+
+
+# ---------------------------------------------------------------------------------------------------
+# class 4: Python inputs, one set of rules (prefeval.data.inputs)
+
+
+def _qrels_dict():
+    return {"1": {"a": 1, "b": 0}, "2": {"c": 2}}
+
+
+def _run_dict():
+    return {"1": {"a": 1.0, "b": 0.5}, "2": {"c": 1.0}}
+
+
+@pytest.mark.parametrize("measures", [["P@1", "nDCG@10"], ["P@1", "RBU@2"]])
+def test_numpy_scalar_scores_in_dicts_give_the_values_of_python_floats(measures):
+    import numpy as np
+
+    import prefeval
+
+    numpy_run = {"1": {"a": np.float32(1.0), "b": np.float64(0.5)}, "2": {"c": np.int64(1)}}
+    numpy_qrels = {"1": {"a": np.int64(1), "b": np.int8(0)}, "2": {"c": np.int32(2)}}
+    got = prefeval.evaluate(numpy_qrels, {"r": numpy_run}, measures)
+    want = prefeval.evaluate(_qrels_dict(), {"r": _run_dict()}, measures)
+    assert got["value"].tolist() == want["value"].tolist()
+
+
+def test_a_nullable_grade_with_na_is_one_error():
+    import pandas as pd
+
+    import prefeval
+    from prefeval.errors import PrefevalError
+
+    qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"],
+                          "relevance": pd.array([1, pd.NA], dtype="Int64")})
+    with pytest.raises(PrefevalError, match="relevance is missing .NA. for query 1, document b"):
+        prefeval.evaluate(qrels, {"r": _run_dict()}, ["P@1"])
+    qrels["relevance"] = pd.array([1, 0], dtype="Int64")  # a nullable column without NA is read
+    assert prefeval.evaluate(qrels, {"r": _run_dict()}, ["P@1"])["value"].tolist() == [1.0]
+
+
+@pytest.mark.parametrize("which", ["qrels", "run"])
+def test_a_frame_with_a_column_twice_names_it(which):
+    import pandas as pd
+
+    import prefeval
+    from prefeval.errors import PrefevalError
+
+    value = "relevance" if which == "qrels" else "score"
+    frame = pd.DataFrame([["1", "a", "b", 1]], columns=["query_id", "doc_id", "doc_id", value])
+    qrels, run = (frame, _run_dict()) if which == "qrels" else (_qrels_dict(), frame)
+    for call in (lambda: prefeval.evaluate(qrels, {"r": run}, ["P@1"]),
+                 lambda: prefeval.compare(qrels, {"r": run, "s": _run_dict()}, ["LexiRecall"])):
+        with pytest.raises(PrefevalError, match="more than one column named 'doc_id'"):
+            call()
+
+
+@pytest.mark.parametrize("where", ["qrels query", "qrels doc", "run query", "run doc"])
+@pytest.mark.parametrize("missing", [None, float("nan")])
+def test_a_missing_key_in_a_dict_is_refused_as_in_a_frame(where, missing):
+    import prefeval
+    from prefeval.errors import PrefevalError
+
+    qrels, run = _qrels_dict(), _run_dict()
+    target = qrels if where.startswith("qrels") else run
+    if where.endswith("query"):
+        target[missing] = dict(target["1"])
+    else:
+        target["1"][missing] = 1
+    for measures in (["P@1"], ["RBU@2"]):
+        with pytest.raises(PrefevalError, match="a missing id"):
+            prefeval.evaluate(qrels, {"r": run}, measures)
+    with pytest.raises(PrefevalError, match="a missing id"):
+        prefeval.compare(qrels, {"r": run, "s": _run_dict()}, ["LexiRecall"])
+
+
+# ---------------------------------------------------------------------------------------------------
+# class 5: bounds (gzip inflation, TOML nesting) and every file checked before any work
+
+
+def test_a_gzip_bomb_is_refused_with_the_limit(files, capsys, monkeypatch):
+    import gzip
+
+    from prefeval.data import trec
+
+    bomb = files / "bomb.run.gz"
+    bomb.write_bytes(gzip.compress(RUN.encode() * 40_000))  # 1.9 MB inflated, a few KB compressed
+    monkeypatch.setattr(trec, "MAX_INFLATED", 1 << 20)
+    err = fails(capsys, "eval", str(files / "qrels.txt"), str(bomb), "P@1")
+    assert "bomb.run.gz: it inflates to more than 1,048,576 bytes" in err and "decompress it first" in err
+    monkeypatch.setattr(trec, "MAX_INFLATED", 4 << 20)
+    assert main(["eval", str(files / "qrels.txt"), str(bomb), "P@1"]) == 0
+    assert trec.MAX_INFLATED and trec._gunzip.__defaults__[-1] is None  # the limit is read at each call
+
+
+@pytest.mark.parametrize("nested", ["[" * 50_000 + "]" * 50_000, "{a=" * 50_000 + "1" + "}" * 50_000,
+                                    "[" * 40 + "]" * 40])
+def test_deep_toml_fails_check_in_one_line(tmp_path, capsys, nested):
+    definition = tmp_path / "deep.toml"
+    definition.write_text(f'[pipeline]\nname = "x"\nx = {nested}\n')
+    err = fails(capsys, "run", str(definition), "--check")
+    assert "deep.toml" in err and "nested" in err
+
+
+def test_deep_set_value_fails_check_in_one_line(files, capsys):
+    from prefeval.data.simulate import write_example
+
+    paths = write_example(files / "example")
+    err = fails(capsys, "run", str(paths["pipeline"]), "--check", "--set", "runs.paths=" + "[" * 5000 + "]" * 5000)
+    assert "--set: runs.paths: nested too deeply" in err
+
+
+@pytest.mark.parametrize("budget", [None, 0])
+@pytest.mark.parametrize("command", [["eval", "-m", "nDCG@10"], ["eval", "-m", "RBU@10", "LexiRecall"],
+                                     ["compare", "-m", "LexiRecall", "AP", "-q"]])
+def test_a_bad_last_line_of_the_last_run_is_reported_before_any_work(files, capsys, monkeypatch, budget, command):
+    from prefeval.engine import blocks
+
+    if budget is not None:
+        monkeypatch.setattr(blocks, "READ_AHEAD_BYTES", budget)
+    for k in range(6):
+        (files / f"r{k}.run").write_text(RUN + ("1 Q0 d9 9 notanumber a\n" if k == 5 else ""))
+
+    def never(*args, **kwargs):
+        raise AssertionError("a run was ranked before every file was read")
+
+    monkeypatch.setattr(blocks, "rank_run", never)
+    err = fails(capsys, command[0], str(files / "qrels.txt"), *(str(files / f"r{k}.run") for k in range(6)),
+                *command[1:])
+    assert "r5.run, line 4: score 'notanumber' is not a number" in err

@@ -12,7 +12,8 @@ The rules, applied here once for :func:`read_run`, :func:`read_qrels` and their 
 the ir-measures provider read files with, at any size):
 
 * the text is UTF-8; a byte-order mark at its start is dropped (as Python's ``utf-8-sig``); gzip-compressed
-  files are detected from their content;
+  files are detected from their content, and one that inflates to more than :data:`MAX_INFLATED` (2 GiB) is
+  refused;
 * lines end with LF or CRLF; fields are separated by runs of spaces or tabs (blanks at the start or end of a
   line are no field); there is no quoting (a ``"`` is data, but a query or document id that opens a quote a later
   field of its line closes, ``"d`` of ``"d 2"``, is an error: a quoted id with a blank was split in two);
@@ -142,6 +143,8 @@ def _read_bytes(source: PathOrFile, kind: str) -> tuple[bytes, str]:
         inflater = _inflater()
         try:
             raw = _gunzip(raw, inflater)
+        except _TooLarge as exc:
+            raise InputFormatError(f"{name}: {exc}") from None
         except (OSError, EOFError, zlib.error, inflater.error) as exc:
             raise InputFormatError(f"{name}: corrupt gzip data ({exc})") from None
     return raw, name
@@ -157,13 +160,30 @@ def _inflater() -> Any:
     return isal_zlib
 
 
-def _gunzip(data: bytes, inflater: Any = zlib) -> bytes:
+class _TooLarge(OSError):
+    """A compressed file inflating beyond :data:`MAX_INFLATED`."""
+
+
+#: The most bytes a gzip-compressed run or qrels file may inflate to (2 GiB, about 40 million run lines): a small
+#: file that inflates to far more (a "gzip bomb") is refused before it is held in memory. A plain file has no limit.
+MAX_INFLATED = 2 << 30
+
+
+def _gunzip(data: bytes, inflater: Any = zlib, limit: int | None = None) -> bytes:
     """The content of gzip ``data`` (every member, as :func:`gzip.decompress`), in one pass of ``inflater`` (a
-    zlib-compatible module), which also checks each member's CRC and length."""
+    zlib-compatible module), which also checks each member's CRC and length; never more than ``limit`` bytes
+    (:data:`MAX_INFLATED`): an :class:`OSError` (``_TooLarge``) saying so."""
+    limit = MAX_INFLATED if limit is None else limit
     members = []
+    total = 0
     while data:
         inflate = inflater.decompressobj(wbits=16 + zlib.MAX_WBITS)
-        members.append(inflate.decompress(data))
+        piece = inflate.decompress(data, limit - total + 1)
+        total += len(piece)
+        if total > limit:
+            raise _TooLarge(f"it inflates to more than {limit:,} bytes ({limit / 2**30:g} GiB), the limit for a "
+                          "compressed file; decompress it first (a plain file has no limit)")
+        members.append(piece)
         if not inflate.eof:
             raise EOFError("compressed file ended before the end-of-stream marker was reached")
         data = inflate.unused_data.lstrip(b"\x00")  # null padding between or after members, as gzip allows

@@ -325,7 +325,9 @@ def _valid_as_given(run: Any) -> bool:
         return True
     docs = list(chain.from_iterable(run.values()))
     scores = list(chain.from_iterable(inner.values() for inner in run.values()))
-    return _number_scores(scores) is not None and first_bad_id(docs) is None  # (first_bad_id: also a non-str id)
+    # Python numbers only: pytrec_eval cannot read numpy scalars (they take the frame path, as float64)
+    return all(type(score) in (float, int) for score in scores) and _number_scores(scores) is not None \
+        and first_bad_id(docs) is None  # (first_bad_id: also a non-str id)
 
 
 def _qrels_as_given(qrels: Any) -> bool:
