@@ -348,3 +348,14 @@ def test_a_bad_last_line_of_the_last_run_is_reported_before_any_work(files, caps
     err = fails(capsys, command[0], str(files / "qrels.txt"), *(str(files / f"r{k}.run") for k in range(6)),
                 *command[1:])
     assert "r5.run, line 4: score 'notanumber' is not a number" in err
+
+
+def test_the_docs_state_the_limits_the_code_checks():
+    from prefeval.data.trec import MAX_INFLATED
+    from prefeval.pipeline.loader import MAX_DEPTH
+
+    root = Path(__file__).resolve().parent.parent / "docs"
+    semantics = " ".join((root / "input-semantics.md").read_text(encoding="utf-8").split())
+    pipelines = " ".join((root / "pipelines.md").read_text(encoding="utf-8").split())
+    assert f"more than {MAX_INFLATED >> 30} GiB is refused" in semantics
+    assert f"nested more than {MAX_DEPTH} levels deep" in pipelines
