@@ -253,7 +253,7 @@ def test_a_nullable_grade_with_na_is_one_error():
 
     qrels = pd.DataFrame({"query_id": ["1", "1"], "doc_id": ["a", "b"],
                           "relevance": pd.array([1, pd.NA], dtype="Int64")})
-    with pytest.raises(PrefevalError, match="relevance is missing .NA. for query 1, document b"):
+    with pytest.raises(PrefevalError, match="got a missing value .NA. for query 1, document b"):
         prefeval.evaluate(qrels, {"r": _run_dict()}, ["P@1"])
     qrels["relevance"] = pd.array([1, 0], dtype="Int64")  # a nullable column without NA is read
     assert prefeval.evaluate(qrels, {"r": _run_dict()}, ["P@1"])["value"].tolist() == [1.0]
@@ -359,3 +359,170 @@ def test_the_docs_state_the_limits_the_code_checks():
     pipelines = " ".join((root / "pipelines.md").read_text(encoding="utf-8").split())
     assert f"more than {MAX_INFLATED >> 30} GiB is refused" in semantics
     assert f"nested more than {MAX_DEPTH} levels deep" in pipelines
+
+
+# ---------------------------------------------------------------------------------------------------
+# class 2: `prefeval report` renders only a folder as prefeval wrote it (prefeval.pipeline.verify)
+
+
+@pytest.fixture(scope="module")
+def output_folder(tmp_path_factory) -> Path:
+    from prefeval.data.simulate import write_example
+
+    root = tmp_path_factory.mktemp("report")
+    paths = write_example(root / "example")
+    out = root / "out"
+    assert main(["run", str(paths["pipeline"]), "--out", str(out), "-q",
+                 "--set", "report.formats=[\"md\", \"csv\", \"json\"]"]) == 0
+    return out
+
+
+def _copy(folder: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    target = tmp_path / "copy"
+    shutil.copytree(folder, target)
+    return target
+
+
+def _relisted(folder: Path, name: str, data: bytes) -> None:
+    """Write ``data`` as ``name`` and list its size and SHA-256 in the manifest (an edit that hides itself)."""
+    import hashlib
+    import json
+
+    (folder / name).write_bytes(data)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    for entry in manifest["files"]:
+        if entry["name"] == name:
+            entry["bytes"], entry["sha256"] = len(data), hashlib.sha256(data).hexdigest()
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+
+
+def test_report_renders_an_untouched_folder(output_folder, tmp_path, capsys):
+    assert main(["report", str(output_folder), "-o", str(tmp_path / "page.html")]) == 0
+    assert (tmp_path / "page.html").stat().st_size > 1000
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("edit, fragment", [
+    (lambda f: (f / "per_query.csv").write_bytes((f / "per_query.csv").read_bytes()[:3000]),
+     "per_query.csv: 3,000 bytes where manifest.json lists"),
+    (lambda f: (f / "preferences.csv").unlink(), "preferences.csv: listed in manifest.json but missing"),
+    (lambda f: (f / "means.csv").write_text((f / "means.csv").read_text().replace("0.", "1.", 1)),
+     "means.csv: its SHA-256 differs"),
+    (lambda f: _relisted(f, "per_query.csv", (f / "per_query.csv").read_bytes().replace(b",0.", b",x.", 1)),
+     "per_query.csv: line 2: value"),
+    (lambda f: _relisted(f, "means.csv", b"run,measure,value\n\xff\xfe,x,1\n"), "means.csv: not UTF-8"),
+    (lambda f: _relisted(f, "summary.json", b"[1, 2]"), "summary.json: not a JSON object"),
+    (lambda f: _relisted(f, "summary.json", b'{"means": [], "document": []}'), "'means' is not a JSON object"),
+    (lambda f: _relisted(f, "summary.json", b"[" * 100_000 + b"]" * 100_000), "nested more than 64 levels"),
+    (lambda f: (f / "manifest.json").write_text("{"), "manifest.json: not valid JSON"),
+    (lambda f: (f / "manifest.json").unlink(), "no manifest.json"),
+])
+def test_report_refuses_an_edited_folder_naming_the_file(output_folder, tmp_path, capsys, edit, fragment):
+    folder = _copy(output_folder, tmp_path)
+    edit(folder)
+    err = fails(capsys, "report", str(folder), "-o", str(tmp_path / "page.html"))
+    assert fragment in err
+    assert not (tmp_path / "page.html").exists()
+
+
+@pytest.mark.parametrize("target, fragment", [("missing/page.html", "folder "), ("adir", "is a folder")])
+def test_report_output_errors_name_the_users_path(output_folder, tmp_path, capsys, target, fragment):
+    (tmp_path / "adir").mkdir()
+    err = fails(capsys, "report", str(output_folder), "-o", str(tmp_path / target))
+    assert fragment in err and target.split("/")[0] in err and ".tmp" not in err
+
+
+# ---------------------------------------------------------------------------------------------------
+# class 7: messages that name the user's thing
+
+
+def test_a_provider_that_cannot_compute_a_measure_is_named(files, capsys):
+    err = fails(capsys, "eval", str(files / "qrels.txt"), str(files / "a.run"), "RBU@10", "--provider", "pytrec_eval")
+    assert "--provider pytrec_eval does not compute RBU@10; prefeval does" in err
+
+
+def test_empty_fractions_are_an_error(files, capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["analyse", str(files / "qrels.txt"), str(files / "a.run"), str(files / "b.run"), "-m", "LexiRecall",
+              "--fractions", ""])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "--fractions: expected at least one number" in err and "Empty DataFrame" not in err
+
+
+def test_a_query_named_all_is_warned_about_with_q(tmp_path, capsys):
+    (tmp_path / "q").write_text("all 0 d1 1\n2 0 d2 1\n")
+    (tmp_path / "r").write_text("all Q0 d1 1 1.0 r\n2 Q0 d2 1 1.0 r\n")
+    assert main(["eval", str(tmp_path / "q"), str(tmp_path / "r"), "P@1", "-q"]) == 0
+    out, err = capsys.readouterr()
+    assert "a query is named 'all'" in err and out.splitlines()[-1] == "all\tP@1\t1.0000"
+    assert main(["eval", str(tmp_path / "q"), str(tmp_path / "r"), "P@1", "-q", "-n"]) == 0
+    assert "named 'all'" not in capsys.readouterr().err
+
+
+def test_a_retrieve_callable_returning_none_is_named(tmp_path, capsys, monkeypatch):
+    import sys
+    import types
+
+    from prefeval.data.simulate import write_example
+
+    paths = write_example(tmp_path / "example")
+    module = types.ModuleType("hostile_retrieval")
+    module.nothing = lambda topics, **options: None
+    monkeypatch.setitem(sys.modules, "hostile_retrieval", module)
+    definition = tmp_path / "p.toml"
+    definition.write_text(f'[qrels]\nsource = "{paths["qrels"]}"\ntopics = "{paths["topics"]}"\n'
+                          '[[retrieve]]\ncallable = "hostile_retrieval:nothing"\nname = "mine"\n'
+                          '[evaluate]\nmeasures = ["P@1"]\n')
+    err = fails(capsys, "run", str(definition), "--out", str(tmp_path / "out"), "-q")
+    assert "hostile_retrieval:nothing" in err and "'mine'" in err and "returned None" in err
+
+
+# ---------------------------------------------------------------------------------------------------
+# class 8: signals
+
+
+def _sigint_disposition() -> str:
+    import signal
+
+    handler = signal.getsignal(signal.SIGINT)
+    return "ignored" if handler == signal.SIG_IGN else "default" if handler == signal.SIG_DFL else "handled"
+
+
+@pytest.mark.integration  # a LocalCluster of worker processes
+def test_local_dask_workers_leave_ctrl_c_to_the_command():
+    """Ctrl-C signals every process of the terminal's group: the local cluster's workers ignore it (they are closed
+    by the command, which prints its one "interrupted" line), and the command's own handling is back after start-up."""
+    import signal
+
+    pytest.importorskip("distributed")
+    from prefeval.engine.dask_engine import cluster
+
+    before = signal.getsignal(signal.SIGINT)
+    with cluster(workers=1) as client:
+        assert set(client.run(_sigint_disposition).values()) == {"ignored"}
+        assert signal.getsignal(signal.SIGINT) is before
+        levels = client.run(lambda: __import__("logging").getLogger("distributed").getEffectiveLevel())
+        assert set(levels.values()) == {50}  # critical only: no log lines of a closing cluster
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_the_interrupt_tests_restore_sigint_in_the_child():
+    """tests/test_interrupts.py sends SIGINT to a child; a test process started with SIGINT ignored (nohup, `cmd &`)
+    would pass the ignored disposition on: the child's is reset to the default."""
+    import signal
+    import subprocess
+    import sys
+
+    import test_interrupts
+
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        code = "import signal; print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                              preexec_fn=test_interrupts._default_sigint)  # noqa: PLW1509 - as the tests do
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert done.stdout.strip() == "True"

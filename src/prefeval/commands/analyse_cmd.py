@@ -24,9 +24,12 @@ def _csv_list(text: str) -> list[str]:
 
 def _floats(text: str) -> list[float]:
     try:
-        return [float(x) for x in _csv_list(text)]
+        values = [float(x) for x in _csv_list(text)]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected at least one number (comma-separated), got {text!r}")
+    return values
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -212,6 +212,11 @@ def _run_single(args: argparse.Namespace, labelled: list) -> int:
         if args.provider not in ir_measures.providers.registry:
             raise PrefevalError(f"unknown provider {args.provider!r}; known: {sorted(ir_measures.providers.registry)}")
         provider = ir_measures.providers.registry[args.provider]
+        for measure in measures:
+            if not _supports(provider, measure):
+                others = [p.NAME for p in ir_measures.DefaultPipeline.providers if _supports(p, measure)]
+                raise PrefevalError(f"--provider {args.provider} does not compute {measure}" +
+                                    (f"; {', '.join(others)} does" if others else ""))
     # every measure pytrec_eval's: the run read into {query: {doc: score}}, which trec_eval ranks as prefeval does
     # (prefeval.engine.evaluate.direct_inputs; the qrels as reader columns: no pandas)
     direct = direct_inputs(args.qrels, {args.run: args.run}, measures, columns=True) \
@@ -241,10 +246,20 @@ def _run_single(args: argparse.Namespace, labelled: list) -> int:
     return 0
 
 
+def _supports(provider, measure) -> bool:
+    try:
+        return bool(provider.supports(measure))
+    except Exception:  # a provider refusing the measure's parameters
+        return False
+
+
 def _write(args: argparse.Namespace, labelled: list, by_query: dict[str, dict], summary: dict, qrels) -> None:
     """The lines of the ir_measures form: per query (queries in the order computed, each query's measures together,
     each under every label it was given as), then the summary ``all`` lines in the order given."""
     output = _writer(args)
+    if args.by_query and not args.no_summary and SUMMARY_QID in by_query:
+        _warn(f"a query is named {SUMMARY_QID!r}, as the summary lines are: its lines come first, the summary "
+              f"lines last (-n omits the summary)")
     labels: dict = {}
     for label, measure in labelled:
         labels.setdefault(measure, []).append(label)

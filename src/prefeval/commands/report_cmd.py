@@ -49,6 +49,16 @@ def run(args: argparse.Namespace) -> int:
     from prefeval.pipeline.output import FolderLock
 
     folder = Path(args.outdir)
+    if args.output:  # checked before any work; the page is written through a temporary file beside it
+        target = Path(args.output)
+        if target.is_dir():
+            raise PrefevalError(f"-o {printable(target)}: is a folder; give a file name (e.g. "
+                                f"{printable(target / 'report.html')})")
+        parent = target.parent
+        if not parent.is_dir():
+            raise PrefevalError(f"-o {printable(target)}: folder {printable(parent)} does not exist")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise PrefevalError(f"-o {printable(target)}: folder {printable(parent)} is not writable")
     if not folder.is_dir():
         raise PrefevalError(f"{folder}: no such folder (give the output folder of `prefeval run`)")
     if folder.name in ("", "..") or folder.is_symlink():  # as `prefeval run`: the lock sits beside the real folder

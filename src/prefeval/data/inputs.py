@@ -531,8 +531,8 @@ def _grades(frame: pd.DataFrame, label: str) -> np.ndarray:
     relevance = frame["relevance"]
     missing = relevance.isna().to_numpy()  # NA of a nullable Int64 column, None, NaN
     _reject_first(frame, pd.Series(missing, index=frame.index), lambda row, count: (
-        f"{label}: relevance is missing (NA) for query {row['query_id']}, document {row['doc_id']} ({count} such "
-        "rows); every judgment needs an integer grade"))
+        f"{label}: relevance must be an integer grade from {MIN_GRADE} to {MAX_GRADE}, got a missing value (NA) for "
+        f"query {row['query_id']}, document {row['doc_id']} ({count} such rows)"))
     values = relevance.to_numpy()
     if values.dtype.kind in "iu":
         bad = (values < MIN_GRADE) | (values > MAX_GRADE)
