@@ -35,6 +35,7 @@ def reject_negative_literals(text: str) -> None:
 
 #: a cutoff: ``@`` and decimal digits, at the end
 _CUTOFF = re.compile(r"@\s*(\S*)\s*$")
+_DECIMAL = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 _KEYWORD = re.compile(r"(?:^|[(,])\s*([^\s=(),]+)\s*=")
 
 
@@ -58,6 +59,6 @@ def check_measure_syntax(text: str) -> None:
         raise PrefevalError(f"measure {text.strip()!r}: parameter {', '.join(repeated)} given more than once")
     tail = bare[bare.rfind(")") + 1:] if ")" in bare else bare
     found = _CUTOFF.search(tail)
-    if found is not None and not (found.group(1).isascii() and found.group(1).isdigit()):
+    if found is not None and not _DECIMAL.fullmatch(found.group(1)):
         raise PrefevalError(f"measure {text.strip()!r}: the cutoff after @ must be written in decimal digits "
-                            f"(e.g. @10); got {found.group(1)!r}")
+                            f"(e.g. @10; IPrec's recall level @0.1); got {found.group(1)!r}")
