@@ -162,7 +162,8 @@ def test_identical_runs_tie_everywhere(c46):
     assert (summary["ties"] == summary["queries"]).all() and (summary["mean"] == 0).all()
     for test in ("sign", "t", "wilcoxon", "permutation"):
         sig = res.significance("RPP(weighting='inverse')", test=test)
-        assert sig["p_value"].iloc[0] == 1.0 and not sig["significant"].iloc[0]
+        assert np.isnan(sig["p_value"].iloc[0]) and not sig["significant"].iloc[0]  # undefined: every query tied
+        assert sig.attrs["family_size"] == 0
 
 
 def test_errors(c46):

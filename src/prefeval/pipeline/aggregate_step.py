@@ -28,10 +28,10 @@ import pandas as pd
 
 from prefeval.analysis.agreement import kendall_tau_b, ranking_values
 from prefeval.core import stats
-from prefeval.core.aggregate import AGGREGATES, TIES, check_iterations
+from prefeval.core.aggregate import AGGREGATES, TIES, check_iterations, shared_ranks
 from prefeval.core.reduce import PairSums
 from prefeval.core.stats import CORRECTIONS, TESTS
-from prefeval.engine.significance import VALUE_TESTS, PairTests, correction_for, pair_significance
+from prefeval.engine.significance import VALUE_TESTS, PairTests, correction_for, pair_intervals, pair_significance
 from prefeval.errors import PrefevalError
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
@@ -112,7 +112,7 @@ class Aggregate(Step):
                 rows += _metrics_vs_baseline(context, self.metric_test, self.correction, self.alpha)
             if context.comparison is not None and context.baseline is not None:
                 rows += _preferences_vs_baseline(context, self.test, self.correction, self.alpha)
-            context.versus_baseline = pd.DataFrame(rows, columns=_VS_COLUMNS)
+            context.versus_baseline = pd.DataFrame(rows, columns=_VS_COLUMNS).assign(baseline=context.baseline)
             context.rankings = _rankings(context, self.rankings, self.ties, self.iterations)
             context.kendall_tau = kendall_tau_table(context.rankings, _truth(context))
             context.significance = {
@@ -124,7 +124,8 @@ class Aggregate(Step):
 
 
 _VS_COLUMNS = ["kind", "method", "run", "value", "wins", "ties", "losses", "queries", "test", "statistic",
-               "p_value", "p_adjusted", "significant"]
+               "p_value", "p_adjusted", "significant", "baseline", "difference", "effect_size", "ci_low", "ci_high",
+               "correction", "family_size"]
 
 
 def _family(kind: str, method: str, runs: list[str], values: list[float], X: np.ndarray, test: str,
@@ -135,19 +136,27 @@ def _family(kind: str, method: str, runs: list[str], values: list[float], X: np.
     if not runs:
         return []
     wins, losses, ties = stats.wins_losses_ties(X)
-    tests = pair_significance(test, X, scores, pairs, correction_for(test, correction), alpha,
-                              family_statistic=X.mean(axis=1))
-    return _rows(kind, method, runs, values, wins, ties, losses, X.shape[1], test, tests)
+    used = correction_for(test, correction)
+    tests = pair_significance(test, X, scores, pairs, used, alpha, family_statistic=X.mean(axis=1))
+    return _rows(kind, method, runs, values, wins, ties, losses, X.shape[1], test, tests, used,
+                 X.mean(axis=1), pair_intervals("t", X))
 
 
 def _rows(kind: str, method: str, runs: list[str], values: Any, wins: Any, ties: Any, losses: Any, queries: int,
-          test: str, tests: PairTests) -> list[dict[str, Any]]:
-    """The rows (:data:`_VS_COLUMNS`) of one family of comparisons with the baseline, one per run."""
+          test: str, tests: PairTests, correction: str, difference: Any,
+          interval: tuple[np.ndarray, np.ndarray]) -> list[dict[str, Any]]:
+    """The rows (:data:`_VS_COLUMNS`) of one family of comparisons with the baseline, one per run: ``difference``
+    the mean per-query difference with the baseline (a preference: the mean preference), ``effect_size`` its
+    paired d_z, ``ci_low``/``ci_high`` its 95% Student-t interval; ``family_size`` the defined tests corrected
+    together (an undefined test: p-values NaN, never significant)."""
     return [{"kind": kind, "method": method, "run": run, "value": float(value), "wins": int(w), "ties": int(t),
              "losses": int(lo), "queries": int(queries), "test": test, "statistic": float(st),
-             "p_value": float(p), "p_adjusted": float(a), "significant": bool(sig)}
-            for run, value, w, t, lo, st, p, a, sig in zip(runs, values, wins, ties, losses, tests.statistic,
-                                                            tests.pvalue, tests.adjusted, tests.significant)]
+             "p_value": float(p), "p_adjusted": float(a), "significant": bool(sig),
+             "difference": float(d), "effect_size": float(e), "ci_low": float(lo_), "ci_high": float(hi),
+             "correction": correction, "family_size": tests.family}
+            for run, value, w, t, lo, st, p, a, sig, d, e, lo_, hi in zip(
+                runs, values, wins, ties, losses, tests.statistic, tests.pvalue, tests.adjusted, tests.significant,
+                difference, tests.effect_size, *interval)]
 
 
 def _metrics_vs_baseline(context: PipelineContext, test: str, correction: str, alpha: float) -> list[dict[str, Any]]:
@@ -188,9 +197,10 @@ def _family_of_sums(method: str, runs: list[str], sums: PairSums, test: str, cor
     """:func:`_family` of preferences from the pairs' sums (sign, t and randomized Tukey HSD tests)."""
     if not runs:
         return []
-    tests = pair_significance(test, None, scores, pairs, correction_for(test, correction), alpha,
-                              family_statistic=sums.mean, sums=sums)
-    return _rows("preference", method, runs, sums.mean, sums.wins, sums.ties, sums.losses, sums.n, test, tests)
+    used = correction_for(test, correction)
+    tests = pair_significance(test, None, scores, pairs, used, alpha, family_statistic=sums.mean, sums=sums)
+    return _rows("preference", method, runs, sums.mean, sums.wins, sums.ties, sums.losses, sums.n, test, tests,
+                 used, sums.mean, pair_intervals("t", None, sums))
 
 
 def _baseline_pairs(columns: list[str], others: list[str], baseline: str) -> tuple[np.ndarray, np.ndarray]:
@@ -208,7 +218,9 @@ def metric_table(per_query: pd.DataFrame, measure: str, runs: list[str]) -> pd.D
 
 def ranking_frame(obj: Any) -> pd.DataFrame:
     """Normalise a ranking (DataFrame with ``run``/``score`` columns or run index, or a Series run -> score)
-    to ``rank, run, score`` in ranked order (plus MC4's ``level`` column when present)."""
+    to ``rank, run, score`` in ranked order (plus MC4's ``level`` column when present). A given ``rank`` is kept
+    (tied runs share one); without one, the rank is computed from ``score`` (and ``level``), equal values sharing
+    one (:func:`prefeval.core.aggregate.shared_ranks`)."""
     if isinstance(obj, pd.Series):
         frame = obj.rename("score").rename_axis("run").reset_index()
     else:
@@ -219,9 +231,13 @@ def ranking_frame(obj: Any) -> pd.DataFrame:
             numeric = [c for c in frame.columns if c not in ("run", "rank") and pd.api.types.is_numeric_dtype(frame[c])]
             frame["score"] = frame[numeric[0]] if numeric else np.nan
     if "rank" in frame.columns:
-        frame = frame.sort_values("rank", kind="stable")
-    frame = frame.reset_index(drop=True)
-    frame["rank"] = np.arange(1, len(frame) + 1)
+        frame = frame.sort_values("rank", kind="stable").reset_index(drop=True)
+    else:
+        frame = frame.reset_index(drop=True)
+        keys = ([-frame["level"].to_numpy(dtype=np.float64)] if "level" in frame.columns else []) + \
+            [frame["score"].to_numpy(dtype=np.float64)]
+        frame["rank"] = shared_ranks(*keys)
+        frame = frame.sort_values("rank", kind="stable").reset_index(drop=True)
     return frame[["rank", "run", *(["level"] if "level" in frame.columns else []), "score"]]
 
 
@@ -233,8 +249,8 @@ def _rankings(context: PipelineContext, aggregates: list[str], ties: str = "shar
         if measure in means.columns:
             col = means[measure]
             order = sorted(col.index, key=lambda r: (-col[r], r))
-            out[f"{measure} (mean)"] = pd.DataFrame({"rank": np.arange(1, len(order) + 1), "run": order,
-                                                     "score": [float(col[r]) for r in order]})
+            scores = np.array([float(col[r]) for r in order])
+            out[f"{measure} (mean)"] = pd.DataFrame({"rank": shared_ranks(scores), "run": order, "score": scores})
     if context.comparison is not None:
         for method in context.methods:
             for aggregate in aggregates:

@@ -18,6 +18,7 @@ from prefeval._version import __version__
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.document import Block, QueryCounts
 from prefeval.pipeline.plots import is_figure
+from prefeval.pipeline.findings import disagreements
 
 __all__ = ["FORMAT", "build_summary", "jsonable"]
 
@@ -85,6 +86,7 @@ def build_summary(context: PipelineContext, files: list[str], blocks: list[Block
         "versus_baseline": context.versus_baseline if context.versus_baseline is not None else [],
         "preferences": preferences,
         "rankings": {label: frame for label, frame in context.rankings.items()},
+        "disagreements": disagreements(context),
         "kendall_tau": ({a: {b: context.kendall_tau.loc[a, b] for b in context.kendall_tau.columns}
                          for a in context.kendall_tau.index} if context.kendall_tau is not None else {}),
         "analysis": {name: {part: value for part, value in parts.items() if not is_figure(value)}
