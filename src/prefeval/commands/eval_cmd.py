@@ -173,8 +173,8 @@ def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measur
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval.commands.compare_cmd import baseline_name
     from prefeval.engine.significance import correction_for
+    from prefeval.engine.table import table
     from prefeval.errors import PrefevalError
-    from prefeval.report.run_table import table
 
     given = [_SINGLE_OPTIONS[key] for key, default in _SINGLE_ONLY.items() if getattr(args, key) != default]
     if given:
