@@ -193,7 +193,7 @@ def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measur
         raise PrefevalError("--engine dask applies to the form QRELS RUN MEASURE... (one run), not to the table")
     if not 0 < args.alpha < 1:
         raise PrefevalError(f"--alpha must be between 0 and 1; got {args.alpha}")
-    from prefeval.core.stats import check_resamples, check_seed
+    from prefeval.core.stats import check_resamples, check_seed  # deferred: with the rest of prefeval
 
     check_resamples(args.resamples, name="--resamples")
     check_seed(args.seed, name="--seed")

@@ -29,7 +29,13 @@ from prefeval.core import stats
 from prefeval.core.lazy import lazy_module
 from prefeval.core.reduce import PairSums
 from prefeval.engine.results import MethodResult
-from prefeval.engine.significance import VALUE_TESTS, PairTests, correction_for, pair_intervals, pair_significance
+from prefeval.engine.significance import (
+    VALUE_TESTS,
+    PairTests,
+    correction_for,
+    pair_intervals,
+    pair_significance,
+)
 from prefeval.errors import PrefevalError
 
 if TYPE_CHECKING:

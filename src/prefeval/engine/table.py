@@ -400,11 +400,7 @@ class BaselineTables:
 
     def to_text(self, fmt: str, digits: int = 4) -> str:
         """Every baseline's table in ``fmt`` (the long-form formats: one set of rows)."""
-        from prefeval.report.tables import ROW_FORMATS, row_text  # deferred: rendering
-
-        if fmt in ROW_FORMATS:
-            return row_text(*self.rows(), fmt)
-        return "\n".join(t.to_text(fmt, digits) for t in self.parts)
+        return _report.baseline_tables_text(self, fmt, digits)
 
     def to_string(self, digits: int = 4) -> str:
         return self.to_text("table", digits)

@@ -31,7 +31,13 @@ from prefeval.core import stats
 from prefeval.core.aggregate import AGGREGATES, TIES, check_iterations, shared_ranks
 from prefeval.core.reduce import PairSums
 from prefeval.core.stats import CORRECTIONS, TESTS
-from prefeval.engine.significance import VALUE_TESTS, PairTests, correction_for, pair_intervals, pair_significance
+from prefeval.engine.significance import (
+    VALUE_TESTS,
+    PairTests,
+    correction_for,
+    pair_intervals,
+    pair_significance,
+)
 from prefeval.errors import PrefevalError
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext

@@ -16,15 +16,17 @@ import pandas as pd
 from prefeval.engine.significance import FAMILY_WISE_TESTS
 from prefeval.pipeline.aggregate_step import TRUTH
 from prefeval.pipeline.context import PipelineContext
-from prefeval.pipeline.findings import disagreement_blocks, disagreements, headline_blocks
+from prefeval.pipeline.findings import (
+    CORRECTION_NAMES,
+    TEST_NAMES,
+    disagreement_blocks,
+    disagreements,
+    headline_blocks,
+)
 from prefeval.pipeline.render import DOWN, UP, fmt, fmt_p, plural
 
 __all__ = ["Block", "QueryCounts", "build", "TEST_NAMES", "MAX_MATRIX_RUNS", "ANALYSIS_COLUMNS"]
 
-TEST_NAMES = {"sign": "sign test", "t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
-              "permutation": "paired permutation test", "randomized_tukey_hsd": "randomised Tukey HSD"}
-CORRECTION_NAMES = {"holm": "Holm correction", "bonferroni": "Bonferroni correction",
-                    "fdr_bh": "Benjamini-Hochberg correction", "none": "no correction"}
 #: Mean-preference matrices are printed as tables up to this many runs (always drawn as heatmaps).
 MAX_MATRIX_RUNS = 8
 #: The Kendall's tau table shows every ranking as a column up to this many rankings (else metrics and truth).
@@ -160,12 +162,12 @@ def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | No
         blocks.append(Block("text", simulated_notice(context), key="simulated"))
     if context.description:
         blocks.append(Block("text", context.description))
-    blocks += headline_blocks(context, digits)
+    blocks += [Block.from_json(b) for b in headline_blocks(context, digits)]
     blocks += _overview(context, counts)
     blocks += _effectiveness(context, digits, images, counts)
     blocks += _preferences(context, digits, images, formats, counts)
     blocks += _rankings(context, digits, formats)
-    blocks += disagreement_blocks(context, disagreements(context))
+    blocks += [Block.from_json(b) for b in disagreement_blocks(context, disagreements(context))]
     blocks += _analysis(context, digits, images)
     return blocks
 

@@ -24,12 +24,13 @@ from typing import Any
 import numpy as np
 
 from prefeval.core import stats
+from prefeval.data.ranking import rank_run
 from prefeval.engine.significance import FAMILY_WISE_TESTS, correction_for, pair_significance
 from prefeval.pipeline.aggregate_step import metric_table
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.render import fmt, fmt_p, plural
 
-__all__ = ["BestRun", "best_runs", "order_disagreements", "disagreements", "headline_blocks",
+__all__ = ["TEST_NAMES", "CORRECTION_NAMES", "BestRun", "best_runs", "order_disagreements", "disagreements", "headline_blocks",
            "disagreement_blocks", "TOP_DOCUMENTS"]
 
 #: the disagreement view shows each run's top this many documents for a query
@@ -61,22 +62,27 @@ class BestRun:
         return not self.not_beaten
 
 
-def _test_names() -> tuple[dict[str, str], dict[str, str]]:
-    from prefeval.pipeline.document import CORRECTION_NAMES, TEST_NAMES  # deferred: document imports this module
+#: the tests and corrections by name, as the report names them
+TEST_NAMES = {"sign": "sign test", "t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
+              "permutation": "paired permutation test", "randomized_tukey_hsd": "randomised Tukey HSD"}
+CORRECTION_NAMES = {"holm": "Holm correction", "bonferroni": "Bonferroni correction",
+                    "fdr_bh": "Benjamini-Hochberg correction", "none": "no correction"}
 
-    return TEST_NAMES, CORRECTION_NAMES
+
+def _block(kind: str, text: str = "", **fields: Any) -> dict[str, Any]:
+    """A report block as plain values (:meth:`prefeval.pipeline.document.Block.from_json` makes it a block)."""
+    return {"kind": kind, "text": text, **fields}
 
 
 def _family_text(test: str, correction: str, size: int, what: str, undefined: int) -> str:
     """``"paired t-test, Holm correction over the 11 comparisons of sim11 with the other runs"``; the family is the
     defined tests (``size``), and the undefined ones are said to be left out."""
-    tests, corrections = _test_names()
-    name = tests.get(test, test)
+    name = TEST_NAMES.get(test, test)
     if test in FAMILY_WISE_TESTS:
         return f"{name}, family-wise over all pairs of runs"
     over = what if not undefined else f"the {size} defined tests of {what}; {undefined} undefined, left out"
     return f"{name}, no correction" if correction == "none" else \
-        f"{name}, {corrections.get(correction, correction)} over {over}"
+        f"{name}, {CORRECTION_NAMES.get(correction, correction)} over {over}"
 
 
 def best_runs(context: PipelineContext) -> list[BestRun]:
@@ -206,11 +212,9 @@ def robustness_note(context: PipelineContext) -> str | None:
     return None if robust is None else str(robust)
 
 
-def headline_blocks(context: PipelineContext, digits: int = 4) -> list[Any]:
-    """The headline section: the best run of each measure and method and whether it beats every other run
+def headline_blocks(context: PipelineContext, digits: int = 4) -> list[dict[str, Any]]:
+    """The headline section (blocks as plain values): the best run of each measure and method and whether it beats every other run
     significantly (the family named), and where the preferences and the metrics order runs differently."""
-    from prefeval.pipeline.document import Block  # deferred: document imports this module
-
     agg = context.settings.get("aggregate", {})
     alpha = agg.get("alpha", 0.05)
     items = []
@@ -245,17 +249,15 @@ def headline_blocks(context: PipelineContext, digits: int = 4) -> list[Any]:
                      f"differently: {pairs}{more}.")
     if not items:
         return []
-    return [Block("heading", "Headline"),
-            Block("text", "What the numbers below show, in brief. Each significance statement names its test and "
+    return [_block("heading", "Headline"),
+            _block("text", "What the numbers below show, in brief. Each significance statement names its test and "
                           "the family its correction ran over."),
-            Block("items", items=items)]
+            _block("items", items=items)]
 
 
 def _top_documents(context: PipelineContext, runs: set[str], queries: set[str]) -> dict[tuple[str, str], list]:
     """``{(run, query): [[doc_id, grade or None], ...]}``: each run's top :data:`TOP_DOCUMENTS` documents of the
     queries (as every measure ranks them, :func:`prefeval.data.ranking.rank_run`), with the judged grade or None."""
-    from prefeval.data.ranking import rank_run
-
     grades: dict[tuple[str, str], int] = {}
     if context.qrels is not None:
         q = context.qrels[context.qrels["query_id"].astype(str).isin(queries)]
@@ -272,12 +274,10 @@ def _top_documents(context: PipelineContext, runs: set[str], queries: set[str]) 
     return out
 
 
-def disagreement_blocks(context: PipelineContext, found: list[dict[str, Any]]) -> list[Any]:
-    """The disagreement section: per (preference, metric) the pairs of runs and queries where the two disagree
+def disagreement_blocks(context: PipelineContext, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The disagreement section (blocks as plain values): per (preference, metric) the pairs of runs and queries where the two disagree
     (a table for every format), and the view (report.html, ``id="disagreement"``) that opens the pairs with the
     most disagreeing queries to both runs' top documents, grades shown and unjudged documents marked."""
-    from prefeval.pipeline.document import Block  # deferred: document imports this module
-
     if not found:
         return []
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -301,16 +301,16 @@ def disagreement_blocks(context: PipelineContext, found: list[dict[str, Any]]) -
     payload = [[method, metric, a, b, count, [[q, top.get((a, q), []), top.get((b, q), [])] for q in shown]]
                for method, metric, a, b, count, shown in view]
     return [
-        Block("heading", "Disagreement between preferences and metrics"),
-        Block("text", "Where a preference method and a metric disagree on a query: the per-query preference of "
+        _block("heading", "Disagreement between preferences and metrics"),
+        _block("text", "Where a preference method and a metric disagree on a query: the per-query preference of "
                       "run_a over run_b and the metric difference run_a − run_b have opposite signs (ties, "
                       f"|value| ≤ {stats.TIE_TOL:g}, disagree with nothing). The full lists, for every pair of runs, "
                       "are summary.json's \"disagreements\"."),
-        Block("table", header=["preference", "metric", "pairs with a disagreeing query", "disagreeing queries",
+        _block("table", header=["preference", "metric", "pairs with a disagreeing query", "disagreeing queries",
                                "pair with the most (queries)"], rows=rows,
               text="Queries where a preference and a metric difference have opposite signs, per (preference, "
                    "metric), summed over the pairs of runs", label="tab:disagreement", align="llrrl"),
-        Block("view", f"For each (preference, metric), the {VIEW_PAIRS} pairs of runs with the most disagreeing "
+        _block("view", f"For each (preference, metric), the {VIEW_PAIRS} pairs of runs with the most disagreeing "
                       f"queries and their first {VIEW_QUERIES} such queries; open one to see both runs' top "
                       f"{TOP_DOCUMENTS} documents side by side (judged grade shown, unjudged documents marked).",
               key="disagreement", rows=payload),

@@ -18,7 +18,7 @@ from prefeval.report.comparison import describe_test
 from prefeval.report.html import grid_table
 from prefeval.report.tables import ROW_FORMATS, Cell, Grid, latex, markdown, plain, row_text
 
-__all__ = ["note", "grid", "to_text", "latex_table", "families"]
+__all__ = ["note", "grid", "to_text", "latex_table", "families", "baseline_tables_text"]
 
 
 def _plural(n: int, word: str) -> str:
@@ -133,3 +133,11 @@ def to_text(table: Any, fmt: str, digits: int = 4) -> str:
     if fmt not in _WRITERS:
         raise PrefevalError(f"unknown format {fmt!r}; choose one of {', '.join([*_WRITERS, *ROW_FORMATS])}")
     return _WRITERS[fmt](grid(table, digits))
+
+
+def baseline_tables_text(tables: Any, fmt: str, digits: int = 4) -> str:
+    """A :class:`~prefeval.engine.table.BaselineTables` in ``fmt``: the long-form formats as one set of rows (each
+    carrying its ``baseline``), the wide ones as one table per baseline."""
+    if fmt in ROW_FORMATS:
+        return row_text(*tables.rows(), fmt)
+    return "\n".join(to_text(t, fmt, digits) for t in tables.parts)
