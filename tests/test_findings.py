@@ -77,3 +77,16 @@ def test_tied_rankings_share_a_rank():
     from prefeval.pipeline.aggregate_step import ranking_frame
 
     assert ranking_frame(frame)["rank"].tolist() == [1, 1, 3, 3]
+
+
+def test_pipeline_with_two_baselines(tmp_path):
+    from prefeval.pipeline import Aggregate, Compare, Evaluate, Pipeline, Simulate
+
+    context = Pipeline([Simulate(**SMALL), Evaluate(["AP"]), Compare(["RPP"]),
+                        Aggregate(baseline=["sim02", "sim01"])]).run(progress=False)
+    vs = context.versus_baseline
+    assert context.baseline == "sim02"
+    assert sorted(set(vs["baseline"])) == ["sim01", "sim02"]
+    for baseline, rows in vs.groupby("baseline"):
+        assert set(rows["run"]) == set(context.runs) - {baseline}
+        assert (rows["family_size"] <= len(context.runs) - 1).all()

@@ -184,7 +184,9 @@ class Comparison:
         return sum(len(r.query_ids) * len(self._pairs[0]) for r in self.results.values()) * PER_QUERY_ROW_BYTES
 
     def summary(self) -> pd.DataFrame:
-        """Per method and pair: ``mean`` preference, ``wins``, ``losses``, ``ties`` (|value| <= 1e-12), ``queries``.
+        """Per method and pair: ``mean`` preference, ``effect_size`` (mean / sd of the per-query values, ``ddof = 1``:
+        the paired d_z for a metric; NaN with fewer than two queries or no variation), ``wins``, ``losses``, ``ties``
+        (|value| <= 1e-12), ``queries``.
 
         Built from the pair sums in compact columns (categorical ``method``, ``run_a``, ``run_b``; int32 counts), so
         it fits in memory for thousands of runs.
@@ -202,6 +204,7 @@ class Comparison:
             "run_a": np.tile(i, k),
             "run_b": np.tile(j, k),
             "mean": np.concatenate([x.mean for x in sums]),
+            "effect_size": np.concatenate([stats.effect_size_moments(x.n, x.mean, x.m2) for x in sums]),
             "wins": np.concatenate([x.wins for x in sums]).astype(np.int32, copy=False),
             "losses": np.concatenate([x.losses for x in sums]).astype(np.int32, copy=False),
             "ties": np.concatenate([x.ties for x in sums]).astype(np.int32, copy=False),
@@ -215,7 +218,6 @@ class Comparison:
         tests = [self.tests(label, test, correction, alpha, **options) for label in self.results]
         intervals = [self.intervals(label, ci, **options) for label in self.results]
         n_pairs = len(self._pairs[0])
-        columns["effect_size"] = np.concatenate([res.effect_size for *_, res in tests])
         columns["ci_low"] = np.concatenate([low for low, _ in intervals])
         columns["ci_high"] = np.concatenate([high for _, high in intervals])
         columns["p_value"] = np.concatenate([res.pvalue for *_, res in tests])

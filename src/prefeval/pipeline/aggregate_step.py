@@ -70,13 +70,14 @@ class Aggregate(Step):
         "metric_test": Key("str", "t", "paired significance test for metrics", choices=TESTS),
         "correction": Key("str", "holm", "multiple-testing correction", choices=CORRECTIONS),
         "alpha": Key("float", 0.05, "significance level", minimum=0),
-        "baseline": Key("str", None, "the run others are tested against (default: the first run)"),
+        "baseline": Key("str|list[str]", None, "the run others are tested against (default: the first run); a "
+                        "list: versus_baseline has the rows of each, the report shows the first"),
     })
     NEEDS = frozenset({"per_query", "comparison"})
     PROVIDES = frozenset({"rankings", "significance"})
 
     def __init__(self, rankings: Sequence[str] | str = ("mc4", "borda"), test: str = "sign", metric_test: str = "t",
-                 correction: str = "holm", alpha: float = 0.05, baseline: str | None = None,
+                 correction: str = "holm", alpha: float = 0.05, baseline: str | Sequence[str] | None = None,
                  ties: str = "shared", iterations: int | None = None, origin: Origin | None = None) -> None:
         super().__init__(origin)
         self.rankings = [rankings] if isinstance(rankings, str) else list(rankings)
@@ -104,21 +105,34 @@ class Aggregate(Step):
             raise self.error("iterations", str(exc).removeprefix("it=").removeprefix("it ")) from None
         if not 0 < float(self.alpha) < 1:
             raise self.error("alpha", f"must be between 0 and 1, got {self.alpha!r}")
-        if self.baseline is not None and self.baseline not in plan.run_names:
-            close = difflib.get_close_matches(str(self.baseline), plan.run_names, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise self.error("baseline", f"no run is named {self.baseline!r}{hint}; runs: {', '.join(plan.run_names)}")
+        for baseline in self.baselines:
+            if baseline not in plan.run_names:
+                close = difflib.get_close_matches(str(baseline), plan.run_names, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise self.error("baseline", f"no run is named {baseline!r}{hint}; runs: {', '.join(plan.run_names)}")
+
+    @property
+    def baselines(self) -> list[str]:
+        """The baselines given (none: the first run is the baseline)."""
+        if self.baseline is None:
+            return []
+        return [self.baseline] if isinstance(self.baseline, str) else [str(b) for b in self.baseline]
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
         with progress.stage("aggregation"):
             runs = list(context.runs)
-            context.baseline = self.baseline or (runs[0] if runs else None)
-            rows: list[dict[str, Any]] = []
-            if context.per_query is not None and context.baseline is not None:
-                rows += _metrics_vs_baseline(context, self.metric_test, self.correction, self.alpha)
-            if context.comparison is not None and context.baseline is not None:
-                rows += _preferences_vs_baseline(context, self.test, self.correction, self.alpha)
-            context.versus_baseline = pd.DataFrame(rows, columns=_VS_COLUMNS).assign(baseline=context.baseline)
+            baselines = self.baselines or runs[:1]
+            context.baseline = baselines[0] if baselines else None
+            frames = []
+            for baseline in baselines:  # one family per baseline and measure
+                rows: list[dict[str, Any]] = []
+                if context.per_query is not None:
+                    rows += _metrics_vs_baseline(context, self.metric_test, self.correction, self.alpha, baseline)
+                if context.comparison is not None:
+                    rows += _preferences_vs_baseline(context, self.test, self.correction, self.alpha, baseline)
+                frames.append(pd.DataFrame(rows, columns=_VS_COLUMNS).assign(baseline=baseline))
+            context.versus_baseline = pd.concat(frames, ignore_index=True) if frames else \
+                pd.DataFrame(columns=_VS_COLUMNS)
             context.rankings = _rankings(context, self.rankings, self.ties, self.iterations)
             context.kendall_tau = kendall_tau_table(context.rankings, _truth(context))
             context.significance = {
@@ -165,8 +179,9 @@ def _rows(kind: str, method: str, runs: list[str], values: Any, wins: Any, ties:
                 difference, tests.effect_size, *interval)]
 
 
-def _metrics_vs_baseline(context: PipelineContext, test: str, correction: str, alpha: float) -> list[dict[str, Any]]:
-    baseline, rows = context.baseline, []
+def _metrics_vs_baseline(context: PipelineContext, test: str, correction: str, alpha: float,
+                         baseline: str) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
     means = context.means_table()
     others = [r for r in context.runs if r != baseline]
     for measure in context.measures:
@@ -181,8 +196,8 @@ def _metrics_vs_baseline(context: PipelineContext, test: str, correction: str, a
 
 
 def _preferences_vs_baseline(context: PipelineContext, test: str, correction: str,
-                             alpha: float) -> list[dict[str, Any]]:
-    baseline, rows = context.baseline, []
+                             alpha: float, baseline: str) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
     runs = context.comparison.runs
     others = [r for r in context.runs if r != baseline]
     pairs = _baseline_pairs(runs, others, baseline)

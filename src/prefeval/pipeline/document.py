@@ -197,9 +197,12 @@ def _overview(context: PipelineContext, counts: QueryCounts) -> list[Block]:
 
 
 def _versus(context: PipelineContext, kind: str) -> pd.DataFrame:
+    """The rows of ``versus_baseline`` of ``kind`` against the report's baseline (the first one given)."""
     vs = context.versus_baseline
     if vs is None or vs.empty:
         return pd.DataFrame(columns=["method", "run"])
+    if "baseline" in vs.columns:
+        vs = vs[vs["baseline"] == context.baseline]
     return vs[vs["kind"] == kind]
 
 
