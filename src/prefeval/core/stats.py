@@ -210,15 +210,16 @@ def t_test_moments(n: int, mean: np.ndarray, m2: np.ndarray, all_ties: np.ndarra
     (``all_ties``), or values that do not vary (zero variance, ``sd <= TIE_TOL``: scipy's limit |t| = inf, p = 0,
     is no evidence).
     """
-    # deferred: scipy.stats is slow to import
-    from scipy.stats import t as student_t
+    # deferred: scipy.special is needed for the t distribution only (scipy.stats, which calls it, is slower to import)
+    from scipy.special import stdtr
 
     mean = np.asarray(mean, dtype=np.float64)
     m2 = np.maximum(np.asarray(m2, dtype=np.float64), 0.0)
     undefined = np.asarray(all_ties, dtype=bool) | (np.sqrt(m2 / max(n - 1, 1)) <= TIE_TOL)
     with np.errstate(divide="ignore", invalid="ignore"):
         stat = mean / np.sqrt(m2 / (n - 1) / n) if n >= MIN_QUERIES else np.full_like(mean, np.nan)
-        pval = 2.0 * student_t.sf(np.abs(stat), n - 1) if n >= MIN_QUERIES else np.full_like(mean, np.nan)
+        # scipy.stats.t.sf(|t|, df) is stdtr(df, -|t|)
+        pval = 2.0 * stdtr(n - 1, -np.abs(stat)) if n >= MIN_QUERIES else np.full_like(mean, np.nan)
     stat[undefined], pval[undefined] = np.nan, np.nan
     return TestResult(stat, pval)
 
@@ -462,12 +463,14 @@ def effect_size(X: np.ndarray) -> np.ndarray:
 def t_interval(n: int | np.ndarray, mean: np.ndarray, m2: np.ndarray, level: float = 0.95
                ) -> tuple[np.ndarray, np.ndarray]:
     """Student's t confidence interval of the mean of ``n`` values (``mean``, ``m2`` the sum of squared
-    deviations): ``scipy.stats.t.interval(level, n - 1, loc=mean, scale=sem)`` with ``sem = sd / sqrt(n)``,
+    deviations): ``scipy.stats.t.interval(level, n - 1, loc=mean, scale=sem)`` with ``sem = sd / sqrt(n)``
+    (computed as scipy computes it, ``loc + scale * scipy.special.stdtrit(n - 1, q)``),
     ``sd`` with ``ddof = 1`` (Sakai 2018, §5.2). Undefined (NaN, NaN) with fewer than :data:`MIN_QUERIES`
     values or zero variance (``sd <= TIE_TOL``; scipy gives NaN for a zero scale too).
     Returns ``(low, high)`` arrays.
     """
-    from scipy.stats import t as student_t  # deferred: scipy.stats is slow to import
+    # deferred: scipy.special is needed for the t quantiles only (scipy.stats, which calls it, is slower to import)
+    from scipy.special import stdtrit
 
     _check_level(level)
     n = np.broadcast_to(np.asarray(n, dtype=np.float64), np.shape(mean))
@@ -476,9 +479,10 @@ def t_interval(n: int | np.ndarray, mean: np.ndarray, m2: np.ndarray, level: flo
         sd = np.sqrt(np.maximum(np.asarray(m2, dtype=np.float64), 0.0) / (n - 1))
     defined = (n >= MIN_QUERIES) & (sd > TIE_TOL)
     low, high = np.full(mean.shape, np.nan), np.full(mean.shape, np.nan)
-    if defined.any():
-        low[defined], high[defined] = student_t.interval(level, n[defined] - 1, loc=mean[defined],
-                                                         scale=sd[defined] / np.sqrt(n[defined]))
+    if defined.any():  # scipy.stats.t.interval: loc + scale * ppf(q), ppf(q) = stdtrit(df, q)
+        df, sem = n[defined] - 1, sd[defined] / np.sqrt(n[defined])
+        low[defined] = stdtrit(df, (1.0 - level) / 2) * sem + mean[defined]
+        high[defined] = stdtrit(df, (1.0 + level) / 2) * sem + mean[defined]
     return low, high
 
 
