@@ -90,3 +90,14 @@ def test_pipeline_with_two_baselines(tmp_path):
     for baseline, rows in vs.groupby("baseline"):
         assert set(rows["run"]) == set(context.runs) - {baseline}
         assert (rows["family_size"] <= len(context.runs) - 1).all()
+
+
+def test_too_many_disagreements_are_said_to_be_left_out(demo, monkeypatch):
+    from prefeval.pipeline import findings
+
+    context, _ = demo
+    monkeypatch.setattr(findings, "MAX_DISAGREEMENT_CELLS", 10)
+    monkeypatch.setattr(context, "disagreements", None)
+    assert findings.disagreements(context) == []
+    blocks = findings.disagreement_blocks(context, [])
+    assert "Not listed" in blocks[1]["text"] and f"{findings.disagreement_cells(context):,}" in blocks[1]["text"]

@@ -35,6 +35,11 @@ __all__ = ["TEST_NAMES", "CORRECTION_NAMES", "BestRun", "best_runs", "order_disa
 
 #: the disagreement view shows each run's top this many documents for a query
 TOP_DOCUMENTS = 10
+#: the disagreements are listed up to this many (preference, metric, pair of runs, query) comparisons (beyond, the
+#: lists would outgrow summary.json; the report says they were left out)
+MAX_DISAGREEMENT_CELLS = 50_000_000
+#: the headline names at most this many pairs of runs that a preference and a metric order differently
+MAX_HEADLINE_PAIRS = 5
 #: the disagreement view opens at most this many pairs of runs per (preference, metric), and this many queries each
 VIEW_PAIRS = 3
 VIEW_QUERIES = 3
@@ -175,9 +180,18 @@ def disagreements(context: PipelineContext) -> list[dict[str, Any]]:
     return context.disagreements
 
 
-def _disagreements(context: PipelineContext) -> list[dict[str, Any]]:
+def disagreement_cells(context: PipelineContext) -> int:
+    """How many (preference, metric, pair of runs, query) comparisons :func:`disagreements` makes."""
     comparison = context.comparison
     if comparison is None or context.per_query is None:
+        return 0
+    queries = max((len(r.query_ids) for r in comparison.results.values()), default=0)
+    return len(context.methods) * len(context.measures) * len(comparison.pairs) * queries
+
+
+def _disagreements(context: PipelineContext) -> list[dict[str, Any]]:
+    comparison = context.comparison
+    if comparison is None or context.per_query is None or disagreement_cells(context) > MAX_DISAGREEMENT_CELLS:
         return []
     i, j = comparison.pair_indices
     names = comparison.runs
@@ -242,11 +256,17 @@ def headline_blocks(context: PipelineContext, digits: int = 4) -> list[dict[str,
     if order and not split:
         items.append("Every preference method orders every pair of runs as every metric does (by the sign of the "
                      "mean preference and of the mean difference).")
+    by_pair: dict[tuple[str, str], dict[str, list[str]]] = {}
     for d in split:
-        pairs = ", ".join(f"{a}/{b}" for a, b in d["opposite"][:4])
-        more = f" and {len(d['opposite']) - 4} more" if len(d["opposite"]) > 4 else ""
-        items.append(f"{d['method']} and {d['metric']} order {len(d['opposite'])} of the {d['pairs']} pairs of runs "
-                     f"differently: {pairs}{more}.")
+        for pair in d["opposite"]:
+            by_pair.setdefault(pair, {}).setdefault(d["method"], []).append(d["metric"])
+    for (a, b), methods in list(by_pair.items())[:MAX_HEADLINE_PAIRS]:
+        which = "; ".join(f"by {method} than by {', '.join(metrics)}" for method, metrics in methods.items())
+        items.append(f"`{a}` and `{b}` are ordered differently {which} (the sign of the mean preference against "
+                     "that of the mean difference).")
+    if len(by_pair) > MAX_HEADLINE_PAIRS:
+        items.append(f"{len(by_pair) - MAX_HEADLINE_PAIRS} more pairs of runs are ordered differently by a "
+                     "preference and a metric (the disagreement section below).")
     if not items:
         return []
     return [_block("heading", "Headline"),
@@ -279,7 +299,13 @@ def disagreement_blocks(context: PipelineContext, found: list[dict[str, Any]]) -
     (a table for every format), and the view (report.html, ``id="disagreement"``) that opens the pairs with the
     most disagreeing queries to both runs' top documents, grades shown and unjudged documents marked."""
     if not found:
-        return []
+        cells = disagreement_cells(context)
+        if cells <= MAX_DISAGREEMENT_CELLS:
+            return []
+        return [_block("heading", "Disagreement between preferences and metrics"),
+                _block("text", f"Not listed: {cells:,} (preference, metric, pair of runs, query) comparisons are more "
+                               f"than the {MAX_DISAGREEMENT_CELLS:,} the report lists; preferences.csv and "
+                               "per_query.csv hold the values to compare.")]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for d in found:
         groups.setdefault((d["method"], d["metric"]), []).append(d)
