@@ -101,3 +101,22 @@ def test_too_many_disagreements_are_said_to_be_left_out(demo, monkeypatch):
     assert findings.disagreements(context) == []
     blocks = findings.disagreement_blocks(context, [])
     assert "Not listed" in blocks[1]["text"] and f"{findings.disagreement_cells(context):,}" in blocks[1]["text"]
+
+
+def test_one_query_pipeline_finds_nothing(tmp_path):
+    """With one query every test is undefined: nothing significant anywhere, and the report says why."""
+    from prefeval.pipeline import Qrels, Runs
+
+    (tmp_path / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\nq1 0 d3 2\n")
+    runs = []
+    for name, order in {"a": "d1 d2 d3", "b": "d3 d1 d2", "c": "d2 d3 d1"}.items():
+        (tmp_path / name).write_text("".join(f"q1 Q0 {d} {k} {9 - k} {name}\n" for k, d in enumerate(order.split())))
+        runs.append(str(tmp_path / name))
+    out = tmp_path / "out"
+    context = Pipeline([Qrels(str(tmp_path / "qrels")), Runs(runs), Evaluate(["AP", "nDCG@10"]),
+                        Compare(["RPP"]), Aggregate(), Report(out, formats=["md", "csv", "json"])]).run(progress=False)
+    vs = context.versus_baseline
+    assert not vs["significant"].any() and vs["p_value"].isna().all() and (vs["family_size"] == 0).all()
+    assert not any(sig["significant"].any() for sig in context.significance.values())
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "Undefined tests" in md and "undefined" in md[md.index("## Headline"):md.index("## Overview")]

@@ -332,7 +332,8 @@ def _preferences(context: PipelineContext, digits: int, images: dict[str, str],
     blocks += [Block("heading", "All pairs", level=3),
                Block("text", f"Significant pairs: pairs of runs whose preference differs significantly from 0 "
                              f"({TEST_NAMES.get(agg.get('test'), '')}, {correction} over all "
-                             f"{plural(pairs, 'pair')}, α = {agg.get('alpha')}). Ties: share of (query, pair) "
+                             f"{plural(pairs, 'pair')}, α = {agg.get('alpha')}).{_undefined_note(context)} "
+                             "Ties: share of (query, pair) "
                              "comparisons that are tied. Max |mean preference|: the largest mean preference of one "
                              "run over another, in absolute value."
                              + _files_note(formats, "preferences.csv", " Per-pair figures are in {}.")),
@@ -367,6 +368,16 @@ MC4_NOTE = (" MC4 scores are a level and a mass: the level is the round of "
             "recursive MC4 in which the run was ranked (1 = it holds stationary mass among all runs, 2 = among "
             "the runs left, ...), the score its share of the stationary mass within that level (each level's "
             "scores sum to 1; with a fixed number of iterations all runs are on level 1).")
+
+
+def _undefined_note(context: PipelineContext) -> str:
+    """The sentence on the all-pairs tests that are undefined (left out of their family), empty when none is."""
+    undefined = {m: int(sig["p_value"].isna().sum()) for m, sig in context.significance.items() if "p_value" in sig}
+    if not any(undefined.values()):
+        return ""
+    parts = ", ".join(f"{m}: {n}" for m, n in undefined.items() if n)
+    return (f" Undefined tests (too few queries, every query tied or zero variance; no p-value, never significant, "
+            f"left out of the family): {parts}.")
 
 
 def _ranked_run(frame: pd.DataFrame, i: int) -> str:
