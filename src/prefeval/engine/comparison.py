@@ -446,7 +446,7 @@ class Comparison:
 
     def _queries_note(self) -> str:
         counts = sorted({len(r.query_ids) for r in self.results.values()})
-        return "/".join(str(c) for c in counts) + " queries"
+        return "/".join(str(c) for c in counts) + (" query" if counts == [1] else " queries")
 
     def to_markdown(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
                     digits: int = 3, **options: Any) -> str:
