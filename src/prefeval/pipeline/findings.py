@@ -28,7 +28,7 @@ from prefeval.data.ranking import rank_run
 from prefeval.engine.significance import FAMILY_WISE_TESTS, correction_for, pair_significance
 from prefeval.pipeline.aggregate_step import metric_table
 from prefeval.pipeline.context import PipelineContext
-from prefeval.pipeline.render import fmt, fmt_p, plural
+from prefeval.report.text import fmt, fmt_p, plural
 
 __all__ = ["TEST_NAMES", "CORRECTION_NAMES", "BestRun", "best_runs", "order_disagreements", "disagreements", "headline_blocks",
            "disagreement_blocks", "TOP_DOCUMENTS"]
@@ -75,7 +75,7 @@ CORRECTION_NAMES = {"holm": "Holm correction", "bonferroni": "Bonferroni correct
 
 
 def _block(kind: str, text: str = "", **fields: Any) -> dict[str, Any]:
-    """A report block as plain values (:meth:`prefeval.pipeline.document.Block.from_json` makes it a block)."""
+    """A report block as plain values (:meth:`prefeval.report.document.Block.from_json` makes it a block)."""
     return {"kind": kind, "text": text, **fields}
 
 

@@ -16,9 +16,10 @@ import pandas as pd
 
 from prefeval._version import __version__
 from prefeval.pipeline.context import PipelineContext
-from prefeval.pipeline.document import Block, QueryCounts
+from prefeval.pipeline.document import QueryCounts
 from prefeval.pipeline.findings import disagreements
-from prefeval.pipeline.plots import is_figure
+from prefeval.report.document import Block
+from prefeval.report.plots import is_figure
 
 __all__ = ["FORMAT", "build_summary", "jsonable"]
 
