@@ -409,7 +409,7 @@ def _top_list(docs: Sequence[Sequence[Any]]) -> str:
     return "<ol>" + "".join(items) + "</ol>" if items else "<p>no document retrieved</p>"
 
 
-def disagreement_view(block: BlockLike) -> str:
+def disagreement_view(block: Block) -> str:
     """The disagreement view (``id="disagreement"``): per (preference, metric) and pair of runs, the queries where
     the two disagree, each opening (``<details>``) onto both runs' top documents side by side. ``block.rows``:
     ``[method, metric, run_a, run_b, count, [[query, top of run_a, top of run_b], ...]]``, each top a list of
