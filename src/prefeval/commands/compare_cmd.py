@@ -57,9 +57,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="resamples of the permutation and randomized Tukey HSD tests (default 10000)")
     parser.add_argument("--seed", type=int, default=0,
                         help="random seed of the randomised tests and the bootstrap interval (default 0)")
-    parser.add_argument("--ci", choices=("t", "bootstrap"), default="t",
-                        help="confidence interval of each mean (ci_low, ci_high in csv/json): t (Student's t, "
-                             "default) or bootstrap (percentile bootstrap over queries, --resamples, --seed)")
+    parser.add_argument("--ci", nargs="?", const="t", default=None, choices=("t", "bootstrap"),
+                        help="95%% confidence interval of each pair's mean (ci_low, ci_high in csv/json): t "
+                             "(Student's t, the default of --ci) or bootstrap (percentile, over queries; --resamples, "
+                             "--seed)")
     parser.add_argument("--aggregate", choices=AGGREGATES, default=None,
                         help="also rank the systems with this aggregation")
     parser.add_argument("--ties", choices=TIES, default="shared",

@@ -211,15 +211,17 @@ class Comparison:
             "queries": np.repeat(np.array([x.n for x in sums], dtype=np.int32), n_pairs),
         }
 
-    def _report_columns(self, test: str | None, correction: str | None, alpha: float, ci: str = "t",
+    def _report_columns(self, test: str | None, correction: str | None, alpha: float, ci: str | None = None,
                         **options: Any) -> dict[str, Any]:
-        """The columns of :meth:`to_frame` (:meth:`_summary_columns` and the tests' columns) as arrays and lists."""
+        """The columns of :meth:`to_frame` (:meth:`_summary_columns` and the tests' columns) as arrays and lists;
+        ``ci=None``: without ``ci_low``, ``ci_high``."""
         columns = self._summary_columns()
         tests = [self.tests(label, test, correction, alpha, **options) for label in self.results]
-        intervals = [self.intervals(label, ci, **options) for label in self.results]
         n_pairs = len(self._pairs[0])
-        columns["ci_low"] = np.concatenate([low for low, _ in intervals])
-        columns["ci_high"] = np.concatenate([high for _, high in intervals])
+        if ci is not None:
+            intervals = [self.intervals(label, ci, **options) for label in self.results]
+            columns["ci_low"] = np.concatenate([low for low, _ in intervals])
+            columns["ci_high"] = np.concatenate([high for _, high in intervals])
         columns["p_value"] = np.concatenate([res.pvalue for *_, res in tests])
         columns["p_adjusted"] = np.concatenate([res.adjusted for *_, res in tests])
         columns["significant"] = np.concatenate([res.significant for *_, res in tests]).astype(bool, copy=False)
@@ -436,10 +438,10 @@ class Comparison:
 
     def to_frame(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
                  **options: Any) -> pd.DataFrame:
-        """:meth:`summary` with the columns of :meth:`significance` for every method (``effect_size``, ``ci_low``,
-        ``ci_high`` by ``ci=``, ``p_value``, ``p_adjusted``, ``significant``, ``test``, ``correction``) and
-        ``family_size``, the number of defined tests of the method's correction family (each method is its own
-        family)."""
+        """:meth:`summary` with the columns of :meth:`significance` for every method: ``effect_size``, ``ci_low`` and
+        ``ci_high`` (with ``ci="t"`` or ``"bootstrap"``; none by default, as ``compare`` without ``--ci``),
+        ``p_value``, ``p_adjusted``, ``significant``, ``test``, ``correction``, and ``family_size``, the number of
+        defined tests of the method's correction family (each method is its own family)."""
         frame = self._frame(self._report_columns(test, correction, alpha, **options))
         frame.attrs.update(alpha=alpha)
         return frame

@@ -142,7 +142,7 @@ def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | No
     blocks += _effectiveness(context, digits, images, counts)
     blocks += _preferences(context, digits, images, formats, counts)
     blocks += _rankings(context, digits, formats)
-    blocks += [Block.from_json(b) for b in disagreement_blocks(context, disagreements(context))]
+    blocks += [Block.from_json(b) for b in disagreement_blocks(context, disagreements(context), formats)]
     blocks += _analysis(context, digits, images)
     return blocks
 
@@ -385,7 +385,8 @@ def _rankings(context: PipelineContext, digits: int, formats: Sequence[str]) -> 
                             "methods by each rank aggregation (in parentheses)."
                             + (" The last column is the true order of the simulation." if truth_order else "")
                             + " Runs with equal scores (for MC4: the same level and mass) share one rank, shown as "
-                              "\"(tied at k)\"; rankings.csv gives every run its rank."
+                              "\"(tied at k)\""
+                            + _files_note(formats, "rankings.csv", "; {} give every run its rank") + "."
                             + (MC4_NOTE if any("level" in f.columns for f in context.rankings.values()) else "")),
               Block("table", header=header, rows=rows, text="System rankings", label="tab:rankings",
                     align="r" + "l" * (len(header) - 1))]

@@ -18,6 +18,7 @@ settings); every sentence is generated from them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -294,18 +295,21 @@ def _top_documents(context: PipelineContext, runs: set[str], queries: set[str]) 
     return out
 
 
-def disagreement_blocks(context: PipelineContext, found: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def disagreement_blocks(context: PipelineContext, found: list[dict[str, Any]],
+                        formats: Sequence[str] = ("csv", "json")) -> list[dict[str, Any]]:
     """The disagreement section (blocks as plain values): per (preference, metric) the pairs of runs and queries where the two disagree
     (a table for every format), and the view (report.html, ``id="disagreement"``) that opens the pairs with the
-    most disagreeing queries to both runs' top documents, grades shown and unjudged documents marked."""
+    most disagreeing queries to both runs' top documents, grades shown and unjudged documents marked. ``formats``:
+    the formats written beside the report (the text names only files that exist)."""
     if not found:
         cells = disagreement_cells(context)
         if cells <= MAX_DISAGREEMENT_CELLS:
             return []
         return [_block("heading", "Disagreement between preferences and metrics"),
                 _block("text", f"Not listed: {cells:,} (preference, metric, pair of runs, query) comparisons are more "
-                               f"than the {MAX_DISAGREEMENT_CELLS:,} the report lists; preferences.csv and "
-                               "per_query.csv hold the values to compare.")]
+                               f"than the {MAX_DISAGREEMENT_CELLS:,} the report lists"
+                               + ("; preferences.csv and per_query.csv hold the values to compare" if "csv" in formats
+                                  else "") + ".")]
     groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for d in found:
         groups.setdefault((d["method"], d["metric"]), []).append(d)
@@ -330,8 +334,9 @@ def disagreement_blocks(context: PipelineContext, found: list[dict[str, Any]]) -
         _block("heading", "Disagreement between preferences and metrics"),
         _block("text", "Where a preference method and a metric disagree on a query: the per-query preference of "
                       "run_a over run_b and the metric difference run_a − run_b have opposite signs (ties, "
-                      f"|value| ≤ {stats.TIE_TOL:g}, disagree with nothing). The full lists, for every pair of runs, "
-                      "are summary.json's \"disagreements\"."),
+                      f"|value| ≤ {stats.TIE_TOL:g}, disagree with nothing)."
+                      + (" The full lists, for every pair of runs, are summary.json's \"disagreements\"."
+                         if "json" in formats else "")),
         _block("table", header=["preference", "metric", "pairs with a disagreeing query", "disagreeing queries",
                                "pair with the most (queries)"], rows=rows,
               text="Queries where a preference and a metric difference have opposite signs, per (preference, "
