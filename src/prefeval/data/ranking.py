@@ -71,8 +71,8 @@ class RankedRun:
     indexes ``queries``, ``rank[i]`` is 1-based, no document repeats within a query. ``doc_codes[i] < len(candidates)``
     exactly when ``doc_ids[i] == candidates[doc_codes[i]]`` (the candidate relevant documents given to
     :func:`rank_run`; with :class:`QueryCandidates`, at least where the row's query has that candidate); other
-    documents have larger codes (unique within a query; with ``ties="candidates"``, or from :func:`rank_codes`, the
-    same id may have other codes in other queries, and ``doc_names`` may repeat). ``doc_ids[i] == doc_names[doc_raw[i]]``,
+    documents have larger codes (unique within a query; the same id may have other codes in other queries, and
+    ``doc_names`` may repeat). ``doc_ids[i] == doc_names[doc_raw[i]]``,
     built on first use. ``full_order`` is False when only the candidates' ranks are exact (``rank_run(..., ties="candidates")``)
     or, with ``exact_depth``, only the ranks up to that depth (``rank_run(..., depth=k)``).
     """
@@ -150,38 +150,6 @@ def nested_dict(outer: Any, inner: Any, values: Any) -> dict[str, dict[str, Any]
     return {keys[codes[a]]: dict(zip(inner_list[a:b], value_list[a:b])) for a, b in zip(bounds[:-1], bounds[1:])}
 
 
-def scored_dict(query_ids: Any, doc_ids: Any, scores: Any, name: str = "run") -> dict[str, dict[str, float]]:
-    """``{query: {doc: score}}`` of a canonical run's columns (valid ids, as the reader gives them), queries in order
-    of first appearance, for a tool that ranks by score descending and ties by doc id descending as :func:`rank_run`
-    does (pytrec_eval): a document repeated within a query keeps its highest score -- its first (best) position in
-    that ranking -- with :func:`rank_run`'s warning naming the run ``name`` and the number of rows dropped."""
-    codes, names = factorize(query_ids, grouped=True)
-    if not len(codes):
-        return {}
-    docs, values = id_array(doc_ids), column_values(scores, np.float64)
-    starts = np.r_[True, codes[1:] != codes[:-1]]
-    if np.count_nonzero(starts) != len(names):  # a query in several stretches: grouped (stably)
-        order = np.argsort(codes, kind="stable")
-        codes, docs, values = codes[order], take_ids(docs, order), values[order]
-        starts = np.r_[True, codes[1:] != codes[:-1]]
-    bounds = np.r_[np.flatnonzero(starts), len(codes)].tolist()
-    doc_list, value_list, query_list = docs.to_pylist(), values.tolist(), names.to_pylist()
-    out: dict[str, dict[str, float]] = {}
-    repeated = 0
-    for code, a, b in zip(codes[bounds[:-1]].tolist(), bounds[:-1], bounds[1:]):
-        inner = dict(zip(doc_list[a:b], value_list[a:b]))
-        if len(inner) < b - a:  # a repeated document: its highest score
-            inner = {}
-            for doc, value in zip(doc_list[a:b], value_list[a:b]):
-                if doc not in inner or value > inner[doc]:
-                    inner[doc] = value
-            repeated += b - a - len(inner)
-        out[query_list[code]] = inner
-    if repeated:
-        warn_repeated(name, repeated, stacklevel=2)
-    return out
-
-
 def canonical_run(frame: pd.DataFrame, name: str = "run") -> pd.DataFrame:
     """``frame`` (a canonical run) as prefeval ranks it, for every measure and provider: each query's documents in
     rank order (score descending, ties by doc_id descending), a repeated document only at its first (best) position
@@ -194,20 +162,13 @@ def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
     """The query set of every measure: each query of the qrels (judged at any grade), sorted by id (as ``str``).
 
     A judged query without a document at grade ``>= rel`` scores 0 with every measure (trec_eval and ir-measures
-    give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie). ``qrels`` may also be canonical
-    qrels given as ``{query: {doc: grade}}`` (every query with a document; see
-    :func:`prefeval.engine.evaluate.direct_inputs`)."""
-    if type(qrels) is dict:
-        return sorted_unique(np.asarray(list(qrels), dtype=object).astype(str)).astype(object)
+    give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie)."""
     _, names = distinct(qrels["query_id"], grouped=True)
     return sorted_unique(names.astype(str)).astype(object)
 
 
-def run_queries(run: pd.DataFrame | RankedRun | dict) -> np.ndarray:
-    """The distinct query ids of a run frame, of the rows of a :class:`RankedRun` (from its integer codes) or of a run
-    given as ``{query: {doc: score}}`` (:func:`scored_dict`)."""
-    if isinstance(run, dict):
-        return np.asarray(list(run), dtype=object)
+def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
+    """The distinct query ids of a run frame or of the rows of a :class:`RankedRun` (from its integer codes)."""
     if isinstance(run, RankedRun):
         present = np.bincount(run.query_codes, minlength=len(run.queries)) > 0 if len(run.query_codes) else []
         return run.queries.to_numpy(dtype=object)[np.asarray(present, dtype=bool)]
@@ -699,13 +660,14 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
     ``queries``: the queries to keep (others are dropped; default: all, in order of appearance). ``candidates``:
     documents to pre-locate (e.g. those with grade >= rel), which makes :meth:`PositionTable.locate` a pure integer
     lookup; as :class:`QueryCandidates`, each query's own (:func:`query_candidates`: linear in the rows of a run
-    grouped by query, however many queries the qrels judge). ``ties="candidates"`` orders tied scores by doc id only inside the tied stretches that contain a
-    candidate: the rank of every candidate is then exact -- 1 + the number of distinct documents of its query ranked
-    above it -- but the order of other tied documents is not (:meth:`RankedRun.rows` and
-    :meth:`RankedRun.to_dict` refuse such a ranking). Vectorised on integer codes (query and document ids are
-    factorised once per run, Arrow-backed strings without conversion; with ``ties="candidates"`` the document ids of
-    a run grouped by query are factorised in blocks of whole queries, linear in the rows); the sort is skipped when the rows are
-    already grouped by query with non-increasing scores (as in TREC files). A missing query or doc id is an error
+    grouped by query, however many queries the qrels judge). ``ties="candidates"`` orders tied scores by doc id only
+    inside the tied stretches that contain a candidate: the rank of every candidate is then exact -- 1 + the number
+    of distinct documents of its query ranked above it -- but the order of other tied documents is not
+    (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` refuse such a ranking). Vectorised on integer codes (query
+    ids are factorised once per run, Arrow-backed strings without conversion; the document ids of a run grouped by
+    query are factorised in blocks of whole queries, linear in the rows, so ``doc_names`` may repeat an id that
+    occurs in several blocks); the sort is skipped when the rows are already grouped by query with non-increasing
+    scores (as in TREC files). A missing query or doc id is an error
     naming the run. ``frame`` may be an :class:`EncodedRun` (ids encoded already, with other runs:
     :func:`encoded_runs`): the same ranking, without factorising the ids again.
 
@@ -731,8 +693,7 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
             qc = np.where(qc >= 0, np.r_[queries.get_indexer(frame.queries), -1][qc], -1) if len(qc) else qc
     else:
         qc, queries = _query_codes(frame["query_id"], None if queries is None else as_ids(queries), name)
-        raw_docs, dnames, cand_of_name = _doc_codes(frame["doc_id"], qc, ties == "candidates", prepared, per_query,
-                                                    queries)
+        raw_docs, dnames, cand_of_name = _doc_codes(frame["doc_id"], qc, True, prepared, per_query, queries)
         sc = column_values(frame["score"], np.float64)
     return rank_codes(qc, queries, raw_docs, dnames, sc, prepared, name, ties, depth,
                       shared_names=isinstance(frame, EncodedRun), cand_of_name=cand_of_name)

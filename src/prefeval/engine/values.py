@@ -12,10 +12,14 @@ once, then one run at a time).
 * trec_eval's counts that depend on the qrels only, ``NumQ`` (``num_q``) and ``NumRel(rel=r)`` (``num_rel``: the
   documents of grade >= r; one judged for several subtopics counts once), are counted from the qrels for every judged
   query, also one the run lacks, as ``trec_eval -c`` counts them.
-* Standard measures (any other ir-measures measure) are dispatched in :meth:`MeasureEvaluator.values`: every one
-  reaches its ir-measures provider (pytrec_eval for trec_eval's measures, pyndeval, ...) through this module, by the
-  public ``Evaluator.iter_calc``; prefeval's own measures (RBU, TSE, a preference over a baseline) are computed by
-  prefeval's provider from the ranking itself.
+* Standard measures (any other ir-measures measure) are dispatched in :meth:`MeasureEvaluator.values`. trec_eval's
+  common measures (P, R, Success, RR, AP, Rprec, nDCG and their cutoffs, Judged, NumRet / NumRelRet; not with
+  ``judged_only`` or custom nDCG gains, nor on qrels with subtopics) are computed by the numpy kernels of
+  :mod:`prefeval.core.trec_measures` from the grades of the ranking (:mod:`prefeval.data.grades`), equal to
+  pytrec_eval's values; every other one reaches its ir-measures provider (pytrec_eval for the rest of trec_eval's
+  measures, pyndeval, ...) through this module, by the public ``Evaluator.iter_calc``, unless ``provider`` names
+  one provider for all. prefeval's own measures (RBU, TSE, a preference over a baseline) are computed by prefeval's
+  provider from the ranking itself.
 * How a measure aggregates over the queries is declared with the measure (its ir-measures ``aggregator()``): the mean,
   except trec_eval's counts ``num_q``, ``num_ret``, ``num_rel`` and ``num_rel_ret``, which are summed, as
   ``trec_eval -c`` does (:func:`summed`, :meth:`MeasureValues.aggregates`).
@@ -23,14 +27,19 @@ once, then one run at a time).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from prefeval.core.lazy import lazy_module
+from prefeval.core.trec_measures import Measure as TrecMeasure
+from prefeval.core.trec_measures import query_values
 from prefeval.data.encoding import column_values, distinct
+from prefeval.data.grades import CodedJudgments
 from prefeval.data.ranking import NO_SUBTOPIC, RankedRun, judged_queries, nested_dict
+from prefeval.data.runs import registered
 from prefeval.data.trec import Columns
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import declaration_of
@@ -65,19 +74,53 @@ def summed(measure: Any) -> bool:
 
 def aggregate(measure: Any, values: np.ndarray) -> np.ndarray:
     """The aggregate over the queries (axis 0) of per-query ``values`` of ``measure``: the sum for the counts
-    (:func:`summed`), else the mean; NaN without queries."""
+    (:func:`summed`), else the mean; NaN without queries. Sums are correctly rounded (``math.fsum``), so a value does
+    not depend on the order of the queries or on how many runs are evaluated together."""
     values = np.asarray(values, dtype=np.float64)
     if not len(values):
         return np.full(values.shape[1:], np.nan)
-    return values.sum(axis=0) if summed(measure) else values.mean(axis=0)
+    columns = values.reshape(len(values), -1)
+    totals = np.array([math.fsum(columns[:, j]) for j in range(columns.shape[1])]).reshape(values.shape[1:])
+    return totals if summed(measure) else totals / len(values)
+
+
+def _has_subtopics(qrels: pd.DataFrame | Columns) -> bool:
+    """Whether the qrels judge subtopics (an ``iteration`` other than ``0`` / ``Q0``: diversity qrels)."""
+    return "iteration" in qrels and not set(distinct(qrels["iteration"])[1].tolist()) <= NO_SUBTOPIC
 
 
 def _standard_qrels(qrels: pd.DataFrame | Columns) -> Any:
     """The qrels as ``{query: {doc: grade}}`` when they have no subtopics (one line per query and document, conflicts
     already resolved), else as a frame (pyndeval and others read the subtopics from it)."""
-    if not set(distinct(qrels["iteration"])[1].tolist()) <= NO_SUBTOPIC:
+    if _has_subtopics(qrels):
         return qrels.frame() if isinstance(qrels, Columns) else qrels
     return nested_dict(qrels["query_id"], qrels["doc_id"], qrels["relevance"])
+
+
+#: ir-measures measures computed by :mod:`prefeval.core.trec_measures` (with trec_eval's definitions, as pytrec_eval
+#: computes them), by name; ``NumRet(rel=r)`` is the kernels' ``NumRelRet``.
+_KERNEL_NAMES = frozenset({"P", "R", "Success", "RR", "AP", "Rprec", "nDCG", "Judged", "NumRet"})
+
+
+def kernel_measure(measure: Any) -> TrecMeasure | None:
+    """The kernel of ``measure`` (:mod:`prefeval.core.trec_measures`), or None when it has none: a measure of another
+    name, ``judged_only=True``, nDCG with custom ``gains`` or another ``dcg``, a parameter the kernels lack."""
+    name = getattr(measure, "NAME", None)
+    if name not in _KERNEL_NAMES or declaration_of(measure) is not None:
+        return None
+    params = dict(measure.params)
+    if params.pop("judged_only", False) or (name == "nDCG" and (params.pop("dcg", "log2") != "log2"
+                                                                 or "gains" in params)):
+        return None
+    cutoff, rel = params.pop("cutoff", None), params.pop("rel", None)
+    if params or not isinstance(cutoff, (int, type(None))) or not isinstance(rel, (int, type(None))):
+        return None
+    try:
+        if name == "NumRet":
+            return TrecMeasure("NumRet") if rel is None else TrecMeasure("NumRelRet", rel=rel)
+        return TrecMeasure(name, cutoff, 1 if rel is None else rel)
+    except ValueError:  # parameters outside the kernels' domain (e.g. rel 0): left to the providers
+        return None
 
 
 #: Standard measures whose value at cutoff k reads only the top k documents of a ranking (the definition of a
@@ -124,6 +167,13 @@ class MeasureEvaluator:
         rest = [m for m in self.measures if m not in self._counts]
         own = [m for m in rest if provider is None and declaration_of(m) is not None]
         standard = [m for m in rest if m not in own]
+        self._kernels: tuple[CodedJudgments, list[TrecMeasure], list[int]] | None = None
+        kernels = {m: kernel_measure(m) for m in standard} if provider is None and not _has_subtopics(qrels) else {}
+        kernels = {m: spec for m, spec in kernels.items() if spec is not None}
+        if kernels:  # trec_eval's common measures: numpy kernels on the grades of the ranking
+            self._kernels = (CodedJudgments(qrels, self.query_ids), list(kernels.values()),
+                             [self._index[m] for m in kernels])
+            standard = [m for m in standard if m not in kernels]
         self._groups: list[tuple[Any, bool, int | None]] = []  # (ir-measures evaluator, prefeval's provider, depth)
         try:
             if own:
@@ -164,6 +214,9 @@ class MeasureEvaluator:
         out = np.full((len(self.measures), len(self.query_ids)), np.nan)
         for measure, counts in self._counts.items():
             out[self._index[measure]] = counts
+        if self._kernels is not None:
+            coded, specs, rows = self._kernels
+            out[rows] = query_values(coded.judgments, coded.rankings(run, self.depth), specs)
         for evaluator, own, depth in self._groups:
             if own and depth is None and hasattr(evaluator, "iter_calc_ranked"):
                 metrics = evaluator.iter_calc_ranked(run)  # prefeval's provider: no second ranking of the run
@@ -171,10 +224,13 @@ class MeasureEvaluator:
                 ranking = run.to_dict(depth)
                 metrics = evaluator.iter_calc(ranking) if ranking else ()
             index, row = self._index, self._row
-            for metric in metrics:
-                r = row.get(str(metric.query_id))
-                if r is not None:
-                    out[index[metric.measure], r] = metric.value
+            try:
+                for metric in metrics:
+                    r = row.get(str(metric.query_id))
+                    if r is not None:
+                        out[index[metric.measure], r] = metric.value
+            except (AssertionError, RuntimeError) as exc:  # a provider's own failure (e.g. a tool it runs)
+                raise PrefevalError(f"cannot evaluate {', '.join(map(str, evaluator.measures))}: {exc}") from exc
         missing = np.isnan(out)
         if missing.any():  # judged queries the run lacks: the measure's DEFAULT (ir-measures' rule)
             for k in np.flatnonzero(missing.any(axis=1)):
@@ -185,13 +241,29 @@ class MeasureEvaluator:
 class MeasureValues:
     """Per-query values of measures for runs: ``values[k, q, s]`` is measure ``measures[k]`` on judged query
     ``query_ids[q]`` for run ``runs[s]``. :meth:`aggregates` gives each run's value per measure (the mean, or the sum
-    for trec_eval's counts: :func:`summed`)."""
+    for trec_eval's counts: :func:`summed`). ``max_grade``: the highest grade in the qrels (None without qrels lines),
+    to tell a value that is 0 because no document is relevant."""
 
     def __init__(self, runs: Sequence[str], measures: Sequence[Any], query_ids: np.ndarray,
-                 values: np.ndarray) -> None:
+                 values: np.ndarray, max_grade: int | None = None) -> None:
         self.runs, self.measures = list(runs), list(measures)
         self.query_ids = np.asarray(query_ids, dtype=object)
         self.values = values
+        self.max_grade = max_grade
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, measures: Sequence[Any], max_grade: int | None = None) -> MeasureValues:
+        """The values of a per-query frame ``run, query_id, measure, value`` (:meth:`frame`, ``measure`` the
+        ``str()`` of one of ``measures``; every run, query and measure once)."""
+        measures = list(measures)
+        runs = list(dict.fromkeys(frame["run"].tolist()))
+        query_ids = np.array(sorted(set(frame["query_id"].astype(str).tolist())), dtype=object)
+        values = np.full((len(measures), len(query_ids), len(runs)), np.nan)
+        k = pd.Index([str(m) for m in measures]).get_indexer(frame["measure"].astype(str))
+        q = pd.Index(query_ids).get_indexer(frame["query_id"].astype(str))
+        s = pd.Index(runs).get_indexer(frame["run"])
+        values[k, q, s] = frame["value"].to_numpy(dtype=np.float64)
+        return cls(runs, measures, query_ids, values, max_grade)
 
     def of(self, measure: Any) -> np.ndarray:
         """(queries, runs) values of ``measure``."""
@@ -221,8 +293,12 @@ def measure_values(qrels: pd.DataFrame | Columns, runs: Mapping[str, RankedRun] 
                    progress: bool = False) -> MeasureValues:
     """Per-query values of ``measures`` (parsed measure objects) for ranked ``runs`` (name -> :class:`RankedRun`, or
     ``(name, RankedRun)`` pairs, ranked one at a time when given lazily) on canonical ``qrels``: see the module
-    docstring. ``provider`` and ``depth``: as :class:`MeasureEvaluator`."""
-    evaluator = MeasureEvaluator(measures, qrels, provider, depth)
+    docstring. ``provider`` and ``depth``: as :class:`MeasureEvaluator`. A preference's ``baseline`` may name one of
+    ``runs`` (given as a mapping): that run's ranking is the baseline."""
+    named = {m.params.get("baseline") for m in measures if declaration_of(m) is not None} & set(runs) \
+        if isinstance(runs, Mapping) else set()
+    with registered({name: runs[name].frame() for name in named}):
+        evaluator = MeasureEvaluator(measures, qrels, provider, depth)
     items = runs.items() if isinstance(runs, Mapping) else runs
     total = len(runs) if isinstance(runs, Mapping) else None
     if progress:
@@ -232,4 +308,6 @@ def measure_values(qrels: pd.DataFrame | Columns, runs: Mapping[str, RankedRun] 
         names.append(name)
         columns.append(evaluator.values(run))
     values = np.stack(columns, axis=2) if columns else np.zeros((len(evaluator.measures), len(evaluator.query_ids), 0))
-    return MeasureValues(names, evaluator.measures, evaluator.query_ids, values)
+    grades = column_values(qrels["relevance"], np.int64)
+    return MeasureValues(names, evaluator.measures, evaluator.query_ids, values,
+                         int(grades.max()) if len(grades) else None)
