@@ -32,6 +32,7 @@ import numpy as np
 
 from prefeval.core.lazy import lazy_module
 from prefeval.data.inputs import run_name
+from prefeval.engine import registry as engines
 from prefeval.engine.compare import compare_methods
 from prefeval.engine.comparison import Comparison
 from prefeval.engine.methods import Method, check_run_options, method_list, parse_methods
@@ -302,7 +303,8 @@ def _mean_matrix(comparison: Comparison, r: Any) -> np.ndarray:
 
 def table(qrels: Any, runs: Any, measures: Any, baseline: str | None = None, test: str | None = None,
           correction: str | None = "holm", alpha: float = 0.05, rel: int | None = None, depth: int | None = None, *,
-          ci: bool = False, progress: bool = False, **options: Any) -> RunTable:
+          ci: bool = False, progress: bool = False, engine: str = "inprocess", client: Any = None,
+          scheduler: str | None = None, workers: int | None = None, **options: Any) -> RunTable:
     """A run x measure table of means with significance (see the module docstring).
 
     ``qrels``, ``runs``: as :func:`prefeval.compare` (runs named by file name, or the keys of a dict).
@@ -312,8 +314,11 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | None = None, tes
     (default: t for metrics, sign for preferences); ``correction``: ``holm`` (default), ``bonferroni``,
     ``fdr_bh`` or ``none``; ``alpha``; ``rel``: minimum relevant grade for the measures that take one; ``depth``:
     truncate every run to its top ``depth`` documents; ``ci``: 95% confidence intervals of the means;
-    ``options``: ``n_resamples`` and ``seed`` of the randomised tests.
+    ``options``: ``n_resamples`` and ``seed`` of the randomised tests. ``engine="dask"`` (with ``client``,
+    ``scheduler`` or ``workers``, as :func:`prefeval.compare`) computes the per-query values on a Dask cluster:
+    the same table.
     """
+    other = engines.options(engine, client, scheduler, workers)
     measures = method_list(measures, "measures", "['nDCG@10', 'AP', 'RPP']")
     check_run_options(rel, depth)
     if not 0 < alpha < 1:
@@ -334,9 +339,16 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | None = None, tes
     if singles and any(m.kind == "preference" for _, m in columns):
         raise PrefevalError("a preference column compares runs: give at least two runs")
     keep = True if test in VALUE_TESTS else None  # the tests that need every per-query value
-    result = compare_methods(qrels, runs, list(computed.values()), progress=progress, per_query=keep,
-                             min_runs=1 if not any(m.kind == "preference" for m in computed.values()) else 2,
-                             baseline=None)
+    if other is not None:
+        if singles:
+            raise PrefevalError("engine='dask' computes tables of two runs or more; a table of one run is computed "
+                                "in process (omit the engine)")
+        result = other.compare(qrels, runs, list(computed.values()), per_query=keep, client=client,
+                               scheduler=scheduler, workers=workers, partitions=None, progress=progress)
+    else:
+        result = compare_methods(qrels, runs, list(computed.values()), progress=progress, per_query=keep,
+                                 min_runs=1 if not any(m.kind == "preference" for m in computed.values()) else 2,
+                                 baseline=None)
     if baseline is not None and baseline not in result.runs:
         raise PrefevalError(f"baseline {baseline!r} is not one of the runs: {', '.join(result.runs)}")
     return RunTable(result, columns, baseline, test, correction, alpha, ci, **options)
