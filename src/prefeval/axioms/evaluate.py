@@ -31,11 +31,13 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
+import prefeval.engine.provider  # noqa: F401  (installs prefeval's provider in ir-measures, which evaluates its metrics here)
 from prefeval import methods
 from prefeval.axioms.model import Judgments, RankingPair
 from prefeval.core.graded import GradedRankings
 from prefeval.data.positions import QueryPositions
 from prefeval.errors import PrefevalError
+from prefeval.methods.measures import parse_measure
 from prefeval.methods.registry import canonical_text, declaration_of
 
 __all__ = ["KernelScorer", "MetricScorer", "PreferenceScorer", "Scorer", "build_frames", "build_records", "resolve"]
@@ -129,7 +131,7 @@ class PreferenceScorer(Scorer):
 class KernelScorer(Scorer):
     """A metric of the registry (RBU, TSE, ...) computed with the kernel its declaration names.
 
-    Same definition as the ir-measures provider (:mod:`prefeval.integrations.provider`): the rankings as
+    Same definition as the ir-measures provider (:mod:`prefeval.engine.provider`): the rankings as
     :class:`~prefeval.core.graded.GradedRankings`, grades below ``rel`` counted as 0, aspects = the subtopics
     with a relevant document, ``@k``. It skips the provider's per-query pandas work; the tests assert that
     both give the same values.
@@ -284,7 +286,7 @@ def resolve(measure: Any, label: str | None = None, direct: bool = True) -> Scor
     if isinstance(measure, str):
         text = measure
         try:
-            measure = ir_measures.parse_measure(canonical_text(measure))
+            measure = parse_measure(canonical_text(measure))
         except Exception as exc:  # ir-measures raises several types for unknown names and bad params
             raise PrefevalError(f"cannot parse measure {text!r}: {exc}") from exc
         label = label or text

@@ -55,7 +55,6 @@ def measure_problem(value: str) -> str | None:
     """Why ``value`` is not one or more measures (names separated by blanks, as ``ir_measures`` takes them), or
     ``None`` when it is one."""
     # deferred: keeps `prefeval --help` fast (ir-measures loads on use)
-    import prefeval.integrations.provider  # noqa: F401  (registers prefeval's measures)
     from prefeval.errors import PrefevalError
     from prefeval.methods.names import parse_names
 

@@ -117,7 +117,7 @@ def parse_measures(texts: list[str], rel: int | None = None) -> list[tuple[str, 
     hints); every bad one reported. The label is the name as written (a name standing for several measures, or one
     that ``rel`` changes: the measure's own name); each label once."""
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
-    import prefeval.integrations.provider  # noqa: F401  (registers prefeval's measures and provider)
+    import prefeval.engine.provider  # noqa: F401  (registers prefeval's measures and provider)
     from prefeval.engine.evaluate import parse_measures as parse
     from prefeval.errors import PrefevalError
 
