@@ -123,3 +123,16 @@ def named_runs(values: list[str]) -> dict[str, str]:
             raise PrefevalError(f"two runs are named {name!r}; rename one of them or name them NAME=PATH")
         runs[name] = path
     return runs
+
+
+def baseline_name(baseline: str | None, runs: dict[str, str]) -> str | None:
+    """The run name ``--baseline`` gives: a run's name, or the path it was given as."""
+    # deferred: keeps `prefeval --help` fast
+    from prefeval.errors import PrefevalError
+
+    if baseline is None or baseline in runs:
+        return baseline
+    for name, path in runs.items():
+        if path == baseline:
+            return name
+    raise PrefevalError(f"--baseline {baseline!r} is not one of the runs: {', '.join(runs)}")

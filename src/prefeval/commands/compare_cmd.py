@@ -24,6 +24,7 @@ import sys
 
 from prefeval.commands.common import (
     add_progress_arguments,
+    baseline_name,
     named_runs,
     progress_enabled,
     split_off_positionals,
@@ -144,19 +145,6 @@ def run(args: argparse.Namespace) -> int:
 
         _write_rows(*long_rows(result.report_rows(**options), rankings), args.format, out)
     return 0
-
-
-def baseline_name(baseline: str | None, runs: dict[str, str]) -> str | None:
-    """The run name ``--baseline`` gives: a run's name, or the path it was given as."""
-    # deferred: keeps `prefeval --help` fast
-    from prefeval.errors import PrefevalError
-
-    if baseline is None or baseline in runs:
-        return baseline
-    for name, path in runs.items():
-        if path == baseline:
-            return name
-    raise PrefevalError(f"--baseline {baseline!r} is not one of the runs: {', '.join(runs)}")
 
 
 def _ranking_rows(result, aggregate: str, ties: str, **options) -> tuple[list[str], list[tuple]]:
