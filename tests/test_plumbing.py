@@ -23,6 +23,8 @@ PRIVATE = {
     "argparse's _SubParsersAction": r"\b_SubParsersAction\b",
     "argparse's _actions": r"\._actions\b",
     "argparse's HelpFormatter._fill_text": r"\b_fill_text\b",
+    # calling an ir-measures evaluator's _iter_calc (a provider implements it; prefeval's provider does)
+    "ir-measures' Evaluator._iter_calc": r"\._iter_calc\(|[\"']_iter_calc[\"']",
 }
 #: ir_datasets' private attributes: read only by the one shim
 IR_DATASETS_SHIM = "data/datasets/files.py"

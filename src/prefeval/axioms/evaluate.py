@@ -82,12 +82,12 @@ class MetricScorer(Scorer):
             qrels_frame, run_frame = _frames(qrels, run)
             scores = {str(k): float(v) for k, v in dict(self.function(qrels_frame, run_frame)).items()}
         else:
-            scores = _iter_calc(self.measure, qrels, run, quiet_ndeval=self.provider == "pyndeval")
+            scores = _measure_scores(self.measure, qrels, run, quiet_ndeval=self.provider == "pyndeval")
         values = np.array([scores.get(str(q), np.nan) for q in range(1, int(sides.max(initial=0)) + 1)])
         return values[sides[:, 0] - 1], values[sides[:, 1] - 1]
 
 
-def _iter_calc(measure: Any, qrels: list, run: list, quiet_ndeval: bool) -> dict[str, float]:
+def _measure_scores(measure: Any, qrels: list, run: list, quiet_ndeval: bool) -> dict[str, float]:
     """One ir-measures call; pyndeval's 'only 1 subtopic' notice is dropped (single-aspect cases are meant)."""
     buffer = io.StringIO()
     with contextlib.redirect_stderr(buffer) if quiet_ndeval else contextlib.nullcontext():
