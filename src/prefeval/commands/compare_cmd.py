@@ -182,12 +182,14 @@ def _per_query_rows(result):
 
 def _write_per_query_csv(result, out) -> None:
     """``result.per_query`` as csv, the text of ``result.per_query.to_csv(index=False)`` (text fields quoted by the
-    csv module, floats by ``repr``, NaN empty), written a block of rows per method and query at once."""
+    csv module, a formula-like name with a leading ``'``, floats by ``repr``, NaN empty), written a block of rows per method and query at once."""
     import csv  # deferred: keeps `prefeval --help` fast
+
+    from prefeval.core.text import csv_cell  # deferred: keeps `prefeval --help` fast
 
     def cell(text: str) -> str:
         buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="").writerow([text])
+        csv.writer(buffer, lineterminator="").writerow([csv_cell(text)])
         return buffer.getvalue()
 
     names = [cell(run) for run in result.runs]

@@ -207,8 +207,20 @@ def _run_single(args: argparse.Namespace, labelled: list) -> int:
         if args.provider not in ir_measures.providers.registry:
             raise PrefevalError(f"unknown provider {args.provider!r}; known: {sorted(ir_measures.providers.registry)}")
         provider = ir_measures.providers.registry[args.provider]
+        for measure in measures:
+            if not _supports(provider, measure):
+                others = [p.NAME for p in ir_measures.DefaultPipeline.providers if _supports(p, measure)]
+                raise PrefevalError(f"--provider {args.provider} does not compute {measure}" +
+                                    (f"; {', '.join(others)} does" if others else ""))
     _write(args, labelled, evaluate_values(args.qrels, {args.run: args.run}, measures, provider=provider))
     return 0
+
+
+def _supports(provider, measure) -> bool:
+    try:
+        return bool(provider.supports(measure))
+    except Exception:  # a provider refusing the measure's parameters
+        return False
 
 
 def _write(args: argparse.Namespace, labelled: list, values) -> None:
@@ -224,6 +236,9 @@ def _write(args: argparse.Namespace, labelled: list, values) -> None:
     def number(measure, value: float) -> float | int:
         return int(value) if measure in counts and value == int(value) else float(value)
 
+    if args.by_query and not args.no_summary and SUMMARY_QID in values.query_ids.tolist():
+        _warn(f"a query is named {SUMMARY_QID!r}, as the summary lines are: its lines come first, the summary "
+              f"lines last (-n omits the summary)")
     if args.by_query:
         per_query = values.values[:, :, 0]
         for q, query_id in enumerate(values.query_ids.tolist()):
