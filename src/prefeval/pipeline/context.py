@@ -59,6 +59,8 @@ class PipelineContext:
     rankings: dict[str, pd.DataFrame] = field(default_factory=dict)
     kendall_tau: pd.DataFrame | None = None
     significance: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: per (preference, metric, pair of runs): the queries where the two disagree (:mod:`prefeval.pipeline.findings`)
+    disagreements: list[dict[str, Any]] | None = None
     analysis: dict[str, dict[str, Any]] = field(default_factory=dict)
     out_dir: Path | None = None
     files: list[Path] = field(default_factory=list)
