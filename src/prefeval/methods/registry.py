@@ -41,7 +41,7 @@ from typing import Any, Literal
 from prefeval.errors import PrefevalError
 from prefeval.methods.references import Reference
 
-__all__ = ["Declaration", "Param", "REL", "Registry", "REGISTRY", "register", "unregister", "resolve", "get",
+__all__ = ["Declaration", "Param", "REL", "JUDGED_ONLY", "Registry", "REGISTRY", "register", "unregister", "resolve", "get",
            "declarations", "declaration_of", "parameters", "parse", "parse_call", "MethodCall", "listen", "canonical_text",
            "markdown_table"]
 
@@ -99,6 +99,13 @@ def cutoff_problem(cutoff: Any) -> str | None:
 
 REL = Param(int, 1, "minimum grade for a document to count as relevant", check=rel_problem)
 
+#: The parameter every method has without declaring it: ``judged_only=True`` computes the method on condensed
+#: lists (Sakai (2007)): each run's unjudged documents (no qrels line for the query, at any grade) are removed
+#: before positions are taken, so the value equals that of the plain method on runs stripped of them; a cutoff
+#: ``@k`` and a depth then count positions on the condensed list.
+JUDGED_ONLY = Param(bool, False, "remove unjudged documents from each run before positions are taken "
+                                 "(condensed lists, Sakai 2007)")
+
 
 @dataclass(frozen=True)
 class Declaration:
@@ -141,8 +148,11 @@ class Declaration:
         if "rel" not in self.params:
             raise PrefevalError(f"method {self.name}: declare the relevance threshold, params={{'rel': REL, ...}}")
         reserved = {"cutoff", "baseline"} & set(self.params)
+        if self.params.get("judged_only", JUDGED_ONLY) is not JUDGED_ONLY:  # (dataclasses.replace passes it back)
+            reserved.add("judged_only")
         if reserved:
             raise PrefevalError(f"method {self.name}: {sorted(reserved)} are added by prefeval, do not declare them")
+        object.__setattr__(self, "params", {**self.params, "judged_only": JUDGED_ONLY})
 
     @property
     def position_based(self) -> bool:
@@ -416,12 +426,14 @@ def parse(text: str) -> tuple[Declaration, dict[str, Any]] | None:
 
 
 def markdown_table() -> str:
-    """The measure table of docs/guide/measures.md: one row per registered method, from its declaration."""
+    """The measure table of docs/guide/measures.md: one row per registered method, from its declaration (without
+    :data:`JUDGED_ONLY`, which every method takes)."""
     rows = ["| measure | parameters (defaults) | per-query value |", "|---|---|---|"]
     for d in REGISTRY:
-        names = (["baseline"] if d.kind == "preference" else []) + list(d.params)
+        own = {name: p for name, p in d.params.items() if p is not JUDGED_ONLY}  # every method's: said once below
+        names = (["baseline"] if d.kind == "preference" else []) + list(own)
         defaults = []
-        for name, p in d.params.items():
+        for name, p in own.items():
             others = [c for c in (p.choices or ()) if c != p.default]
             extra = f" ({', '.join(f'`{c!r}`' for c in others)})" if others else ""
             defaults.append(f"`{name}={p.default!r}`{extra}")
