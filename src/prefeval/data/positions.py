@@ -289,6 +289,25 @@ def condensed_run(run: RankedRun, judged: PositionTable, depth: int | None = Non
                      run.candidates, True)
 
 
+def judged_at(run: RankedRun, judged: PositionTable, cutoffs: list[int]) -> np.ndarray:
+    """``(len(cutoffs), len(judged.queries))``: Judged@k of ``run`` for each query of the qrels (``judged``:
+    :func:`judged_table`), as ir-measures' ``Judged@k`` defines it on prefeval's ranking: the share of the top ``k``
+    documents the qrels judge for the query, over ``min(k, documents ranked)``; 0 for a query the run lacks. The
+    ranks of the judged documents must be exact (as for :func:`condensed_run`)."""
+    out = np.zeros((len(cutoffs), len(judged.queries)))
+    if not len(run.rank):
+        return out
+    code = judged.queries.get_indexer(run.queries)[run.query_codes]  # each row's query among the qrels' (-1: none)
+    kept = code >= 0
+    n = np.bincount(code[kept], minlength=len(judged.queries))
+    rows = judged.matched_rows(run)
+    for i, k in enumerate(cutoffs):
+        top = rows[run.rank[rows] <= k]
+        hits = np.bincount(code[top], minlength=len(judged.queries))
+        np.divide(hits, np.minimum(n, k), out=out[i], where=n > 0)
+    return out
+
+
 def query_positions(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, rel: int = 1,
                     depth: int | None = None, subtopics: bool = True) -> list[QueryPositions]:
     """Position arrays for every evaluated query (sorted by ``query_id``), one row per run in ``runs`` order;
