@@ -166,7 +166,8 @@ def test_engine_does_not_use_the_ir_measures_adapter(module):
 
 #: the only references to a higher layer, each loaded on use (``lazy_module``): a result object's rendering, which
 #: lives in the report layer (results apart from their rendering) and loads only when the result is rendered
-RENDERING_HOOKS = {("prefeval.engine.comparison", "prefeval.report.comparison")}
+RENDERING_HOOKS = {("prefeval.engine.comparison", "prefeval.report.comparison"),
+                   ("prefeval.engine.table", "prefeval.report.run_table")}
 
 
 def test_references_to_higher_layers_are_only_the_listed_rendering_hooks():

@@ -11,6 +11,7 @@ import math
 import shutil
 import subprocess
 import sys
+import warnings
 from contextlib import redirect_stdout
 from pathlib import Path
 
@@ -384,3 +385,46 @@ def test_eval_rel_option_in_both_forms(files):
     rows = csv_records(cli("eval", qrels, *runs, "-m", "AP", "-l", "2", "--format", "csv"))
     by_run = prefeval.evaluate(qrels, runs, ["AP"], rel=2).set_index("run")["value"]
     assert [float(r["mean"]) for r in rows] == pytest.approx(by_run.tolist(), abs=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# trec_eval's counts: summed over the judged queries (trec_eval -c), neither tested nor marked best
+
+COUNT_QRELS = {"q1": {"d1": 2, "d2": 1, "d3": 0}, "q2": {"d4": 1, "d5": 2, "d6": 2}, "q3": {"d7": 2, "d8": 0}}
+COUNT_RUNS = {
+    "a": {"q1": {"d1": 3.0, "d2": 2.0, "x": 1.0}, "q2": {"d4": 1.0, "d5": 0.5}},  # lacks judged query q3
+    "b": {"q1": {"d3": 1.0}, "q2": {"d6": 2.0, "d5": 1.0, "y": 0.5}, "q3": {"d7": 1.0, "d8": 0.5}},
+}
+
+
+def _counts_by_definition(run: dict, rel: int) -> dict[str, int]:
+    """num_q, num_ret, num_rel, num_rel_ret of ``trec_eval -c -l rel``, counted from their definitions."""
+    return {"num_q": len(COUNT_QRELS),
+            "num_ret": sum(len(docs) for q, docs in run.items() if q in COUNT_QRELS),
+            "num_rel": sum(g >= rel for docs in COUNT_QRELS.values() for g in docs.values()),
+            "num_rel_ret": sum(COUNT_QRELS[q].get(d, 0) >= rel for q, docs in run.items() if q in COUNT_QRELS
+                               for d in docs)}
+
+
+@pytest.mark.parametrize("rel", [None, 1, 2])
+def test_table_sums_trec_eval_counts_at_every_rel(rel):
+    counts = ["num_q", "num_ret", "num_rel", "num_rel_ret"]
+    with pytest.warns(UserWarning, match="covers 2 of the 3"):
+        t = prefeval.table(COUNT_QRELS, COUNT_RUNS, [*counts, "P@2"], rel=rel)
+    frame = t.to_frame()
+    for name, run in COUNT_RUNS.items():
+        expected = _counts_by_definition(run, rel or 1)
+        got = {m: t.value(name, m) for m in counts}
+        assert got == expected
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the coverage warning, checked above
+            evaluated = prefeval.evaluate(COUNT_QRELS, {name: run}, counts, rel=rel)
+        assert dict(zip(evaluated["given"], evaluated["value"])) == expected
+    rows = frame[frame["measure"].isin(counts)]
+    assert rows["test"].isna().all() and rows["better_than"].map(len).eq(0).all()
+    assert t.tests["num_q"] is None and t.tests["P@2"] == ("t", "holm")
+    grid = t.grid()
+    columns = grid.header.index("num_ret"), grid.header.index("P@2")
+    best = [[row[k].best for row in grid.rows] for k in columns]
+    assert best[0] == [False, False] and any(best[1])
+    assert "num_q, num_ret, num_rel, num_rel_ret: sums over the queries" in t.note()

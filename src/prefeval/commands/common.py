@@ -7,7 +7,8 @@ import argparse
 import os
 import sys
 
-__all__ = ["add_progress_arguments", "progress_enabled", "split_off_positionals", "named_runs"]
+__all__ = ["ARGUMENT_RULE", "add_progress_arguments", "progress_enabled", "is_run_argument", "measure_problem",
+           "split_off_positionals", "named_runs"]
 
 
 def add_progress_arguments(parser: argparse.ArgumentParser, quiet: bool = False) -> None:
@@ -31,20 +32,75 @@ def progress_enabled(args: argparse.Namespace) -> bool:
         return False
 
 
-def _is_positional(value: str) -> bool:
-    """A value that cannot be a measure name: an existing path, or a path-like text (a separator outside
-    parentheses; measure names have none, a baseline path sits inside ``RPP(baseline='...')``)."""
-    if os.path.exists(value):
-        return True
+#: How a command tells run files from measures among its arguments (``prefeval eval --help`` and the docs state it).
+ARGUMENT_RULE = ("An argument with a path separator (before any parenthesis) is a run file; any other argument that "
+                 "parses as a measure is a measure (write ./NAME for a run file named like a measure); anything "
+                 "else must be an existing run file (NAME=PATH names one): a name shaped like a measure is "
+                 "reported as a measure, any other as 'run file not found'.")
+
+
+def _is_path_like(value: str) -> bool:
+    """A separator outside parentheses (measure names have none; a baseline path sits inside
+    ``RPP(baseline='...')``)."""
     head = value.split("(", 1)[0]
     return "/" in head or os.sep in head
 
 
+def _exists(value: str) -> bool:
+    name, sep, path = value.partition("=")
+    return os.path.exists(value) or bool(sep and name and path and os.path.exists(path))
+
+
+def measure_problem(value: str) -> str | None:
+    """Why ``value`` is not one or more measures (names separated by blanks, as ``ir_measures`` takes them), or
+    ``None`` when it is one."""
+    # deferred: keeps `prefeval --help` fast (ir-measures loads on use)
+    import prefeval.integrations.provider  # noqa: F401  (registers prefeval's measures)
+    from prefeval.errors import PrefevalError
+    from prefeval.methods.names import parse_names
+
+    try:
+        parse_names(value)
+        return None
+    except PrefevalError as exc:
+        problem = str(exc)
+    parts = value.split()
+    if len(parts) > 1:
+        try:
+            for part in parts:
+                parse_names(part)
+            return None
+        except PrefevalError as exc:  # the part at fault
+            problem = str(exc)
+    return problem
+
+
+def is_run_argument(value: str) -> bool:
+    """Whether a command-line argument is a run file rather than a measure, by :data:`ARGUMENT_RULE`. An argument
+    that is no file and has a measure's shape (``Bogus@3``, ``LexiRecall(baseline=None)``) is a measure, whose
+    problem the measure parser reports with its hints; any other is a :class:`~prefeval.errors.PrefevalError`
+    "run file not found: NAME"."""
+    from prefeval.errors import PrefevalError  # deferred: keeps `prefeval --help` fast
+
+    if _is_path_like(value):
+        return True
+    problem = measure_problem(value)
+    if problem is None:
+        return False
+    if _exists(value):
+        return True
+    from prefeval.core.text import printable  # deferred: keeps `prefeval --help` fast
+
+    if not problem.startswith("cannot parse"):  # a measure's shape (an unknown name, a bad value): a measure,
+        return False  # reported with the other measures' problems and hints
+    raise PrefevalError(f"run file not found: {printable(value)} (and it is not a measure name either)")
+
+
 def split_off_positionals(values: list[str]) -> tuple[list[str], list[str]]:
-    """``values`` of a many-valued option split where the positional arguments typed after it start (the first
-    value that is a file or a path, :func:`_is_positional`): ``(option values, positionals)``."""
+    """``values`` of a many-valued option (``-m``) split where the positional arguments typed after it start: at
+    the first run file by :func:`is_run_argument` (:data:`ARGUMENT_RULE`). ``(option values, positionals)``."""
     for k, value in enumerate(values):
-        if _is_positional(value):
+        if is_run_argument(value):
             return values[:k], values[k:]
     return values, []
 

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 
 from prefeval.commands.common import (
+    ARGUMENT_RULE,
     add_progress_arguments,
+    is_run_argument,
     named_runs,
     progress_enabled,
     split_off_positionals,
@@ -41,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("qrels", nargs="?", metavar="QRELS", help="TREC qrels file or ir_datasets id")
     parser.add_argument("rest", nargs="*", metavar="RUN [MEASURE]",
                         help="TREC run file(s) (.gz allowed; NAME=PATH names a run), then (without -m) measures, "
-                             "e.g. nDCG@10 'RBU(p=0.8)@20' \"RPP(baseline='bm25.run')\"")
+                             "e.g. nDCG@10 'RBU(p=0.8)@20' \"RPP(baseline='bm25.run')\". " + ARGUMENT_RULE)
     parser.add_argument("-m", "--measures", dest="table_measures", action="append", nargs="+", metavar="MEASURE",
                         help="measures of a run x measure table (several runs; preferences LexiRecall, "
                              "LexiPrecision, RPP are columns too)")
@@ -78,15 +79,12 @@ _SINGLE_OPTIONS = {"by_query": "-q/--by_query", "no_summary": "-n/--no_summary",
                    "output_format": "-o/--output_format", "provider": "--provider"}
 
 
-def _is_run(value: str) -> bool:
-    name, sep, path = value.partition("=")
-    return os.path.exists(value) or bool(sep and name and os.path.exists(path))
-
-
 def split_arguments(args: argparse.Namespace) -> tuple[str, list[str], list[str], bool]:
-    """``(qrels, runs, measures, table form)`` from the parsed arguments: with ``-m`` every positional after QRELS
-    is a run (also those typed after ``-m``'s values); without, the first is a run and so is each following file,
-    the rest are measures. The table form: ``-m``, several runs, or an option of the table."""
+    """``(qrels, runs, measures, table form)`` from the parsed arguments. The first positional is QRELS and the
+    second a run; every other is a run or a measure by one rule (:data:`~prefeval.commands.common.ARGUMENT_RULE`,
+    :func:`~prefeval.commands.common.is_run_argument`): a path separator makes a run, a measure name a measure,
+    an existing file a run, anything else is "run file not found". ``-m`` values are measures (a run typed after
+    them is taken back by the same rule). The table form: ``-m``, several runs, or an option of the table."""
     # deferred: keeps `prefeval --help` fast
     from prefeval.errors import PrefevalError
 
@@ -104,10 +102,9 @@ def split_arguments(args: argparse.Namespace) -> tuple[str, list[str], list[str]
     if len(given) < 3:
         raise PrefevalError("the following arguments are required: QRELS RUN MEASURE [MEASURE ...] "
                             "(or QRELS RUN [RUN ...] -m MEASURE [MEASURE ...])")
-    k = 2
-    while k < len(given) and _is_run(given[k]):
-        k += 1
-    runs, measures = given[1:k], given[k:]
+    runs, measures = given[1:2], []
+    for value in given[2:]:
+        (runs if is_run_argument(value) else measures).append(value)
     if not measures:
         raise PrefevalError("no measures given: QRELS RUN MEASURE... or QRELS RUN [RUN ...] -m MEASURE...")
     table = len(runs) > 1 or any(getattr(args, key) != default for key, default in _TABLE_ONLY.items())
@@ -144,7 +141,7 @@ def parse_measures(texts: list[str], rel: int | None = None) -> list[tuple[str, 
                 if all(label != existing for existing, _ in labelled):
                     labelled.append((label, measure))
     if errors:
-        raise PrefevalError("cannot parse measures:\n  " + "\n  ".join(errors))
+        raise PrefevalError(errors[0] if len(errors) == 1 else f"{len(errors)} bad measures: " + "; ".join(errors))
     return labelled
 
 
@@ -173,8 +170,8 @@ def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measur
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval.commands.compare_cmd import baseline_name
     from prefeval.engine.significance import correction_for
+    from prefeval.engine.table import table
     from prefeval.errors import PrefevalError
-    from prefeval.report.run_table import table
 
     given = [_SINGLE_OPTIONS[key] for key, default in _SINGLE_ONLY.items() if getattr(args, key) != default]
     if given:

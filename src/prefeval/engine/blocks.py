@@ -48,14 +48,13 @@ from prefeval.data.ranking import (
 from prefeval.data.trec import MIN_GRADE, Columns
 from prefeval.engine.methods import Method
 from prefeval.engine.results import MethodResult
+from prefeval.engine.values import MeasureEvaluator
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import declaration_of, parameters
 
 if TYPE_CHECKING:
-    import ir_measures
     import pandas as pd
 else:
-    ir_measures = lazy_module("ir_measures")  # loads on use: prefeval's preferences do not need it
     pd = lazy_module("pandas")
 _tqdm = lazy_module("tqdm.auto")  # progress bars load on use
 
@@ -71,34 +70,20 @@ def _progress(iterable: Iterable, enabled: bool, desc: str, total: int | None = 
 
 
 class _MetricTable:
-    """Per-query values of the metric methods sharing one run depth, one ``iter_calc`` pass per run."""
+    """Per-query values of the metric methods sharing one run depth (:class:`~prefeval.engine.values.MeasureEvaluator`:
+    the one evaluation of measures), one run at a time."""
 
-    def __init__(self, methods: list[Method], qrels: pd.DataFrame, depth: int | None, n_runs: int) -> None:
-        self.methods, self.depth, self.n_runs = methods, depth, n_runs
-        self.measures = list(dict.fromkeys(m.measure for m in methods))
-        try:
-            self.evaluator = ir_measures.evaluator(self.measures, qrels)
-        except (ValueError, NameError) as exc:
-            raise PrefevalError(f"cannot evaluate {', '.join(m.label for m in methods)}: {exc}") from None
-        self.values: dict[Any, dict[str, np.ndarray]] = {ms: {} for ms in self.measures}
+    def __init__(self, methods: list[Method], qrels: pd.DataFrame | Columns, depth: int | None, n_runs: int) -> None:
+        self.methods = methods
+        self.evaluator = MeasureEvaluator([m.measure for m in methods], qrels, depth=depth)
+        self.values = np.zeros((len(self.evaluator.measures), len(self.evaluator.query_ids), n_runs))
 
     def fill(self, s: int, run: RankedRun) -> None:
-        ranking = run.to_dict(self.depth)
-        if not ranking:  # retrieved nothing: every query gets measure.DEFAULT below
-            return
-        for metric in self.evaluator.iter_calc(ranking):
-            self.values[metric.measure].setdefault(metric.query_id, np.full(self.n_runs, np.nan))[s] = metric.value
+        self.values[:, :, s] = self.evaluator.values(run)
 
-    def results(self, qrels: pd.DataFrame) -> list[MethodResult]:
-        out = []
-        qids = judged_queries(qrels)
-        for m in self.methods:
-            per_query = self.values[m.measure]
-            V = np.vstack([per_query.get(q, np.full(self.n_runs, np.nan)) for q in qids])
-            # ir-measures gives measure.DEFAULT to qrels queries absent from a run; fill the same way.
-            V[np.isnan(V)] = m.measure.DEFAULT
-            out.append(MethodResult(m, qids, None, V))
-        return out
+    def results(self) -> list[MethodResult]:
+        index = {m: k for k, m in enumerate(self.evaluator.measures)}
+        return [MethodResult(m, self.evaluator.query_ids, None, self.values[index[m.measure]]) for m in self.methods]
 
 
 class _PreferenceCollector:
@@ -160,8 +145,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     candidates = query_candidates(qrels, MIN_GRADE if condensed else min_rel)
     tables = {rel: PositionTable(qrels, rel, queries) for rel in dict.fromkeys(rel for rel, _, _ in pref_groups)}
     doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
-    qrels_df = qrels.frame() if metric_groups and isinstance(qrels, Columns) else qrels  # ir-measures reads frames
-    metric_tables = [_MetricTable(group, qrels_df, depth, S) for depth, group in metric_groups.items()]
+    metric_tables = [_MetricTable(group, qrels, depth, S) for depth, group in metric_groups.items()]
     query_codes, query_ids = distinct(qrels["query_id"], grouped=True)
     evaluated = np.zeros(len(queries), dtype=bool)  # per query (of ``queries``): has a document at grade >= min_rel
     evaluated[queries.get_indexer(
@@ -207,7 +191,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
                 collector.add(rows[q], P)
         results += [collector.result(qids) for collector in collectors]
     for mt in metric_tables:
-        results += mt.results(qrels)
+        results += mt.results()
     return results
 
 

@@ -60,7 +60,7 @@ from prefeval.data.runs import registered
 from prefeval.data.trec import MAX_GRADE, MIN_GRADE, Columns, first_bad_id, plain_ascii
 from prefeval.engine import registry as engines
 from prefeval.engine.blocks import check_relevant, evaluate_block
-from prefeval.engine.methods import parse_method
+from prefeval.engine.methods import apply_rel, parse_method
 from prefeval.errors import PrefevalError
 from prefeval.methods.checks import validate
 from prefeval.methods.names import parse_names
@@ -75,12 +75,6 @@ else:
 _tqdm = lazy_module("tqdm.auto")  # progress bars load on use
 
 
-#: Measures whose ``rel`` is not a threshold but a filter: ``NumRet`` counts every retrieved document, and
-#: ``NumRet(rel=r)`` only those of grade >= r; ``evaluate(rel=...)`` leaves them as written.
-_REL_FILTERS = frozenset({"NumRet"})
-#: Names of the number of relevant retrieved documents (``NumRet(rel=1)`` in ir-measures): under ``evaluate(rel=r)``
-#: they count the documents of grade >= r, as every other measure's "relevant" does.
-_RELEVANT_RETRIEVED = frozenset({"NumRelRet", "num_rel_ret"})
 #: Counts that depend on the qrels only (trec_eval ``num_q``, ``num_rel``), computed from the qrels for every judged
 #: query, as ``trec_eval -c`` does (a judged query missing from the run counts; its relevant documents too).
 _QRELS_COUNTS = frozenset({"NumQ", "NumRel"})
@@ -95,13 +89,9 @@ def parse_measures(measures: Any, rel: int | None = None) -> list[Any]:
         raise PrefevalError(f"{rel_problem(rel)}; got {rel!r}")
     parsed: list[Any] = []
     for item in measures:
-        relevant_retrieved = isinstance(item, str) and item.strip() in _RELEVANT_RETRIEVED
         for measure in _parse_one(item):
-            if rel is not None and relevant_retrieved:  # NumRelRet = NumRet(rel=1): relevant means grade >= rel
-                measure = measure(rel=int(rel))
-            elif rel is not None and "rel" in getattr(measure, "SUPPORTED_PARAMS", {}) and "rel" not in measure.params \
-                    and getattr(measure, "NAME", None) not in _REL_FILTERS:
-                measure = measure(rel=int(rel))
+            if rel is not None:
+                measure = apply_rel(measure, rel, item if isinstance(item, str) else None)
             validate(measure)
             if measure not in parsed:
                 parsed.append(measure)

@@ -44,6 +44,28 @@ class Method:
     run_depth: int | None = None
 
 
+#: Measures whose ``rel`` is not a threshold but a filter: ``NumRet`` counts every retrieved document (trec_eval's
+#: ``num_ret``, at every ``-l``), and ``NumRet(rel=r)`` only those of grade >= r; a comparison's ``rel`` leaves them.
+REL_FILTERS = frozenset({"NumRet"})
+#: Names of the number of relevant retrieved documents (``NumRet(rel=1)`` in ir-measures): under a comparison's ``rel=r``
+#: they count the documents of grade >= r, as every other measure's "relevant" does (``trec_eval -l r``'s
+#: ``num_rel_ret``).
+RELEVANT_RETRIEVED = frozenset({"NumRelRet", "num_rel_ret"})
+
+
+def apply_rel(measure: Any, rel: int, text: str | None = None) -> Any:
+    """``measure`` (written as ``text``, if given as a name) with the relevance threshold ``rel`` applied where it
+    takes one and does not set its own: ``NumRet`` stays a count of every retrieved document (:data:`REL_FILTERS`),
+    while ``NumRelRet`` / ``num_rel_ret`` count the retrieved documents of grade >= ``rel``
+    (:data:`RELEVANT_RETRIEVED`). The one rule of :func:`parse_method` and :func:`prefeval.evaluate`."""
+    if isinstance(text, str) and text.strip() in RELEVANT_RETRIEVED:
+        return measure(rel=int(rel))
+    if "rel" in getattr(measure, "SUPPORTED_PARAMS", {}) and "rel" not in measure.params \
+            and getattr(measure, "NAME", None) not in REL_FILTERS:
+        return measure(rel=int(rel))
+    return measure
+
+
 def _parse_texts(text: str) -> list[Any]:
     """The measures a method name stands for: one of prefeval's preferences (no ir-measures needed), else the
     measures of :func:`~prefeval.methods.names.parse_names` (several for a trec_eval name such as
@@ -100,8 +122,8 @@ def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
         eff_depth = cutoff if depth is None else (depth if cutoff is None else min(depth, cutoff))
         return Method(label, measure, "preference", eff_rel, eff_depth, depth)
     supported = getattr(measure, "SUPPORTED_PARAMS", {})
-    if "rel" in supported and "rel" not in measure.params and rel != 1:
-        measure = measure(rel=rel)
+    if rel != 1:
+        measure = apply_rel(measure, rel, method if isinstance(method, str) else None)
     validate(measure)
     eff_rel = int(measure.params.get("rel", rel)) if "rel" in supported else rel
     return Method(label, measure, "metric", eff_rel, depth, depth)

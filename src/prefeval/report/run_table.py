@@ -1,371 +1,110 @@
-"""The table every paper needs: many runs x measures, with significance against a baseline or between all runs.
+"""Rendering of the run x measure table (:class:`prefeval.engine.table.RunTable`, from :func:`prefeval.table`): the
+wide grid (one row per run, one column per measure) as plain text, Markdown, LaTeX or HTML, and the long-form rows
+as csv, json or jsonl, with a note generated from the table's numbers.
 
-``table(qrels, runs, measures)`` evaluates every run with every measure in one pass (:func:`prefeval.compare`'s
-engine: each run read and ranked once) and returns a :class:`RunTable`:
-
-* a **metric** column (nDCG@10, AP(rel=2), RBU@20, any ir-measures measure) holds each run's mean over the queries
-  of the qrels (the value :func:`prefeval.evaluate` gives);
-* a **preference** column (LexiRecall, LexiPrecision, RPP) holds, with a ``baseline``, each run's mean preference
-  over the baseline (the entry of :meth:`prefeval.Comparison.matrix`; the baseline's own is 0) and, without, its
-  mean preference over the other runs (the row mean of that matrix, :func:`prefeval.evaluate`'s value of a
-  preference without baseline).
-
-Significance comes from :meth:`prefeval.Comparison.tests` (tests and corrections of :mod:`prefeval.core.stats`;
-default: the paired t-test for metrics, the sign test for preferences; Holm's correction). With a ``baseline``,
-each other run is tested against it, per measure, corrected over those runs (``p_value``, ``p_adjusted``,
-``significant``; marked ▲ better / ▼ worse). Without, every pair is tested per measure, corrected over all pairs,
-and each mean is marked with the letters of the runs it is significantly better than (``better_than``; the
-direction is the sign of the test statistic: wins minus losses for the sign test, the mean for the others; the
-mean difference for the Wilcoxon test, whose statistic has no sign). The best value of each column is emphasised.
+Marks: with a baseline, ▲/▼ significantly better/worse than the baseline; without, the letters of the runs a run is
+significantly better than; the best value of each column emphasised (not in a column of trec_eval's counts, which
+is a sum over the queries, neither tested nor compared).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-import numpy as np
-
-from prefeval.core.lazy import lazy_module
-from prefeval.data.inputs import run_name
-from prefeval.engine.compare import compare_methods
-from prefeval.engine.comparison import Comparison
-from prefeval.engine.methods import Method, check_run_options, method_list, parse_methods
-from prefeval.engine.significance import VALUE_TESTS
+from prefeval.engine.table import CI_LEVEL
 from prefeval.errors import PrefevalError
 from prefeval.report.comparison import describe_test
 from prefeval.report.html import grid_table
 from prefeval.report.tables import ROW_FORMATS, Cell, Grid, latex, markdown, plain, row_text
 
-if TYPE_CHECKING:
-    import pandas as pd
-else:
-    pd = lazy_module("pandas")
-
-__all__ = ["RunTable", "table", "run_letters"]
-
-#: the level of the confidence intervals (``ci=True``)
-CI_LEVEL = 0.95
+__all__ = ["note", "grid", "to_text", "latex_table"]
 
 
-def run_letters(n: int) -> list[str]:
-    """Letters naming ``n`` runs: ``a`` ... ``z``, then ``aa``, ``ab``, ... (spreadsheet columns in lower case)."""
-    out = []
-    for k in range(n):
-        name, k = "", k + 1
-        while k:
-            k, rest = divmod(k - 1, 26)
-            name = chr(ord("a") + rest) + name
-        out.append(name)
-    return out
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
 
 
-def _run_names(runs: Any) -> list[str]:
-    """The names :func:`prefeval.compare` gives ``runs`` (a mapping's keys, or file names), to check a baseline
-    before any work."""
-    if isinstance(runs, Mapping):
-        return [str(k) for k in runs]
-    if isinstance(runs, (list, tuple)) and all(isinstance(r, str) for r in runs):
-        return [run_name(r) for r in runs]
-    return []
+def note(table: Any) -> str:
+    """What the numbers and marks of ``table`` mean, from its results."""
+    means = [m for m in table.measures if m not in table.summed_columns]
+    parts = [f"Means over {table.queries} queries." if means else f"Over {table.queries} queries."]
+    if table.summed_columns:
+        parts.append(f"{', '.join(table.summed_columns)}: sums over the queries (as trec_eval -c), not tested.")
+    prefs = [m for m in table.measures if table.kind(m) == "preference"]
+    if prefs and table.baseline is not None:
+        parts.append(f"{', '.join(prefs)}: mean preference over {table.baseline} (positive: the run is preferred).")
+    elif prefs:
+        parts.append(f"{', '.join(prefs)}: mean preference over the other runs (positive: the run is preferred).")
+    if table.ci:
+        parts.append(f"±: half-width of the {CI_LEVEL:.0%} Student-t confidence interval of the mean.")
+    if table.baseline is not None:
+        family = f"the {_plural(len(table.runs) - 1, 'run')} compared with {table.baseline}"
+    else:
+        family = f"the {_plural(len(table.runs) * (len(table.runs) - 1) // 2, 'pair')} of runs"
+    used = "; ".join(f"{m}: {describe_test(*t, family)}" for m, t in table.tests.items() if t is not None)
+    if used and table.baseline is not None:
+        parts.append(f"▲/▼: significantly better/worse than {table.baseline} at alpha={table.alpha} ({used}).")
+    elif used:
+        parts.append(f"Letters: the runs a run is significantly better than at alpha={table.alpha} ({used}).")
+    if means:
+        parts.append("Best value of each column of means emphasised." if table.summed_columns
+                     else "Best value of each column emphasised.")
+    return " ".join(parts)
 
 
-def _interval(values: np.ndarray) -> tuple[float, float]:
-    """The Student-t confidence interval at :data:`CI_LEVEL` of the mean of ``values`` (NaN for fewer than two;
-    the mean itself when they do not vary)."""
-    n = len(values)
-    mean = float(np.mean(values)) if n else math.nan
-    if n < 2:
-        return math.nan, math.nan
-    sd = float(np.std(values, ddof=1))
-    if sd == 0:
-        return mean, mean
-    from scipy.stats import t as student_t  # deferred: scipy.stats is slow to import
-
-    half = float(student_t.ppf(0.5 + CI_LEVEL / 2, n - 1)) * sd / math.sqrt(n)
-    return mean - half, mean + half
+def _number(value: float, digits: int, signed: bool, count: bool) -> str:
+    if math.isnan(value):
+        return "nan"
+    if count and value == int(value):
+        return str(int(value))
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
 
 
-class RunTable:
-    """The result of :func:`table`: one row per run and measure (:meth:`to_frame`), its renderings
-    (:meth:`to_string`, :meth:`to_markdown`, :meth:`to_latex`, :meth:`to_html`) and the per-query values
-    (:attr:`per_query`). ``comparison`` is the :class:`prefeval.Comparison` the numbers were taken from."""
-
-    def __init__(self, comparison: Comparison, columns: list[tuple[str, Method]], baseline: str | None,
-                 test: str | None, correction: str | None, alpha: float, ci: bool, **options: Any) -> None:
-        self.comparison = comparison
-        self.runs = list(comparison.runs)
-        self.measures = [label for label, _ in columns]
-        self.baseline, self.alpha, self.ci = baseline, alpha, ci
-        self._methods = dict(columns)
-        S = len(self.runs)
-        self.letters = run_letters(S) if baseline is None and S > 1 else []
-        #: per measure label: the test and correction used (None without tests)
-        self.tests: dict[str, tuple[str, str] | None] = {}
-        #: per (run, measure): the record of :meth:`to_frame`
-        self._records: dict[tuple[str, str], dict[str, Any]] = {}
-        self._values: dict[str, np.ndarray] = {}  # per measure: (Q, S) per-query values of the column
-        self.queries = 0
-        view = comparison.against(baseline) if baseline is not None else comparison
-        for label, method in columns:
-            r = comparison.result(method.label)
-            self.queries = len(r.query_ids)
-            values = self._column_values(r, method)
-            self._values[label] = values
-            means = self._column_means(r, method)
-            for s, run in enumerate(self.runs):
-                record: dict[str, Any] = {"run": run, "measure": label, "mean": float(means[s])}
-                if ci:
-                    record["ci_low"], record["ci_high"] = _interval(values[:, s]) if values is not None else (
-                        math.nan, math.nan)
-                self._records[run, label] = record
-            if S < 2:
-                self.tests[label] = None
-                continue
-            _, test_used, correction_used, res = view.tests(method.label, test, correction, alpha, **options)
-            self.tests[label] = (test_used, correction_used)
-            sums = view.pair_sums(r)
-            direction = np.sign(sums.mean if test_used == "wilcoxon" else res.statistic)
-            if baseline is not None:
-                for p, (run, _) in enumerate(view.pairs):
-                    record = self._records[run, label]
-                    record.update(p_value=float(res.pvalue[p]), p_adjusted=float(res.adjusted[p]),
-                                  significant=bool(res.significant[p]),
-                                  direction=int(direction[p]) if res.significant[p] else 0)
-                record = self._records[baseline, label]
-                record.update(p_value=math.nan, p_adjusted=math.nan, significant=None, direction=0)
-            else:
-                beaten: dict[str, list[str]] = {run: [] for run in self.runs}
-                for p, (a, b) in enumerate(view.pairs):
-                    if res.significant[p] and direction[p] > 0:
-                        beaten[a].append(b)
-                    elif res.significant[p] and direction[p] < 0:
-                        beaten[b].append(a)
-                order = {run: k for k, run in enumerate(self.runs)}
-                for run in self.runs:
-                    self._records[run, label]["better_than"] = sorted(beaten[run], key=order.__getitem__)
-            for run in self.runs:
-                self._records[run, label].update(test=test_used, correction=correction_used)
-
-    # -- numbers -------------------------------------------------------------------------------
-
-    def _column_values(self, r: Any, method: Method) -> np.ndarray | None:
-        """(Q, S) per-query values of a column: a metric's values, a run's preference over the baseline, or its mean
-        preference over the other runs; None when the per-query preferences were not kept."""
-        S = len(self.runs)
-        if method.kind == "metric":
-            return r.values
-        if self.baseline is None:
-            return r.win_rates / (S - 1)
-        if not r.kept:
-            return None
-        b = self.runs.index(self.baseline)
-        return r.prefs[:, :, b]
-
-    def _column_means(self, r: Any, method: Method) -> np.ndarray:
-        """Each run's value in a column (see the module docstring), from the comparison's own means."""
-        if method.kind == "metric":
-            return r.values.mean(axis=0)
-        M = _mean_matrix(self.comparison, r)
-        if self.baseline is None:
-            return M.sum(axis=1) / (len(self.runs) - 1)
-        return M[:, self.runs.index(self.baseline)]
-
-    @property
-    def columns(self) -> list[str]:
-        """The columns of :meth:`to_frame` (and of the csv/json rows)."""
-        out = ["run", "measure", "mean"]
-        if self.ci:
-            out += ["ci_low", "ci_high"]
-        if len(self.runs) > 1:
-            out += ["test", "correction"]
-            out += ["p_value", "p_adjusted", "significant"] if self.baseline is not None else ["better_than"]
-        return out
-
-    def rows(self) -> tuple[list[str], list[list[Any]]]:
-        """Header and long-form rows (one per run and measure, runs in the given order) as Python values."""
-        header = self.columns
-        return header, [[self._records[run, m].get(h) for h in header] for run in self.runs for m in self.measures]
-
-    def to_frame(self) -> pd.DataFrame:
-        """The long-form table ``run, measure, mean[, ci_low, ci_high][, test, correction, p_value, p_adjusted,
-        significant | better_than]``: one row per run and measure."""
-        header, rows = self.rows()
-        frame = pd.DataFrame(rows, columns=header)
-        frame.attrs.update(baseline=self.baseline, alpha=self.alpha, queries=self.queries)
-        return frame
-
-    def value(self, run: str, measure: str) -> float:
-        """The mean of ``run`` in the column ``measure``."""
-        try:
-            return self._records[run, measure]["mean"]
-        except KeyError:
-            raise PrefevalError(f"no value for run {run!r} and measure {measure!r}; runs: {', '.join(self.runs)}; "
-                                f"measures: {', '.join(self.measures)}") from None
-
-    @property
-    def per_query(self) -> pd.DataFrame:
-        """``run, query_id, measure, value``: the per-query values each mean is taken over (a metric's values; a
-        preference over the baseline, or the mean preference over the other runs)."""
-        frames = []
-        for label in self.measures:
-            values = self._values[label]
-            if values is None:
-                raise PrefevalError(f"the per-query preferences of {label} were not kept (too large); "
-                                    "use prefeval.compare(..., per_query=True)")
-            r = self.comparison.result(self._methods[label].label)
-            Q, S = values.shape
-            frames.append(pd.DataFrame({
-                "run": np.repeat(np.asarray(self.runs, dtype=object), Q),
-                "query_id": np.tile(r.query_ids.astype(str), S),
-                "measure": label,
-                "value": values.T.reshape(-1),
-            }))
-        return pd.concat(frames, ignore_index=True)
-
-    # -- renderings ----------------------------------------------------------------------------
-
-    def note(self) -> str:
-        """What the numbers and marks mean, from the results."""
-        parts = [f"Means over {self.queries} queries."]
-        prefs = [m for m in self.measures if self._methods[m].kind == "preference"]
-        if prefs and self.baseline is not None:
-            parts.append(f"{', '.join(prefs)}: mean preference over {self.baseline} (positive: the run is preferred).")
-        elif prefs:
-            parts.append(f"{', '.join(prefs)}: mean preference over the other runs (positive: the run is preferred).")
-        if self.ci:
-            parts.append(f"±: half-width of the {CI_LEVEL:.0%} Student-t confidence interval of the mean.")
-        if self.baseline is not None:
-            n = len(self.runs) - 1
-            family = f"the {n} run{'s' if n != 1 else ''} compared with {self.baseline}"
-        else:
-            n = len(self.runs) * (len(self.runs) - 1) // 2
-            family = f"the {n} pair{'s' if n != 1 else ''} of runs"
-
-        used = "; ".join(f"{m}: {describe_test(*t, family)}" for m, t in self.tests.items() if t is not None)
-        if used and self.baseline is not None:
-            parts.append(f"▲/▼: significantly better/worse than {self.baseline} at alpha={self.alpha} ({used}).")
-        elif used:
-            parts.append(f"Letters: the runs a run is significantly better than at alpha={self.alpha} ({used}).")
-        parts.append("Best value of each column emphasised.")
-        return " ".join(parts)
-
-    def grid(self, digits: int = 4) -> Grid:
-        """The wide table: one row per run, one column per measure."""
-        best = {}
-        for m in self.measures:
-            means = [self._records[run, m]["mean"] for run in self.runs]
-            finite = [v for v in means if not math.isnan(v)]
-            best[m] = round(max(finite), digits) if finite else None
-        letter = dict(zip(self.runs, self.letters))
-        rows = []
-        for run in self.runs:
-            row = ([Cell(letter[run])] if self.letters else []) + [Cell(run)]
-            for m in self.measures:
-                rec = self._records[run, m]
-                mean = rec["mean"]
-                signed = self._methods[m].kind == "preference"
-                text = "nan" if math.isnan(mean) else f"{mean:+.{digits}f}" if signed else f"{mean:.{digits}f}"
-                mark = {1: "up", -1: "down"}.get(rec.get("direction", 0), "")
-                ci = ""
-                if self.ci and not math.isnan(rec["ci_low"]):
-                    ci = f"±{(rec['ci_high'] - rec['ci_low']) / 2:.{digits}f}"
-                letters = "".join(letter[b] for b in rec.get("better_than", []))
-                is_best = best[m] is not None and not math.isnan(mean) and round(mean, digits) == best[m]
-                row.append(Cell(text, mark, letters, ci, is_best, number=True))
-            rows.append(row)
-        header = (["", "run"] if self.letters else ["run"]) + self.measures
-        numeric = [False] * (len(header) - len(self.measures)) + [True] * len(self.measures)
-        caption = (f"{len(self.runs)} runs x {len(self.measures)} measures"
-                   + (f", against the baseline {self.baseline}" if self.baseline is not None else ""))
-        return Grid(header, rows, caption=caption, note=self.note(), numeric=numeric)
-
-    def to_string(self, digits: int = 4) -> str:
-        """Plain aligned text for a terminal (no Markdown escapes)."""
-        return plain(self.grid(digits))
-
-    def to_markdown(self, digits: int = 4) -> str:
-        """A Markdown table (best in bold, letters as ``<sup>``)."""
-        return markdown(self.grid(digits))
-
-    def to_latex(self, digits: int = 4, label: str | None = None) -> str:
-        """A booktabs ``table`` (significance as superscripts, best in bold) that compiles as is with ``booktabs``."""
-        return latex(self.grid(digits), label)
-
-    def to_html(self, digits: int = 4) -> str:
-        """An HTML ``<table>`` with a caption, every text escaped."""
-        return grid_table(self.grid(digits))
-
-    def _repr_html_(self) -> str:
-        return self.to_html()
-
-    def to_text(self, fmt: str, digits: int = 4) -> str:
-        """The table in ``fmt``: ``table`` (plain text), ``markdown``, ``latex``, ``html``, or the long-form rows as
-        ``csv``, ``json`` (one document) or ``jsonl`` (one record per line)."""
-        if fmt in ROW_FORMATS:
-            return row_text(*self.rows(), fmt)
-        renderers = {"table": self.to_string, "markdown": self.to_markdown, "latex": self.to_latex,
-                     "html": self.to_html}
-        if fmt not in renderers:
-            raise PrefevalError(f"unknown format {fmt!r}; choose one of {', '.join([*renderers, *ROW_FORMATS])}")
-        return renderers[fmt](digits)
-
-    def __str__(self) -> str:
-        return self.to_string()
-
-    def __repr__(self) -> str:
-        return self.to_string()
+def grid(table: Any, digits: int = 4) -> Grid:
+    """The wide table: one row per run, one column per measure (a count column's sums as integers)."""
+    best = {}
+    for m in table.measures:
+        means = [table.record(run, m)["mean"] for run in table.runs]
+        finite = [v for v in means if not math.isnan(v)]
+        best[m] = round(max(finite), digits) if finite and m not in table.summed_columns else None
+    letter = dict(zip(table.runs, table.letters))
+    rows = []
+    for run in table.runs:
+        row = ([Cell(letter[run])] if table.letters else []) + [Cell(run)]
+        for m in table.measures:
+            rec = table.record(run, m)
+            mean = rec["mean"]
+            text = _number(mean, digits, table.kind(m) == "preference", m in table.summed_columns)
+            mark = {1: "up", -1: "down"}.get(rec.get("direction", 0), "")
+            ci = ""
+            if table.ci and not math.isnan(rec["ci_low"]):
+                ci = f"±{(rec['ci_high'] - rec['ci_low']) / 2:.{digits}f}"
+            letters = "".join(letter[b] for b in rec.get("better_than", []))
+            is_best = best[m] is not None and not math.isnan(mean) and round(mean, digits) == best[m]
+            row.append(Cell(text, mark, letters, ci, is_best, number=True))
+        rows.append(row)
+    header = (["", "run"] if table.letters else ["run"]) + table.measures
+    numeric = [False] * (len(header) - len(table.measures)) + [True] * len(table.measures)
+    caption = (f"{len(table.runs)} runs x {len(table.measures)} measures"
+               + (f", against the baseline {table.baseline}" if table.baseline is not None else ""))
+    return Grid(header, rows, caption=caption, note=note(table), numeric=numeric)
 
 
-def _mean_matrix(comparison: Comparison, r: Any) -> np.ndarray:
-    """The S x S matrix of mean preferences of ``r`` (row over column) from the comparison's pair sums."""
-    S = len(comparison.runs)
-    M = np.zeros((S, S))
-    if S > 1:
-        i, j = np.triu_indices(S, 1)
-        M[i, j], M[j, i] = r.sums.mean, -r.sums.mean
-    return M
+def latex_table(table: Any, digits: int = 4, label: str | None = None) -> str:
+    """A booktabs ``table`` (significance as superscripts, best in bold) that compiles as is with ``booktabs``."""
+    return latex(grid(table, digits), label)
 
 
-def table(qrels: Any, runs: Any, measures: Any, baseline: str | None = None, test: str | None = None,
-          correction: str | None = "holm", alpha: float = 0.05, rel: int | None = None, depth: int | None = None, *,
-          ci: bool = False, progress: bool = False, **options: Any) -> RunTable:
-    """A run x measure table of means with significance (see the module docstring).
+#: the wide formats and their writers of a :class:`~prefeval.report.tables.Grid`
+_WRITERS = {"table": plain, "markdown": markdown, "latex": latex, "html": grid_table}
 
-    ``qrels``, ``runs``: as :func:`prefeval.compare` (runs named by file name, or the keys of a dict).
-    ``measures``: names (ir-measures syntax, trec_eval names, prefeval's preferences) or measure objects; each name
-    is a column labelled as written (a trec_eval name standing for several measures gives one column each).
-    ``baseline``: a run name; ``test``: ``t``, ``sign``, ``wilcoxon``, ``permutation`` or ``randomized_tukey_hsd``
-    (default: t for metrics, sign for preferences); ``correction``: ``holm`` (default), ``bonferroni``,
-    ``fdr_bh`` or ``none``; ``alpha``; ``rel``: minimum relevant grade for the measures that take one; ``depth``:
-    truncate every run to its top ``depth`` documents; ``ci``: 95% confidence intervals of the means;
-    ``options``: ``n_resamples`` and ``seed`` of the randomised tests.
-    """
-    measures = method_list(measures, "measures", "['nDCG@10', 'AP', 'RPP']")
-    check_run_options(rel, depth)
-    if not 0 < alpha < 1:
-        raise PrefevalError(f"alpha must be between 0 and 1; got {alpha}")
-    names = _run_names(runs)
-    if baseline is not None and names and baseline not in names:
-        raise PrefevalError(f"baseline {baseline!r} is not one of the runs: {', '.join(names)}")
-    columns: list[tuple[str, Method]] = []
-    computed: dict[str, Method] = {}  # one computation per distinct measure, whatever it is called
-    for item in measures:
-        found = parse_methods([item], 1 if rel is None else rel, depth)
-        for method in found:
-            key = f"{method.measure!r}|rel={method.rel}|depth={method.depth}"
-            label = item.strip() if isinstance(item, str) and len(found) == 1 else method.label
-            if all(existing != label for existing, _ in columns):
-                columns.append((label, computed.setdefault(key, method)))
-    singles = len(names) == 1 if names else False
-    if singles and any(m.kind == "preference" for _, m in columns):
-        raise PrefevalError("a preference column compares runs: give at least two runs")
-    keep = True if test in VALUE_TESTS else None  # the tests that need every per-query value
-    result = compare_methods(qrels, runs, list(computed.values()), progress=progress, per_query=keep,
-                             min_runs=1 if not any(m.kind == "preference" for m in computed.values()) else 2,
-                             baseline=None)
-    if baseline is not None and baseline not in result.runs:
-        raise PrefevalError(f"baseline {baseline!r} is not one of the runs: {', '.join(result.runs)}")
-    return RunTable(result, columns, baseline, test, correction, alpha, ci, **options)
 
+def to_text(table: Any, fmt: str, digits: int = 4) -> str:
+    """``table`` in ``fmt``: ``table`` (plain text), ``markdown``, ``latex``, ``html``, or the long-form rows as
+    ``csv``, ``json`` (one document) or ``jsonl`` (one record per line)."""
+    if fmt in ROW_FORMATS:
+        return row_text(*table.rows(), fmt)
+    if fmt not in _WRITERS:
+        raise PrefevalError(f"unknown format {fmt!r}; choose one of {', '.join([*_WRITERS, *ROW_FORMATS])}")
+    return _WRITERS[fmt](grid(table, digits))

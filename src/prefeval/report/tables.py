@@ -2,7 +2,7 @@
 text, Markdown or LaTeX (HTML: :func:`prefeval.report.html.grid_table`), and long-form rows (one record per line) as
 csv, json or jsonl.
 
-The objects holding the numbers (:class:`prefeval.Comparison`, :class:`prefeval.report.run_table.RunTable`) build
+The objects holding the numbers (:class:`prefeval.Comparison`, :class:`prefeval.engine.table.RunTable`) build
 the grid and the rows; these functions only lay them out, so every format carries the same information.
 
 Marks of a cell, in each format:
