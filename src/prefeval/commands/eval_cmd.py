@@ -64,6 +64,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     table.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     table.add_argument("--depth", type=int, default=None, help="truncate every run to its top K documents")
     table.add_argument("--ci", action="store_true", help="95%% confidence intervals of the means")
+    table.add_argument("--robust", action="store_true",
+                       help="test every significant cell again with unjudged documents removed (condensed lists) and "
+                            "judged relevant within each run's top --depth (else 1000); marks the cells that do not "
+                            "hold in all three readings (field robust)")
     table.add_argument("--format", choices=TABLE_FORMATS, default=None,
                        help="table (plain text, default), markdown, latex, csv, json (one document), jsonl")
     add_progress_arguments(parser)
@@ -186,7 +190,7 @@ def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measur
     # the default correction: holm, none for a test that controls the family-wise error itself
     result = table(qrels, runs, measures, baseline=baseline, test=args.test,
                    correction=correction_for(args.test or "t", args.correction), alpha=args.alpha,
-                   rel=args.rel, depth=args.depth, ci=args.ci, progress=progress_enabled(args))
+                   rel=args.rel, depth=args.depth, ci=args.ci, progress=progress_enabled(args), robust=args.robust)
     sys.stdout.write(result.to_text(args.format or "table", digits=max(places, 0) if places >= 0 else 6))
     return 0
 

@@ -32,6 +32,7 @@ import numpy as np
 
 from prefeval.core.lazy import lazy_module
 from prefeval.data.inputs import run_name
+from prefeval.engine import holes
 from prefeval.engine.compare import compare_methods
 from prefeval.engine.comparison import Comparison
 from prefeval.engine.methods import Method, check_run_options, method_list, parse_methods
@@ -99,7 +100,8 @@ class RunTable:
     numbers were taken from."""
 
     def __init__(self, comparison: Comparison, columns: list[tuple[str, Method]], baseline: str | None,
-                 test: str | None, correction: str | None, alpha: float, ci: bool, **options: Any) -> None:
+                 test: str | None, correction: str | None, alpha: float, ci: bool,
+                 judged: Method | None = None, **options: Any) -> None:
         self.comparison = comparison
         self.runs = list(comparison.runs)
         self.measures = [label for label, _ in columns]
@@ -115,6 +117,15 @@ class RunTable:
         self.queries = 0
         #: the columns of trec_eval's counts (num_q, num_ret, num_rel, num_rel_ret): sums, neither tested nor compared
         self.summed_columns = [label for label, method in columns if method.kind == "metric" and summed(method.measure)]
+        #: Judged@k of each run (mean over the queries; :func:`judged_depth`): the share of its top k documents the
+        #: qrels judge, beside every mean (``judged_field`` in the rows); empty without ``judged``
+        #: ``(rel, depth)`` of the filled reading when :meth:`set_robust` marked the cells, else None
+        self.robust_fill: tuple[int, int] | None = None
+        self.judged: dict[str, float] = {}
+        self.judged_field = "" if judged is None else str(judged.measure)
+        if judged is not None:
+            values = aggregate(judged.measure, comparison.result(judged.label).values)
+            self.judged = {run: float(v) for run, v in zip(self.runs, values)}
         view = comparison.against(baseline) if baseline is not None else comparison
         for label, method in columns:
             r = comparison.result(method.label)
@@ -125,6 +136,8 @@ class RunTable:
             count = label in self.summed_columns
             for s, run in enumerate(self.runs):
                 record: dict[str, Any] = {"run": run, "measure": label, "mean": float(means[s])}
+                if self.judged:
+                    record[self.judged_field] = self.judged[run]
                 if ci:
                     record["ci_low"], record["ci_high"] = _interval(values[:, s]) if values is not None and not count \
                         else (math.nan, math.nan)
@@ -188,15 +201,52 @@ class RunTable:
             return M.sum(axis=1) / (len(self.runs) - 1)
         return M[:, self.runs.index(self.baseline)]
 
+    def set_robust(self, readings: list[RunTable], rel: int, depth: int) -> None:
+        """Mark each significant cell ``robust`` (True / False; None where it is not significant): significant in the
+        same direction in each of ``readings`` too (the same table on condensed lists and on the qrels with the
+        unjudged documents of the runs' top ``depth`` filled as relevant at grade ``rel``;
+        :func:`prefeval.engine.holes.readings`). Without a baseline a cell is robust when every run it is
+        significantly better than stays so."""
+        self.robust_fill = (rel, depth)
+        for label in self.measures:
+            for run in self.runs:
+                record = self._records[run, label]
+                if self.baseline is not None:
+                    significant = bool(record.get("significant"))
+                    same = all(other.record(run, label).get("significant")
+                               and other.record(run, label)["direction"] == record["direction"] for other in readings)
+                else:
+                    significant = bool(record.get("better_than"))
+                    kept = [b for b in record.get("better_than", [])
+                            if all(b in other.record(run, label)["better_than"] for other in readings)]
+                    record["robust_better_than"] = kept
+                    same = len(kept) == len(record.get("better_than", []))
+                record["robust"] = (significant and same) if significant else None
+
+    def robust_counts(self) -> tuple[int, int]:
+        """(robust significant differences, significant differences): cells against the baseline, or pairs (a run
+        significantly better than another) without one."""
+        robust = total = 0
+        for record in self._records.values():
+            if record.get("robust") is None:
+                continue
+            if self.baseline is not None:
+                total, robust = total + 1, robust + bool(record["robust"])
+            else:
+                total, robust = total + len(record["better_than"]), robust + len(record["robust_better_than"])
+        return robust, total
+
     @property
     def columns(self) -> list[str]:
         """The columns of :meth:`to_frame` (and of the csv/json rows)."""
-        out = ["run", "measure", "mean"]
+        out = ["run", "measure", "mean"] + ([self.judged_field] if self.judged else [])
         if self.ci:
             out += ["ci_low", "ci_high"]
         if len(self.runs) > 1:
             out += ["test", "correction"]
             out += ["p_value", "p_adjusted", "significant"] if self.baseline is not None else ["better_than"]
+            if self.robust_fill is not None:
+                out.append("robust")
         return out
 
     def rows(self) -> tuple[list[str], list[list[Any]]]:
@@ -302,7 +352,7 @@ def _mean_matrix(comparison: Comparison, r: Any) -> np.ndarray:
 
 def table(qrels: Any, runs: Any, measures: Any, baseline: str | None = None, test: str | None = None,
           correction: str | None = "holm", alpha: float = 0.05, rel: int | None = None, depth: int | None = None, *,
-          ci: bool = False, progress: bool = False, **options: Any) -> RunTable:
+          ci: bool = False, progress: bool = False, robust: bool = False, **options: Any) -> RunTable:
     """A run x measure table of means with significance (see the module docstring).
 
     ``qrels``, ``runs``: as :func:`prefeval.compare` (runs named by file name, or the keys of a dict).
@@ -312,7 +362,9 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | None = None, tes
     (default: t for metrics, sign for preferences); ``correction``: ``holm`` (default), ``bonferroni``,
     ``fdr_bh`` or ``none``; ``alpha``; ``rel``: minimum relevant grade for the measures that take one; ``depth``:
     truncate every run to its top ``depth`` documents; ``ci``: 95% confidence intervals of the means;
-    ``options``: ``n_resamples`` and ``seed`` of the randomised tests.
+    ``robust``: test every significant cell again under the other two readings of the unjudged documents
+    (:func:`prefeval.engine.holes.readings`; the ``robust`` field); ``options``: ``n_resamples`` and ``seed`` of
+    the randomised tests.
     """
     measures = method_list(measures, "measures", "['nDCG@10', 'AP', 'RPP']")
     check_run_options(rel, depth)
@@ -330,14 +382,39 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | None = None, tes
             label = item.strip() if isinstance(item, str) and len(found) == 1 else method.label
             if all(existing != label for existing, _ in columns):
                 columns.append((label, computed.setdefault(key, method)))
+    judged = parse_methods([f"Judged@{judged_depth([m for _, m in columns])}"], 1, depth)[0]
+    judged = computed.setdefault(f"{judged.measure!r}|rel={judged.rel}|depth={judged.depth}", judged)
     singles = len(names) == 1 if names else False
     if singles and any(m.kind == "preference" for _, m in columns):
         raise PrefevalError("a preference column compares runs: give at least two runs")
     keep = True if test in VALUE_TESTS else None  # the tests that need every per-query value
-    result = compare_methods(qrels, runs, list(computed.values()), progress=progress, per_query=keep,
-                             min_runs=1 if not any(m.kind == "preference" for m in computed.values()) else 2,
-                             baseline=None)
-    if baseline is not None and baseline not in result.runs:
-        raise PrefevalError(f"baseline {baseline!r} is not one of the runs: {', '.join(result.runs)}")
-    return RunTable(result, columns, baseline, test, correction, alpha, ci, **options)
+
+    def compute(qrels: Any, runs: Any) -> RunTable:
+        result = compare_methods(qrels, runs, list(computed.values()), progress=progress, per_query=keep,
+                                 min_runs=1 if not any(m.kind == "preference" for m in computed.values()) else 2,
+                                 baseline=None)
+        if baseline is not None and baseline not in result.runs:
+            raise PrefevalError(f"baseline {baseline!r} is not one of the runs: {', '.join(result.runs)}")
+        return RunTable(result, columns, baseline, test, correction, alpha, ci, judged, **options)
+
+    if not robust:
+        return compute(qrels, runs)
+    fill_rel, fill_depth = 1 if rel is None else rel, FILL_DEPTH if depth is None else depth
+    qrels_df, frames, condensed, filled = holes.readings(qrels, runs, fill_rel, fill_depth)
+    out = compute(qrels_df, frames)
+    out.set_robust([compute(qrels_df, condensed), compute(filled, frames)], fill_rel, fill_depth)
+    return out
+
+
+#: The depth within which ``table(robust=True)`` fills unjudged documents as relevant when the table has no ``depth``
+FILL_DEPTH = 1000
+
+#: Judged@k's depth when no measure of a table has a cutoff
+JUDGED_DEPTH = 10
+
+
+def judged_depth(methods: list[Method]) -> int:
+    """The k of a table's Judged@k: the deepest cutoff among its measures, else :data:`JUDGED_DEPTH`."""
+    cutoffs = [m.measure.params.get("cutoff") for m in methods]
+    return max((c for c in cutoffs if isinstance(c, int)), default=JUDGED_DEPTH)
 
