@@ -44,14 +44,13 @@ def test_duplicates_are_refused_and_unknown_names_get_suggestions():
     with pytest.raises(PrefevalError, match="already name a registered method"):
         methods.register(lexirecall)
     twin = Declaration(name="Other", kind="preference", summary="", citation=lexirecall.citation, where="",
-                       params=lexirecall.params, aliases=("LR",), pairwise=lexirecall.pairwise,
-                       matrix=lexirecall.matrix)
+                       params=lexirecall.params, aliases=("LR",), kernel=lexirecall.kernel)
     with pytest.raises(PrefevalError, match="'lr'"):
         methods.register(twin)
     assert "Other" not in methods.REGISTRY
     with pytest.raises(PrefevalError, match="did you mean LexiRecall"):
         methods.resolve("LexiRecal")
-    with pytest.raises(PrefevalError, match="declares the kernels"):
+    with pytest.raises(PrefevalError, match="declare its kernel"):
         Declaration(name="X", kind="metric", summary="", citation=lexirecall.citation, where="",
                     params=lexirecall.params)
 
@@ -145,11 +144,9 @@ def first_relevant(A, B):
 PREFERENCE = register(Declaration(
     name="ExampleFirst", kind="preference", summary="sign of the first relevant position difference",
     citation=PAPERS["diaz-2023"], where="§3", params={"rel": REL},
-    pairwise=lambda query, a, b, params: first_relevant(position_vectors(query.doc_pos[a]),
-                                                        position_vectors(query.doc_pos[b])),
-    matrix=lambda query, params: first_relevant(position_vectors(query.doc_pos)[:, None, :],
-                                                position_vectors(query.doc_pos)[None, :, :]),
-    positions=lambda A, B, params: first_relevant(A, B),
+    kernel=lambda queries, params: [first_relevant(position_vectors(q.doc_pos)[:, None, :],
+                                                   position_vectors(q.doc_pos)[None, :, :]) for q in queries],
+    position_based=True,
 ))
 
 
@@ -162,7 +159,7 @@ def relevant_retrieved(rankings, params):
 METRIC = register(Declaration(
     name="ExampleRelRet", kind="metric", summary="relevant documents retrieved",
     citation=PAPERS["amigo-2018"], where="§3", params={"rel": REL, "scale": Param(float, 1.0, "a factor")},
-    values=relevant_retrieved,
+    kernel=relevant_retrieved,
 ))
 '''
 
@@ -249,4 +246,4 @@ def test_position_based_metrics_agree_on_graded_rankings_and_positions():
             rankings = GradedRankings.stack([relevant[:, None].astype(float) * judged], [np.array([judged])],
                                             [n_relevant])
             (P,) = rankings.position_vectors()
-            assert declaration.values(rankings, params)[0] == pytest.approx(float(declaration.positions(P, params)))
+            assert declaration.values(rankings, params)[0] == pytest.approx(float(declaration.on_positions(params)(P)))

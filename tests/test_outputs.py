@@ -14,8 +14,7 @@ import pytest
 
 from prefeval.commands.cli import main
 from prefeval.pipeline.output import MANIFEST, OutputFolder
-from prefeval.pipeline.render import md_inline, path_slug
-from prefeval.report.text import md_escape
+from prefeval.report.text import md_escape, md_inline, path_slug
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "pipelines" / "demo.toml"

@@ -149,14 +149,11 @@ def test_import_prefeval_and_the_cli_do_not_import_dask():
     assert "--engine {inprocess,dask}" in out and "--scheduler ADDRESS" in out and "--workers N" in out
 
 
-def test_engine_names_are_registered_once():
-    from prefeval.engine import registry
+def test_engines_are_found_by_name():
+    from prefeval.engine import dask_engine, registry
 
     dask = registry.options("dask")
-    assert dask is not None and "dask" in registry.names()
-    with pytest.raises(ValueError, match="already registered"):
-        registry.register(dask)
-    with pytest.raises(ValueError, match="already registered"):
-        registry.register(registry.Engine(registry.INPROCESS, dask.compare, dask.evaluate))
+    assert dask.compare is dask_engine.compare and dask.evaluate is dask_engine.evaluate
+    assert registry.names() == ["inprocess", "dask"] and registry.options("inprocess") is None
     with pytest.raises(PrefevalError, match="unknown engine 'spark'"):
         registry.options("spark")

@@ -26,8 +26,8 @@ from prefeval.commands.cli import main
 from prefeval.errors import PrefevalError
 from prefeval.pipeline import Aggregate, Analyse, Compare, Evaluate, Pipeline, Qrels, Report, Runs
 from prefeval.pipeline.output import MANIFEST, FolderLock, OutputFolder
-from prefeval.pipeline.render import latex_inline, md_inline, plural
 from prefeval.report.html import frame_table
+from prefeval.report.text import latex_inline, md_inline, plural
 from test_pipeline import DL_HARD_WORKER
 
 REPO = Path(__file__).resolve().parent.parent
@@ -184,7 +184,7 @@ def test_same_sections_and_tables_in_every_format(small_output):
     md_captions = re.findall(r"^\*(Table \d+: .+)\*$", md, flags=re.M)
     html_captions = [html_lib.unescape(c) for c in re.findall(r"<caption>(.*?)</caption>", page)]
     assert [c.replace("\\", "") for c in md_captions] == html_captions
-    rules = [line for line in md.splitlines() if re.fullmatch(r"\|( :?---:? \|)+", line)]
+    rules = [line for line in md.splitlines() if re.fullmatch(r"\|(---:?\|)+", line)]
     assert len(md_captions) == len(rules) == page.count("<table")
     assert tex.count(r"\caption{") >= len(md_captions) and "`" not in tex
     assert "&lt;" not in md and "1 comparisons" not in md + tex and "1 pairs" not in md + tex

@@ -1,4 +1,5 @@
-"""uniform_rpp_by_query (all queries at once) equals population_rpp query by query, and the provider's RPP values
+"""rpp_matrices of two-run queries (all queries at once, as the provider evaluates RPP against a baseline) equals
+population_rpp query by query, and the provider's RPP values
 equal the per-query kernel's."""
 
 from __future__ import annotations
@@ -6,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from prefeval.core.rpp import graded_populations, population_rpp, uniform_rpp_by_query
+from prefeval.core.rpp import graded_populations, population_rpp, rpp_matrices
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -20,9 +21,10 @@ def test_equals_population_rpp_per_query(seed, graded):
     grades = rng.integers(0, 5, size=n)
     a = np.where(rng.random(n) < 0.3, np.inf, rng.permutation(50)[:n] + 1.0)
     b = np.where(rng.random(n) < 0.3, np.inf, rng.permutation(50)[:n] + 1.0)
-    got = uniform_rpp_by_query(a, b, query, grades, n_queries, rel, graded)
+    populations = [graded_populations(grades[query == q], rel) if graded
+                   else np.ones((1, int((query == q).sum())), dtype=bool) for q in range(n_queries)]
+    got = rpp_matrices([np.stack([a[query == q], b[query == q]]) for q in range(n_queries)], populations)[:, 0, 1]
     for q in range(n_queries):
-        cols = query == q
-        pops = graded_populations(grades[cols], rel) if graded else np.ones((1, int(cols.sum())), dtype=bool)
+        cols, pops = query == q, populations[q]
         expected = float(population_rpp(a[cols], b[cols], pops, "uniform")) if cols.any() else 0.0
         assert got[q] == expected, (q, got[q], expected)

@@ -15,14 +15,12 @@ measures (``prefeval.RBU``, ...) is first used.
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 from prefeval._version import __version__ as __version__
 
 # compare and evaluate are bound eagerly: their submodules share the names, and importing a submodule
 # binds the module object to the package attribute, which would shadow a lazily bound function.
-from prefeval.core.lazy import when_imported
-from prefeval.data.inputs import register_dataset_qrels as _register_dataset_qrels
+from prefeval.core.lazy import lazy_attributes, when_imported
 from prefeval.data.runs import register_run
 from prefeval.engine.compare import compare
 from prefeval.engine.comparison import Comparison
@@ -39,13 +37,6 @@ def _install_in_ir_measures() -> None:
 # once ir-measures is imported (now, if it is already); the modules that subclass its classes import it themselves
 when_imported("ir_measures", _install_in_ir_measures, within=("prefeval.integrations.measures", "prefeval.integrations.provider"))
 
-
-def _dataset_qrels(dataset_id: str) -> Any:
-    """Qrels of an ir_datasets id; prefeval.data.datasets (and ir_datasets) load on the first such id."""
-    return importlib.import_module("prefeval.data.datasets").load(dataset_id).qrels
-
-
-_register_dataset_qrels(_dataset_qrels)  # prefeval.data.datasets registers its own loader when imported
 
 # Heavier parts of the API are imported on first use.
 _LAZY = {
@@ -67,23 +58,10 @@ _LAZY = {
 
 #: The layer packages: ``prefeval.report.html`` and the like work after ``import prefeval`` alone (each layer imports
 #: its own submodules on first access), without being part of ``from prefeval import *``.
-_LAYERS = frozenset({"core", "methods", "data", "engine", "integrations", "analysis", "axioms", "report", "pipeline",
-                     "commands"})
+_LAYERS = ("core", "methods", "data", "engine", "integrations", "analysis", "axioms", "report", "pipeline", "commands")
 
-
-def __getattr__(name: str) -> Any:
-    if name in _LAYERS and name not in _LAZY:
-        module = importlib.import_module(f"prefeval.{name}")
-        globals()[name] = module
-        return module
-    try:
-        module_name, attr = _LAZY[name]
-    except KeyError:
-        raise AttributeError(f"module 'prefeval' has no attribute {name!r}") from None
-    module = importlib.import_module(module_name)
-    value = module if attr is None else getattr(module, attr)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_attributes(__name__, (), {
+    **{layer: (f"prefeval.{layer}", None) for layer in _LAYERS}, **_LAZY})
 
 
 __all__ = [

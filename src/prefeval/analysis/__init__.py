@@ -24,13 +24,10 @@ so pipeline steps can call it directly.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
-
 from prefeval.analysis.balancing import balancing_curve, balancing_index
 from prefeval.analysis.closed_forms import rr_tie_probability_given_p1, tie_probability
 from prefeval.analysis.unanimity import metric_unanimity
-from prefeval.core.lazy import submodules_on_access as _submodules_on_access
+from prefeval.core.lazy import lazy_attributes
 
 # The rest imports pandas-heavy modules or prefeval.compare: load on first use.
 _LAZY = {
@@ -58,16 +55,7 @@ _LAZY = {
 }
 
 
-_submodule = _submodules_on_access(__name__, __path__)
-
-
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        return _submodule(name)  # prefeval.analysis.unanimity, ... (else AttributeError)
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_attributes(__name__, __path__, _LAZY)  # and the submodules
 
 
 __all__ = ["tie_probability", "rr_tie_probability_given_p1", "metric_unanimity", "balancing_index",

@@ -107,7 +107,7 @@ def _metric(measure: Any, query: QueryPositions, rel: int, cutoff: int | None) -
     """(S,) values of a position metric on one query (``query`` holds grade >= 1 documents, truncated)."""
     declaration = declaration_of(measure)
     if declaration is not None:
-        return declaration.positions(position_vectors(query.doc_pos[:, query.grades >= rel]), parameters(measure))
+        return declaration.on_positions(parameters(measure))(position_vectors(query.doc_pos[:, query.grades >= rel]))
     name = measure.NAME
     if name == "nDCG":
         return metrics.graded_ndcg(query.doc_pos, query.grades, cutoff)

@@ -80,8 +80,8 @@ def _declared(declaration: Declaration, params: dict, text: str) -> PositionMeth
     """A registered position-based method with its parameters (named as declared, or as written)."""
     name = declaration.name if params == declaration.defaults() else text
     if declaration.kind == "preference":
-        return preference(lambda A, B: declaration.positions(A, B, params), name)
-    return metric(lambda P: declaration.positions(P, params), name)
+        return preference(declaration.on_positions(params), name)
+    return metric(declaration.on_positions(params), name)
 
 
 def resolve(method: str | PositionMethod | Callable) -> PositionMethod:

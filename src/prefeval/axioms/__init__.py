@@ -14,7 +14,7 @@ from prefeval.axioms.constraints import CONSTRAINTS, GROUPS, Constraint, select
 from prefeval.axioms.model import Case, Judgments, RankingPair
 from prefeval.axioms.partial_order import chain, comparable, precedes
 from prefeval.axioms.table import PAPER_TABLE1, README_MEASURES, compare_with_paper, markdown, matrix
-from prefeval.core.lazy import submodules_on_access as _submodules_on_access
+from prefeval.core.lazy import lazy_attributes
 
 __all__ = [
     "CONSTRAINTS", "GROUPS", "PAPER_TABLE1", "README_MEASURES", "Case", "RankingPair", "Constraint", "Judgments",
@@ -23,4 +23,4 @@ __all__ = [
 
 
 # `prefeval.<layer>.<module>` works after `import prefeval` alone (the module is imported on first access)
-__getattr__ = _submodules_on_access(__name__, __path__)
+__getattr__, __dir__ = lazy_attributes(__name__, __path__)

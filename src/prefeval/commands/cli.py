@@ -9,7 +9,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
+import shutil
 import sys
+import textwrap
 import warnings
 
 from prefeval._version import __version__
@@ -33,21 +36,25 @@ COMMANDS = {
 MAX_MESSAGE = 2000
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser of every command, or with ``command`` only that command's options (the other commands are
-    listed with their help but their modules are not imported)."""
+def build_parser(command: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, argparse.ArgumentParser]]:
+    """The parser of every command and each command's own parser, or with ``command`` only that command's options
+    (the other commands are listed with their help but their modules are not imported)."""
     parser = argparse.ArgumentParser(prog="prefeval", description=DESCRIPTION, epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"prefeval {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = {}
     for name, (module_name, help_text) in COMMANDS.items():
-        command_parser = sub.add_parser(name, help=help_text, description=help_text, formatter_class=_Formatter)
+        command_parser = commands[name] = sub.add_parser(name, help=help_text, description=_filled(help_text),
+                                                         formatter_class=argparse.RawDescriptionHelpFormatter)
         if command is None or name == command:
             module = importlib.import_module(module_name)
             module.add_arguments(command_parser)
             command_parser.set_defaults(_module=module)
             if name in EXAMPLES:
                 command_parser.epilog = "\n\n".join(filter(None, [command_parser.epilog, "example:\n  " + EXAMPLES[name]]))
-    return parser
+            if command_parser.epilog:
+                command_parser.epilog = _filled(command_parser.epilog)
+    return parser, commands
 
 
 DESCRIPTION = ("Offline evaluation of rankings: ir-measures' metrics, preference-based evaluation (LexiRecall, "
@@ -74,13 +81,14 @@ EXAMPLES = {
 }
 
 
-class _Formatter(argparse.HelpFormatter):
-    """Wraps paragraphs as argparse does, but keeps a paragraph with an indented line (the example) as written."""
-
-    def _fill_text(self, text: str, width: int, indent: str) -> str:
-        wrap = super()._fill_text
-        return "\n\n".join(paragraph if "\n  " in paragraph else wrap(paragraph, width, indent)
-                            for paragraph in text.split("\n\n"))
+def _filled(text: str) -> str:
+    """``text`` with each paragraph wrapped to the terminal's width as argparse wraps help text (whitespace made one
+    space), except a paragraph with an indented line (an example), kept as written; printed as it is by
+    :class:`argparse.RawDescriptionHelpFormatter`."""
+    width = max(shutil.get_terminal_size().columns - 2, 11)  # argparse.HelpFormatter's width
+    return "\n\n".join(paragraph if "\n  " in paragraph
+                        else textwrap.fill(re.sub(r"\s+", " ", paragraph, flags=re.ASCII).strip(), width)
+                        for paragraph in text.split("\n\n"))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -92,8 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
         command = argv[0] if argv and argv[0] in COMMANDS else None
-        parser = build_parser(command)
-        args = parse_command(parser, command, argv[1:]) if command else parser.parse_args(argv)
+        parser, commands = build_parser(command)
+        args = parse_command(commands[command], command, argv[1:]) if command else parser.parse_args(argv)
     except KeyboardInterrupt:
         print("prefeval: interrupted", file=sys.stderr)
         return 130
@@ -103,10 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     return run_command(args)
 
 
-def parse_command(parser: argparse.ArgumentParser, command: str, argv: list[str]) -> argparse.Namespace:
-    """The arguments of ``command``, options before, after or between the positional arguments
-    (``parse_intermixed_args``; a command whose parser it cannot handle is parsed as usual)."""
-    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices[command]
+def parse_command(sub: argparse.ArgumentParser, command: str, argv: list[str]) -> argparse.Namespace:
+    """The arguments of ``command`` (parsed by its parser ``sub``), options before, after or between the positional
+    arguments (``parse_intermixed_args``; a command whose parser it cannot handle is parsed as usual)."""
     try:
         args = sub.parse_intermixed_args(argv)
     except TypeError:  # a parser with sub-commands of its own

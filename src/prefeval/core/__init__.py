@@ -7,7 +7,7 @@ rank aggregation (``aggregate``) and significance tests (``stats``); ``lazy`` im
 use.
 """
 
-from prefeval.core.lazy import submodules_on_access as _submodules_on_access
+from prefeval.core.lazy import lazy_attributes
 
 # `prefeval.<layer>.<module>` works after `import prefeval` alone (the module is imported on first access)
-__getattr__ = _submodules_on_access(__name__, __path__)
+__getattr__, __dir__ = lazy_attributes(__name__, __path__)

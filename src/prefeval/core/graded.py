@@ -26,7 +26,7 @@ import numpy as np
 
 from prefeval.core.rbu import relevance_probabilities
 
-__all__ = ["GradedRankings"]
+__all__ = ["GradedRankings", "PositionVectors"]
 
 
 @dataclass(frozen=True)
@@ -88,3 +88,15 @@ class GradedRankings:
             found = np.flatnonzero(relevant[q, :self.length[q]]) + 1.0
             out.append(np.concatenate([found, np.full(max(self.n_relevant[q] - len(found), 0), np.inf)]))
         return out
+
+
+@dataclass(frozen=True)
+class PositionVectors:
+    """Rankings known only by the positions of their relevant documents (binary relevance): ``vectors`` ``(N, m)``,
+    one position vector per ranking (:mod:`prefeval.core.positions`). What a position-based metric's kernel reads
+    of :class:`GradedRankings`, so that simulations of random rankings evaluate it without grade arrays."""
+
+    vectors: np.ndarray
+
+    def position_vectors(self) -> np.ndarray:
+        return self.vectors

@@ -1,4 +1,4 @@
-"""Heavy dependencies imported on first use, so that ``import prefeval`` and the commands stay light.
+"""Imports on first use, so that ``import prefeval`` and the commands stay light: the one lazy-import helper.
 
 A module binds ``pd = lazy_module("pandas")`` (under ``if not TYPE_CHECKING``, with the real import for type
 checkers); the first attribute access (``pd.DataFrame``) imports pandas. Nothing is put in ``sys.modules`` before
@@ -6,11 +6,9 @@ that, so ``"pandas" in sys.modules`` keeps telling whether pandas was imported. 
 through :func:`is_pandas`, which never imports pandas: an object cannot be a DataFrame if pandas was never
 imported.
 
-:func:`when_imported` runs code once another package has been imported (by anyone): prefeval registers its measures
-with ir-measures when ir-measures is imported, without importing ir-measures itself. What it buys, measured on the
-2-core development machine: importing ir-measures takes 0.19-0.48 s (it loads pandas and its providers' modules),
-which ``import prefeval`` -- and so ``prefeval compare``, whose whole run of 14 DL-Hard runs takes about 0.45 s --
-would otherwise pay.
+A package binds ``__getattr__, __dir__ = lazy_attributes(__name__, __path__, {...})`` (PEP 562): its submodules and
+the names it lists are imported on first access (``prefeval.data.simulate`` after ``import prefeval`` alone), and
+``dir()`` lists them.
 """
 
 from __future__ import annotations
@@ -18,7 +16,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 
@@ -44,22 +42,31 @@ def lazy_module(name: str) -> Any:
     return LazyModule(name)
 
 
-def loaded(name: str) -> bool:
-    """Whether the module ``name`` has been imported (by anyone) in this process."""
-    return sys.modules.get(name) is not None
+def lazy_attributes(package: str, path: Iterable[str] = (),
+                    attributes: Mapping[str, str | tuple[str, str | None]] | None = None,
+                    ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
+    """A module ``__getattr__`` and ``__dir__`` (PEP 562) for ``package``: each name of ``attributes`` (``name ->
+    module``: that module's attribute ``name``; ``name -> (module, attribute)``, or ``(module, None)`` for the
+    module itself) and each submodule found in ``path`` (the package's ``__path__``) is imported on first access,
+    as ``import`` would, and then bound in the package; ``dir(package)`` lists them all."""
+    submodules = frozenset(info.name for info in pkgutil.iter_modules(list(path)))
+    table = {name: (target, name) if isinstance(target, str) else target for name, target in (attributes or {}).items()}
 
+    def __getattr__(name: str) -> Any:
+        if name in table:
+            module_name, attr = table[name]
+            module = importlib.import_module(module_name)
+            value = module if attr is None else getattr(module, attr)
+            setattr(sys.modules[package], name, value)
+            return value
+        if name in submodules:
+            return importlib.import_module(f"{package}.{name}")  # binds itself in the package
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
-def is_pandas(obj: object, *types: str) -> bool:
-    """``isinstance(obj, (pandas.T, ...))`` for the type names ``types`` (e.g. ``"DataFrame"``), without importing
-    pandas: False when pandas was never imported."""
-    pandas = sys.modules.get("pandas")
-    return pandas is not None and isinstance(obj, tuple(getattr(pandas, t) for t in types))
+    def __dir__() -> list[str]:
+        return sorted({*vars(sys.modules[package]), *table, *submodules})
 
-
-def is_arrow_array(obj: object) -> bool:
-    """Whether ``obj`` is a pyarrow ``Array`` or ``ChunkedArray``, without importing pyarrow."""
-    pyarrow = sys.modules.get("pyarrow")
-    return pyarrow is not None and isinstance(obj, (pyarrow.Array, pyarrow.ChunkedArray))
+    return __getattr__, __dir__
 
 
 def when_imported(name: str, callback: Callable[[], None], *, within: tuple[str, ...] = ()) -> None:
@@ -125,16 +132,19 @@ class _HookedLoader:
         self.hook.executed()
 
 
-def submodules_on_access(package: str, path: Iterable[str]) -> Callable[[str], Any]:
-    """A module ``__getattr__`` (PEP 562) for ``package`` whose folder is ``path`` (its ``__path__``): after
-    ``import prefeval``, ``prefeval.data.simulate`` imports the submodule ``simulate`` on that first access, as
-    ``import prefeval.data.simulate`` would, so every dotted name of the documentation works as written while
-    ``import prefeval`` stays light."""
-    names = frozenset(info.name for info in pkgutil.iter_modules(list(path)))
+def loaded(name: str) -> bool:
+    """Whether the module ``name`` has been imported (by anyone) in this process."""
+    return sys.modules.get(name) is not None
 
-    def __getattr__(name: str) -> Any:
-        if name in names:
-            return importlib.import_module(f"{package}.{name}")
-        raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
-    return __getattr__
+def is_pandas(obj: object, *types: str) -> bool:
+    """``isinstance(obj, (pandas.T, ...))`` for the type names ``types`` (e.g. ``"DataFrame"``), without importing
+    pandas: False when pandas was never imported."""
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and isinstance(obj, tuple(getattr(pandas, t) for t in types))
+
+
+def is_arrow_array(obj: object) -> bool:
+    """Whether ``obj`` is a pyarrow ``Array`` or ``ChunkedArray``, without importing pyarrow."""
+    pyarrow = sys.modules.get("pyarrow")
+    return pyarrow is not None and isinstance(obj, (pyarrow.Array, pyarrow.ChunkedArray))

@@ -15,6 +15,7 @@ preference is 0.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Literal
 
 import numpy as np
@@ -22,6 +23,8 @@ import numpy as np
 from prefeval.errors import PrefevalError
 
 __all__ = [
+    "lexirecall_matrices",
+    "lexiprecision_matrices",
     "lexirecall",
     "lexiprecision",
     "lexirecall_keys",
@@ -221,3 +224,38 @@ def lexiprecision_matrix(P: np.ndarray, magnitude: Magnitude = "sgn") -> np.ndar
     # at level m - 1) give a[i, j] = a[j, i]: exactly 0.
     a = np.take_along_axis(1.0 / P, np.minimum(L, m - 1), axis=1)
     return a - a.T
+
+
+#: Entries (queries x runs x runs x recall levels) up to which :func:`lexirecall_matrices` and
+#: :func:`lexiprecision_matrices` compare the pairs of equally shaped queries in one broadcast.
+BROADCAST_ENTRIES = 1 << 22
+
+
+def _matrices(pairwise: Callable[[np.ndarray, np.ndarray], np.ndarray], matrix: Callable[[np.ndarray], np.ndarray],
+              doc_pos: Sequence[np.ndarray]) -> np.ndarray:
+    """(Q, S, S) float64 matrices of many queries (``doc_pos[q]``: (S, m_q) positions of each relevant document):
+    by broadcasting ``pairwise`` when every query has the same shape and the arrays are small (e.g. the two-run
+    queries of a simulation), else by ``matrix`` query by query."""
+    if not len(doc_pos):
+        return np.zeros((0, 0, 0))
+    shapes = {np.shape(d) for d in doc_pos}
+    if len(shapes) == 1:
+        (S, m), = shapes
+        if len(doc_pos) * S * S * max(m, 1) <= BROADCAST_ENTRIES:
+            P = np.sort(np.asarray(doc_pos, dtype=np.float64), axis=-1)
+            return pairwise(P[:, :, None, :], P[:, None, :, :]).astype(np.float64)
+    return np.stack([matrix(np.sort(np.asarray(d, dtype=np.float64), axis=-1)) for d in doc_pos]).astype(np.float64)
+
+
+def lexirecall_matrices(doc_pos: Sequence[np.ndarray]) -> np.ndarray:
+    """(Q, S, S) float64 :func:`lexirecall_matrix` of each query's ``doc_pos[q]`` (S runs x that query's relevant
+    documents: per-document positions, sorted into position vectors here)."""
+    return _matrices(lexirecall, lexirecall_matrix, doc_pos)
+
+
+def lexiprecision_matrices(doc_pos: Sequence[np.ndarray], magnitude: Magnitude = "sgn") -> np.ndarray:
+    """(Q, S, S) float64 :func:`lexiprecision_matrix` of each query's ``doc_pos[q]`` (as :func:`lexirecall_matrices`)."""
+    if magnitude not in ("sgn", "rr"):
+        raise PrefevalError(f"LexiPrecision magnitude must be 'sgn' or 'rr', got {magnitude!r}")
+    return _matrices(lambda a, b: lexiprecision(a, b, magnitude), lambda P: lexiprecision_matrix(P, magnitude),
+                     doc_pos)

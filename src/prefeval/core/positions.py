@@ -17,7 +17,8 @@ downstream (``lexicographic``, ``rpp``, ``metrics``) works on float position arr
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -29,6 +30,10 @@ __all__ = [
     "string_codes",
     "doc_positions",
     "position_vectors",
+    "QueryPositions",
+    "binary_queries",
+    "over_leading_axes",
+    "vectors_each",
 ]
 
 
@@ -157,3 +162,47 @@ def position_vectors(doc_pos: np.ndarray, mask: np.ndarray | None = None) -> np.
             raise PrefevalError(f"mask shape {mk.shape} does not match the last axis of doc_pos {d.shape}")
         d = d[..., mk]
     return np.sort(d, axis=-1)
+
+
+@dataclass(frozen=True)
+class QueryPositions:
+    """Where each run put each relevant document of one query.
+
+    ``doc_pos[s, j]`` is the 1-based rank of relevant document ``doc_ids[j]`` in run ``s``
+    (``+inf`` when not retrieved); ``grades[j]`` its grade (max over subtopics);
+    ``subtopics[t, j]`` whether it has grade ``>= rel`` for subtopic ``subtopic_ids[t]``
+    (``None`` for qrels without subtopics).
+    """
+
+    query_id: str
+    doc_ids: np.ndarray
+    grades: np.ndarray
+    doc_pos: np.ndarray
+    subtopic_ids: tuple[str, ...] | None = None
+    subtopics: np.ndarray | None = None
+
+
+def binary_queries(pairs: np.ndarray) -> list[QueryPositions]:
+    """One two-run :class:`QueryPositions` per row of ``pairs`` (``(N, 2, m)`` positions of ``m`` relevant
+    documents, grade 1): position vectors as the input of a preference kernel."""
+    pairs = np.asarray(pairs, dtype=np.float64)
+    m = pairs.shape[-1]
+    doc_ids, grades = np.arange(m).astype(str), np.ones(m, dtype=np.int64)
+    return [QueryPositions("", doc_ids, grades, pair) for pair in pairs]
+
+
+def over_leading_axes(fn: Callable[..., np.ndarray], *vectors: np.ndarray) -> np.ndarray:
+    """``fn`` of ``(N, m)`` arrays (one row per ranking) applied to ``(..., m)`` arrays: the leading axes are
+    flattened into ``N`` and the ``(N,)`` result takes their shape again."""
+    arrays = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in vectors))
+    shape = arrays[0].shape
+    flat = [a.reshape(-1, shape[-1]) for a in arrays]
+    return np.asarray(fn(*flat)).reshape(shape[:-1])
+
+
+def vectors_each(fn: Callable[[np.ndarray], np.ndarray], vectors: np.ndarray | Sequence[np.ndarray]) -> np.ndarray:
+    """``fn`` (a function of position vectors ``(..., m)``) on each of ``vectors``: at once for an ``(N, m)`` array,
+    one by one for a list of vectors of different lengths (one per query)."""
+    if isinstance(vectors, np.ndarray):
+        return np.asarray(fn(vectors), dtype=np.float64)
+    return np.array([fn(v) for v in vectors], dtype=np.float64)

@@ -22,6 +22,7 @@ document at all (m = 0, which callers exclude) the preference is defined as 0.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -30,6 +31,7 @@ from prefeval.core.arrays import sorted_unique
 from prefeval.errors import PrefevalError
 
 __all__ = [
+    "rpp_matrices",
     "WEIGHTINGS",
     "recall_level_weights",
     "rpp",
@@ -188,43 +190,6 @@ def population_rpp(
     return _clip(acc)
 
 
-def uniform_rpp_by_query(doc_pos_a: np.ndarray, doc_pos_b: np.ndarray, query: np.ndarray, grades: np.ndarray,
-                         n_queries: int, rel: int = 1, graded: bool = True) -> np.ndarray:
-    """:func:`population_rpp` with uniform weights of ``a`` over ``b`` for many queries at once: (Q,) values.
-
-    ``doc_pos_*`` (n,): positions of the relevant documents of all queries; ``query`` (n,): the query (0..Q-1) of
-    each; ``grades`` (n,): their grades. Populations per query: :func:`graded_populations` of its grades at
-    ``rel`` (``graded``), else all its documents (binary RPP). Each value is the exact integer sum of signs over
-    every (population, recall level) of the query divided by the sum of the population sizes (0 without any).
-    """
-    a = np.asarray(doc_pos_a, dtype=np.float64)
-    b = np.asarray(doc_pos_b, dtype=np.float64)
-    query = np.asarray(query, dtype=np.intp)
-    count = np.zeros(n_queries, dtype=np.int64)
-    total = np.zeros(n_queries, dtype=np.int64)
-
-    def add(members: np.ndarray) -> None:  # one population per query: the documents ``members``
-        q, pa, pb = query[members], a[members], b[members]
-        by_a, by_b = np.lexsort((pa, q)), np.lexsort((pb, q))  # i-th recall level of each query side by side
-        signs = _signs(pa[by_a], pb[by_b])
-        count[:] += np.bincount(q[by_a], weights=signs, minlength=n_queries).astype(np.int64)
-        total[:] += np.bincount(q, minlength=n_queries)
-
-    if graded:
-        g = np.asarray(grades)
-        judged = g >= rel
-        levels = sorted_unique(g[judged])
-        has = np.zeros((n_queries, len(levels)), dtype=bool)  # level present among a query's grades
-        has[query[judged], np.searchsorted(levels, g[judged])] = True
-        for k, level in enumerate(levels):
-            add((g >= level) & has[query, k])
-    else:
-        add(np.ones(len(a), dtype=bool))
-    out = np.zeros(n_queries, dtype=np.float64)
-    np.divide(count, total, out=out, where=total > 0)
-    return out
-
-
 def _int_type(bound: int) -> type:
     """The narrowest signed integer type holding every value in ``[-bound, bound]``."""
     for dtype in (np.int8, np.int16, np.int32):
@@ -360,6 +325,20 @@ def uniform_rpp_matrices(doc_pos: list[np.ndarray], populations: list[np.ndarray
         counts = np.moveaxis(above - above.transpose(1, 0, 2), 2, 0)
         out[queries[first:last]] = counts / sizes[queries[first:last], None, None]
         first = last
+    return out
+
+
+def rpp_matrices(doc_pos: Sequence[np.ndarray], populations: Sequence[np.ndarray | None],
+                 weighting: Weighting = "uniform") -> np.ndarray:
+    """(Q, S, S): :func:`rpp_matrix` of each query (``doc_pos[q]``, ``populations[q]``): uniform weights by
+    :func:`uniform_rpp_matrices` (many queries at once, bit-identical), other weightings query by query."""
+    _check_weighting(weighting)
+    if weighting == "uniform":
+        return uniform_rpp_matrices(list(doc_pos), list(populations))
+    S = np.shape(doc_pos[0])[0] if len(doc_pos) else 0
+    out = np.zeros((len(doc_pos), S, S), dtype=np.float64)
+    for q, (D, pops) in enumerate(zip(doc_pos, populations)):
+        out[q] = rpp_matrix(D, pops, weighting)
     return out
 
 

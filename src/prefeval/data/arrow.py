@@ -61,20 +61,14 @@ def strings(values: list[str]) -> Any:
 
 
 def call(function: str, *args: Any, options: Any = None) -> Any:
-    """``pyarrow.compute.call_function(function, args, options)``. Taken from pyarrow's compiled compute module
-    where it is available: importing ``pyarrow.compute`` wraps every kernel as a Python function (about 80 ms,
-    a tenth of a ``prefeval compare`` of 14 runs)."""
-    try:
-        from pyarrow._compute import call_function  # deferred: only called where pyarrow is loaded already
-    except ImportError:  # pragma: no cover  (another pyarrow layout)
-        from pyarrow.compute import call_function  # deferred: as above
-    return call_function(function, list(args), options)
+    """``pyarrow.compute.call_function(function, args, options)``."""
+    import pyarrow.compute as compute  # deferred: only called where pyarrow is loaded already
+
+    return compute.call_function(function, list(args), options)
 
 
 def options(kind: str, **values: Any) -> Any:
     """An options object of pyarrow's compute functions (``"SetLookupOptions"``, ``"RankOptions"``, ...)."""
-    try:
-        import pyarrow._compute as compute  # deferred: only called where pyarrow is loaded already
-    except ImportError:  # pragma: no cover  (another pyarrow layout)
-        import pyarrow.compute as compute  # deferred: as above
+    import pyarrow.compute as compute  # deferred: only called where pyarrow is loaded already
+
     return getattr(compute, kind)(**values)

@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     import pandas as pd
 else:
     pd = lazy_module("pandas")
+_datasets = lazy_module("prefeval.data.datasets")  # ir_datasets' benchmarks: loads (with ir_datasets) on the first id
 
 QRELS_COLUMNS = ["query_id", "doc_id", "relevance", "iteration"]
 RUN_COLUMNS = ["query_id", "doc_id", "score"]
@@ -64,16 +65,6 @@ RUN_FILE_SUFFIXES = (".run", ".runs", ".trec", ".res", ".txt")
 #: Suffixes stripped from a run file's name to name the run (:func:`run_name`): the above and ``.tsv``.
 _RUN_NAME_SUFFIXES = re.compile("(" + "|".join(re.escape(s) for s in (*RUN_FILE_SUFFIXES, ".tsv")) + ")+$",
                                 re.IGNORECASE)
-
-
-_DATASET_QRELS: Callable[[str], pd.DataFrame] | None = None
-
-
-def register_dataset_qrels(loader: Callable[[str], pd.DataFrame]) -> None:
-    """Set how :func:`qrels_frame` reads an ir_datasets id: :mod:`prefeval.data.datasets` registers its loader when
-    imported, so that this module (data) does not depend on the ir_datasets facade above it."""
-    global _DATASET_QRELS
-    _DATASET_QRELS = loader
 
 
 def _is_pathlike(obj: Any) -> bool:
@@ -117,9 +108,7 @@ def _qrels_frame(qrels: Any, columns: bool = False) -> pd.DataFrame | Columns:
         text = str(qrels)
         if not text.startswith("irds:") and path_exists(text, "qrels"):
             return read_qrels_columns(text) if columns else read_qrels(text)
-        if _DATASET_QRELS is None:  # pragma: no cover  (prefeval/__init__ imports prefeval.data.datasets)
-            raise PrefevalError(f"cannot read {text!r}: no such file, and ir_datasets ids need prefeval.data.datasets")
-        return _DATASET_QRELS(text)
+        return _datasets.load(text).qrels
     if _is_ranx(qrels):
         qrels = qrels.to_dict()
     if isinstance(qrels, Mapping):

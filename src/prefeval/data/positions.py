@@ -14,13 +14,13 @@ Eq. 3-6). :func:`query_positions` does all three for a mapping of runs; :func:`q
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from prefeval.core.arrays import sorted_unique, stretch_starts
 from prefeval.core.lazy import lazy_module
+from prefeval.core.positions import QueryPositions as QueryPositions
 from prefeval.data.encoding import (
     Ids,
     as_ids,
@@ -38,24 +38,6 @@ if TYPE_CHECKING:
     import pandas as pd
 else:
     pd = lazy_module("pandas")
-
-
-@dataclass(frozen=True)
-class QueryPositions:
-    """Where each run put each relevant document of one query.
-
-    ``doc_pos[s, j]`` is the 1-based rank of relevant document ``doc_ids[j]`` in run ``s``
-    (``+inf`` when not retrieved); ``grades[j]`` its grade (max over subtopics);
-    ``subtopics[t, j]`` whether it has grade ``>= rel`` for subtopic ``subtopic_ids[t]``
-    (``None`` for qrels without subtopics).
-    """
-
-    query_id: str
-    doc_ids: np.ndarray
-    grades: np.ndarray
-    doc_pos: np.ndarray
-    subtopic_ids: tuple[str, ...] | None = None
-    subtopics: np.ndarray | None = None
 
 
 def relevant_documents(qrels: Any, rel: int = 1) -> pd.DataFrame:

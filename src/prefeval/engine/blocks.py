@@ -202,16 +202,11 @@ def _judged_only(method: Method) -> bool:
 
 def _query_matrices(decl: Any, params: dict, positions: list) -> Iterator[np.ndarray]:
     """The (S, S) matrix of one preference on each of ``positions`` (one :class:`~prefeval.data.positions.QueryPositions`
-    per query): from its kernel for many queries (``decl.matrices``) in blocks of at most :data:`BATCH_ENTRIES`
-    entries where it has one for these parameters and a block holds 16 queries or more (few runs: per-query work
-    dominates), else query by query (``decl.matrix``)."""
+    per query): from its kernel, in blocks of at most :data:`BATCH_ENTRIES` matrix entries."""
     S = positions[0].doc_pos.shape[0] if positions else 0
     step = max(1, BATCH_ENTRIES // max(1, S * S))
-    batched = decl.matrices is not None and step >= 16
     for start in range(0, len(positions), step):
-        chunk = positions[start:start + step]
-        batch = decl.matrices(chunk, params) if batched else None
-        yield from (decl.matrix(query, params) for query in chunk) if batch is None else batch
+        yield from decl.matrices(positions[start:start + step], params)
 
 
 def _locate_blocked(runs: dict[str, Any], rows: list[int], queries: Any, candidates: Any, tables: dict,

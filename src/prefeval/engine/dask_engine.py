@@ -37,7 +37,7 @@ from prefeval.engine.blocks import evaluate_block
 from prefeval.engine.comparison import Comparison
 from prefeval.engine.evaluate import per_query_table
 from prefeval.engine.memory import KEEP_BYTES, check_pairs, per_query_bytes
-from prefeval.engine.registry import Engine, check_scheduler_address, register
+from prefeval.engine.registry import check_scheduler_address
 from prefeval.engine.results import MethodResult, combine_results
 from prefeval.errors import PrefevalError
 
@@ -503,4 +503,3 @@ def evaluate(qrels: Any, runs: Any, measures: list[Any], rel: int | None, *, cli
     return pd.concat(blocks, ignore_index=True), plan.names
 
 
-register(Engine("dask", compare, evaluate))

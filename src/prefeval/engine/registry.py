@@ -1,19 +1,18 @@
 """Where :func:`prefeval.compare` and :func:`prefeval.evaluate` find an engine other than in-process.
 
-An engine registers itself when imported, so that compare and evaluate do not depend on the modules above them
-that implement engines; the module of a built-in engine is imported when the engine is first asked for (``import
-prefeval`` does not import :mod:`prefeval.engine.dask_engine`).
+:data:`ENGINES` names the module of each engine; it is imported when the engine is first asked for (``import
+prefeval`` does not import :mod:`prefeval.engine.dask_engine`, nor Dask).
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from prefeval.core.lazy import lazy_module
 from prefeval.errors import PrefevalError
 
 INPROCESS = "inprocess"
@@ -30,15 +29,8 @@ class Engine:
     evaluate: Callable[..., Any]
 
 
-_ENGINES: dict[str, Engine] = {}
-_BUILT_IN = {"dask": "prefeval.engine.dask_engine"}  # name -> the module that registers it when imported
-
-
-def register(engine: Engine) -> None:
-    """Make ``engine`` available by its name (a name is registered once)."""
-    if engine.name == INPROCESS or engine.name in _ENGINES:
-        raise ValueError(f"an engine named {engine.name!r} is already registered")
-    _ENGINES[engine.name] = engine
+#: The engines other than in-process: name -> the module defining its ``compare`` and ``evaluate``.
+ENGINES = {"dask": lazy_module("prefeval.engine.dask_engine")}
 
 
 #: The protocols of a Dask scheduler address prefeval connects to (``inproc://`` exists inside one process only).
@@ -76,16 +68,14 @@ def check_scheduler_address(address: Any) -> str:
 
 
 def names() -> list[str]:
-    """The engine names: ``inprocess`` and the registered ones."""
-    return [INPROCESS, *_BUILT_IN, *(name for name in _ENGINES if name not in _BUILT_IN)]
+    """The engine names: ``inprocess`` and those of :data:`ENGINES`."""
+    return [INPROCESS, *ENGINES]
 
 
 def options(engine: str, client: Any = None, scheduler: str | None = None, workers: int | None = None,
             partitions: int | None = None) -> Engine | None:
-    """The registered engine named ``engine`` (``None`` for in-process), after checking the cluster options."""
-    if engine in _BUILT_IN and engine not in _ENGINES:
-        importlib.import_module(_BUILT_IN[engine])
-    if engine != INPROCESS and engine not in _ENGINES:
+    """The engine named ``engine`` (``None`` for in-process), after checking the cluster options."""
+    if engine != INPROCESS and engine not in ENGINES:
         raise PrefevalError(f"unknown engine {engine!r}; choose one of {', '.join(names())}")
     if engine == INPROCESS and any(x is not None for x in (client, scheduler, workers, partitions)):
         raise PrefevalError("client, scheduler, workers and partitions apply to engine='dask' only")
@@ -96,4 +86,7 @@ def options(engine: str, client: Any = None, scheduler: str | None = None, worke
         raise PrefevalError("give either client or scheduler, not both")
     if scheduler is not None:
         check_scheduler_address(scheduler)
-    return _ENGINES.get(engine)
+    if engine == INPROCESS:
+        return None
+    module = ENGINES[engine]
+    return Engine(engine, module.compare, module.evaluate)

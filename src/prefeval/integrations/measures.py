@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 import ir_measures
-from ir_measures.measures.base import _NOT_PROVIDED, Measure, ParamInfo
+from ir_measures.measures.base import Measure, ParamInfo
 
 from prefeval import methods
 from prefeval.errors import PrefevalError
@@ -41,7 +41,7 @@ class PrefevalMeasure(Measure):
     def __init__(self, **params: Any) -> None:
         declared = self.DECLARATION.params
         for name, value in params.items():
-            if name in declared and value is not _NOT_PROVIDED:
+            if name in declared:
                 try:
                     params[name] = declared[name].validate(name, value)
                 except PrefevalError:
@@ -74,8 +74,8 @@ def _param_info(param: methods.Param) -> ParamInfo:
     dtype = param.dtype
     if dtype is float:
         dtype = (int, float)  # ir-measures' parser gives p=1 as an int
-    choices = list(param.choices) if param.choices is not None else _NOT_PROVIDED
-    return ParamInfo(dtype=dtype, default=param.default, choices=choices, desc=param.desc)
+    choices = {} if param.choices is None else {"choices": list(param.choices)}
+    return ParamInfo(dtype=dtype, default=param.default, desc=param.desc, **choices)
 
 
 def measure_class(declaration: Declaration) -> type[PrefevalMeasure]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import warnings
 from collections import defaultdict
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from itertools import chain
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,6 @@ from ir_measures import Metric
 
 from prefeval import methods
 from prefeval.core.lazy import lazy_module
-from prefeval.core.positions import position_vectors
 from prefeval.data.aspects import QrelsSide, qrels_side, run_graded_rankings
 from prefeval.data.inputs import nested_codes, qrels_frame, records_codes, run_frame
 from prefeval.data.positions import (
@@ -268,7 +268,7 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
             rankings = None
             for measure in group:
                 declaration, params = methods.declaration_of(measure), self.params[measure]
-                if declaration.kind == "metric" and not declaration.position_based:
+                if declaration.kind == "metric":
                     if rankings is None:
                         rankings = run_graded_rankings(ranked, cutoff, self.qrels, queries, rel, n_relevant,
                                                        self._side(rel, queries))
@@ -279,20 +279,11 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
                 if doc_pos is None:
                     doc_pos = np.vstack([table.locate(ranked, cutoff),
                                          *(self._baseline_positions(name, rel, cutoff, judged_only) for name in baselines)])
-                row = 1 + baselines.index(measure["baseline"]) if declaration.kind == "preference" else 0
-                values = None
-                if declaration.pairwise_queries is not None:  # every query at once, if these params allow
-                    group_of = np.repeat(np.arange(len(queries)), n_relevant)
-                    values = declaration.pairwise_queries(doc_pos[0], doc_pos[row], group_of,
-                                                          np.asarray(table.relevant["relevance"], dtype=np.int64),
-                                                          len(queries), params)
-                if values is None:
-                    if positions is None:
-                        positions = table.positions(doc_pos)
-                    if declaration.kind == "metric":  # binary relevance: positions suffice
-                        values = (declaration.positions(position_vectors(q.doc_pos[0]), params) for q in positions)
-                    else:
-                        values = (declaration.pairwise(q, 0, row, params) for q in positions)
+                row = 1 + baselines.index(measure["baseline"])
+                if positions is None:
+                    positions = table.positions(doc_pos)
+                pairs = [replace(q, doc_pos=q.doc_pos[[0, row]]) for q in positions]
+                values = (matrix[0, 1] for matrix in declaration.matrices(pairs, params))
                 found = {query_id: float(value) for query_id, value in zip(queries, values)}
                 yield from self._judged_values(measure, found)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from prefeval.methods import rbu, tse, lexirecall, lexiprecision, rpp  # noqa: F401  (registers the methods)
 from prefeval.methods import intent_aware, coverage, novelty  # noqa: F401  (the diversity metrics)
 # isort: on
-from prefeval.core.lazy import submodules_on_access as _submodules_on_access
+from prefeval.core.lazy import lazy_attributes
 from prefeval.methods.registry import (
     REGISTRY,
     REL,
@@ -35,4 +35,4 @@ __all__ = ["REGISTRY", "REL", "Declaration", "Param", "declaration_of", "declara
 
 
 # `prefeval.<layer>.<module>` works after `import prefeval` alone (the module is imported on first access)
-__getattr__ = _submodules_on_access(__name__, __path__)
+__getattr__, __dir__ = lazy_attributes(__name__, __path__)

@@ -18,7 +18,7 @@ register(Declaration(
     doc="S-Recall@k = |{t : some d_i, i <= k, is relevant to t}| / |T|, T the subtopics with a relevant document.",
     citation=PAPERS["zhai-2003"], where="§3",
     params={"rel": REL},
-    values=kernel_values("S_Recall"), aspects=True,
+    kernel=kernel_values("S_Recall"), aspects=True,
 ))
 
 register(Declaration(
@@ -29,7 +29,7 @@ register(Declaration(
         "(within k) never does.",
     citation=PAPERS["zhai-2003"], where="§3",
     params={"rel": REL},
-    values=kernel_values("S_RR"), aspects=True,
+    kernel=kernel_values("S_RR"), aspects=True,
 ))
 
 register(Declaration(
@@ -43,5 +43,5 @@ register(Declaration(
             "lam": Param(float, 0.5, "weight of I-rec (Sakai & Song (2011)'s gamma; their default 0.5)",
                          check=unit()),
             "log_base": LOG_BASE},
-    values=kernel_values("D_sharp_nDCG"), aspects=True,
+    kernel=kernel_values("D_sharp_nDCG"), aspects=True,
 ))

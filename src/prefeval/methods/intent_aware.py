@@ -24,7 +24,7 @@ register(Declaration(
         "without @k, the ranking's length.",
     citation=PAPERS["agrawal-2009"], where="§6.1",
     params={"rel": REL},
-    values=kernel_values("P_IA"), aspects=True,
+    kernel=kernel_values("P_IA"), aspects=True,
 ))
 
 register(Declaration(
@@ -35,7 +35,7 @@ register(Declaration(
         "relevant to t.",
     citation=PAPERS["agrawal-2009"], where="§6.1",
     params={"rel": REL},
-    values=kernel_values("AP_IA"), aspects=True,
+    kernel=kernel_values("AP_IA"), aspects=True,
 ))
 
 register(Declaration(
@@ -45,7 +45,7 @@ register(Declaration(
     doc="RR-IA@k = sum_t w(t) / (rank of the first document relevant to t within k; 0 if none).",
     citation=PAPERS["amigo-2018"], where="§4.2",
     params={"rel": REL},
-    values=kernel_values("RR_IA"), aspects=True,
+    kernel=kernel_values("RR_IA"), aspects=True,
 ))
 
 register(Declaration(
@@ -59,7 +59,7 @@ register(Declaration(
             "normalise": Param(bool, True, "divide each aspect's DCG by its ideal DCG (False: DCG-IA, "
                                "Amigó et al. (2018) Table 2)"),
             "log_base": LOG_BASE},
-    values=kernel_values("nDCG_IA"), aspects=True,
+    kernel=kernel_values("nDCG_IA"), aspects=True,
 ))
 
 register(Declaration(
@@ -70,7 +70,7 @@ register(Declaration(
         "with Agrawal et al.'s scheme), r(d,t) graded as RBU's.",
     citation=PAPERS["chapelle-2009"], where="§4",
     params={"rel": REL, "gains": GAINS},
-    values=kernel_values("ERR_IA"), aspects=True,
+    kernel=kernel_values("ERR_IA"), aspects=True,
 ))
 
 register(Declaration(
@@ -81,7 +81,7 @@ register(Declaration(
         "Agrawal et al.'s scheme; Amigó et al. (2018) §4.2).",
     citation=PAPERS["moffat-zobel-2008"], where="§4, Eq. 6",
     params={"rel": REL, "gains": GAINS, "p": P_RBP},
-    values=kernel_values("RBP_IA"), aspects=True,
+    kernel=kernel_values("RBP_IA"), aspects=True,
 ))
 
 register(Declaration(
@@ -92,5 +92,5 @@ register(Declaration(
         "single-aspect reduction); cwl_eval's RBP binarises the judgments instead.",
     citation=PAPERS["moffat-zobel-2008"], where="§4, Eq. 6",
     params={"rel": REL, "gains": GAINS, "p": P_RBP},
-    values=kernel_values("RBP_IA", single_aspect=True), aspects=True,
+    kernel=kernel_values("RBP_IA", single_aspect=True), aspects=True,
 ))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from prefeval.core import lexicographic, ties
-from prefeval.core.positions import position_vectors
 from prefeval.methods.references import PAPERS
 from prefeval.methods.registry import REL, Declaration, Param, register
 
@@ -20,10 +19,8 @@ METHOD = register(Declaration(
         "magnitude": Param(str, "sgn", "sign or RR difference", choices=("sgn", "rr")),
         "rel": REL,
     },
-    pairwise=lambda query, a, b, params: lexicographic.lexiprecision(
-        position_vectors(query.doc_pos[a]), position_vectors(query.doc_pos[b]), magnitude=params["magnitude"]),
-    matrix=lambda query, params: lexicographic.lexiprecision_matrix(position_vectors(query.doc_pos),
-                                                                    magnitude=params["magnitude"]),
-    positions=lambda A, B, params: lexicographic.lexiprecision(A, B, params["magnitude"]),
+    kernel=lambda queries, params: lexicographic.lexiprecision_matrices([q.doc_pos for q in queries],
+                                                                        params["magnitude"]),
+    position_based=True,
     tie_probability=ties.every_position,  # a tie in sign is a tie in RR difference
 ))

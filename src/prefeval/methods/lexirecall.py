@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from prefeval.core import lexicographic, ties
-from prefeval.core.positions import position_vectors
 from prefeval.methods.references import PAPERS
 from prefeval.methods.registry import REL, Declaration, register
 
@@ -19,9 +16,7 @@ METHOD = register(Declaration(
     where="§5.2, Eq. 11",
     aliases=("lr",),
     params={"rel": REL},
-    pairwise=lambda query, a, b, params: lexicographic.lexirecall(position_vectors(query.doc_pos[a]),
-                                                                  position_vectors(query.doc_pos[b])),
-    matrix=lambda query, params: lexicographic.lexirecall_matrix(position_vectors(query.doc_pos), np.float64),
-    positions=lambda A, B, params: lexicographic.lexirecall(A, B),
+    kernel=lambda queries, params: lexicographic.lexirecall_matrices([q.doc_pos for q in queries]),
+    position_based=True,
     tie_probability=ties.every_position,
 ))

@@ -28,7 +28,7 @@ register(Declaration(
     params={"rel": REL, "gains": GAINS, "alpha": ALPHA,
             "normalise": Param(bool, False, "divide by the greedy ideal ranking's alpha-DCG (ndeval's alpha-nDCG)"),
             "log_base": LOG_BASE},
-    values=kernel_values("alpha_nDCG"), aspects=True,
+    kernel=kernel_values("alpha_nDCG"), aspects=True,
 ))
 
 register(Declaration(
@@ -44,7 +44,7 @@ register(Declaration(
                        check=unit(low_open=True, high_open=True)),
             "normalise": Param(str, "none", "'none' (printed form), 'clarke' (Clarke et al.'s constant) or "
                                "'ideal' (greedy ideal ranking)", choices=("none", "clarke", "ideal"))},
-    values=kernel_values("NRBP"), aspects=True,
+    kernel=kernel_values("NRBP"), aspects=True,
 ))
 
 register(Declaration(
@@ -60,7 +60,7 @@ register(Declaration(
             "e": Param(float, 0.05, "effort of inspecting a document (Amigó et al. (2018) §6's grid: "
                        "{0.001, 0.05, 0.1, 0.5})", check=nonnegative),
             "log_base": LOG_BASE},
-    values=kernel_values("EU"), aspects=True,
+    kernel=kernel_values("EU"), aspects=True,
 ))
 
 SATURATION = Param(float, 1.0, "relevance an aspect holds before it is saturated (Luo et al. (2013)'s MaxHeight, "
@@ -79,7 +79,7 @@ register(Declaration(
     params={"rel": REL, "gains": GAINS, "alpha": ALPHA, "saturation": SATURATION,
             "form": Param(str, "paper", "'paper' (Amigó et al. (2018) §4.3) or 'luo' (Gain/Time, Luo et al. "
                           "(2013) §4)", choices=("paper", "luo"))},
-    values=kernel_values("CT"), aspects=True,
+    kernel=kernel_values("CT"), aspects=True,
 ))
 
 register(Declaration(
@@ -90,5 +90,5 @@ register(Declaration(
         "official measure of TREC Dynamic Domain 2015).",
     citation=PAPERS["luo-2013"], where="§4",
     params={"rel": REL, "gains": GAINS, "alpha": ALPHA, "saturation": SATURATION},
-    values=kernel_values("ACT"), aspects=True,
+    kernel=kernel_values("ACT"), aspects=True,
 ))

@@ -35,7 +35,7 @@ METHOD = register(Declaration(
         "variant": Param(str, "paper", "'paper' = Eq. 11; 'evall' = (1-p)/p times Eq. 11, as the authors' tool",
                          choices=("paper", "evall")),
     },
-    values=values,
+    kernel=values,
     aspects=True,
     validate=lambda params, given: rbu.validate_params(params["p"], params["e"], params["variant"]) and None,
 ))

@@ -6,38 +6,39 @@ measure classes and provider, ``compare``, ``evaluate``, the analyses and the ax
 registry instead of testing method names. :func:`register` refuses a second method with a taken name or
 alias; :func:`resolve` suggests close names for unknown ones.
 
-Kernel signatures (``params`` holds every declared parameter, defaults filled in, plus ``rel`` and, when
+One kernel per method (``params`` holds every declared parameter, defaults filled in, plus ``rel`` and, when
 given, ``cutoff``):
 
-* preference: ``pairwise(query, a, b, params) -> float`` (run ``a`` over run ``b``) and
-  ``matrix(query, params) -> (S, S)`` (all pairs at once) on a
-  :class:`prefeval.data.positions.QueryPositions` ``query``, restricted to documents with grade >= ``rel`` and
-  truncated at the cutoff;
-* metric: ``values(rankings, params) -> (Q,)`` on :class:`prefeval.core.graded.GradedRankings` (the
-  ranked documents' grades per aspect, with the qrels' ideal grades per aspect);
-* either: ``positions(...)`` on position vectors (binary relevance: ``positions(P, params)`` for a metric,
-  ``positions(A, B, params)`` for a preference), when the method is a function of the positions of the
-  relevant documents only (simulations of random rankings; the ir-measures provider then computes a
-  metric from positions too, which must agree with ``values``);
-* preference, optional: ``pairwise_queries(doc_pos_a, doc_pos_b, query, grades, n_queries, params) -> (Q,)``,
-  the ``pairwise`` values of many queries at once from the positions of all their relevant documents (``query``:
-  each document's query, 0..Q-1, documents grouped by query; ``grades``: their grades), or ``None`` for
-  parameters it does not cover (then ``pairwise`` is used query by query);
-* preference, optional: ``matrices(queries, params) -> (Q, S, S)``, the ``matrix`` values of many queries at once
-  (a sequence of :class:`prefeval.data.positions.QueryPositions` with the same runs), or ``None`` for parameters it does not
-  cover (then ``matrix`` is used query by query);
-* ``tie_probability(n, m, exact)``: probability that two uniformly random complete rankings of ``n`` items,
-  ``m`` relevant, tie (``None`` when no closed form is known).
+* metric: ``kernel(rankings, params) -> (Q,)``, the values of ``Q`` rankings (one per query) at once, on
+  :class:`prefeval.core.graded.GradedRankings` (the ranked documents' grades per aspect, with the qrels' ideal
+  grades per aspect);
+* preference: ``kernel(queries, params) -> (Q, S, S)``, the matrix of every pair of runs (``M[i, j]``: run ``i``
+  over run ``j``) on each of ``Q`` queries, given as :class:`prefeval.data.positions.QueryPositions` with the same
+  ``S`` runs, restricted to documents with grade >= ``rel`` and truncated at the cutoff. The batched forms of
+  :mod:`prefeval.core` (``lexirecall_matrices``, ``rpp_matrices``, ...) compute many queries at once.
+
+``position_based=True`` declares that the value depends on the positions of the relevant documents only (binary
+relevance): a metric's kernel then reads nothing but ``rankings.position_vectors()``, and a preference's matrix
+nothing but the positions, so that simulations of random rankings evaluate it on position vectors alone
+(:meth:`Declaration.on_positions`). ``tie_probability(n, m, exact)``: probability that two uniformly random
+complete rankings of ``n`` items, ``m`` relevant, tie (``None`` when no closed form is known).
+
+The other forms are derived from the kernel: :meth:`Declaration.matrix` (one query), :meth:`Declaration.pairwise`
+(two runs of one query) and :meth:`Declaration.on_positions`.
 """
 
 from __future__ import annotations
 
 import ast
 import numbers
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+import numpy as np
+
+from prefeval.core.graded import PositionVectors
+from prefeval.core.positions import binary_queries, over_leading_axes
 from prefeval.errors import PrefevalError
 from prefeval.methods.references import Reference
 
@@ -126,12 +127,8 @@ class Declaration:
     where: str
     params: Mapping[str, Param] = field(default_factory=dict)
     aliases: tuple[str | tuple[str, Mapping[str, Any]], ...] = ()
-    pairwise: Callable[..., float] | None = None
-    matrix: Callable[..., Any] | None = None
-    values: Callable[..., Any] | None = None
-    positions: Callable[..., Any] | None = None
-    pairwise_queries: Callable[..., Any] | None = None
-    matrices: Callable[..., Any] | None = None
+    kernel: Callable[..., Any] | None = None
+    position_based: bool = False
     tie_probability: Callable[[int, int, bool], Any] | None = None
     aspects: bool = False
     subtopics: Callable[[Mapping[str, Any]], bool] | None = None
@@ -141,10 +138,9 @@ class Declaration:
     def __post_init__(self) -> None:
         if self.kind not in ("preference", "metric"):
             raise PrefevalError(f"method {self.name}: kind must be 'preference' or 'metric', got {self.kind!r}")
-        needed = ("pairwise", "matrix") if self.kind == "preference" else ("values",)
-        missing = [k for k in needed if getattr(self, k) is None]
-        if missing:
-            raise PrefevalError(f"method {self.name}: a {self.kind} declares the kernels {missing}")
+        if self.kernel is None:
+            raise PrefevalError(f"method {self.name}: declare its kernel, kernel=lambda "
+                                + ("queries" if self.kind == "preference" else "rankings") + ", params: ...")
         if "rel" not in self.params:
             raise PrefevalError(f"method {self.name}: declare the relevance threshold, params={{'rel': REL, ...}}")
         reserved = {"cutoff", "baseline"} & set(self.params)
@@ -154,10 +150,33 @@ class Declaration:
             raise PrefevalError(f"method {self.name}: {sorted(reserved)} are added by prefeval, do not declare them")
         object.__setattr__(self, "params", {**self.params, "judged_only": JUDGED_ONLY})
 
-    @property
-    def position_based(self) -> bool:
-        """Whether the method is a function of the positions of the relevant documents (binary relevance)."""
-        return self.positions is not None
+    def values(self, rankings: Any, params: Mapping[str, Any]) -> Any:
+        """A metric's ``(Q,)`` values of ``rankings`` (its kernel)."""
+        return self.kernel(rankings, params)
+
+    def matrices(self, queries: Sequence[Any], params: Mapping[str, Any]) -> Any:
+        """A preference's ``(Q, S, S)`` matrices of ``queries`` (its kernel)."""
+        return self.kernel(queries, params)
+
+    def matrix(self, query: Any, params: Mapping[str, Any]) -> Any:
+        """A preference's ``(S, S)`` matrix of one query."""
+        return self.kernel([query], params)[0]
+
+    def pairwise(self, query: Any, a: int, b: int, params: Mapping[str, Any]) -> float:
+        """A preference's value of run ``a`` over run ``b`` on one query."""
+        return self.matrix(replace(query, doc_pos=query.doc_pos[[a, b]]), params)[0, 1]
+
+    def on_positions(self, params: Mapping[str, Any]) -> Callable[..., Any]:
+        """A position-based method as a function of position vectors (binary relevance, ``(..., m)`` arrays; see
+        :mod:`prefeval.core.positions`): ``f(P) -> values`` for a metric, ``f(A, B) -> values`` (``A`` over ``B``)
+        for a preference, vectorised over the leading axes, for simulations of random rankings."""
+        if not self.position_based:
+            raise PrefevalError(f"{self.name} is not position-based: it needs grades, not only positions")
+        if self.kind == "metric":
+            return lambda P: over_leading_axes(lambda flat: self.kernel(PositionVectors(flat), params), P)
+        return lambda A, B: over_leading_axes(
+            lambda a, b: np.asarray(self.kernel(binary_queries(np.stack([a, b], axis=1)), params),
+                                    dtype=np.float64).reshape(-1, 2, 2)[:, 0, 1], A, B)
 
     @property
     def reference(self) -> str:

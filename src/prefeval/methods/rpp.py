@@ -47,17 +47,9 @@ METHOD = register(Declaration(
         "subtopics": Param(bool, False, "subtopic RPP (Eq. 6) with background population"),
         "rel": REL,
     },
-    pairwise=lambda query, a, b, params: rpp.population_rpp(query.doc_pos[a], query.doc_pos[b],
-                                                            populations(query, params), weighting=params["weighting"]),
-    matrix=lambda query, params: rpp.rpp_matrix(query.doc_pos, populations=populations(query, params),
-                                                weighting=params["weighting"]),
-    matrices=lambda queries, params: (
-        rpp.uniform_rpp_matrices([q.doc_pos for q in queries], [populations(q, params) for q in queries])
-        if params["weighting"] == "uniform" else None),
-    positions=lambda A, B, params: rpp.rpp(A, B, params["weighting"]),
-    pairwise_queries=lambda a, b, query, grades, n, params: (
-        rpp.uniform_rpp_by_query(a, b, query, grades, n, params["rel"], params["graded"])
-        if params["weighting"] == "uniform" and not params["subtopics"] else None),
+    kernel=lambda queries, params: rpp.rpp_matrices([q.doc_pos for q in queries],
+                                                    [populations(q, params) for q in queries], params["weighting"]),
+    position_based=True,
     subtopics=lambda params: params["subtopics"],
     validate=validate,
 ))

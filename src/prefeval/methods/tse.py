@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from prefeval.core import metrics, ties
+from prefeval.core.positions import vectors_each
 from prefeval.methods.references import PAPERS
 from prefeval.methods.registry import REL, Declaration, register
 
@@ -17,7 +16,7 @@ METHOD = register(Declaration(
     citation=PAPERS["diaz-mitra-2023"],
     where="§3.2, Eq. 3",
     params={"rel": REL},
-    values=lambda rankings, params: np.array([metrics.tse(P) for P in rankings.position_vectors()], dtype=float),
-    positions=lambda P, params: metrics.tse(P),
+    kernel=lambda rankings, params: vectors_each(metrics.tse, rankings.position_vectors()),
+    position_based=True,
     tie_probability=ties.last_position,
 ))

@@ -11,7 +11,7 @@ and a TOML file (``pipelines/*.toml``, schema in docs/pipelines.md) is one way t
 (:func:`load`, or ``prefeval run FILE.toml``).
 """
 
-from prefeval.core.lazy import submodules_on_access as _submodules_on_access
+from prefeval.core.lazy import lazy_attributes
 from prefeval.pipeline.aggregate_step import Aggregate
 from prefeval.pipeline.analyse import Analyse
 from prefeval.pipeline.base import STEPS, Origin, Plan, Step, schema
@@ -33,4 +33,4 @@ __all__ = [
 
 
 # `prefeval.<layer>.<module>` works after `import prefeval` alone (the module is imported on first access)
-__getattr__ = _submodules_on_access(__name__, __path__)
+__getattr__, __dir__ = lazy_attributes(__name__, __path__)

@@ -1,5 +1,6 @@
-"""The report's content as format-neutral blocks (headings, paragraphs, tables, figures), rendered to
-Markdown (report.md), LaTeX (report.tex) and HTML (report.html) by :mod:`prefeval.pipeline.report`.
+"""The report's content as format-neutral blocks (:class:`prefeval.report.document.Block`: headings, paragraphs,
+tables, figures), built from a pipeline's results; :mod:`prefeval.report` renders them to Markdown (report.md),
+LaTeX (report.tex) and HTML (report.html).
 
 Every sentence that states a count, a test or a convention is generated here from the objects holding the
 numbers (:class:`QueryCounts` for the queries each figure is over; the aggregate step's settings for the tests),
@@ -8,7 +9,7 @@ and summary.json stores the same facts (:meth:`QueryCounts.as_json`), so the for
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -16,7 +17,8 @@ import pandas as pd
 from prefeval.engine.significance import FAMILY_WISE_TESTS
 from prefeval.pipeline.aggregate_step import TRUTH
 from prefeval.pipeline.context import PipelineContext
-from prefeval.pipeline.render import DOWN, UP, fmt, fmt_p, plural
+from prefeval.report.document import Block
+from prefeval.report.text import DOWN, UP, fmt, fmt_p, plural
 
 __all__ = ["Block", "QueryCounts", "build", "TEST_NAMES", "MAX_MATRIX_RUNS", "ANALYSIS_COLUMNS"]
 
@@ -28,33 +30,6 @@ CORRECTION_NAMES = {"holm": "Holm correction", "bonferroni": "Bonferroni correct
 MAX_MATRIX_RUNS = 8
 #: The Kendall's tau table shows every ranking as a column up to this many rankings (else metrics and truth).
 MAX_TAU_COLUMNS = 8
-
-
-@dataclass
-class Block:
-    """``kind``: heading (level, text), text, table (header, rows, caption = text, label, align),
-    image (caption = text, file name = label or "" when no file was written, ``key`` names the figure:
-    ``means``, ``heatmap:<method>``, ``analysis:<name>:<part>``), items (list of strings), view (an
-    interactive view of report.html named by ``key``, with ``text`` describing it; the other formats skip it)."""
-
-    kind: str
-    text: str = ""
-    level: int = 2
-    header: list[str] = field(default_factory=list)
-    rows: list[list[Any]] = field(default_factory=list)
-    label: str = ""
-    align: str | None = None
-    items: list[str] = field(default_factory=list)
-    key: str = ""
-
-    def as_json(self) -> dict[str, Any]:
-        """The block as plain JSON values (stored in summary.json so ``prefeval report`` can render it again)."""
-        return {k: v for k, v in asdict(self).items() if v not in ("", [], None) or k == "kind"}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Block:
-        known = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in data.items() if k in known})
 
 
 @dataclass(frozen=True)

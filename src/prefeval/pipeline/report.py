@@ -28,17 +28,19 @@ import pandas as pd
 
 from prefeval.data.ranking import coverage_notes
 from prefeval.errors import PrefevalError
-from prefeval.pipeline import document, plots
+from prefeval.pipeline import document
+from prefeval.pipeline.aggregate_step import means_ci
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.output import MANIFEST, OutputFolder, checkpoint
 from prefeval.pipeline.progress import Progress
-from prefeval.pipeline.render import latex_inline, latex_table, md_inline, md_table, path_slug, slug
 from prefeval.pipeline.schema import Key, Table
 from prefeval.pipeline.summary import FORMAT, build_summary
-from prefeval.report import html
+from prefeval.report import html, plots
+from prefeval.report.document import Block, render_latex, render_markdown
+from prefeval.report.text import path_slug, slug
 
-__all__ = ["Report", "FORMATS", "render_markdown", "render_latex", "render_html", "render_html_again", "HTML"]
+__all__ = ["Report", "FORMATS", "render_html_again", "HTML"]
 
 #: The HTML report's file name.
 HTML = "report.html"
@@ -141,7 +143,7 @@ def write_report(context: PipelineContext, out: Path, formats: Sequence[str], di
         _write_csvs(context, out, written)
     if "html" in formats:
         checkpoint("report:html")
-        written.append(_write(out / HTML, render_html(blocks, context_inputs(context, blocks, out))))
+        written.append(_write(out / HTML, html.render(blocks, context_inputs(context, blocks, out))))
     checkpoint("report:json")
     if "json" in formats:
         path = out / "summary.json"
@@ -168,7 +170,8 @@ def _write_plots(context: PipelineContext, out: Path, written: list[Path]) -> di
     images: dict[str, str] = {}
     used: set[str] = set()
     if context.per_query is not None and context.measures:
-        path = plots.means_with_ci(context.per_query, context.measures, list(context.runs), out / "means.png",
+        stats = means_ci(context.per_query, list(context.measures), list(context.runs))
+        path = plots.means_with_ci(stats, context.measures, list(context.runs), out / "means.png",
                                    context.baseline, document.means_order(context))
         written.append(path)
         images["means"] = path.name
@@ -235,65 +238,9 @@ def preference_summary(context: PipelineContext) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if frames else summary
 
 
-def table_captions(blocks: Sequence[document.Block]) -> dict[int, str]:
-    """``{block index: "Table N: caption"}`` for the table blocks, numbered in order (as LaTeX numbers them),
-    so report.md, report.html and report.tex name each table alike."""
-    tables = [i for i, block in enumerate(blocks) if block.kind == "table"]
-    return {i: f"Table {n}: {blocks[i].text}" for n, i in enumerate(tables, 1)}
-
-
-def render_markdown(blocks: list[document.Block]) -> str:
-    """Markdown text of the report blocks; all text goes through :func:`~prefeval.pipeline.render.md_inline`,
-    so run names, titles and descriptions cannot inject HTML, links or table cells. Each table has its
-    caption above it (``*Table N: ...*``); figures without a file and the HTML-only views are left out."""
-    parts = []
-    captions = table_captions(blocks)
-    for i, block in enumerate(blocks):
-        if block.kind == "heading":
-            parts.append("#" * block.level + " " + md_inline(block.text))
-        elif block.kind == "text":
-            parts.append(md_inline(block.text))
-        elif block.kind == "table":
-            parts.append(f"*{md_inline(captions[i])}*\n\n" + md_table(block.header, block.rows, block.align))
-        elif block.kind == "image" and block.label:
-            parts.append(f"![{md_inline(block.text)}](<{block.label}>)")
-        elif block.kind == "items":
-            parts.append("\n".join(f"- {md_inline(item)}" for item in block.items))
-    return "\n\n".join(parts) + "\n"
-
-
-def render_latex(blocks: list[document.Block]) -> str:
-    """A standalone LaTeX document (booktabs tables; figures included with graphicx)."""
-    lines = [r"\documentclass{article}", r"\usepackage[utf8]{inputenc}", r"\usepackage{booktabs,amssymb,graphicx}",
-             r"\usepackage[margin=2cm,landscape]{geometry}", r"\begin{document}"]
-    for block in blocks:
-        if block.kind == "heading":
-            command = {1: "section*", 2: "subsection*"}.get(block.level, "subsubsection*")
-            if block.level == 2:
-                lines.append(r"\clearpage")
-            lines.append(rf"\{command}{{{latex_inline(block.text)}}}")
-        elif block.kind == "text":
-            lines.append(latex_inline(block.text) + "\n")
-        elif block.kind == "table":
-            lines.append(latex_table(block.header, block.rows, block.text, block.label, block.align))
-        elif block.kind == "image" and block.label:
-            lines += [r"\begin{figure}[!htbp]", r"\centering",
-                      rf"\includegraphics[width=0.8\linewidth]{{{block.label}}}",
-                      rf"\caption{{{latex_inline(block.text)}}}", r"\end{figure}"]
-        elif block.kind == "items":
-            lines += [r"\begin{itemize}"] + [rf"\item {latex_inline(i)}" for i in block.items] + [r"\end{itemize}"]
-    lines.append(r"\end{document}")
-    return "\n".join(lines) + "\n"
-
-
 # -- report.html ---------------------------------------------------------------------------------------------
 
-def render_html(blocks: list[document.Block], inputs: html.HtmlInputs) -> str:
-    """report.html of the blocks (:func:`prefeval.report.html.render`)."""
-    return html.render(blocks, inputs)
-
-
-def context_inputs(context: PipelineContext, blocks: list[document.Block], folder: Path) -> html.HtmlInputs:
+def context_inputs(context: PipelineContext, blocks: list[Block], folder: Path) -> html.HtmlInputs:
     """The :class:`~prefeval.report.html.HtmlInputs` of a pipeline run: the same frames the CSV files hold."""
     comparison = context.comparison
     preferences = None
@@ -311,7 +258,7 @@ def context_inputs(context: PipelineContext, blocks: list[document.Block], folde
 
 def _html_inputs(runs: list[str], baseline: str | None, measures: list[str], methods: list[str],
                  per_query: pd.DataFrame | None, means: pd.DataFrame | None, preferences: pd.DataFrame | None,
-                 pair_summary: pd.DataFrame | None, orders: dict[str, list[str]], blocks: list[document.Block],
+                 pair_summary: pd.DataFrame | None, orders: dict[str, list[str]], blocks: list[Block],
                  folder: Path) -> html.HtmlInputs:
     """One construction for both entry points (a pipeline run, ``prefeval report``), so they give one page."""
     pairs: dict[str, pd.DataFrame] = {}
@@ -329,11 +276,11 @@ def _html_inputs(runs: list[str], baseline: str | None, measures: list[str], met
             path = folder / block.label
             if path.is_file():
                 images[block.key] = path.read_bytes()
-    means_ci = None
+    ci = None
     if per_query is not None and measures:
-        means_ci = plots.means_ci(per_query, measures, runs)
+        ci = means_ci(per_query, measures, runs)
     order = document.order_by_first_mean(means, measures, runs) if means is not None else list(runs)
-    return html.HtmlInputs(runs=runs, baseline=baseline, measures=measures, methods=methods, means_ci=means_ci,
+    return html.HtmlInputs(runs=runs, baseline=baseline, measures=measures, methods=methods, means_ci=ci,
                       means_order=order, pairs=pairs, orders=method_orders, per_query_metrics=per_query,
                       per_query_preferences=preferences, images=images)
 
@@ -368,7 +315,7 @@ def render_html_again(folder: Path) -> str:
         raise PrefevalError(f"{path}: not a prefeval pipeline summary (format {FORMAT!r} expected)")
     if not summary.get("document"):
         raise PrefevalError(f"{path}: has no report document (written by an older prefeval); run the pipeline again")
-    blocks = [document.Block.from_json(b) for b in summary["document"]]
+    blocks = [Block.from_json(b) for b in summary["document"]]
     data = summary.get("data", {})
     runs = [str(r) for r in data.get("runs", [])]
     measures = list(summary.get("settings", {}).get("evaluate", {}).get("computed") or summary.get("means", {}))
@@ -386,7 +333,7 @@ def render_html_again(folder: Path) -> str:
     orders = ({} if rankings is None else
               {label: list(part.sort_values("rank", kind="stable")["run"]) for label, part in
                rankings.groupby("ranking", sort=False)})
-    return render_html(blocks, _html_inputs(
+    return html.render(blocks, _html_inputs(
         runs=runs, baseline=summary.get("baseline"), measures=measures, methods=methods, per_query=per_query,
         means=means, preferences=_read_csv(folder / "preferences.csv"), pair_summary=pair_summary, orders=orders,
         blocks=blocks, folder=folder))

@@ -17,8 +17,8 @@ from prefeval.pipeline.base import Plan, Step, order
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.output import checkpoint
 from prefeval.pipeline.progress import Progress
-from prefeval.pipeline.render import plural
 from prefeval.pipeline.report import Report
+from prefeval.report.text import plural
 
 __all__ = ["Pipeline", "load", "terminal_summary"]
 

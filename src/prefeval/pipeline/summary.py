@@ -16,8 +16,9 @@ import pandas as pd
 
 from prefeval._version import __version__
 from prefeval.pipeline.context import PipelineContext
-from prefeval.pipeline.document import Block, QueryCounts
-from prefeval.pipeline.plots import is_figure
+from prefeval.pipeline.document import QueryCounts
+from prefeval.report.document import Block
+from prefeval.report.plots import is_figure
 
 __all__ = ["FORMAT", "build_summary", "jsonable"]
 

@@ -17,7 +17,7 @@ keeps the demo's page small (about 1.3 MB, most of it the per-query values of th
 the standard library, and every number drawn is an attribute the tests read back. The analysis figures stay
 matplotlib PNGs (the analyses draw them), embedded as ``data:`` URIs.
 
-The sections are the report's blocks (:mod:`prefeval.pipeline.document`), the same as report.md and
+The sections are the report's blocks (:class:`prefeval.report.document.Block`), the same as report.md and
 report.tex; the numbers behind the interactive parts come in :class:`HtmlInputs`.
 """
 
@@ -30,13 +30,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from html import escape
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from prefeval._version import __version__
 from prefeval.core.lazy import lazy_module
 from prefeval.report import svg
+from prefeval.report.document import Block
 from prefeval.report.tables import Cell, Grid, cell_text
 from prefeval.report.text import inline_markup
 
@@ -55,27 +56,12 @@ MAX_EMBEDDED_VALUES = 500_000
 MAX_HEATMAP_RUNS = 40
 
 
-
-class BlockLike(Protocol):
-    """A report block (:class:`prefeval.pipeline.document.Block`)."""
-
-    kind: str
-    text: str
-    level: int
-    header: list[str]
-    rows: list[list[Any]]
-    label: str
-    align: str | None
-    items: list[str]
-    key: str
-
-
 @dataclass
 class HtmlInputs:
     """The numbers behind report.html's figures and views.
 
     * ``runs`` (the comparison's order), ``baseline``, ``measures``, ``methods``
-    * ``means_ci``: ``measure, run, mean, half, queries`` (:func:`prefeval.pipeline.plots.means_ci`) and
+    * ``means_ci``: ``measure, run, mean, half, queries`` (:func:`prefeval.pipeline.aggregate_step.means_ci`) and
       ``means_order`` (one run order for every panel)
     * ``pairs``: per method, ``run_a, run_b, mean, wins, ties, losses, p_adjusted`` of every pair (the
       comparison's preference summary); ``orders``: per method, the runs in its ranking's order
@@ -218,7 +204,7 @@ def _png(data: bytes, alt: str) -> str:
     return f'<img src="data:image/png;base64,{base64.b64encode(data).decode("ascii")}" alt="{escape(alt, True)}">'
 
 
-def _figure(block: BlockLike, inputs: HtmlInputs, number: int) -> str:
+def _figure(block: Block, inputs: HtmlInputs, number: int) -> str:
     caption = f"<figcaption>Figure {number}: {inline(block.text)}</figcaption>"
     key = block.key or ""
     if key == "means" and inputs.means_ci is not None:
@@ -343,7 +329,7 @@ def _bound(kind: str, values: np.ndarray) -> float | None:
     return None
 
 
-def _per_query_view(block: BlockLike, inputs: HtmlInputs) -> str:
+def _per_query_view(block: Block, inputs: HtmlInputs) -> str:
     data, note = _view_data(inputs)
     runs = data["runs"]
     options = [("pref", m) for m in inputs.methods if m in data["prefs"]] + \
@@ -394,7 +380,7 @@ def _slug(text: str, used: set[str]) -> str:
     return slug
 
 
-def render(blocks: Sequence[BlockLike], inputs: HtmlInputs) -> str:
+def render(blocks: Sequence[Block], inputs: HtmlInputs) -> str:
     """The page: the blocks in order (tables numbered as in report.md and report.tex), a table of contents, the
     simulated-data banner (the block keyed ``simulated``) and the figures and views of ``inputs``."""
     body, toc, used = [], [], set()

@@ -145,7 +145,7 @@ def means_with_ci(stats: pd.DataFrame, measures: Sequence[str], order: Sequence[
                   baseline: str | None = None, caption: str = "") -> str:
     """One panel per measure (three per row): each run's mean and 95% confidence interval, the runs in ``order``
     (top to bottom) in every panel. ``stats``: ``measure, run, mean, half, queries``
-    (:func:`prefeval.pipeline.plots.means_ci`)."""
+    (:func:`prefeval.pipeline.aggregate_step.means_ci`)."""
     stats = stats.set_index(["measure", "run"])
     cols = max(1, min(len(measures), 3))
     rows = math.ceil(len(measures) / cols) if measures else 0

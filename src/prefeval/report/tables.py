@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from prefeval.report.text import latex_escape, md_escape
+from prefeval.report.text import latex_escape, latex_inline, md_escape, md_inline
 
 __all__ = ["Cell", "Grid", "cell_text", "FORMATS", "ROW_FORMATS", "plain", "markdown", "latex", "write_rows", "row_text"]
 
@@ -66,13 +66,26 @@ class Cell:
 @dataclass(frozen=True)
 class Grid:
     """A wide table: ``header`` (column titles), ``rows`` of :class:`Cell`, a ``caption`` and a ``note`` (what the
-    numbers and marks mean; generated from the results)."""
+    numbers and marks mean; generated from the results). ``markup``: the header, the cells' texts and the caption
+    are report texts, whose ``**bold**`` and ```code``` spans and marks (▲, τ, ...) are typeset
+    (:func:`~prefeval.report.text.md_inline`, :func:`~prefeval.report.text.latex_inline`); otherwise they are shown
+    as written."""
 
     header: list[str]
     rows: list[list[Cell]]
     caption: str = ""
     note: str = ""
     numeric: list[bool] = field(default_factory=list)
+    markup: bool = False
+
+    @classmethod
+    def of_texts(cls, header: Sequence[Any], rows: Sequence[Sequence[Any]], caption: str = "",
+                 align: str | None = None) -> Grid:
+        """A grid of report texts (``markup``): ``align`` is one character per column, ``r`` for a column of
+        numbers (right-aligned), ``l`` for the others (default: the first column ``l``, the others ``r``)."""
+        align = align or "l" + "r" * (len(header) - 1)
+        return cls([str(h) for h in header], [[Cell(str(x)) for x in row] for row in rows], caption,
+                   numeric=[a == "r" for a in align], markup=True)
 
     def is_numeric(self, k: int) -> bool:
         """Whether column ``k`` holds numbers (right-aligned)."""
@@ -124,17 +137,18 @@ def plain(grid: Grid) -> str:
     return text + ("\n" + textwrap.fill(grid.note, NOTE_WIDTH, break_on_hyphens=False) + "\n" if grid.note else "")
 
 
-def _md_cell(cell: Cell) -> str:
-    return cell_text(cell, md_escape(cell.text), lambda t: f"**{t}**", _MD_SYMBOLS, lambda ci: f" {md_escape(ci)}",
+def _md_cell(cell: Cell, markup: bool = False) -> str:
+    return cell_text(cell, md_inline(cell.text) if markup else md_escape(cell.text), lambda t: f"**{t}**", _MD_SYMBOLS, lambda ci: f" {md_escape(ci)}",
                      lambda letters: f"<sup>{md_escape(letters)}</sup>")
 
 
 def markdown(grid: Grid) -> str:
     """A GitHub-flavoured Markdown table (labels escaped, numbers right-aligned), the caption above, the note below."""
-    lines = ["| " + " | ".join(md_escape(h) for h in grid.header) + " |",
+    escape = md_inline if grid.markup else md_escape
+    lines = ["| " + " | ".join(escape(h) for h in grid.header) + " |",
              "|" + "|".join("---:" if grid.is_numeric(k) else "---" for k in range(len(grid.header))) + "|"]
-    lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in grid.rows]
-    head = f"{md_escape(grid.caption)}\n\n" if grid.caption else ""
+    lines += ["| " + " | ".join(_md_cell(c, grid.markup) for c in row) + " |" for row in grid.rows]
+    head = f"{escape(grid.caption)}\n\n" if grid.caption else ""
     return head + "\n".join(lines) + "\n" + (f"\n{md_escape(grid.note)}\n" if grid.note else "")
 
 
@@ -145,25 +159,31 @@ def _latex_number(text: str) -> str:
     return latex_escape(text)
 
 
-def _latex_cell(cell: Cell) -> str:
-    return cell_text(cell, _latex_number(cell.text) if cell.number else latex_escape(cell.text),
+def _latex_cell(cell: Cell, markup: bool = False) -> str:
+    text = latex_inline(cell.text) if markup else _latex_number(cell.text) if cell.number else latex_escape(cell.text)
+    return cell_text(cell, text,
                      lambda t: f"\\textbf{{{t}}}", _LATEX_SYMBOLS, lambda ci: " " + ci.replace("±", "$\\pm$"),
                      lambda letters: f"$^{{\\mathrm{{{latex_escape(letters)}}}}}$")
 
 
-def latex(grid: Grid, label: str | None = None) -> str:
-    """A booktabs ``table`` with ``tabular``, caption and note, that compiles as is in a document loading
-    ``booktabs`` (every label escaped; signs and marks in math mode)."""
+def latex(grid: Grid, label: str | None = None, fit_width: bool = False) -> str:
+    """A booktabs ``table`` float with a ``tabular`` in ``\\small`` type, caption and note, that compiles as is in a
+    document loading ``booktabs`` (every label escaped; signs and marks in math mode). ``fit_width``: a table of more
+    than 8 columns is scaled to the line width (``\\resizebox``, which needs ``graphicx``)."""
     spec = "".join("r" if grid.is_numeric(k) else "l" for k in range(len(grid.header)))
-    lines = ["\\begin{table}", "\\centering"]
+    escape = latex_inline if grid.markup else latex_escape
+    lines = ["\\begin{table}[!htbp]", "\\centering", "\\small"]
     if grid.caption:
-        lines.append(f"\\caption{{{latex_escape(grid.caption)}}}")
+        lines.append(f"\\caption{{{escape(grid.caption)}}}")
     if label:
         lines.append(f"\\label{{{latex_escape(label)}}}")
-    lines += [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(latex_escape(h) for h in grid.header) + " \\\\",
-              "\\midrule"]
-    lines += [" & ".join(_latex_cell(c) for c in row) + " \\\\" for row in grid.rows]
-    lines += ["\\bottomrule", "\\end{tabular}"]
+    tabular = [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(escape(h) for h in grid.header) + " \\\\",
+               "\\midrule"]
+    tabular += [" & ".join(_latex_cell(c, grid.markup) for c in row) + " \\\\" for row in grid.rows]
+    tabular += ["\\bottomrule", "\\end{tabular}"]
+    if fit_width and len(grid.header) > 8:
+        tabular = ["\\resizebox{\\linewidth}{!}{%", *tabular, "}"]
+    lines += tabular
     if grid.note:
         note = latex_escape(grid.note)
         for symbol, math_text in (("▲", "$\\uparrow$"), ("▼", "$\\downarrow$"), ("±", "$\\pm$")):

@@ -1,12 +1,19 @@
-"""Text helpers shared by the reports of :mod:`prefeval.compare`, the commands and :mod:`prefeval.pipeline`."""
+"""Text helpers shared by the reports of :mod:`prefeval.compare`, the commands and :mod:`prefeval.pipeline`: escaping
+for Markdown, LaTeX and HTML, the inline marks of a report text (``**bold**``, ```code```), number formatting and
+file-name slugs."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["INLINE_MARKUP", "LATEX_SPECIAL", "MARKDOWN_SPECIAL", "inline_markup", "latex_escape", "md_escape"]
+__all__ = ["INLINE_MARKUP", "LATEX_SPECIAL", "MARKDOWN_SPECIAL", "REPORT_LATEX", "UP", "DOWN", "inline_markup",
+           "latex_escape", "md_escape", "md_inline", "latex_inline", "fmt", "fmt_p", "plural", "slug", "path_slug"]
+
+#: The marks of a value significantly better / worse than the baseline.
+UP, DOWN = "▲", "▼"
 
 #: LaTeX's special characters and their escaped forms.
 LATEX_SPECIAL: dict[str, str] = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
@@ -50,3 +57,69 @@ def inline_markup(text: Any, bold: Callable[[str], str], code: Callable[[str], s
         else:
             out.append(plain(token))
     return "".join(out)
+
+
+#: ``&lt;`` that Markdown could not read as the start of a tag or an autolink (``<`` followed by a digit,
+#: a space, ``=`` ...) is written as ``<`` itself, so report.md reads ``p<0.001`` as text too.
+_INERT_LT = re.compile(r"&lt;(?![A-Za-z/!?])")
+
+
+def md_inline(text: Any) -> str:
+    """Markdown of a report text: its ``**bold**`` and ```code``` spans kept, every other character escaped
+    (:func:`md_escape`), so names, titles and descriptions are shown as written. A code span
+    whose content Markdown or HTML could read as markup is shown as escaped plain text instead."""
+
+    def code(inner: str) -> str:
+        return f"`{inner}`" if md_escape(inner) == inner else md_escape(inner)
+
+    return _INERT_LT.sub("<", inline_markup(text, lambda inner: f"**{md_escape(inner)}**", code, md_escape))
+
+
+#: LaTeX's special characters plus the report's marks and symbols.
+REPORT_LATEX = {**LATEX_SPECIAL, UP: r"$^\blacktriangle$", DOWN: r"$^\blacktriangledown$", "τ": r"$\tau$",
+                 "α": r"$\alpha$", "–": "--", "≥": r"$\geq$", "<": r"\textless{}", ">": r"\textgreater{}",
+                 "|": r"\textbar{}", "≠": r"$\neq$", "±": r"$\pm$", "−": "-"}
+
+
+def latex_inline(text: Any) -> str:
+    """LaTeX of a report text: ``**bold**`` as ``\\textbf``, ```code``` as ``\\texttt``, everything else escaped
+    (:func:`latex_escape` with :data:`REPORT_LATEX`); no Markdown mark reaches the LaTeX file."""
+    return inline_markup(text, lambda inner: rf"\textbf{{{latex_escape(inner, REPORT_LATEX)}}}",
+                         lambda inner: rf"\texttt{{{latex_escape(inner, REPORT_LATEX)}}}",
+                         lambda plain: latex_escape(plain, REPORT_LATEX))
+
+
+def fmt(value: Any, digits: int = 4, signed: bool = False) -> str:
+    """A number with ``digits`` decimals (``+`` sign when ``signed``); NaN/None as an en dash."""
+    if value is None:
+        return "–"
+    if isinstance(value, (bool, str)):
+        return str(value)
+    if isinstance(value, int):
+        return f"{value:+d}" if signed else str(value)
+    value = float(value)
+    if math.isnan(value):
+        return "–"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def fmt_p(value: Any) -> str:
+    """A p-value: 3 significant digits, ``<0.001`` below 0.001."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def plural(count: int, noun: str, nouns: str | None = None) -> str:
+    """``count`` and the noun in the number it takes: ``plural(1, "query", "queries")`` is ``1 query``."""
+    return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
+
+
+def slug(text: str) -> str:
+    """A file-name-safe version of a method or measure name (``RPP(weighting='dcg')`` -> ``RPP_weighting_dcg``)."""
+    return re.sub(r"[^A-Za-z0-9@.+-]+", "_", text).strip("_").replace("@", "_at_") or "x"
+
+
+def path_slug(name: str) -> str:
+    """A pipeline name as one safe path component (no separators, no leading dot): ``../../x`` -> ``x``."""
+    return re.sub(r"[^A-Za-z0-9._+-]+", "_", str(name)).strip("._-") or "pipeline"

@@ -33,7 +33,7 @@ from typing import Any
 
 import pandas as pd
 
-from prefeval.core.lazy import submodules_on_access as _submodules_on_access
+from prefeval.core.lazy import lazy_attributes
 from prefeval.data.datasets.files import (
     ENTITIES,
     PRIVATE_API,
@@ -50,7 +50,7 @@ from prefeval.data.datasets.files import (
 )
 from prefeval.data.datasets.guard import guarded, unavailable_message
 from prefeval.data.datasets.seeding import seed_file
-from prefeval.data.inputs import canonical_qrels, register_dataset_qrels
+from prefeval.data.inputs import canonical_qrels
 from prefeval.errors import DatasetUnavailable, PrefevalError
 
 __all__ = ["ENTITIES", "PRIVATE_API", "TESTED_IR_DATASETS", "BenchmarkDataset", "DatasetFacts", "DatasetUnavailable",
@@ -237,8 +237,5 @@ def info(dataset_id: str) -> dict[str, Any]:
             "home": str(home()), "files": files}
 
 
-register_dataset_qrels(lambda dataset_id: load(dataset_id).qrels)
-
-
 # `prefeval.<layer>.<module>` works after `import prefeval` alone (the module is imported on first access)
-__getattr__ = _submodules_on_access(__name__, __path__)
+__getattr__, __dir__ = lazy_attributes(__name__, __path__)

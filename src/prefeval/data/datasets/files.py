@@ -37,6 +37,18 @@ PRIVATE_API = {
 }
 
 
+_MISSING = object()
+
+
+def internal(obj: Any, name: str, default: Any = _MISSING) -> Any:
+    """The private attribute ``name`` of an ir_datasets object (one of :data:`PRIVATE_API`): the one place prefeval
+    reads ir_datasets' internals. ir_datasets has no public way to list the files behind a dataset without opening
+    them (its entities' methods download on use, and a ``Migrator`` runs its migration when called), so the
+    objects are walked through these attributes; :func:`private_api_problem` checks they exist."""
+    state = vars(obj)
+    return state[name] if default is _MISSING else state.get(name, default)
+
+
 def ir_datasets_module() -> Any:
     """The ``ir_datasets`` module (imported on first use)."""
     # deferred: ir_datasets is slow to import and only needed for dataset ids
@@ -182,14 +194,14 @@ def _collect(obj: Any, entity: str, marker: tuple[Path, str] | None, out: list[N
         return
     seen.add(id(obj))
     if isinstance(obj, Dataset):
-        for cons in vars(obj)["_constituents"]:
+        for cons in internal(obj, "_constituents"):
             if hasattr(cons, f"{entity}_iter") or hasattr(cons, f"{entity}_handler"):
                 _collect(cons, entity, marker, out, seen, depth + 1)
                 return
         return
     if isinstance(obj, Migrator):
-        state = vars(obj)
-        _collect(state["_wrapped"], entity, (Path(state["_version_file"]), state["_version"]), out, seen, depth + 1)
+        marker = (Path(internal(obj, "_version_file")), internal(obj, "_version"))
+        _collect(internal(obj, "_wrapped"), entity, marker, out, seen, depth + 1)
         return
     if isinstance(obj, Download):
         out.append(download_info(obj, entity, marker))
@@ -197,7 +209,7 @@ def _collect(obj: Any, entity: str, marker: tuple[Path, str] | None, out: list[N
     if isinstance(obj, (Lazy, types.FunctionType, types.MethodType, functools.partial)):
         return
     if isinstance(obj, Cache):
-        out.append(NeededFile(entity=entity, path=Path(vars(obj)["_path"]), derived=True, marker=marker))
+        out.append(NeededFile(entity=entity, path=Path(internal(obj, "_path")), derived=True, marker=marker))
     if isinstance(obj, (list, tuple)):
         for item in obj:
             _collect(item, entity, marker, out, seen, depth + 1)
@@ -211,7 +223,7 @@ def _collect(obj: Any, entity: str, marker: tuple[Path, str] | None, out: list[N
 def download_info(download: Any, entity: str, marker: tuple[Path, str] | None = None) -> NeededFile:
     """The file an ir_datasets ``Download`` reads (cache path, md5, mirrors)."""
     LocalDownload = ir_datasets_module().util.LocalDownload
-    cache_path = vars(download)["_cache_path"]
+    cache_path = internal(download, "_cache_path")
     return NeededFile(
         entity=entity,
         path=Path(cache_path) if cache_path else None,
@@ -236,9 +248,9 @@ def _unwrapped_handler(ds: Any, entity: str) -> Any:
     obj = ds
     for _ in range(40):
         if isinstance(obj, Migrator):
-            obj = vars(obj)["_wrapped"]
+            obj = internal(obj, "_wrapped")
         elif isinstance(obj, Dataset):
-            obj = next(c for c in vars(obj)["_constituents"] if hasattr(c, f"{entity}_iter"))
+            obj = next(c for c in internal(obj, "_constituents") if hasattr(c, f"{entity}_iter"))
         else:
             return obj
     return obj

@@ -29,6 +29,7 @@ from urllib.parse import urlparse
 from prefeval.data.datasets.files import (
     NeededFile,
     download_info,
+    internal,
     ir_datasets_module,
     marker_ok,
     needed_files,
@@ -122,13 +123,13 @@ def _wrap(download_class: Any) -> None:
 
     @functools.wraps(original_path)
     def path(self: Any, force: bool = True) -> Any:
-        if force and vars(self).get("_path") is None:
+        if force and internal(self, "_path", None) is None:
             _check_download(self)
         return original_path(self, force)
 
     @functools.wraps(original_stream)
     def stream(self: Any) -> Any:
-        if vars(self).get("_stream"):
+        if internal(self, "_stream", None):
             _check_download(self)
         return original_stream(self)
 

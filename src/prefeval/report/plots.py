@@ -2,8 +2,8 @@
 
 * :func:`preference_heatmap`: the mean-preference matrix of one method (row run over column run), runs in
   the method's ranking order, a diverging colour scale symmetric around 0.
-* :func:`means_with_ci`: per-run means of each measure with 95% confidence intervals (Student t over the
-  per-query values, :func:`means_ci`), one panel per measure, the runs in one order in every panel.
+* :func:`means_with_ci`: per-run means of each measure with 95% confidence intervals (the pipeline's
+  :func:`prefeval.pipeline.aggregate_step.means_ci`), one panel per measure, the runs in one order in every panel.
 """
 
 from __future__ import annotations
@@ -14,10 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from prefeval.pipeline.aggregate_step import metric_table
-
-__all__ = ["available", "is_figure", "preference_heatmap", "means_with_ci", "means_ci", "confidence_interval",
-           "save_figure"]
+__all__ = ["available", "is_figure", "preference_heatmap", "means_with_ci", "save_figure"]
 
 
 def available() -> bool:
@@ -44,18 +41,6 @@ def _pyplot() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
-
-
-def confidence_interval(values: np.ndarray, level: float = 0.95) -> float:
-    """Half-width of the Student-t confidence interval of the mean (0 for fewer than two values)."""
-    # deferred: scipy.stats is slow to import
-    from scipy import stats
-
-    values = np.asarray(values, dtype=float)
-    if values.size < 2:
-        return 0.0
-    sem = values.std(ddof=1) / np.sqrt(values.size)
-    return float(stats.t.ppf(0.5 + level / 2, values.size - 1) * sem)
 
 
 def save_figure(fig: Any, path: Path) -> Path:
@@ -91,27 +76,14 @@ def preference_heatmap(matrix: pd.DataFrame, order: list[str], method: str, path
     return save_figure(fig, path)
 
 
-def means_ci(per_query: pd.DataFrame, measures: list[str], runs: list[str]) -> pd.DataFrame:
-    """``measure, run, mean, half, queries``: each run's mean of the per-query values of each measure and the
-    half-width of its 95% Student-t confidence interval (what :func:`means_with_ci` and report.html draw)."""
-    rows = []
-    for measure in measures:
-        table = metric_table(per_query, measure, runs)
-        for run in runs:
-            values = table[run].to_numpy(dtype=float)
-            values = values[np.isfinite(values)]
-            rows.append((measure, run, float(values.mean()) if values.size else float("nan"),
-                         confidence_interval(values), int(values.size)))
-    return pd.DataFrame(rows, columns=["measure", "run", "mean", "half", "queries"])
-
-
-def means_with_ci(per_query: pd.DataFrame, measures: list[str], runs: list[str], path: Path,
+def means_with_ci(means_ci: pd.DataFrame, measures: list[str], runs: list[str], path: Path,
                   baseline: str | None = None, order: list[str] | None = None) -> Path:
-    """One panel per measure: each run's mean with its 95% CI; the runs in ``order`` (best first, drawn at the
-    top; default ``runs``) in every panel, so a run's position can be compared across panels."""
+    """One panel per measure: each run's mean with its 95% CI (``means_ci``: ``measure, run, mean, half``); the
+    runs in ``order`` (best first, drawn at the top; default ``runs``) in every panel, so a run's position can be
+    compared across panels."""
     plt = _pyplot()
     order = list(order or runs)
-    stats = means_ci(per_query, measures, runs).set_index(["measure", "run"])
+    stats = means_ci.set_index(["measure", "run"])
     n = len(measures)
     cols = min(n, 3)
     rows = (n + cols - 1) // cols
