@@ -99,3 +99,16 @@ def test_dl_hard_bm25_judged_at_10(shared_data, capsys):
     qrels = ir_measures.read_trec_qrels(str(d / "dl_hard-passage.qrels"))
     agg = ir_measures.calc_aggregate([ir_measures.Judged @ 10], list(qrels), ir_measures.read_trec_run(runs[-1]))
     assert np.isclose(found["bm25"], agg[ir_measures.Judged @ 10], atol=1e-12)  # no tie decides bm25's top ten
+
+
+def test_pipeline_check_step_runs_by_default():
+    from prefeval.pipeline import Check, Evaluate, Pipeline, Simulate
+    from prefeval.pipeline.document import build
+    from prefeval.pipeline.summary import build_summary
+
+    context = Pipeline([Simulate(n_queries=6, n_runs=3), Evaluate(["nDCG@10"])]).run(progress=False)
+    assert [run["name"] for run in context.check["runs"]] == list(context.runs)
+    assert build_summary(context, [])["check"]["runs"][0]["judged_at"]["10"] == context.check["runs"][0]["judged_at"]["10"]
+    assert any(block.text == "Input checks" for block in build(context))
+    off = Pipeline([Simulate(n_queries=6, n_runs=3), Evaluate(["nDCG@10"]), Check(enabled=False)]).run(progress=False)
+    assert off.check is None and not any(block.text == "Input checks" for block in build(off))

@@ -133,6 +133,7 @@ def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | No
     if context.description:
         blocks.append(Block("text", context.description))
     blocks += _overview(context, counts)
+    blocks += _checks(context)
     blocks += _effectiveness(context, digits, images, counts)
     blocks += _preferences(context, digits, images, formats, counts)
     blocks += _rankings(context, digits, formats)
@@ -162,6 +163,29 @@ def _overview(context: PipelineContext, counts: QueryCounts) -> list[Block]:
                               f"{CORRECTION_NAMES[agg['correction']]}; α = {agg['alpha']}"])
     return [Block("heading", "Overview"), Block("table", header=["item", "value"], rows=rows,
                                                 text="Pipeline overview", label="tab:overview", align="ll")]
+
+
+def _checks(context: PipelineContext) -> list[Block]:
+    """The check step's findings (:mod:`prefeval.engine.check`): each run's Judged@k and coverage, and the warnings."""
+    found = context.check
+    if not found or "runs" not in found:
+        return []
+    cutoffs = list(found["runs"][0]["judged_at"]) if found["runs"] else []
+    rows = [[run["name"], f"{run['judged_covered']}/{run['judged_queries']}",
+             *(f"{run['judged_at'][k]:.3f}" for k in cutoffs), f"{run['tied_queries']}/{run['run_queries']}",
+             str(run["repeated"])] for run in found["runs"]]
+    blocks = [Block("heading", "Input checks"),
+              Block("text", "Judged@k: the share of a run's top k documents that the qrels judge (every measure reads "
+                            "the others as non-relevant), mean over the judged queries; tied top 10: queries whose "
+                            "top 10 holds a tied score (prefeval check; summary.json: check)."),
+              Block("table", header=["run", "judged queries", *(f"Judged@{k}" for k in cutoffs), "tied top 10",
+                                     "repeated"], rows=rows, text="Input checks of the runs", label="tab:checks",
+                    align="l" + "r" * (len(cutoffs) + 3))]
+    if found["warnings"]:
+        blocks.append(Block("items", items=list(found["warnings"])))
+    else:
+        blocks.append(Block("text", "No finding of the checks changes a number."))
+    return blocks
 
 
 def _versus(context: PipelineContext, kind: str) -> pd.DataFrame:
