@@ -71,8 +71,8 @@ class RankedRun:
     indexes ``queries``, ``rank[i]`` is 1-based, no document repeats within a query. ``doc_codes[i] < len(candidates)``
     exactly when ``doc_ids[i] == candidates[doc_codes[i]]`` (the candidate relevant documents given to
     :func:`rank_run`; with :class:`QueryCandidates`, at least where the row's query has that candidate); other
-    documents have larger codes (unique within a query; with ``ties="candidates"``, or from :func:`rank_codes`, the
-    same id may have other codes in other queries, and ``doc_names`` may repeat). ``doc_ids[i] == doc_names[doc_raw[i]]``,
+    documents have larger codes (unique within a query; the same id may have other codes in other queries, and
+    ``doc_names`` may repeat). ``doc_ids[i] == doc_names[doc_raw[i]]``,
     built on first use. ``full_order`` is False when only the candidates' ranks are exact (``rank_run(..., ties="candidates")``)
     or, with ``exact_depth``, only the ranks up to that depth (``rank_run(..., depth=k)``).
     """
@@ -699,13 +699,14 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
     ``queries``: the queries to keep (others are dropped; default: all, in order of appearance). ``candidates``:
     documents to pre-locate (e.g. those with grade >= rel), which makes :meth:`PositionTable.locate` a pure integer
     lookup; as :class:`QueryCandidates`, each query's own (:func:`query_candidates`: linear in the rows of a run
-    grouped by query, however many queries the qrels judge). ``ties="candidates"`` orders tied scores by doc id only inside the tied stretches that contain a
-    candidate: the rank of every candidate is then exact -- 1 + the number of distinct documents of its query ranked
-    above it -- but the order of other tied documents is not (:meth:`RankedRun.rows` and
-    :meth:`RankedRun.to_dict` refuse such a ranking). Vectorised on integer codes (query and document ids are
-    factorised once per run, Arrow-backed strings without conversion; with ``ties="candidates"`` the document ids of
-    a run grouped by query are factorised in blocks of whole queries, linear in the rows); the sort is skipped when the rows are
-    already grouped by query with non-increasing scores (as in TREC files). A missing query or doc id is an error
+    grouped by query, however many queries the qrels judge). ``ties="candidates"`` orders tied scores by doc id only
+    inside the tied stretches that contain a candidate: the rank of every candidate is then exact -- 1 + the number
+    of distinct documents of its query ranked above it -- but the order of other tied documents is not
+    (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` refuse such a ranking). Vectorised on integer codes (query
+    ids are factorised once per run, Arrow-backed strings without conversion; the document ids of a run grouped by
+    query are factorised in blocks of whole queries, linear in the rows, so ``doc_names`` may repeat an id that
+    occurs in several blocks); the sort is skipped when the rows are already grouped by query with non-increasing
+    scores (as in TREC files). A missing query or doc id is an error
     naming the run. ``frame`` may be an :class:`EncodedRun` (ids encoded already, with other runs:
     :func:`encoded_runs`): the same ranking, without factorising the ids again.
 
@@ -731,8 +732,7 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
             qc = np.where(qc >= 0, np.r_[queries.get_indexer(frame.queries), -1][qc], -1) if len(qc) else qc
     else:
         qc, queries = _query_codes(frame["query_id"], None if queries is None else as_ids(queries), name)
-        raw_docs, dnames, cand_of_name = _doc_codes(frame["doc_id"], qc, ties == "candidates", prepared, per_query,
-                                                    queries)
+        raw_docs, dnames, cand_of_name = _doc_codes(frame["doc_id"], qc, True, prepared, per_query, queries)
         sc = column_values(frame["score"], np.float64)
     return rank_codes(qc, queries, raw_docs, dnames, sc, prepared, name, ties, depth,
                       shared_names=isinstance(frame, EncodedRun), cand_of_name=cand_of_name)

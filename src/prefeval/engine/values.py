@@ -12,10 +12,14 @@ once, then one run at a time).
 * trec_eval's counts that depend on the qrels only, ``NumQ`` (``num_q``) and ``NumRel(rel=r)`` (``num_rel``: the
   documents of grade >= r; one judged for several subtopics counts once), are counted from the qrels for every judged
   query, also one the run lacks, as ``trec_eval -c`` counts them.
-* Standard measures (any other ir-measures measure) are dispatched in :meth:`MeasureEvaluator.values`: every one
-  reaches its ir-measures provider (pytrec_eval for trec_eval's measures, pyndeval, ...) through this module, by the
-  public ``Evaluator.iter_calc``; prefeval's own measures (RBU, TSE, a preference over a baseline) are computed by
-  prefeval's provider from the ranking itself.
+* Standard measures (any other ir-measures measure) are dispatched in :meth:`MeasureEvaluator.values`. trec_eval's
+  common measures (P, R, Success, RR, AP, Rprec, nDCG and their cutoffs, Judged, NumRet / NumRelRet; not with
+  ``judged_only`` or custom nDCG gains, nor on qrels with subtopics) are computed by the numpy kernels of
+  :mod:`prefeval.core.trec_measures` from the grades of the ranking (:mod:`prefeval.data.grades`), equal to
+  pytrec_eval's values; every other one reaches its ir-measures provider (pytrec_eval for the rest of trec_eval's
+  measures, pyndeval, ...) through this module, by the public ``Evaluator.iter_calc``, unless ``provider`` names
+  one provider for all. prefeval's own measures (RBU, TSE, a preference over a baseline) are computed by prefeval's
+  provider from the ranking itself.
 * How a measure aggregates over the queries is declared with the measure (its ir-measures ``aggregator()``): the mean,
   except trec_eval's counts ``num_q``, ``num_ret``, ``num_rel`` and ``num_rel_ret``, which are summed, as
   ``trec_eval -c`` does (:func:`summed`, :meth:`MeasureValues.aggregates`).
@@ -29,7 +33,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from prefeval.core.lazy import lazy_module
+from prefeval.core.trec_measures import Measure as TrecMeasure
+from prefeval.core.trec_measures import query_values
 from prefeval.data.encoding import column_values, distinct
+from prefeval.data.grades import CodedJudgments
 from prefeval.data.ranking import NO_SUBTOPIC, RankedRun, judged_queries, nested_dict
 from prefeval.data.trec import Columns
 from prefeval.errors import PrefevalError
@@ -72,12 +79,43 @@ def aggregate(measure: Any, values: np.ndarray) -> np.ndarray:
     return values.sum(axis=0) if summed(measure) else values.mean(axis=0)
 
 
+def _has_subtopics(qrels: pd.DataFrame | Columns) -> bool:
+    """Whether the qrels judge subtopics (an ``iteration`` other than ``0`` / ``Q0``: diversity qrels)."""
+    return "iteration" in qrels and not set(distinct(qrels["iteration"])[1].tolist()) <= NO_SUBTOPIC
+
+
 def _standard_qrels(qrels: pd.DataFrame | Columns) -> Any:
     """The qrels as ``{query: {doc: grade}}`` when they have no subtopics (one line per query and document, conflicts
     already resolved), else as a frame (pyndeval and others read the subtopics from it)."""
-    if not set(distinct(qrels["iteration"])[1].tolist()) <= NO_SUBTOPIC:
+    if _has_subtopics(qrels):
         return qrels.frame() if isinstance(qrels, Columns) else qrels
     return nested_dict(qrels["query_id"], qrels["doc_id"], qrels["relevance"])
+
+
+#: ir-measures measures computed by :mod:`prefeval.core.trec_measures` (with trec_eval's definitions, as pytrec_eval
+#: computes them), by name; ``NumRet(rel=r)`` is the kernels' ``NumRelRet``.
+_KERNEL_NAMES = frozenset({"P", "R", "Success", "RR", "AP", "Rprec", "nDCG", "Judged", "NumRet"})
+
+
+def kernel_measure(measure: Any) -> TrecMeasure | None:
+    """The kernel of ``measure`` (:mod:`prefeval.core.trec_measures`), or None when it has none: a measure of another
+    name, ``judged_only=True``, nDCG with custom ``gains`` or another ``dcg``, a parameter the kernels lack."""
+    name = getattr(measure, "NAME", None)
+    if name not in _KERNEL_NAMES or declaration_of(measure) is not None:
+        return None
+    params = dict(measure.params)
+    if params.pop("judged_only", False) or (name == "nDCG" and (params.pop("dcg", "log2") != "log2"
+                                                                 or "gains" in params)):
+        return None
+    cutoff, rel = params.pop("cutoff", None), params.pop("rel", None)
+    if params or not isinstance(cutoff, (int, type(None))) or not isinstance(rel, (int, type(None))):
+        return None
+    try:
+        if name == "NumRet":
+            return TrecMeasure("NumRet") if rel is None else TrecMeasure("NumRelRet", rel=rel)
+        return TrecMeasure(name, cutoff, 1 if rel is None else rel)
+    except ValueError:  # parameters outside the kernels' domain (e.g. rel 0): left to the providers
+        return None
 
 
 #: Standard measures whose value at cutoff k reads only the top k documents of a ranking (the definition of a
@@ -124,6 +162,13 @@ class MeasureEvaluator:
         rest = [m for m in self.measures if m not in self._counts]
         own = [m for m in rest if provider is None and declaration_of(m) is not None]
         standard = [m for m in rest if m not in own]
+        self._kernels: tuple[CodedJudgments, list[TrecMeasure], list[int]] | None = None
+        kernels = {m: kernel_measure(m) for m in standard} if provider is None and not _has_subtopics(qrels) else {}
+        kernels = {m: spec for m, spec in kernels.items() if spec is not None}
+        if kernels:  # trec_eval's common measures: numpy kernels on the grades of the ranking
+            self._kernels = (CodedJudgments(qrels, self.query_ids), list(kernels.values()),
+                             [self._index[m] for m in kernels])
+            standard = [m for m in standard if m not in kernels]
         self._groups: list[tuple[Any, bool, int | None]] = []  # (ir-measures evaluator, prefeval's provider, depth)
         try:
             if own:
@@ -164,6 +209,9 @@ class MeasureEvaluator:
         out = np.full((len(self.measures), len(self.query_ids)), np.nan)
         for measure, counts in self._counts.items():
             out[self._index[measure]] = counts
+        if self._kernels is not None:
+            coded, specs, rows = self._kernels
+            out[rows] = query_values(coded.judgments, coded.rankings(run, self.depth), specs)
         for evaluator, own, depth in self._groups:
             if own and depth is None and hasattr(evaluator, "iter_calc_ranked"):
                 metrics = evaluator.iter_calc_ranked(run)  # prefeval's provider: no second ranking of the run

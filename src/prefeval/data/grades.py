@@ -1,0 +1,75 @@
+"""The grades of ranked runs, for the kernels of trec_eval's measures (:mod:`prefeval.core.trec_measures`).
+
+:class:`CodedJudgments` codes canonical qrels once (one grade per query and document, no subtopics): the judged
+queries (in the order given, every query of the qrels, as ``trec_eval -c`` counts them), their grades
+(:class:`~prefeval.core.trec_measures.Judgments`) and a sorted key per judgment. :meth:`CodedJudgments.rankings` gives
+a ranked run (:class:`~prefeval.data.ranking.RankedRun`: score descending, ties by doc id descending, a repeated
+document at its first position) as the grades of its rows in rank order
+(:class:`~prefeval.core.trec_measures.Rankings`): a run's document ids are looked up once each among the judged
+documents (Arrow's ``index_in``), and only the rows of judged documents by their (query, document) key. A query the
+qrels do not judge is left out (trec_eval ignores it); a judged query the run lacks is an empty ranking.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from prefeval.core.trec_measures import UNJUDGED, Judgments, Rankings
+from prefeval.data.arrow import call, options, to_numpy
+from prefeval.data.encoding import Ids, column_values, distinct, factorize, id_array
+from prefeval.data.ranking import RankedRun
+
+__all__ = ["CodedJudgments"]
+
+
+class CodedJudgments:
+    """Canonical ``qrels`` (a frame or the reader's columns: ``query_id``, ``doc_id``, ``relevance``; a document judged
+    on two lines of a query has the grade of the last) coded for the kernels, on the judged queries ``query_ids``
+    (every query of the qrels, in the order of the values computed)."""
+
+    def __init__(self, qrels: Any, query_ids: Any) -> None:
+        self.queries = query_ids if isinstance(query_ids, Ids) else Ids(query_ids)
+        query_codes, names = distinct(qrels["query_id"], grouped=True)
+        position = self.queries.get_indexer(names.astype(str))
+        if len(position) and position.min() < 0:
+            raise ValueError("every query of the qrels must be one of query_ids")
+        query = position[query_codes] if len(query_codes) else np.zeros(0, dtype=np.intp)
+        doc_codes, self._docs = factorize(qrels["doc_id"])
+        grades = column_values(qrels["relevance"], np.int64)
+        keys = query.astype(np.int64) * max(len(self._docs), 1) + doc_codes
+        order = np.argsort(keys, kind="stable")
+        keys, grades, query = keys[order], grades[order], query[order]
+        last = np.r_[keys[1:] != keys[:-1], True] if len(keys) else np.zeros(0, dtype=bool)
+        self._keys, self._grades = keys[last], grades[last]  # a document judged twice: the last line, as pytrec_eval
+        self.judgments = Judgments(query[last], self._grades, len(self.queries))
+
+    def rankings(self, run: RankedRun, depth: int | None = None) -> Rankings:
+        """The grades of ``run``'s rows in rank order, one segment per judged query; ``depth``: its top ``depth``
+        documents only. A run ranked exactly only to some depth (``rank_run(..., depth=k)``) is cut there."""
+        keep = None
+        if not run.full_order:
+            if run.exact_depth is None:
+                raise ValueError("this ranking orders tied scores only around the candidate documents; rank the run "
+                                 "with ties='all' for trec_eval's measures")
+            depth = run.exact_depth if depth is None else min(depth, run.exact_depth)
+        if depth is not None:
+            keep = np.flatnonzero(run.rank <= depth)
+        query_of_code = self.queries.get_indexer(np.asarray(run.queries.to_numpy(dtype=object), dtype=str)) \
+            if len(run.queries) else np.zeros(0, dtype=np.intp)
+        codes = run.query_codes if keep is None else run.query_codes[keep]
+        query = query_of_code[codes] if len(codes) else np.zeros(0, dtype=np.intp)
+        grades = np.full(len(query), UNJUDGED, dtype=np.int32)
+        if len(self._docs) and len(query):
+            names = id_array(run.doc_names)
+            value_set = self._docs if self._docs.type == names.type else self._docs.cast(names.type)
+            found = call("index_in", names, options=options("SetLookupOptions", value_set=value_set))
+            doc_of_name = to_numpy(found, -1).astype(np.int64, copy=False)
+            doc = doc_of_name[run.doc_raw if keep is None else run.doc_raw[keep]]
+            rows = np.flatnonzero((doc >= 0) & (query >= 0))
+            keys = query[rows].astype(np.int64) * len(self._docs) + doc[rows]
+            at = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
+            judged = self._keys[at] == keys
+            grades[rows[judged]] = self._grades[at[judged]]
+        return Rankings.from_rows(query, grades, len(self.queries))
