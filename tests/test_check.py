@@ -109,6 +109,12 @@ def test_pipeline_check_step_runs_by_default():
     context = Pipeline([Simulate(n_queries=6, n_runs=3), Evaluate(["nDCG@10"])]).run(progress=False)
     assert [run["name"] for run in context.check["runs"]] == list(context.runs)
     assert build_summary(context, [])["check"]["runs"][0]["judged_at"]["10"] == context.check["runs"][0]["judged_at"]["10"]
-    assert any(block.text == "Input checks" for block in build(context))
+    blocks = build(context)
+    assert any(block.text == "Input checks" for block in blocks)
+    assert context.check["judged_depth"] == 10  # the deepest cutoff of the measures, as the run x measure table
+    means = next(block for block in blocks if block.label == "tab:means")
+    assert means.header[-1] == "Judged@10" and len(means.rows[0]) == len(means.header)
+    overview = next(block for block in blocks if block.label == "tab:overview")
+    assert any(row[0] == "Judged@10" for row in overview.rows)
     off = Pipeline([Simulate(n_queries=6, n_runs=3), Evaluate(["nDCG@10"]), Check(enabled=False)]).run(progress=False)
     assert off.check is None and not any(block.text == "Input checks" for block in build(off))

@@ -125,9 +125,13 @@ class Check:
         return {"qrels": qrels, "runs": runs, "warnings": self.warnings}
 
 
-def check(qrels: Any, runs: Any, rel: int = 1) -> Check:
+def check(qrels: Any, runs: Any, rel: int = 1, depth: int | None = None) -> Check:
     """:class:`Check` of ``qrels`` and ``runs`` (as :func:`prefeval.compare` takes them; a run file is read when its
-    turn comes, one at a time). ``rel``: the grade from which a document counts as relevant."""
+    turn comes, one at a time). ``rel``: the grade from which a document counts as relevant; ``depth``: one more k of
+    Judged@k (a table's, :func:`prefeval.engine.table.judged_depth`)."""
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
+    cutoffs = sorted({*CUTOFFS, *([] if depth is None else [depth])})
     if isinstance(rel, bool) or not isinstance(rel, int) or not 1 <= rel <= 1000:
         raise PrefevalError(f"rel must be an integer from 1 to 1000; got {rel!r}")
     table = qrels_table(qrels)
@@ -139,7 +143,7 @@ def check(qrels: Any, runs: Any, rel: int = 1) -> Check:
     out = []
     for name, source in run_sources.items():  # a run file read when its turn comes
         frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
-        out.append(_run_check(name, frame, queries, judged))
+        out.append(_run_check(name, frame, queries, judged, cutoffs))
         del frame
     return Check(_qrels_check(table, queries, rel), out)
 
@@ -155,12 +159,12 @@ def _qrels_check(table: Any, queries: Any, rel: int) -> QrelsCheck:
                       missing[:SHOWN])
 
 
-def _run_check(name: str, frame: Any, queries: Any, judged: Any) -> RunCheck:
+def _run_check(name: str, frame: Any, queries: Any, judged: Any, cutoffs: list[int]) -> RunCheck:
     scores = column_values(frame["score"], np.float64)
     with warnings.catch_warnings():  # the repeated documents are counted below
         warnings.simplefilter("ignore")
-        ranked = rank_run(frame, None, name=name, depth=max(CUTOFFS))  # the top max(CUTOFFS) ranks exact
-    top = ranked.rank <= max(CUTOFFS)  # Judged@k reads these rows only (min(k, documents) for k <= the depth)
+        ranked = rank_run(frame, None, name=name, depth=max(cutoffs))  # the top max(cutoffs) ranks exact
+    top = ranked.rank <= max(cutoffs)  # Judged@k reads these rows only (min(k, documents) for k <= the depth)
     top_run = RankedRun(ranked.queries, ranked.query_codes[top], ranked.doc_names, ranked.doc_raw[top],
                         ranked.doc_codes[top], ranked.rank[top], ranked.candidates)
     in_qrels = queries.get_indexer(ranked.queries)
@@ -168,11 +172,11 @@ def _run_check(name: str, frame: Any, queries: Any, judged: Any) -> RunCheck:
     only = [str(q) for q, i in zip(ranked.queries.to_numpy(dtype=object), in_qrels) if i < 0]
     sizes = np.bincount(ranked.query_codes, minlength=len(ranked.queries))
     sizes = sizes[sizes > 0]
-    values = judged_at(top_run, judged, list(CUTOFFS)).mean(axis=1) if len(queries) else np.zeros(len(CUTOFFS))
+    values = judged_at(top_run, judged, cutoffs).mean(axis=1) if len(queries) else np.zeros(len(cutoffs))
     tied_queries, tied_share = _ties(frame, scores)
     return RunCheck(name, covered, len(queries), len(only), only[:SHOWN],
                     int(sizes.min()) if len(sizes) else 0, float(np.median(sizes)) if len(sizes) else 0.0,
-                    int(sizes.max()) if len(sizes) else 0, {k: float(v) for k, v in zip(CUTOFFS, values)},
+                    int(sizes.max()) if len(sizes) else 0, {k: float(v) for k, v in zip(cutoffs, values)},
                     tied_queries, int(len(sizes)), tied_share, int(len(scores) - len(ranked.rank)),
                     int(np.count_nonzero(np.isinf(scores))))
 

@@ -1,7 +1,9 @@
 """The ``Check`` step: ``prefeval check`` on the pipeline's qrels and runs before any evaluation (run by default).
 
 Its findings (:func:`prefeval.engine.check.check`: coverage, documents per query, Judged@k, ties, repeats, non-finite
-scores, the qrels' grades and warnings) go to ``check`` in summary.json and to the report's "Input checks" section.
+scores, the qrels' grades and warnings) go to ``check`` in summary.json and to the report's "Input checks" section;
+Judged@k with k the deepest cutoff of the evaluate and compare steps' measures (else 10, as the run x measure table:
+``judged_depth``) goes beside the means in the report's overview and effectiveness table.
 ``[check] enabled = false`` leaves it out. A collection generated partition by partition (``[recsys]`` on the Dask
 engine) is not materialised for it: the step then records that it was skipped.
 """
@@ -11,6 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 from prefeval.engine.check import check
+from prefeval.engine.methods import parse_methods
+from prefeval.engine.table import judged_depth
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
@@ -46,5 +50,12 @@ class Check(Step):
         if context.qrels is None or any(run is None for run in context.runs.values()):
             context.check = {"skipped": "the collection is generated partition by partition"}
             return
+        depth = judged_depth(parse_methods(_measures(context.settings), context.rel))
         with progress.stage("check"):
-            context.check = check(context.qrels, context.runs, rel=context.rel).to_dict()
+            context.check = {**check(context.qrels, context.runs, rel=context.rel, depth=depth).to_dict(),
+                             "judged_depth": depth}
+
+
+def _measures(settings: dict[str, Any]) -> list[str]:
+    """The measures and methods of the evaluate and compare steps (their settings)."""
+    return [*settings.get("evaluate", {}).get("measures", []), *settings.get("compare", {}).get("methods", [])]

@@ -158,11 +158,23 @@ def _overview(context: PipelineContext, counts: QueryCounts) -> list[Block]:
         rows.append(["measures", ", ".join(context.measures)])
     if context.methods:
         rows.append(["preference methods", ", ".join(context.methods)])
+    judged = _judged(context)
+    if judged:
+        rows.append([judged[0], ", ".join(f"{run} {value:.3f}" for run, value in judged[1].items())])
     if agg:
         rows.append(["tests", f"metrics: {TEST_NAMES[agg['metric_test']]}; preferences: {TEST_NAMES[agg['test']]}; "
                               f"{CORRECTION_NAMES[agg['correction']]}; α = {agg['alpha']}"])
     return [Block("heading", "Overview"), Block("table", header=["item", "value"], rows=rows,
                                                 text="Pipeline overview", label="tab:overview", align="ll")]
+
+
+def _judged(context: PipelineContext) -> tuple[str, dict[str, float]] | None:
+    """(``"Judged@k"``, run -> value) from the check step (k: the deepest cutoff of the measures, else 10), or None."""
+    found = context.check
+    if not found or "judged_depth" not in found:
+        return None
+    k = str(found["judged_depth"])
+    return f"Judged@{k}", {run["name"]: run["judged_at"][k] for run in found["runs"]}
 
 
 def _checks(context: PipelineContext) -> list[Block]:
@@ -227,7 +239,8 @@ def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str]
     means = context.means_table()
     vs = _versus(context, "metric")
     quality = context.true_quality()
-    header = ["run"] + (["true quality"] if quality else []) + list(context.measures)
+    judged = _judged(context)
+    header = ["run"] + (["true quality"] if quality else []) + list(context.measures) + ([judged[0]] if judged else [])
     rows = []
     for run in context.runs:
         cells = [f"{run} (baseline)" if run == context.baseline else run]
@@ -237,6 +250,8 @@ def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str]
             value = means.loc[run, measure] if run in means.index and measure in means.columns else None
             hit = vs[(vs["method"] == measure) & (vs["run"] == run)]
             cells.append(fmt(value, digits) + ("" if hit.empty else _mark(hit.iloc[0])))
+        if judged:
+            cells.append(fmt(judged[1].get(run), 3))
         rows.append(cells)
     blocks = [Block("heading", "Effectiveness"),
               Block("text", f"Mean of each measure over {counts.over(counts.measures)}. "
