@@ -95,3 +95,19 @@ def test_dl_hard_table_states_bm25_judged_at_10(shared_data):
     table = prefeval.table(str(d / "dl_hard-passage.qrels"), runs, ["nDCG@10", "RR"], rel=2)
     assert table.judged["bm25"] == pytest.approx(0.496, abs=5e-4)
     assert "bm25 0.496" in table.to_string()
+
+
+def test_pipeline_aggregate_robust():
+    from prefeval.pipeline import Aggregate, Evaluate, Pipeline, Simulate
+    from prefeval.pipeline.document import build
+
+    steps = [Simulate(n_queries=20, n_runs=3, judged_depth=5), Evaluate(["nDCG@10", "RR"])]
+    plain = Pipeline([*steps, Aggregate()]).run(progress=False)
+    assert "robust" not in plain.versus_baseline.columns
+    context = Pipeline([*steps, Aggregate(robust=True)]).run(progress=False)
+    vs = context.versus_baseline
+    table = prefeval.table(context.qrels, context.runs, ["nDCG@10", "RR"], baseline=context.baseline, robust=True)
+    for row in vs.itertuples():
+        assert row.robust == table.record(row.run, row.method).get("robust"), (row.run, row.method)
+    text = " ".join(block.text for block in build(context))
+    assert "robust to the unjudged documents" in text

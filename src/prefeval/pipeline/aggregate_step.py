@@ -65,14 +65,18 @@ class Aggregate(Step):
         "correction": Key("str", "holm", "multiple-testing correction", choices=CORRECTIONS),
         "alpha": Key("float", 0.05, "significance level", minimum=0),
         "baseline": Key("str", None, "the run others are tested against (default: the first run)"),
+        "robust": Key("bool", False, "test every comparison with the baseline again with unjudged documents removed "
+                      "(condensed lists) and judged relevant (prefeval.table robust=True): column robust"),
     })
     NEEDS = frozenset({"per_query", "comparison"})
     PROVIDES = frozenset({"rankings", "significance"})
 
     def __init__(self, rankings: Sequence[str] | str = ("mc4", "borda"), test: str = "sign", metric_test: str = "t",
                  correction: str = "holm", alpha: float = 0.05, baseline: str | None = None,
-                 ties: str = "shared", iterations: int | None = None, origin: Origin | None = None) -> None:
+                 ties: str = "shared", iterations: int | None = None, robust: bool = False,
+                 origin: Origin | None = None) -> None:
         super().__init__(origin)
+        self.robust = robust
         self.rankings = [rankings] if isinstance(rankings, str) else list(rankings)
         self.ties, self.iterations = ties, iterations
         self.test, self.metric_test, self.correction = test, metric_test, correction
@@ -81,7 +85,7 @@ class Aggregate(Step):
     def options(self) -> dict[str, Any]:
         return {"rankings": self.rankings, "test": self.test, "metric_test": self.metric_test,
                 "correction": self.correction, "alpha": self.alpha, "baseline": self.baseline,
-                "ties": self.ties, "iterations": self.iterations}
+                "ties": self.ties, "iterations": self.iterations, "robust": self.robust}
 
     def validate(self, plan: Plan) -> None:
         for i, name in enumerate(self.rankings):
@@ -113,6 +117,8 @@ class Aggregate(Step):
             if context.comparison is not None and context.baseline is not None:
                 rows += _preferences_vs_baseline(context, self.test, self.correction, self.alpha)
             context.versus_baseline = pd.DataFrame(rows, columns=_VS_COLUMNS)
+            if self.robust and not context.versus_baseline.empty:
+                context.versus_baseline["robust"] = self._robust(context)
             context.rankings = _rankings(context, self.rankings, self.ties, self.iterations)
             context.kendall_tau = kendall_tau_table(context.rankings, _truth(context))
             context.significance = {
@@ -121,6 +127,25 @@ class Aggregate(Step):
                 for method in (context.methods if context.comparison is not None else [])
             }
         context.settings["aggregate"] = {**self.options(), "baseline": context.baseline}
+
+
+    def _robust(self, context: PipelineContext) -> list[bool | None]:
+        """Each row's ``robust`` as :func:`prefeval.table` with ``robust=True`` finds it (the metrics with
+        ``metric_test``, the preferences with ``test``): True / False for a comparison significant there, else None."""
+        from prefeval.engine.table import table  # deferred: only with robust = true
+
+        found: dict[tuple[str, str, str], Any] = {}
+        for kind, names, test in (("metric", context.measures, self.metric_test),
+                                  ("preference", context.methods, self.test)):
+            if not names:
+                continue
+            result = table(context.qrels, context.runs, names, baseline=context.baseline, test=test,
+                           correction=self.correction, alpha=self.alpha, rel=context.rel, robust=True)
+            for name in names:
+                for run in result.runs:
+                    found[kind, name, run] = result.record(run, name).get("robust")
+        vs = context.versus_baseline
+        return [found.get((k, m, r)) for k, m, r in zip(vs["kind"], vs["method"], vs["run"])]
 
 
 _VS_COLUMNS = ["kind", "method", "run", "value", "wins", "ties", "losses", "queries", "test", "statistic",

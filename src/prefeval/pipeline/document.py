@@ -214,7 +214,20 @@ def _explain(context: PipelineContext, kind: str) -> str:
         f", {CORRECTION_NAMES[agg.get('correction', 'none')]} over the " \
         f"{plural(len(context.runs) - 1, 'comparison')} with the baseline"
     return (f"{UP}/{DOWN}: significantly better/worse than the baseline `{context.baseline}` "
-            f"({TEST_NAMES.get(test, test)}{correction}, α = {agg.get('alpha')}).")
+            f"({TEST_NAMES.get(test, test)}{correction}, α = {agg.get('alpha')})." + _robust_text(context, kind))
+
+
+def _robust_text(context: PipelineContext, kind: str) -> str:
+    """With ``[aggregate] robust = true``: how many of the significant comparisons of ``kind`` with the baseline
+    are robust to the unjudged documents (:func:`prefeval.engine.holes.readings`)."""
+    vs = context.versus_baseline
+    if vs is None or "robust" not in vs.columns:
+        return ""
+    judged = vs[(vs["kind"] == kind) & vs["robust"].notna()]
+    robust = int((judged["robust"] == True).sum())  # noqa: E712 (an object column of True / False / None)
+    return (f" {robust} of {plural(len(judged), 'significant difference')} (as prefeval.table finds them) are robust "
+            "to the unjudged documents: significant in the same direction with them read as non-relevant, removed "
+            "(condensed lists) and judged relevant (three readings, not every filling).")
 
 
 def _wtl_table(context: PipelineContext, vs: pd.DataFrame, names: list[str], label: str, caption: str) -> Block:
