@@ -32,6 +32,7 @@ from prefeval.core.aggregate import AGGREGATES, TIES, check_iterations
 from prefeval.core.reduce import PairSums
 from prefeval.core.stats import CORRECTIONS, TESTS
 from prefeval.engine.significance import VALUE_TESTS, PairTests, correction_for, pair_significance
+from prefeval.engine.table import table
 from prefeval.errors import PrefevalError
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
@@ -132,8 +133,6 @@ class Aggregate(Step):
     def _robust(self, context: PipelineContext) -> list[bool | None]:
         """Each row's ``robust`` as :func:`prefeval.table` with ``robust=True`` finds it (the metrics with
         ``metric_test``, the preferences with ``test``): True / False for a comparison significant there, else None."""
-        from prefeval.engine.table import table  # deferred: only with robust = true
-
         found: dict[tuple[str, str, str], Any] = {}
         for kind, names, test in (("metric", context.measures, self.metric_test),
                                   ("preference", context.methods, self.test)):
