@@ -255,7 +255,7 @@ def test_resolve_recognises_providers_and_kinds():
     assert isinstance(ev.resolve("RBU(p=0.8)@10"), ev.KernelScorer)
     assert isinstance(ev.resolve("RBU(p=0.8)@10", direct=False), ev.MetricScorer)
     assert ev.resolve("LexiPrecision(magnitude='rr')").kind == "preference"
-    with pytest.raises(PrefevalError, match="cannot parse"):
+    with pytest.raises(PrefevalError, match="unknown measure .NoSuchMeasure@3."):
         ev.resolve("NoSuchMeasure@3")
 
 

@@ -22,8 +22,11 @@ def files(tmp_path):
                             ("1", "2"))
 
 
-def test_files_are_read_in_turn_one_at_a_time(files, monkeypatch):
-    """Each run file is read (once, in this thread) only after the run before it was ranked."""
+@pytest.mark.parametrize("budget", [None, 0])
+def test_every_file_is_read_before_any_run_is_ranked(files, monkeypatch, budget):
+    """Each run file is read (in this thread) before the first run is ranked, so that a bad line in the last file
+    is reported before any work; within the read-ahead budget it is kept (read once), beyond it read again in its
+    turn (one such file in memory at a time)."""
     qrels, runs = files
     events = []
     read, rank = blocks.run_frame, blocks.rank_run
@@ -39,10 +42,17 @@ def test_files_are_read_in_turn_one_at_a_time(files, monkeypatch):
     monkeypatch.setattr(blocks, "run_frame", run_frame)
     monkeypatch.setattr(blocks, "rank_run", rank_run)
     monkeypatch.setattr(blocks, "query_block_runs", lambda *a: [])  # every run ranked on its own, in turn
+    if budget is not None:
+        monkeypatch.setattr(blocks, "READ_AHEAD_BYTES", budget)
     frame = read_run(runs[1])
     prefeval.compare(qrels, {"a": runs[0], "frame": frame, "c": runs[2], "d": runs[3]}, "LexiRecall")
-    assert events == [("read", "a", True), ("rank", "a", True), ("rank", "frame", True),
-                      ("read", "c", True), ("rank", "c", True), ("read", "d", True), ("rank", "d", True)]
+    checked = [("read", "a", True), ("read", "c", True), ("read", "d", True)]
+    if budget is None:
+        assert events == [*checked, ("rank", "a", True), ("rank", "frame", True), ("rank", "c", True),
+                          ("rank", "d", True)]
+    else:
+        assert events == [*checked, ("read", "a", True), ("rank", "a", True), ("rank", "frame", True),
+                          ("read", "c", True), ("rank", "c", True), ("read", "d", True), ("rank", "d", True)]
 
 
 def test_a_bad_file_fails_with_its_line(files, tmp_path):

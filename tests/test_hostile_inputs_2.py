@@ -589,7 +589,9 @@ def test_a_measure_needing_a_missing_extra_names_it_everywhere(files, capsys, mo
 @pytest.mark.integration  # fresh processes
 @pytest.mark.parametrize("command", [["eval", "{q}", "{a}", "nDCG@10"], ["pipelines"],
                                      ["compare", "{q}", "{a}", "{b}", "-m", "LexiRecall", "-q"]])
-def test_a_closed_stdout_ends_quietly(files, command):
+def test_a_closed_stdout_is_one_error_line(files, command):
+    """Started with standard output closed (`>&-`), the command's output is lost: one error line and exit code 1,
+    as `cat FILE >&-` fails (not a traceback, not a silent exit 0)."""
     import os
     import subprocess
     import sys
@@ -600,7 +602,9 @@ def test_a_closed_stdout_ends_quietly(files, command):
     done = subprocess.run([sys.executable, "-m", "prefeval", *args], stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, env=env, timeout=120,
                           preexec_fn=lambda: os.close(1))  # noqa: PLW1509 - the child starts with stdout closed
-    assert done.returncode == 0 and done.stderr == "", done.stderr
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith(f"prefeval {command[0]}: error: standard output is closed: "), done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
 
 
 def test_qrels_behind_a_folder_without_permission_are_named(files, capsys, monkeypatch):

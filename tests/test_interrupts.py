@@ -34,14 +34,21 @@ SMALL = ["--set", "simulate.n_queries=20", "--set", "simulate.n_runs=3", "--set"
 FAST = [*SMALL, "--set", "report.formats=[\"md\", \"csv\", \"json\", \"tex\"]"]
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def prefeval_run(out: Path, *extra: str, pause: str | None = None, interrupt_at: str | None = None,
                  timeout: float = 300) -> tuple[int, str]:
     """Run `prefeval run pipelines/demo.toml --out OUT -q EXTRA`; with ``interrupt_at``, send SIGINT when the
     run reaches that point (pausing there when ``pause``). Returns the exit code and stderr."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "PREFEVAL_TEST_POINTS": "1",
            "PREFEVAL_TEST_PAUSE": pause or ""}
+    # SIGINT's default action restored in the child: a test process started with SIGINT ignored (`nohup`, `cmd &`
+    # in a script) would pass the ignored signal on, and the child would never see the signal the test sends
     proc = subprocess.Popen([sys.executable, "-m", "prefeval", "run", str(DEMO), "--out", str(out), "-q", *extra],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=out.parent)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=out.parent,
+                            preexec_fn=_default_sigint)  # noqa: PLW1509 - only resets one signal's disposition
     lines = []
     if interrupt_at is not None:
         for line in proc.stderr:  # type: ignore[union-attr]

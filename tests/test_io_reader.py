@@ -48,6 +48,9 @@ def definition(data: bytes, kind: str) -> tuple[list[tuple], None] | tuple[None,
         fields = [f for f in fields if f]
         if not fields:
             continue
+        if any(fields[i][:1] in ("'", '"') and (len(fields[i]) == 1 or fields[i][-1] != fields[i][0])
+               and any(f.endswith(fields[i][0]) for f in fields[i + 1:]) for i in (0, 2) if i < len(fields)):
+            return None, number  # an id opening a quote that a later field closes: a quoted id with a blank, split
         if kind == "run":
             if len(fields) < 6:
                 return None, number
@@ -180,6 +183,10 @@ def test_quotes_are_data() -> None:
     assert list(out["doc_id"]) == ['"d4', 'z"']
     with pytest.raises(InputFormatError, match="line 1: expected 4 fields"):
         pio.read_qrels(io.BytesIO(b'2 0 "d4 z" 1\n'))
+    # the same quoted id in a run (six fields or more, as trec_eval allows) is refused too, not split
+    with pytest.raises(InputFormatError, match="line 2: doc_id '\"d4' opens a quote that a later field closes"):
+        pio.read_run(io.BytesIO(b'2 Q0 d1 1 2.0 r\n2 Q0 "d4 z" 2 1.0 r\n'))
+    assert list(pio.read_run(io.BytesIO(b'2 Q0 "d4 2 1.0 r\n'))["doc_id"]) == ['"d4']
 
 
 def test_extra_fields_of_run_lines_are_ignored() -> None:

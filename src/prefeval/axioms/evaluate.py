@@ -36,7 +36,9 @@ from prefeval.axioms.model import Judgments, RankingPair
 from prefeval.core.graded import GradedRankings
 from prefeval.data.positions import QueryPositions
 from prefeval.errors import PrefevalError
-from prefeval.methods.registry import canonical_text, declaration_of
+from prefeval.methods.checks import validate
+from prefeval.methods.names import parse_names
+from prefeval.methods.registry import declaration_of
 
 __all__ = ["KernelScorer", "MetricScorer", "PreferenceScorer", "Scorer", "build_frames", "build_records", "resolve"]
 
@@ -270,12 +272,13 @@ def _provider_of(measure: Any) -> tuple[Any | None, str | None]:
 def resolve(measure: Any, label: str | None = None, direct: bool = True) -> Scorer:
     """Turn a measure string, ir-measures measure object, or callable into a :class:`Scorer`.
 
-    Strings are parsed with ``ir_measures.parse_measure`` (after prefeval registered its measures).
+    Strings are read by :func:`prefeval.methods.names.parse_names` and every measure is checked by
+    :func:`prefeval.methods.checks.validate`, as :func:`prefeval.evaluate` reads and checks them.
     ``LexiRecall``, ``LexiPrecision`` and ``RPP`` (any parameters; ``baseline`` is ignored) become
     preference scorers. A callable ``f(qrels, run)`` returning ``{query_id: value}`` is scored like a
     metric and receives aspect-aware qrels. With ``direct``, prefeval's RBU and TSE are computed with
     their kernels (:class:`KernelScorer`, same values) instead of through ir-measures and the prefeval
-    provider. Raises :class:`PrefevalError` for an unparsable string.
+    provider. Raises :class:`PrefevalError` for an unparsable string or a measure those checks refuse.
     """
 
     if callable(measure) and not hasattr(measure, "NAME"):
@@ -283,11 +286,13 @@ def resolve(measure: Any, label: str | None = None, direct: bool = True) -> Scor
         return MetricScorer(label=name, aspects=True, function=measure)
     if isinstance(measure, str):
         text = measure
-        try:
-            measure = ir_measures.parse_measure(canonical_text(measure))
-        except Exception as exc:  # ir-measures raises several types for unknown names and bad params
-            raise PrefevalError(f"cannot parse measure {text!r}: {exc}") from exc
+        found = parse_names(text)  # the one reading of a measure name (eval's, compare's, pipelines')
+        if len(found) != 1:
+            raise PrefevalError(f"measure {text!r} stands for {len(found)} measures "
+                                f"({', '.join(map(str, found))}); check them one by one")
+        measure = found[0]
         label = label or text
+    validate(measure)  # the checks every entry point makes (cutoff >= 1, rel >= 1, known parameters), before work
     label = label or str(measure)
     params = dict(getattr(measure, "params", {}))
     cutoff = params.get("cutoff")

@@ -24,9 +24,12 @@ def _csv_list(text: str) -> list[str]:
 
 def _floats(text: str) -> list[float]:
     try:
-        return [float(x) for x in _csv_list(text)]
+        values = [float(x) for x in _csv_list(text)]
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError(f"expected at least one number (comma-separated), got {text!r}")
+    return values
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -95,7 +98,12 @@ def run(args: argparse.Namespace) -> int:
             print()
         if args.format == "csv":
             print(f"# {name}")
-            print(frame.to_csv(index=False), end="")
+            from prefeval.core.text import csv_cell  # deferred: keeps `prefeval --help` fast
+
+            cells = frame.copy()
+            for column in frame.select_dtypes(exclude="number").columns:
+                cells[column] = frame[column].astype(object).map(csv_cell)
+            print(cells.to_csv(index=False), end="")
         elif args.format == "markdown":
             print(f"### {name}\n")
             print(_markdown(frame))

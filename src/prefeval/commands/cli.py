@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import io
 import os
 import re
 import shutil
@@ -16,6 +17,7 @@ import textwrap
 import warnings
 
 from prefeval._version import __version__
+from prefeval.core.text import printable
 from prefeval.errors import PrefevalError
 
 COMMANDS = {
@@ -91,12 +93,25 @@ def _filled(text: str) -> str:
                         for paragraph in text.split("\n\n"))
 
 
+class _ClosedOutput(io.TextIOBase):
+    """Standard output when the process started without one: counts what would have been written."""
+
+    lost = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.lost += len(text)
+        return len(text)
+
+
 def main(argv: list[str] | None = None) -> int:
     # Arrow's default allocator (mimalloc) keeps tens of MB reserved after reading a few small files; the system
     # allocator gives them back. Set before pyarrow loads; a value the user set wins.
     os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
-    if sys.stdout is None:  # started with standard output closed (`prefeval ... >&-`): as a closed pipe, quietly
-        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - for the life of the process
+    if sys.stdout is None:  # started with standard output closed (`prefeval ... >&-`): what is written is counted,
+        sys.stdout = _ClosedOutput()  # and an error at the end says it was lost (as `cat file >&-` fails)
     try:
         argv = sys.argv[1:] if argv is None else list(argv)
         command = argv[0] if argv and argv[0] in COMMANDS else None
@@ -126,19 +141,23 @@ def run_command(args: argparse.Namespace) -> int:
     """Run the chosen command; every failure becomes one ``prefeval CMD: error: ...`` line and a non-zero
     exit code, never a traceback (a closed output pipe ends the command quietly, as Unix tools do)."""
     def fail(message: str) -> int:
+        message = printable(message, keep="\n")  # a name's control characters never reach the terminal
         if len(message) > MAX_MESSAGE:  # an error echoing a huge input stays short
             message = f"{message[:MAX_MESSAGE]}... ({len(message) - MAX_MESSAGE:,} more characters)"
         print(f"prefeval {args.command}: error: {message}", file=sys.stderr)
         return 1
 
     def warn(message, category, filename, lineno, file=None, line=None) -> None:
-        print(f"prefeval {args.command}: warning: {message}", file=sys.stderr)
+        print(f"prefeval {args.command}: warning: {printable(message, keep=chr(10))}", file=sys.stderr)
 
     try:
         with warnings.catch_warnings():  # a warning is one line too, naming the command
             warnings.showwarning = warn
             code = int(args._module.run(args) or 0)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
+        lost = getattr(sys.stdout, "lost", 0)
+        if lost and code == 0:
+            return fail(f"standard output is closed: {lost:,} characters of output could not be written")
         return code
     except (PrefevalError, FileNotFoundError) as exc:
         return fail(str(exc))

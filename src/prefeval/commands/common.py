@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 
 __all__ = ["ARGUMENT_RULE", "add_progress_arguments", "progress_enabled", "is_run_argument", "measure_problem",
@@ -51,13 +52,34 @@ def _exists(value: str) -> bool:
     return os.path.exists(value) or bool(sep and name and path and os.path.exists(path))
 
 
+#: the shape of a measure name without parsing it: ``Name``, ``Name(...)``, ``@k`` (ir-measures syntax), or a
+#: trec_eval name (``P.5``, ``ndcg_cut.10,20``)
+_CALL_SHAPE = re.compile(r"\s*[^\W\d]\w*\s*(?:\(.*\))?\s*(?:@\s*\S*)?\s*", re.DOTALL)
+_TREC_SHAPE = re.compile(r"\s*[A-Za-z]\w*[._][0-9][0-9.,]*\s*")
+
+
+def _measure_shaped(value: str) -> bool:
+    parts = [value, *value.split()] if " " in value.strip() else [value]
+    shaped = [bool(_CALL_SHAPE.fullmatch(p) or _TREC_SHAPE.fullmatch(p)) for p in parts]
+    return shaped[0] or (len(shaped) > 1 and all(shaped[1:]))
+
+
 def measure_problem(value: str) -> str | None:
     """Why ``value`` is not one or more measures (names separated by blanks, as ``ir_measures`` takes them), or
-    ``None`` when it is one."""
-    # deferred: keeps `prefeval --help` fast (ir-measures loads on use)
-    import prefeval.integrations.provider  # noqa: F401  (registers prefeval's measures)
+    ``None`` when it is one. prefeval's preferences are read without ir-measures."""
+    # deferred: keeps `prefeval --help` fast (ir-measures loads on use, only for names other than preferences)
     from prefeval.errors import PrefevalError
-    from prefeval.methods.names import parse_names
+    from prefeval.methods.registry import canonical_text, parse_call
+
+    try:
+        own = parse_call(canonical_text(value.strip()))
+    except PrefevalError:
+        own = None
+    if own is not None and own.declaration.kind == "preference":
+        return None
+    # deferred: ir-measures loads only for names other than prefeval's preferences
+    import prefeval.integrations.provider  # noqa: F401  (registers prefeval's measures)
+    from prefeval.methods.names import parse_names  # deferred: as above
 
     try:
         parse_names(value)
@@ -65,7 +87,7 @@ def measure_problem(value: str) -> str | None:
     except PrefevalError as exc:
         problem = str(exc)
     parts = value.split()
-    if len(parts) > 1:
+    if len(parts) > 1 and problem.startswith("cannot parse"):
         try:
             for part in parts:
                 parse_names(part)
@@ -75,15 +97,18 @@ def measure_problem(value: str) -> str | None:
     return problem
 
 
-def is_run_argument(value: str) -> bool:
+def is_run_argument(value: str, missing_is_measure: bool = False) -> bool:
     """Whether a command-line argument is a run file rather than a measure, by :data:`ARGUMENT_RULE`. An argument
     that is no file and has a measure's shape (``Bogus@3``, ``LexiRecall(baseline=None)``) is a measure, whose
     problem the measure parser reports with its hints; any other is a :class:`~prefeval.errors.PrefevalError`
-    "run file not found: NAME"."""
+    "run file not found: NAME". ``missing_is_measure``: an argument that is no file and has a measure's shape is a
+    measure without being parsed (the values of ``-m``: parsed where they are used)."""
     from prefeval.errors import PrefevalError  # deferred: keeps `prefeval --help` fast
 
     if _is_path_like(value):
         return True
+    if missing_is_measure and not _exists(value) and _measure_shaped(value):  # an option's value (-m) shaped
+        return False  # like a measure: a measure, parsed (and any problem reported) where it is used
     problem = measure_problem(value)
     if problem is None:
         return False
@@ -100,7 +125,7 @@ def split_off_positionals(values: list[str]) -> tuple[list[str], list[str]]:
     """``values`` of a many-valued option (``-m``) split where the positional arguments typed after it start: at
     the first run file by :func:`is_run_argument` (:data:`ARGUMENT_RULE`). ``(option values, positionals)``."""
     for k, value in enumerate(values):
-        if is_run_argument(value):
+        if is_run_argument(value, missing_is_measure=True):
             return values[:k], values[k:]
     return values, []
 
@@ -124,3 +149,16 @@ def named_runs(values: list[str]) -> dict[str, str]:
             raise PrefevalError(f"two runs are named {name!r}; rename one of them or name them NAME=PATH")
         runs[name] = path
     return runs
+
+
+def baseline_name(baseline: str | None, runs: dict[str, str]) -> str | None:
+    """The run name ``--baseline`` gives: a run's name, or the path it was given as."""
+    # deferred: keeps `prefeval --help` fast
+    from prefeval.errors import PrefevalError
+
+    if baseline is None or baseline in runs:
+        return baseline
+    for name, path in runs.items():
+        if path == baseline:
+            return name
+    raise PrefevalError(f"--baseline {baseline!r} is not one of the runs: {', '.join(runs)}")

@@ -24,6 +24,7 @@ import sys
 
 from prefeval.commands.common import (
     add_progress_arguments,
+    baseline_name,
     named_runs,
     progress_enabled,
     split_off_positionals,
@@ -147,19 +148,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def baseline_name(baseline: str | None, runs: dict[str, str]) -> str | None:
-    """The run name ``--baseline`` gives: a run's name, or the path it was given as."""
-    # deferred: keeps `prefeval --help` fast
-    from prefeval.errors import PrefevalError
-
-    if baseline is None or baseline in runs:
-        return baseline
-    for name, path in runs.items():
-        if path == baseline:
-            return name
-    raise PrefevalError(f"--baseline {baseline!r} is not one of the runs: {', '.join(runs)}")
-
-
 def _ranking_rows(result, aggregate: str, ties: str, **options) -> tuple[list[str], list[tuple]]:
     """Header and rows of every method's ranking (``method, rank, run, [level,] score``)."""
     header, rows = ["method"], []
@@ -195,12 +183,14 @@ def _per_query_rows(result):
 
 def _write_per_query_csv(result, out) -> None:
     """``result.per_query`` as csv, the text of ``result.per_query.to_csv(index=False)`` (text fields quoted by the
-    csv module, floats by ``repr``, NaN empty), written a block of rows per method and query at once."""
+    csv module, a formula-like name with a leading ``'``, floats by ``repr``, NaN empty), written a block of rows per method and query at once."""
     import csv  # deferred: keeps `prefeval --help` fast
+
+    from prefeval.core.text import csv_cell  # deferred: keeps `prefeval --help` fast
 
     def cell(text: str) -> str:
         buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="").writerow([text])
+        csv.writer(buffer, lineterminator="").writerow([csv_cell(text)])
         return buffer.getvalue()
 
     names = [cell(run) for run in result.runs]

@@ -2,7 +2,8 @@
 ``prefeval eval QRELS RUN [RUN ...] -m MEASURE...``: a run x measure table with significance.
 
 The first form has the arguments and output formats of ``ir_measures`` (tsv or jsonl, summary or per query), so it
-can replace it in scripts; with ``-q`` the lines are grouped by query, as ``ir_measures -q`` prints them. QRELS may
+can replace it in scripts; with ``-q`` the lines are grouped by query, as ``ir_measures -q`` prints them (queries sorted
+by id, each query's measures in the order given, every judged query included). QRELS may
 also be an ir_datasets id; MEASURE may also be any trec_eval name ir-measures' trec_eval parser reads (``map``,
 ``ndcg_cut_10``, ``P.5``, ``ndcg_cut.10,20``), and is printed as written (``map`` stays ``map``; ``ndcg_cut_10``
 and ``nDCG@10`` given together are two lines). Every measure reads the same canonical input (README, "Input
@@ -24,6 +25,7 @@ import sys
 from prefeval.commands.common import (
     ARGUMENT_RULE,
     add_progress_arguments,
+    baseline_name,
     is_run_argument,
     named_runs,
     progress_enabled,
@@ -118,8 +120,9 @@ def split_arguments(args: argparse.Namespace) -> tuple[str, list[str], list[str]
 def parse_measures(texts: list[str], rel: int | None = None) -> list[tuple[str, object]]:
     """``(label, measure)`` of measure names (several may share one argument, separated by spaces) as
     :func:`prefeval.evaluate` reads them (ir-measures syntax or trec_eval names, parameters checked, "did you mean"
-    hints); every bad one reported. The label is the name as written (a name standing for several measures, or one
-    that ``rel`` changes: the measure's own name); each label once."""
+    hints); every bad one reported. The label is the name as written, also when ``rel`` changes the measure (``map``
+    under ``-l 2`` is printed ``map``, as trec_eval prints it); a name standing for several measures gives each
+    measure's own name; each label once."""
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     import prefeval.integrations.provider  # noqa: F401  (registers prefeval's measures and provider)
     from prefeval.engine.evaluate import parse_measures as parse
@@ -141,7 +144,7 @@ def parse_measures(texts: list[str], rel: int | None = None) -> list[tuple[str, 
                 errors.append(str(exc))
                 continue
             for measure in found:
-                label = name.strip() if len(found) == 1 and plain == found else str(measure)
+                label = name.strip() if len(found) == 1 and len(plain) == 1 else str(measure)
                 if all(label != existing for existing, _ in labelled):
                     labelled.append((label, measure))
     if errors:
@@ -172,7 +175,6 @@ def run(args: argparse.Namespace) -> int:
 def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measures: list[str], places: int) -> int:
     """The run x measure table (:func:`prefeval.table`) in ``--format``."""
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
-    from prefeval.commands.compare_cmd import baseline_name
     from prefeval.engine.significance import correction_for
     from prefeval.engine.table import table
     from prefeval.errors import PrefevalError
@@ -200,14 +202,7 @@ def _run_single(args: argparse.Namespace, labelled: list) -> int:
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     import ir_measures
 
-    from prefeval.engine.evaluate import (
-        direct_evaluator,
-        direct_inputs,
-        direct_metrics,
-        iter_metrics,
-        metric_evaluators,
-        ranked_inputs,
-    )
+    from prefeval.engine.evaluate import evaluate_values
     from prefeval.errors import PrefevalError  # deferred: with the rest of prefeval
 
     measures = list(dict.fromkeys(m for _, m in labelled))
@@ -216,58 +211,58 @@ def _run_single(args: argparse.Namespace, labelled: list) -> int:
         if args.provider not in ir_measures.providers.registry:
             raise PrefevalError(f"unknown provider {args.provider!r}; known: {sorted(ir_measures.providers.registry)}")
         provider = ir_measures.providers.registry[args.provider]
-    # every measure pytrec_eval's: the run read into {query: {doc: score}}, which trec_eval ranks as prefeval does
-    # (prefeval.engine.evaluate.direct_inputs; the qrels as reader columns: no pandas)
-    direct = direct_inputs(args.qrels, {args.run: args.run}, measures, columns=True) \
-        if provider is None or provider.NAME == "pytrec_eval" else None
-    if direct is None:
-        qrels, _, ranked = ranked_inputs(args.qrels, {args.run: args.run})
-    else:
-        qrels, runs = direct
-    try:
-        # as ir_measures.iter_calc / calc_aggregate, with each provider given its fastest input (dicts for all but
-        # prefeval's), built once from the one ranking; the standard providers first, so that the queries come in
-        # the order ir_measures prints them
-        if direct is None:
-            evaluators = sorted(metric_evaluators(measures, qrels, provider), key=lambda e: e[1])
-            metrics = iter_metrics(evaluators, ranked[args.run])
-        else:
-            metrics = direct_metrics(direct_evaluator(measures, qrels), runs[args.run])
-        aggregators = {m: m.aggregator() for m in measures}
-        by_query: dict[str, dict] = {}
-        for metric in metrics:
-            if args.by_query:
-                by_query.setdefault(str(metric.query_id), {})[metric.measure] = metric.value
-            aggregators[metric.measure].add(metric.value)
-        _write(args, labelled, by_query, {m: aggregators[m].result() for m in measures}, qrels)
-    except (AssertionError, RuntimeError) as exc:
-        raise PrefevalError(str(exc)) from exc
+        for measure in measures:
+            if not _supports(provider, measure):
+                others = [p.NAME for p in ir_measures.DefaultPipeline.providers if _supports(p, measure)]
+                raise PrefevalError(f"--provider {args.provider} does not compute {measure}" +
+                                    (f"; {', '.join(others)} does" if others else ""))
+    _write(args, labelled, evaluate_values(args.qrels, {args.run: args.run}, measures, provider=provider))
     return 0
 
 
-def _write(args: argparse.Namespace, labelled: list, by_query: dict[str, dict], summary: dict, qrels) -> None:
-    """The lines of the ir_measures form: per query (queries in the order computed, each query's measures together,
-    each under every label it was given as), then the summary ``all`` lines in the order given."""
+def _supports(provider, measure) -> bool:
+    try:
+        return bool(provider.supports(measure))
+    except Exception:  # a provider refusing the measure's parameters
+        return False
+
+
+def _write(args: argparse.Namespace, labelled: list, values) -> None:
+    """The lines of the ir_measures form from the one run's :class:`~prefeval.engine.values.MeasureValues`: per
+    query (each query's measures together, each under every label it was given as), then the summary ``all``
+    lines in the order given."""
+    from prefeval.engine.values import summed  # deferred: with the rest of prefeval
+
     output = _writer(args)
-    labels: dict = {}
-    for label, measure in labelled:
-        labels.setdefault(measure, []).append(label)
-    for query_id, values in by_query.items():
-        for measure, value in values.items():
-            for label in labels[measure]:
-                output(query_id, label, value)
+    index = {m: k for k, m in enumerate(values.measures)}
+    counts = {m for m in values.measures if summed(m)}  # trec_eval's counts: printed as integers, as trec_eval does
+
+    def number(measure, value: float) -> float | int:
+        return int(value) if measure in counts and value == int(value) else float(value)
+
+    if args.by_query and not args.no_summary and SUMMARY_QID in values.query_ids.tolist():
+        _warn(f"a query is named {SUMMARY_QID!r}, as the summary lines are: its lines come first, the summary "
+              f"lines last (-n omits the summary)")
+    if args.by_query:
+        per_query = values.values[:, :, 0]
+        for q, query_id in enumerate(values.query_ids.tolist()):
+            for label, measure in labelled:
+                output(str(query_id), label, number(measure, per_query[index[measure], q]))
+    summary = values.aggregates()[:, 0]
     if not args.by_query or not args.no_summary:
         for label, measure in labelled:
-            output(SUMMARY_QID, label, summary[measure])
-        for measure in labels:
-            _explain(measure, summary[measure], qrels)
+            output(SUMMARY_QID, label, number(measure, summary[index[measure]]))
+        for measure in values.measures:
+            _explain(measure, float(summary[index[measure]]), values.max_grade)
 
 
 def _run_on_engine(args: argparse.Namespace, labelled: list, engine: dict) -> int:
     """The same output computed by :func:`prefeval.evaluate` on another engine (partitions of the queries)."""
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
-    from prefeval.data.inputs import qrels_frame
+    from prefeval.data.encoding import column_values
+    from prefeval.data.inputs import qrels_table
     from prefeval.engine.evaluate import evaluate
+    from prefeval.engine.values import MeasureValues
     from prefeval.errors import PrefevalError
 
     if args.provider:
@@ -275,14 +270,8 @@ def _run_on_engine(args: argparse.Namespace, labelled: list, engine: dict) -> in
     measures = list(dict.fromkeys(m for _, m in labelled))
     table = evaluate(args.qrels, {args.run: args.run}, measures, per_query=True,
                      progress=progress_enabled(args), **engine)
-    by_name = {str(m): m for m in measures}
-    aggregators = {m: m.aggregator() for m in measures}
-    by_query: dict[str, dict] = {}
-    for query_id, name, value in zip(table["query_id"], table["measure"], table["value"]):
-        if args.by_query:
-            by_query.setdefault(str(query_id), {})[by_name[name]] = value
-        aggregators[by_name[name]].add(value)
-    _write(args, labelled, by_query, {m: aggregators[m].result() for m in measures}, qrels_frame(args.qrels))
+    grades = column_values(qrels_table(args.qrels)["relevance"])
+    _write(args, labelled, MeasureValues.from_frame(table, measures, int(grades.max()) if len(grades) else None))
     return 0
 
 
@@ -290,14 +279,12 @@ def _warn(message: str) -> None:
     print(f"prefeval eval: warning: {message}", file=sys.stderr)
 
 
-def _explain(measure, value: float, qrels) -> None:
-    """Say why a summary value is nan, or 0 only because no query has a relevant document (``qrels``: a frame or
-    the reader's columns)."""
-    from prefeval.data.encoding import column_values  # deferred: keeps `prefeval --help` fast (numpy)
-
+def _explain(measure, value: float, max_grade: int | None) -> None:
+    """Say why a summary value is nan, or 0 only because no query has a relevant document (``max_grade``: the
+    highest grade in the qrels)."""
     rel = measure.params.get("rel", 1) if isinstance(getattr(measure, "params", None), dict) else 1
     rel = rel if isinstance(rel, int) else 1
-    if not (column_values(qrels["relevance"]) >= rel).any():
+    if max_grade is None or max_grade < rel:
         _warn(f"{measure} is {value}: no query has a relevant document (grade >= {rel}) in the qrels")
     elif value != value:
         _warn(f"{measure} is nan: {measure} is undefined on these inputs")
@@ -306,9 +293,9 @@ def _explain(measure, value: float, qrels) -> None:
 def _writer(args: argparse.Namespace):
     fmt = "" if args.places == -1 else f".{args.places}f"
 
-    def tsv(query_id: str, label: str, value: float) -> None:
+    def tsv(query_id: str, label: str, value: float | int) -> None:
         prefix = f"{query_id}\t" if args.by_query else ""
-        print(f"{prefix}{label}\t{value:{fmt}}")
+        print(f"{prefix}{label}\t{value if isinstance(value, int) else format(value, fmt)}")
 
     def jsonl(query_id: str, label: str, value: float) -> None:
         record = {"query_id": query_id, "measure": label, "value": value}

@@ -17,6 +17,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from prefeval.core.text import printable
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("outdir", help="an output folder of `prefeval run`")
@@ -47,6 +49,16 @@ def run(args: argparse.Namespace) -> int:
     from prefeval.pipeline.output import FolderLock
 
     folder = Path(args.outdir)
+    if args.output:  # checked before any work; the page is written through a temporary file beside it
+        target = Path(args.output)
+        if target.is_dir():
+            raise PrefevalError(f"-o {printable(target)}: is a folder; give a file name (e.g. "
+                                f"{printable(target / 'report.html')})")
+        parent = target.parent
+        if not parent.is_dir():
+            raise PrefevalError(f"-o {printable(target)}: folder {printable(parent)} does not exist")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise PrefevalError(f"-o {printable(target)}: folder {printable(parent)} is not writable")
     if not folder.is_dir():
         raise PrefevalError(f"{folder}: no such folder (give the output folder of `prefeval run`)")
     if folder.name in ("", "..") or folder.is_symlink():  # as `prefeval run`: the lock sits beside the real folder
@@ -69,7 +81,7 @@ def _render(args: argparse.Namespace, folder: Path) -> int:
     if args.output:
         target = Path(args.output)
         _write_atomically(target, text)
-        print(f"wrote {target}")
+        print(f"wrote {printable(target)}")
         return 0
     target = folder / HTML
     manifest_path = folder / MANIFEST
@@ -84,5 +96,5 @@ def _render(args: argparse.Namespace, folder: Path) -> int:
     files = [f for f in manifest.get("files", []) if not (isinstance(f, dict) and f.get("name") == HTML)]
     manifest["files"] = sorted([*files, entry], key=lambda f: str(f.get("name", "")) if isinstance(f, dict) else "")
     _write_atomically(manifest_path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n")
-    print(f"wrote {target}")
+    print(f"wrote {printable(target)}")
     return 0

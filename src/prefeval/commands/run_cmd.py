@@ -21,6 +21,7 @@ from importlib import resources
 from pathlib import Path
 
 from prefeval.commands.common import add_progress_arguments, progress_enabled
+from prefeval.core.text import printable
 
 
 def builtin_pipelines() -> dict[str, Path]:
@@ -87,8 +88,17 @@ def run(args: argparse.Namespace) -> int:
             plan = pipeline.validate()
         folder = report.folder(pipeline.name)
         folder.check()
-        print(describe_plan(pipeline, plan) + f"\n  output folder: {folder.path}")
+        print(printable(describe_plan(pipeline, plan) + f"\n  output folder: {folder.path}", keep="\n"))
         return 0
-    context = pipeline.run(progress=progress_enabled(args))
-    print(terminal_summary(context))
+    try:
+        context = pipeline.run(progress=progress_enabled(args))
+    except OSError as exc:
+        if exc.filename or not exc.strerror:  # the error names its file already (or is no system error)
+            raise
+        from prefeval.errors import PrefevalError  # deferred: with the rest of prefeval
+
+        # a write without a file name (a full disk: "No space left on device"): name the folder being written
+        raise PrefevalError(f"{printable(report.folder(pipeline.name).path)}: {exc.strerror} (while writing the "
+                            "output; the folder is left as it was)") from None
+    print(printable(terminal_summary(context), keep="\n"))
     return 0

@@ -171,7 +171,7 @@ def run_frame(run: Any, name: str | None = None, columns: bool = False) -> pd.Da
     if isinstance(run, Columns):
         return run if columns else run.frame()
     if is_pandas(run, "DataFrame"):
-        run = _standard_columns(run, RUN_COLUMNS)
+        run = _standard_columns(run, RUN_COLUMNS, f"run {label!r} (DataFrame)")
         canonical = _canonical_columns(run)
         if canonical is not None:  # with ``columns``: the frame's columns (no frame built, no column looked up again)
             check_run_ids(canonical["query_id"], canonical["doc_id"], f"run {label!r} (DataFrame)")
@@ -286,11 +286,21 @@ def _nested_frame(nested: Mapping, value: str, what: str = "dict") -> pd.DataFra
         docs.extend(inner.keys())
         values.extend(inner.values())
     lengths = np.fromiter(map(len, nested.values()), dtype=np.intp, count=len(nested))
+    _no_missing_key(list(nested.keys()), f"{what}: query_id")
+    _no_missing_key(docs, f"{what}: doc_id")
     keys = list(nested.keys()) if docs else []
     _encodable(keys, f"{what}: query_id")
     _encodable(docs, f"{what}: doc_id")
     queries = _text_column(keys).array.take(np.repeat(np.arange(len(keys)), lengths[:len(keys)]))
     return pd.DataFrame({"query_id": queries, "doc_id": _text_column(docs), value: _column(values)})
+
+
+def _no_missing_key(ids: list, what: str) -> None:
+    """Refuse a missing id among a dict's keys (``None``, NaN, ``pd.NA``) as a frame's missing id is refused: ``str()``
+    would make it the id ``'None'`` or ``'nan'``."""
+    for value in ids:
+        if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+            raise PrefevalError(f"{what}: a key is {value!r} (a missing id); ids are non-empty strings")
 
 
 #: Inner dicts :func:`nested_codes` reads (their keys and values as ``dict`` stores them); other mappings take the frame.
@@ -318,6 +328,8 @@ def nested_codes(nested: Any, queries: Ids,
     inners = list(nested.values())
     if not all(type(inner) in _PLAIN_DICTS for inner in inners):
         return None
+    if not _all_str(list(nested)) and any(query is None or query != query for query in nested):
+        return None  # a missing query id: run_frame reports it
     names = [str(query) for query in nested]
     if len(set(names)) < len(names):
         return None
@@ -460,8 +472,12 @@ def _strings(values: list) -> pd.Series | None:
 _ALIASES = {"query_id": ("qid", "q_id"), "doc_id": ("docno",), "relevance": ("label",)}
 
 
-def _standard_columns(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
-    """``frame`` with the first alias of each missing canonical column renamed to it (no copy when none is)."""
+def _standard_columns(frame: pd.DataFrame, columns: list[str], label: str = "DataFrame") -> pd.DataFrame:
+    """``frame`` with the first alias of each missing canonical column renamed to it (no copy when none is); a
+    column name given twice is an error naming it (which of the two would be read?)."""
+    if not frame.columns.is_unique:
+        twice = list(dict.fromkeys(frame.columns[frame.columns.duplicated()].tolist()))
+        raise PrefevalError(f"{label} has more than one column named {', '.join(map(repr, twice))}; keep one")
     renames = {}
     present = set(frame.columns)
     for column in columns:
@@ -486,7 +502,7 @@ def canonical_qrels(frame: pd.DataFrame, label: str) -> pd.DataFrame:
     """``frame`` as canonical qrels (module docstring); ``label`` names the source in error messages."""
     if frame.empty and not len(frame.columns):
         return pd.DataFrame({c: pd.Series(dtype=object if c != "relevance" else "int64") for c in QRELS_COLUMNS})
-    frame = _standard_columns(frame, QRELS_COLUMNS)
+    frame = _standard_columns(frame, QRELS_COLUMNS, label)
     _require(frame, QRELS_COLUMNS[:3], label)
     if "iteration" in frame.columns or "subtopic_id" in frame.columns:
         iteration = _as_text(frame["iteration" if "iteration" in frame.columns else "subtopic_id"],
@@ -513,6 +529,10 @@ def _grades(frame: pd.DataFrame, label: str) -> np.ndarray:
     (:func:`prefeval.data.trec.grade_value`: an integer from -1000 to 1000; a string of ASCII digits; an integral float);
     the first bad one is an error naming its query and document."""
     relevance = frame["relevance"]
+    missing = relevance.isna().to_numpy()  # NA of a nullable Int64 column, None, NaN
+    _reject_first(frame, pd.Series(missing, index=frame.index), lambda row, count: (
+        f"{label}: relevance must be an integer grade from {MIN_GRADE} to {MAX_GRADE}, got a missing value (NA) for "
+        f"query {row['query_id']}, document {row['doc_id']} ({count} such rows)"))
     values = relevance.to_numpy()
     if values.dtype.kind in "iu":
         bad = (values < MIN_GRADE) | (values > MAX_GRADE)
@@ -579,7 +599,7 @@ def _canonical_run(frame: pd.DataFrame, label: str) -> pd.DataFrame:
     if frame.empty and not len(frame.columns):
         return pd.DataFrame({"query_id": pd.Series(dtype=object), "doc_id": pd.Series(dtype=object),
                              "score": pd.Series(dtype="float64")})
-    frame = _standard_columns(frame, RUN_COLUMNS)
+    frame = _standard_columns(frame, RUN_COLUMNS, label)
     _require(frame, RUN_COLUMNS, label)
     score = pd.to_numeric(frame["score"], errors="coerce")
     _reject_first(frame, score.isna(), lambda row, count: (

@@ -150,38 +150,6 @@ def nested_dict(outer: Any, inner: Any, values: Any) -> dict[str, dict[str, Any]
     return {keys[codes[a]]: dict(zip(inner_list[a:b], value_list[a:b])) for a, b in zip(bounds[:-1], bounds[1:])}
 
 
-def scored_dict(query_ids: Any, doc_ids: Any, scores: Any, name: str = "run") -> dict[str, dict[str, float]]:
-    """``{query: {doc: score}}`` of a canonical run's columns (valid ids, as the reader gives them), queries in order
-    of first appearance, for a tool that ranks by score descending and ties by doc id descending as :func:`rank_run`
-    does (pytrec_eval): a document repeated within a query keeps its highest score -- its first (best) position in
-    that ranking -- with :func:`rank_run`'s warning naming the run ``name`` and the number of rows dropped."""
-    codes, names = factorize(query_ids, grouped=True)
-    if not len(codes):
-        return {}
-    docs, values = id_array(doc_ids), column_values(scores, np.float64)
-    starts = np.r_[True, codes[1:] != codes[:-1]]
-    if np.count_nonzero(starts) != len(names):  # a query in several stretches: grouped (stably)
-        order = np.argsort(codes, kind="stable")
-        codes, docs, values = codes[order], take_ids(docs, order), values[order]
-        starts = np.r_[True, codes[1:] != codes[:-1]]
-    bounds = np.r_[np.flatnonzero(starts), len(codes)].tolist()
-    doc_list, value_list, query_list = docs.to_pylist(), values.tolist(), names.to_pylist()
-    out: dict[str, dict[str, float]] = {}
-    repeated = 0
-    for code, a, b in zip(codes[bounds[:-1]].tolist(), bounds[:-1], bounds[1:]):
-        inner = dict(zip(doc_list[a:b], value_list[a:b]))
-        if len(inner) < b - a:  # a repeated document: its highest score
-            inner = {}
-            for doc, value in zip(doc_list[a:b], value_list[a:b]):
-                if doc not in inner or value > inner[doc]:
-                    inner[doc] = value
-            repeated += b - a - len(inner)
-        out[query_list[code]] = inner
-    if repeated:
-        warn_repeated(name, repeated, stacklevel=2)
-    return out
-
-
 def canonical_run(frame: pd.DataFrame, name: str = "run") -> pd.DataFrame:
     """``frame`` (a canonical run) as prefeval ranks it, for every measure and provider: each query's documents in
     rank order (score descending, ties by doc_id descending), a repeated document only at its first (best) position
@@ -194,20 +162,13 @@ def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
     """The query set of every measure: each query of the qrels (judged at any grade), sorted by id (as ``str``).
 
     A judged query without a document at grade ``>= rel`` scores 0 with every measure (trec_eval and ir-measures
-    give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie). ``qrels`` may also be canonical
-    qrels given as ``{query: {doc: grade}}`` (every query with a document; see
-    :func:`prefeval.engine.evaluate.direct_inputs`)."""
-    if type(qrels) is dict:
-        return sorted_unique(np.asarray(list(qrels), dtype=object).astype(str)).astype(object)
+    give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie)."""
     _, names = distinct(qrels["query_id"], grouped=True)
     return sorted_unique(names.astype(str)).astype(object)
 
 
-def run_queries(run: pd.DataFrame | RankedRun | dict) -> np.ndarray:
-    """The distinct query ids of a run frame, of the rows of a :class:`RankedRun` (from its integer codes) or of a run
-    given as ``{query: {doc: score}}`` (:func:`scored_dict`)."""
-    if isinstance(run, dict):
-        return np.asarray(list(run), dtype=object)
+def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
+    """The distinct query ids of a run frame or of the rows of a :class:`RankedRun` (from its integer codes)."""
     if isinstance(run, RankedRun):
         present = np.bincount(run.query_codes, minlength=len(run.queries)) > 0 if len(run.query_codes) else []
         return run.queries.to_numpy(dtype=object)[np.asarray(present, dtype=bool)]

@@ -12,9 +12,11 @@ The rules, applied here once for :func:`read_run`, :func:`read_qrels` and their 
 the ir-measures provider read files with, at any size):
 
 * the text is UTF-8; a byte-order mark at its start is dropped (as Python's ``utf-8-sig``); gzip-compressed
-  files are detected from their content;
+  files are detected from their content, and one that inflates to more than :data:`MAX_INFLATED` (2 GiB) is
+  refused;
 * lines end with LF or CRLF; fields are separated by runs of spaces or tabs (blanks at the start or end of a
-  line are no field); there is no quoting (a ``"`` is data);
+  line are no field); there is no quoting (a ``"`` is data, but a query or document id that opens a quote a later
+  field of its line closes, ``"d`` of ``"d 2"``, is an error: a quoted id with a blank was split in two);
 * blank lines, and lines whose first non-blank character is ``#`` (comments: the ``ir_metadata`` header of
   annotated runs lives in such lines), are skipped; a ``#`` inside a field is data;
 * **ids** (query, document, subtopic; also in frames, dicts and records, :func:`check_ids`) are non-empty
@@ -141,6 +143,8 @@ def _read_bytes(source: PathOrFile, kind: str) -> tuple[bytes, str]:
         inflater = _inflater()
         try:
             raw = _gunzip(raw, inflater)
+        except _TooLarge as exc:
+            raise InputFormatError(f"{name}: {exc}") from None
         except (OSError, EOFError, zlib.error, inflater.error) as exc:
             raise InputFormatError(f"{name}: corrupt gzip data ({exc})") from None
     return raw, name
@@ -156,13 +160,30 @@ def _inflater() -> Any:
     return isal_zlib
 
 
-def _gunzip(data: bytes, inflater: Any = zlib) -> bytes:
+class _TooLarge(OSError):
+    """A compressed file inflating beyond :data:`MAX_INFLATED`."""
+
+
+#: The most bytes a gzip-compressed run or qrels file may inflate to (2 GiB, about 40 million run lines): a small
+#: file that inflates to far more (a "gzip bomb") is refused before it is held in memory. A plain file has no limit.
+MAX_INFLATED = 2 << 30
+
+
+def _gunzip(data: bytes, inflater: Any = zlib, limit: int | None = None) -> bytes:
     """The content of gzip ``data`` (every member, as :func:`gzip.decompress`), in one pass of ``inflater`` (a
-    zlib-compatible module), which also checks each member's CRC and length."""
+    zlib-compatible module), which also checks each member's CRC and length; never more than ``limit`` bytes
+    (:data:`MAX_INFLATED`): an :class:`OSError` (``_TooLarge``) saying so."""
+    limit = MAX_INFLATED if limit is None else limit
     members = []
+    total = 0
     while data:
         inflate = inflater.decompressobj(wbits=16 + zlib.MAX_WBITS)
-        members.append(inflate.decompress(data))
+        piece = inflate.decompress(data, limit - total + 1)
+        total += len(piece)
+        if total > limit:
+            raise _TooLarge(f"it inflates to more than {limit:,} bytes ({limit / 2**30:g} GiB), the limit for a "
+                          "compressed file; decompress it first (a plain file has no limit)")
+        members.append(piece)
         if not inflate.eof:
             raise EOFError("compressed file ended before the end-of-stream marker was reached")
         data = inflate.unused_data.lstrip(b"\x00")  # null padding between or after members, as gzip allows
@@ -201,10 +222,56 @@ class _Uneven(Exception):
 
 
 def _columns(parse: Any, raw: bytes, name: str) -> Any:
-    """``parse(text, separator, fast)`` of the text of ``raw`` (:func:`_text`): first split on its one separator
+    """``parse(text, separator, fast)`` of the text of ``raw`` (:func:`_parsed_columns`), and no id that opens a
+    quote it does not close (:func:`_unclosed_quote`); every error names the first bad line."""
+    text = _text(raw, name)  # a character error comes first, wherever it is
+    try:
+        columns = _parsed_columns(parse, text, name)
+    except InputFormatError as exc:
+        _check_quotes(text, name, getattr(exc, "line", None))
+        raise
+    _check_quotes(text, name, None)
+    return columns
+
+
+#: a first or a third field (query id; run document id, qrels document id) that starts with a quote
+_QUOTED_FIRST = re.compile(rb"(?m)^[ \t]*([\"'][^ \t\r\n]*)")
+_QUOTED_THIRD = re.compile(rb"(?m)^[ \t]*[^ \t\r\n]+[ \t]+[^ \t\r\n]+[ \t]+([\"'][^ \t\r\n]*)")
+
+
+def _check_quotes(data: bytes, name: str, before: int | None) -> None:
+    """Raise for the first line (before line ``before``, the other error's) whose query or document id opens a quote
+    that a later field of the line closes (``"d`` of ``"d 2"``): there is no quoting, so a quoted id with a blank was
+    split into two fields and the line's other fields moved (a run line keeps six or more fields and would be read
+    wrongly; a qrels line gets five). A quote in or around an id otherwise (``"d2"``, ``d"2``, ``"d4``) is data."""
+    if b'"' not in data and b"'" not in data:
+        return
+    found = None
+    for pattern, column in ((_QUOTED_FIRST, "query_id"), (_QUOTED_THIRD, "doc_id")):
+        for match in pattern.finditer(data):
+            field, quote = match.group(1), match.group(1)[:1]
+            if len(field) > 1 and field.endswith(quote):
+                continue  # "d2": closed in its field
+            end = data.find(b"\n", match.end(1))
+            if any(later.endswith(quote) for later in data[match.end(1):end if end >= 0 else None].split()):
+                if found is None or match.start(1) < found[0]:
+                    found = (match.start(1), column, field)
+                break
+    if found is None:
+        return
+    line = data.count(b"\n", 0, found[0]) + 1
+    if before is None or line < before:
+        value = found[2].decode("utf-8", errors="replace")
+        raise _line_error(name, line, data, f"{found[1]} {value!r} opens a quote that a later field closes: "
+                                            "fields are separated by blanks with no quoting, so a quoted id cannot "
+                                            "hold a blank")
+
+
+def _parsed_columns(parse: Any, text: bytes, name: str) -> Any:
+    """``parse(text, separator, fast)`` of ``text`` (after :func:`_text`): first split on its one separator
     byte (``fast``: any doubt raises :class:`_Uneven`), else after :func:`_single_blanks`. A line with another
     number of fields is reported unless an earlier line is bad too (every error names the first bad line)."""
-    data = _text(raw, name) or b"\n"  # no byte: an empty table (pyarrow refuses no bytes at all)
+    data = text or b"\n"  # no byte: an empty table (pyarrow refuses no bytes at all)
     tab, space = b"\t" in data, b" " in data
     if not (tab and space):
         try:
@@ -270,7 +337,9 @@ def _line_error(name: str, line: int, data: bytes, problem: str) -> InputFormatE
     text = data[start:end if end >= 0 else len(data)][:200].decode("utf-8", errors="replace")
     shown = repr(text)
     shown = shown if len(shown) <= 100 else shown[:96] + "...'"
-    return InputFormatError(f"{name}, line {line}: {problem}: {shown}")
+    error = InputFormatError(f"{name}, line {line}: {problem}: {shown}")
+    error.line = line  # type: ignore[attr-defined]  (for :func:`_columns`: which of two errors comes first)
+    return error
 
 
 def _line_of_row(data: bytes, row: int) -> int:

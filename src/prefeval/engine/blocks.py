@@ -154,7 +154,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     # large runs in memory
     blocked = query_block_runs(run_frames, candidates) if ties == "candidates" and not condensed else []
     row = {name: s for s, name in enumerate(names)}
-    streamed = {name: run for name, run in run_frames.items() if name not in set(blocked)}
+    streamed = read_ahead({name: run for name, run in run_frames.items() if name not in set(blocked)})
     for name, frame in _progress(_read_in_turn(encoded_runs(streamed, queries)), progress, "ranking runs",
                                  len(streamed)):
         s = row[name]
@@ -232,6 +232,33 @@ def _locate_blocked(runs: dict[str, Any], rows: list[int], queries: Any, candida
 def _covered(run: RankedRun) -> np.ndarray:
     """The codes of the queries ``run`` retrieved something for (linear, no sort)."""
     return np.flatnonzero(np.bincount(run.query_codes, minlength=len(run.queries)))
+
+
+#: Bytes of run files :func:`read_ahead` reads and keeps before any work (beyond them, files are checked and read
+#: again in their turn).
+READ_AHEAD_BYTES = 256 << 20
+
+
+def read_ahead(runs: dict[str, Any], budget: int | None = None) -> dict[str, Any]:
+    """``runs`` with every run given as a TREC file read (:func:`run_frame`) before any work, so that a bad line in
+    the last file is reported before the first run is evaluated: files are kept in memory, in order, while their
+    sizes fit in ``budget`` bytes (:data:`READ_AHEAD_BYTES`); a file beyond is read once to check it and again in
+    its turn (:func:`_read_in_turn`: one such file in memory at a time)."""
+    budget = READ_AHEAD_BYTES if budget is None else budget
+    out = {}
+    for name, run in runs.items():
+        if isinstance(run, (str, os.PathLike)):
+            try:
+                size = os.path.getsize(run)
+            except OSError:
+                size = 0  # the reader names the problem
+            read = run_frame(run, name, columns=True)
+            if size <= budget:
+                budget -= size
+                run = read
+            del read
+        out[name] = run
+    return out
 
 
 def _read_in_turn(items: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:

@@ -23,6 +23,8 @@ import contextlib
 import dataclasses
 import operator
 import os
+import signal
+import threading
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -79,9 +81,65 @@ def cluster(client: Any = None, scheduler: str | None = None, workers: int | Non
         return
     check_main_guard()
     n = workers or os.cpu_count() or 1
-    with LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None) as local, \
-            Client(local) as connected:
+    with contextlib.ExitStack() as stack:
+        # the cluster's own log lines (tasks cancelled, data lost as an interrupted run closes it) stay out of the
+        # output: its scheduler logs here, its workers in their processes
+        stack.enter_context(_quiet_logger("distributed"))
+        with _sigint_ignored(), _worker_logging("critical"):  # the workers inherit both
+            local = stack.enter_context(LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                                     dashboard_address=None))
+            connected = stack.enter_context(Client(local))
         yield connected
+
+
+@contextlib.contextmanager
+def _worker_logging(level: str) -> Iterator[None]:
+    """Worker processes started in the block log ``distributed`` messages of ``level`` and above: dask's
+    ``distributed.nanny.pre-spawn-environ`` (a worker sets up its logging as it starts, from its environment); the
+    variable is taken out of this process's environment again after the block."""
+    import dask  # deferred: with distributed
+
+    name = "DASK_LOGGING__DISTRIBUTED"
+    before = os.environ.get(name)
+    environ = {**dask.config.get("distributed.nanny.pre-spawn-environ", default={}), name: level}
+    try:
+        with dask.config.set({"distributed.nanny.pre-spawn-environ": environ}):
+            yield
+    finally:
+        if before is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before
+
+
+@contextlib.contextmanager
+def _quiet_logger(name: str) -> Iterator[None]:
+    """The logger ``name`` shows critical messages only, for the block."""
+    import logging  # deferred: only a local cluster needs it
+
+    logger = logging.getLogger(name)
+    level = logger.level
+    logger.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while the ``LocalCluster``'s processes start. Ctrl-C in a terminal signals every process of
+    its group: worker processes that received it printed tracebacks and log lines around this process's one
+    "interrupted" line. A process started meanwhile inherits the ignored signal (it never acts on it; this process
+    closes it). A Ctrl-C during these seconds of start-up is ignored too."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 #: Seconds to wait for a scheduler to connect and answer.

@@ -22,7 +22,7 @@ from prefeval.errors import PrefevalError
 from prefeval.methods.checks import validate
 from prefeval.methods.names import parse_names
 from prefeval.methods.registry import canonical_text, declaration_of, parse_call, rel_problem
-from prefeval.methods.syntax import reject_negative_literals
+from prefeval.methods.syntax import check_measure_syntax
 
 
 @dataclass(frozen=True)
@@ -71,7 +71,7 @@ def _parse_texts(text: str) -> list[Any]:
     measures of :func:`~prefeval.methods.names.parse_names` (several for a trec_eval name such as
     ``ndcg_cut.10,20``)."""
     stripped = canonical_text(text.strip())
-    reject_negative_literals(stripped)
+    check_measure_syntax(stripped)
     own = parse_call(stripped)  # one of prefeval's preferences: no ir-measures needed (its measures are for metrics)
     if own is not None and own.declaration.kind == "preference":
         return [own]

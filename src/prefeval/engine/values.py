@@ -27,6 +27,7 @@ once, then one run at a time).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,7 @@ from prefeval.core.trec_measures import query_values
 from prefeval.data.encoding import column_values, distinct
 from prefeval.data.grades import CodedJudgments
 from prefeval.data.ranking import NO_SUBTOPIC, RankedRun, judged_queries, nested_dict
+from prefeval.data.runs import registered
 from prefeval.data.trec import Columns
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import declaration_of
@@ -72,11 +74,14 @@ def summed(measure: Any) -> bool:
 
 def aggregate(measure: Any, values: np.ndarray) -> np.ndarray:
     """The aggregate over the queries (axis 0) of per-query ``values`` of ``measure``: the sum for the counts
-    (:func:`summed`), else the mean; NaN without queries."""
+    (:func:`summed`), else the mean; NaN without queries. Sums are correctly rounded (``math.fsum``), so a value does
+    not depend on the order of the queries or on how many runs are evaluated together."""
     values = np.asarray(values, dtype=np.float64)
     if not len(values):
         return np.full(values.shape[1:], np.nan)
-    return values.sum(axis=0) if summed(measure) else values.mean(axis=0)
+    columns = values.reshape(len(values), -1)
+    totals = np.array([math.fsum(columns[:, j]) for j in range(columns.shape[1])]).reshape(values.shape[1:])
+    return totals if summed(measure) else totals / len(values)
 
 
 def _has_subtopics(qrels: pd.DataFrame | Columns) -> bool:
@@ -219,10 +224,13 @@ class MeasureEvaluator:
                 ranking = run.to_dict(depth)
                 metrics = evaluator.iter_calc(ranking) if ranking else ()
             index, row = self._index, self._row
-            for metric in metrics:
-                r = row.get(str(metric.query_id))
-                if r is not None:
-                    out[index[metric.measure], r] = metric.value
+            try:
+                for metric in metrics:
+                    r = row.get(str(metric.query_id))
+                    if r is not None:
+                        out[index[metric.measure], r] = metric.value
+            except (AssertionError, RuntimeError) as exc:  # a provider's own failure (e.g. a tool it runs)
+                raise PrefevalError(f"cannot evaluate {', '.join(map(str, evaluator.measures))}: {exc}") from exc
         missing = np.isnan(out)
         if missing.any():  # judged queries the run lacks: the measure's DEFAULT (ir-measures' rule)
             for k in np.flatnonzero(missing.any(axis=1)):
@@ -233,13 +241,29 @@ class MeasureEvaluator:
 class MeasureValues:
     """Per-query values of measures for runs: ``values[k, q, s]`` is measure ``measures[k]`` on judged query
     ``query_ids[q]`` for run ``runs[s]``. :meth:`aggregates` gives each run's value per measure (the mean, or the sum
-    for trec_eval's counts: :func:`summed`)."""
+    for trec_eval's counts: :func:`summed`). ``max_grade``: the highest grade in the qrels (None without qrels lines),
+    to tell a value that is 0 because no document is relevant."""
 
     def __init__(self, runs: Sequence[str], measures: Sequence[Any], query_ids: np.ndarray,
-                 values: np.ndarray) -> None:
+                 values: np.ndarray, max_grade: int | None = None) -> None:
         self.runs, self.measures = list(runs), list(measures)
         self.query_ids = np.asarray(query_ids, dtype=object)
         self.values = values
+        self.max_grade = max_grade
+
+    @classmethod
+    def from_frame(cls, frame: pd.DataFrame, measures: Sequence[Any], max_grade: int | None = None) -> MeasureValues:
+        """The values of a per-query frame ``run, query_id, measure, value`` (:meth:`frame`, ``measure`` the
+        ``str()`` of one of ``measures``; every run, query and measure once)."""
+        measures = list(measures)
+        runs = list(dict.fromkeys(frame["run"].tolist()))
+        query_ids = np.array(sorted(set(frame["query_id"].astype(str).tolist())), dtype=object)
+        values = np.full((len(measures), len(query_ids), len(runs)), np.nan)
+        k = pd.Index([str(m) for m in measures]).get_indexer(frame["measure"].astype(str))
+        q = pd.Index(query_ids).get_indexer(frame["query_id"].astype(str))
+        s = pd.Index(runs).get_indexer(frame["run"])
+        values[k, q, s] = frame["value"].to_numpy(dtype=np.float64)
+        return cls(runs, measures, query_ids, values, max_grade)
 
     def of(self, measure: Any) -> np.ndarray:
         """(queries, runs) values of ``measure``."""
@@ -269,8 +293,12 @@ def measure_values(qrels: pd.DataFrame | Columns, runs: Mapping[str, RankedRun] 
                    progress: bool = False) -> MeasureValues:
     """Per-query values of ``measures`` (parsed measure objects) for ranked ``runs`` (name -> :class:`RankedRun`, or
     ``(name, RankedRun)`` pairs, ranked one at a time when given lazily) on canonical ``qrels``: see the module
-    docstring. ``provider`` and ``depth``: as :class:`MeasureEvaluator`."""
-    evaluator = MeasureEvaluator(measures, qrels, provider, depth)
+    docstring. ``provider`` and ``depth``: as :class:`MeasureEvaluator`. A preference's ``baseline`` may name one of
+    ``runs`` (given as a mapping): that run's ranking is the baseline."""
+    named = {m.params.get("baseline") for m in measures if declaration_of(m) is not None} & set(runs) \
+        if isinstance(runs, Mapping) else set()
+    with registered({name: runs[name].frame() for name in named}):
+        evaluator = MeasureEvaluator(measures, qrels, provider, depth)
     items = runs.items() if isinstance(runs, Mapping) else runs
     total = len(runs) if isinstance(runs, Mapping) else None
     if progress:
@@ -280,4 +308,6 @@ def measure_values(qrels: pd.DataFrame | Columns, runs: Mapping[str, RankedRun] 
         names.append(name)
         columns.append(evaluator.values(run))
     values = np.stack(columns, axis=2) if columns else np.zeros((len(evaluator.measures), len(evaluator.query_ids), 0))
-    return MeasureValues(names, evaluator.measures, evaluator.query_ids, values)
+    grades = column_values(qrels["relevance"], np.int64)
+    return MeasureValues(names, evaluator.measures, evaluator.query_ids, values,
+                         int(grades.max()) if len(grades) else None)

@@ -19,7 +19,7 @@ from prefeval.core.lazy import lazy_module
 from prefeval.errors import PrefevalError
 from prefeval.methods.checks import did_you_mean
 from prefeval.methods.registry import canonical_text, declarations
-from prefeval.methods.syntax import reject_negative_literals
+from prefeval.methods.syntax import check_measure_syntax
 
 if TYPE_CHECKING:
     import ir_measures
@@ -57,10 +57,11 @@ def trec_measures(text: str) -> list[Any] | None:
 def parse_names(text: str, kind: str = "measure") -> list[Any]:
     """The measure objects one name stands for (usually one; a trec_eval name with several parameters, several).
 
-    ``kind`` names the thing in messages (``"measure"``, ``"method"``). Negative parameters are rejected first
-    (:func:`~prefeval.methods.syntax.reject_negative_literals`); an unknown name gets "did you mean" hints."""
+    ``kind`` names the thing in messages (``"measure"``, ``"method"``). Negative parameters, repeated ones,
+    characters other than ASCII and cutoffs other than decimal digits are rejected first
+    (:func:`~prefeval.methods.syntax.check_measure_syntax`); an unknown name gets "did you mean" hints."""
     text = canonical_text(text.strip())
-    reject_negative_literals(text)
+    check_measure_syntax(text)
     syntax_error = None
     try:
         return [ir_measures.parse_measure(text)]

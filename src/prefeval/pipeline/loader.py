@@ -32,6 +32,22 @@ __all__ = ["read", "apply_overrides", "parse_override", "steps_from_data"]
 _ALIASES = {"out": ("report", "out")}
 
 
+#: The deepest nesting of arrays and tables a definition may have (the schema needs 3: a table of arrays of tables).
+MAX_DEPTH = 32
+
+
+def check_depth(data: Any, file: str) -> None:
+    """Refuse arrays or tables nested more than :data:`MAX_DEPTH` levels (walked without recursion), so that no later
+    step (overrides, schema, the plan, JSON) recurses that deep."""
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise PipelineDefinitionError(file, None, f"arrays or tables nested more than {MAX_DEPTH} levels deep")
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+
+
 def parse_override(text: str) -> tuple[list[str], Any, str]:
     """``"a.b=value"`` -> (["a", "b"], parsed value, raw value text)."""
     key, sep, raw = text.partition("=")
@@ -42,6 +58,9 @@ def parse_override(text: str) -> tuple[list[str], Any, str]:
         value = tomllib.loads(f"v = {raw}")["v"]
     except tomllib.TOMLDecodeError:
         value = raw
+    except RecursionError:
+        raise PipelineDefinitionError("--set", key, f"nested too deeply (at most {MAX_DEPTH} levels)") from None
+    check_depth(value, "--set")
     return key.split("."), value, raw
 
 
@@ -141,9 +160,13 @@ def read(path: str | os.PathLike, overrides: Sequence[str] = (), cwd: str | None
             data = tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
         raise PipelineDefinitionError(file, None, f"invalid TOML: {exc}") from None
+    except RecursionError:  # arrays or inline tables nested thousands deep: the parser recurses per level
+        raise PipelineDefinitionError(file, None, f"arrays or tables nested too deeply (a definition nests at most "
+                                                  f"{MAX_DEPTH} levels)") from None
     except UnicodeDecodeError as exc:
         raise PipelineDefinitionError(file, None, f"not UTF-8 text (TOML files are UTF-8): {exc.reason} at byte "
                                                   f"{exc.start}") from None
+    check_depth(data, file)
     data = apply_overrides(data, overrides, cwd)
     spec = normalise(data, file, schema())
     meta = spec.pop("pipeline", {})

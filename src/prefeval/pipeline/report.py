@@ -36,6 +36,7 @@ from prefeval.pipeline.output import MANIFEST, OutputFolder, checkpoint
 from prefeval.pipeline.progress import Progress
 from prefeval.pipeline.schema import Key, Table
 from prefeval.pipeline.summary import FORMAT, build_summary
+from prefeval.pipeline.verify import verify_folder
 from prefeval.report import html, plots
 from prefeval.report.document import Block, render_latex, render_markdown
 from prefeval.report.text import path_slug, slug
@@ -302,7 +303,9 @@ def _read_csv(path: Path) -> pd.DataFrame | None:
 
 def render_html_again(folder: Path) -> str:
     """report.html of an output folder, rendered from its files (summary.json, the CSV tables and the analysis
-    PNGs) as the pipeline run rendered it: ``prefeval report OUTDIR``."""
+    PNGs) as the pipeline run rendered it: ``prefeval report OUTDIR``. The folder is checked first
+    (:func:`prefeval.pipeline.verify.verify_folder`: the manifest's sizes and SHA-256, each file's shape)."""
+    verify_folder(folder)
     path = folder / "summary.json"
     if not path.is_file():
         raise PrefevalError(f"{folder}: no summary.json: not a prefeval output folder, or written without the json "

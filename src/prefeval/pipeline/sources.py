@@ -472,7 +472,15 @@ class Retrieve(Step):
                 except Exception as exc:
                     raise PrefevalError(f"{self.origin.file or 'Pipeline'}: {self.origin.key}: the retrieve callable "
                                         f"{self.options()['callable']!r} failed: {type(exc).__name__}: {exc}") from exc
-                results.append(run_frame(result, self.run_name))
+                where = (f"{self.origin.file or 'Pipeline'}: {self.origin.key}: the retrieve callable "
+                         f"{self.options()['callable']!r} (run {self.run_name!r})")
+                if result is None:
+                    raise PrefevalError(f"{where} returned None; it must return a run (a DataFrame with qid, docno, "
+                                        "score, a dict of dicts, or ScoredDoc records)")
+                try:
+                    results.append(run_frame(result, self.run_name))
+                except PrefevalError as exc:
+                    raise PrefevalError(f"{where} returned an unusable run: {exc}") from None
                 bar.update(len(batch))
         context.runs[self.run_name] = pd.concat(results, ignore_index=True) if len(results) > 1 else results[0]
         context.run_sources[self.run_name] = str(self.options()["callable"])

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from prefeval.core.text import csv_cell, printable
 from prefeval.report.text import latex_escape, latex_inline, md_escape, md_inline
 
 __all__ = ["Cell", "Grid", "cell_text", "FORMATS", "ROW_FORMATS", "plain", "markdown", "latex", "write_rows", "row_text"]
@@ -111,12 +112,10 @@ def cell_text(cell: Cell, text: str, best: Callable[[str], str], marks: Mapping[
     return text
 
 
-#: control characters (line breaks, tabs, ...) become spaces in plain text: one row stays one line
-_CONTROLS = {code: " " for code in (*range(32), 127)}
-
-
 def _one_line(text: str) -> str:
-    return text.translate(_CONTROLS)
+    """Plain text of a label: control characters written as escapes (:func:`~prefeval.core.text.printable`), so one
+    row stays one line and nothing reaches the terminal as a control sequence."""
+    return printable(text)
 
 
 def _plain_cell(cell: Cell) -> str:
@@ -207,14 +206,15 @@ def _value(v: Any) -> Any:
 def _csv_value(v: Any) -> Any:
     v = _value(v)
     if isinstance(v, list):
-        return ";".join(map(str, v))
-    return v
+        v = ";".join(map(str, v))
+    return csv_cell(v)
 
 
 def write_rows(header: Sequence[str], rows: Iterable[Sequence[Any]], fmt: str, out: IO[str]) -> None:
     """Long-form rows of Python values in ``fmt``: ``csv`` (floats by ``repr``, NaN/None empty, a list of names
-    joined by ``;``), ``json`` (one JSON document: an array of objects, one per line; floats exact, NaN ``null``)
-    or ``jsonl`` (JSON Lines: one object per line)."""
+    joined by ``;``, a text that spreadsheets read as a formula with a leading ``'``:
+    :func:`~prefeval.core.text.csv_cell`), ``json`` (one JSON document: an array of objects, one per line; floats
+    exact, NaN ``null``) or ``jsonl`` (JSON Lines: one object per line)."""
     header = list(header)
     if fmt == "csv":
         writer = csv.writer(out, lineterminator="\n")

@@ -9,6 +9,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from prefeval.core.text import printable
+
 __all__ = ["INLINE_MARKUP", "LATEX_SPECIAL", "MARKDOWN_SPECIAL", "REPORT_LATEX", "UP", "DOWN", "inline_markup",
            "latex_escape", "md_escape", "md_inline", "latex_inline", "fmt", "fmt_p", "plural", "slug", "path_slug"]
 
@@ -21,8 +23,9 @@ LATEX_SPECIAL: dict[str, str] = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
 
 
 def latex_escape(text: Any, table: Mapping[str, str] = LATEX_SPECIAL) -> str:
-    """``str(text)`` with every character found in ``table`` (default: LaTeX's special characters) replaced."""
-    return "".join(table.get(ch, ch) for ch in str(text))
+    """``str(text)`` with control characters written as escapes (:func:`~prefeval.core.text.printable`), then every
+    character found in ``table`` (default: LaTeX's special characters) replaced."""
+    return "".join(table.get(ch, ch) for ch in printable(text))
 
 
 #: Characters that Markdown (CommonMark/GFM) or HTML could read as markup, and their escaped forms: HTML
@@ -35,8 +38,9 @@ MARKDOWN_SPECIAL: dict[str, str] = {"<": "&lt;", ">": "&gt;", "&": "&amp;", "\\"
 
 def md_escape(text: Any) -> str:
     """``str(text)`` made inert in Markdown and HTML (see :data:`MARKDOWN_SPECIAL`): shown as written, never
-    as a tag, link, image, emphasis, code span or table cell boundary."""
-    return "".join(MARKDOWN_SPECIAL.get(ch, ch) for ch in str(text))
+    as a tag, link, image, emphasis, code span or table cell boundary; other control characters are written as
+    escapes (:func:`~prefeval.core.text.printable`)."""
+    return "".join(MARKDOWN_SPECIAL.get(ch, ch) for ch in printable(text, keep="\n\r"))
 
 
 #: The inline marks of a report text: ``**bold**`` and ```code``` spans.
