@@ -15,13 +15,13 @@ numba functions compiled by a first call). Each time is the best of ``--repeat``
 each round (so a change of the machine's load hits all of them; the simulated collection: at most 3 rounds). The largest difference of a mean between prefeval
 and ir-measures is printed too (0 expected: trec_eval orders ties by doc id descending, as prefeval does).
 
-Measured on the 2-core development machine (shared; load average 3.6-6): DL-Hard given dicts 1.00-1.07x, given
-files 0.34-0.39x (ranx warm 0.83-0.87x); simulated given dicts 0.77-0.81x, given files 0.30-0.33x (ranx warm
-0.59-0.78x); every mean identical. Before (one ranking of each run by prefeval, then ir-measures' per-value loop):
-DL-Hard 1.2x given dicts and 3-5x given files. What pays: every measure pytrec_eval's, each run goes to pytrec_eval
-as ``{query: {doc: score}}`` (dicts as given once checked, files and frames from the one reader's columns, a
-repeated document at its highest score), which trec_eval ranks as prefeval does
-(``prefeval.engine.evaluate.direct_inputs``).
+Measured on the 2-core development machine (shared; load average 11.6-15), with the one evaluation path
+(:func:`prefeval.engine.values.measure_values`: trec_eval's common measures by the numpy kernels of
+:mod:`prefeval.core.trec_measures`, every run read and ranked once by prefeval): DL-Hard given dicts 2.15x (2.169 s
+against 1.010 s), given files 0.33x (ranx warm 0.20x); simulated given dicts 1.24x, given files 0.16x (ranx warm 0.69x);
+every mean equal to within 8.3e-15. Given dicts, reading them into columns and ranking them takes most of the time
+(1.84 of 2.07 s on DL-Hard; the measures 0.22 s). Earlier figures (1.00-1.07x given dicts on DL-Hard) were taken
+with a second path that gave the runs to pytrec_eval as they were; it is gone (one path for every number).
 
 Run: ``python benchmarks/standard_measures.py [--data DIR] [--repeat 5] [--queries 10000]``.
 """

@@ -70,7 +70,13 @@ def test_distinct_keys_as_numpy_unique(bound: int) -> None:
 
 
 def holm_by_sorting(p: np.ndarray, alpha: float) -> tuple[np.ndarray, np.ndarray]:
-    """Holm's step-down procedure over the p-values in stable ascending order (one step per p-value)."""
+    """Holm's step-down procedure over the p-values in stable ascending order (one step per p-value); an
+    undefined p-value (NaN) is not in the family: it stays NaN and is not rejected."""
+    defined = np.isfinite(p)
+    if not defined.all():
+        adjusted, reject = np.full(p.size, np.nan), np.zeros(p.size, dtype=bool)
+        adjusted[defined], reject[defined] = holm_by_sorting(p[defined], alpha)
+        return adjusted, reject
     m = p.size
     order = np.argsort(p, kind="mergesort")
     factors = np.arange(m, 0, -1, dtype=np.float64)

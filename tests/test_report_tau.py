@@ -33,11 +33,15 @@ def test_report_tau_equals_scipy_on_tied_means(tmp_path):
     for x, y in [("RR", "R@1000"), ("nDCG@10", "R@1000"), ("RR", "nDCG@10")]:
         expected = sps.kendalltau(means[x], means[y]).statistic
         assert tau.loc[f"{x} (mean)", f"{y} (mean)"] == pytest.approx(expected)
-    # a ranking by rank positions (ties broken by name) would give a different value here
+    # tied means share a rank, so tau on the ranks is tau on the values (positions with ties broken by name
+    # would give another value here)
     positions = {m: result.rankings[f"{m} (mean)"].set_index("run")["rank"].reindex(means.index)
                  for m in ("RR", "R@1000")}
-    assert not np.isclose(sps.kendalltau(positions["RR"], positions["R@1000"]).statistic,
-                          tau.loc["RR (mean)", "R@1000 (mean)"])
+    assert positions["R@1000"]["a"] == positions["R@1000"]["b"]
+    assert np.isclose(sps.kendalltau(-positions["RR"], -positions["R@1000"]).statistic,
+                      tau.loc["RR (mean)", "R@1000 (mean)"])
+    broken = positions["R@1000"].rank(method="first")
+    assert not np.isclose(sps.kendalltau(positions["RR"], broken).statistic, tau.loc["RR (mean)", "R@1000 (mean)"])
     # Borda points are values too: tau with a mean equals scipy's on the scores
     borda = result.rankings["LexiRecall (borda)"].set_index("run")["score"].reindex(means.index)
     assert tau.loc["LexiRecall (borda)", "RR (mean)"] == pytest.approx(sps.kendalltau(borda, means["RR"]).statistic)

@@ -11,7 +11,8 @@ from prefeval.core import stats
 
 
 def binomtest(wins: np.ndarray, n: np.ndarray) -> np.ndarray:
-    return np.array([st.binomtest(int(a), int(b), 0.5).pvalue if b else 1.0 for a, b in zip(wins, n)])
+    """binomtest's p-value; NaN with no trials (every query tied: the test is undefined)."""
+    return np.array([st.binomtest(int(a), int(b), 0.5).pvalue if b else np.nan for a, b in zip(wins, n)])
 
 
 def test_every_outcome_up_to_60_trials_equals_binomtest() -> None:

@@ -207,8 +207,9 @@ def test_table_columns_and_renderings(files):
     table = prefeval.table(qrels, runs, ["nDCG@10", "map", "ndcg_cut_10", "LexiRecall"], baseline="good", ci=True)
     assert table.measures == ["nDCG@10", "map", "ndcg_cut_10", "LexiRecall"]  # labels as given, each once
     frame = table.to_frame()
-    assert list(frame.columns) == ["run", "measure", "mean", "Judged@10", "ci_low", "ci_high", "test", "correction",
-                                   "p_value", "p_adjusted", "significant"]
+    assert list(frame.columns) == ["run", "measure", "mean", "Judged@10", "ci_low", "ci_high", "baseline", "effect_size",
+                                   "diff_ci_low", "diff_ci_high", "test", "correction", "p_value", "p_adjusted",
+                                   "significant", "family", "family_size"]
     assert len(frame) == 3 * 4
     by = frame.set_index(["run", "measure"])
     assert by.loc[("mid", "nDCG@10"), "mean"] == by.loc[("mid", "ndcg_cut_10"), "mean"]

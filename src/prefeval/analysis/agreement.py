@@ -144,11 +144,27 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     return _tau(x, y, "b")[0]
 
 
+#: Kendall's tau p-values are exact (the permutation distribution of tau) up to this many systems without ties
+TAU_EXACT_SYSTEMS = 33
+
+
+def tau_p_method(x: np.ndarray, y: np.ndarray) -> str:
+    """How :func:`_tau` computes the p-value of tau-b on ``x`` and ``y``: ``"exact"`` (no ties and at most
+    :data:`TAU_EXACT_SYSTEMS` systems: scipy's exact null distribution) or ``"approximate (ties)"`` /
+    ``"approximate"`` (scipy's normal approximation, the only one with ties: a p-value that need not
+    follow tau's order across tables with and without ties)."""
+    x, y = np.asarray(x), np.asarray(y)
+    if len(np.unique(x)) < len(x) or len(np.unique(y)) < len(y):
+        return "approximate (ties)"
+    return "exact" if len(x) <= TAU_EXACT_SYSTEMS else "approximate"
+
+
 def _tau(x: np.ndarray, y: np.ndarray, variant: str) -> tuple[float, float]:
     if variant == "a":
         return kendall_tau_a(x, y), np.nan
     if variant == "b":
-        res = sps.kendalltau(x, y, variant="b")
+        method = "exact" if tau_p_method(x, y) == "exact" else "asymptotic"
+        res = sps.kendalltau(x, y, variant="b", method=method)
         return float(res.statistic), float(res.pvalue)
     raise PrefevalError(f"unknown Kendall tau variant {variant!r}; choose 'a' or 'b'")
 
@@ -202,7 +218,9 @@ def kendall_tau(comparison: Any, methods: str | Sequence[str] | None = None,
     tensors). ``methods`` / ``references`` default to its preferences / metrics; with
     ``references="all"`` every unordered pair of methods is reported. ``aggregate``: one name for all
     methods or a mapping method -> aggregate (default per kind: ``mc4`` / ``mean``).
-    Returns ``method, reference, systems, tau, p_value`` (``p_value`` from scipy for tau-b; NaN for tau-a).
+    Returns ``method, reference, systems, tau, p_value, p_method`` (``p_value`` from scipy for tau-b, NaN for
+    tau-a; ``p_method`` says whether it is exact or scipy's normal approximation, which ties force:
+    :func:`tau_p_method`).
     """
     if not hasattr(comparison, "ranking"):
         raise PrefevalError("kendall_tau needs a prefeval Comparison (system orderings), not a per-query frame")
@@ -223,7 +241,8 @@ def kendall_tau(comparison: Any, methods: str | Sequence[str] | None = None,
         x = cache[m]
         y = cache[r].reindex(x.index)
         tau, p = _tau(x.to_numpy(), y.to_numpy(), variant)
-        rows.append({"method": m, "reference": r, "systems": len(x), "tau": tau, "p_value": p})
-    out = pd.DataFrame(rows, columns=["method", "reference", "systems", "tau", "p_value"])
+        how = tau_p_method(x.to_numpy(), y.to_numpy()) if variant == "b" else "undefined"
+        rows.append({"method": m, "reference": r, "systems": len(x), "tau": tau, "p_value": p, "p_method": how})
+    out = pd.DataFrame(rows, columns=["method", "reference", "systems", "tau", "p_value", "p_method"])
     out.attrs.update(variant=variant)
     return out

@@ -3,7 +3,10 @@
 Diaz & Mitra (2023) §6.2.3 (Fig. 11), Diaz (2023) §4.2 (Table 4), Diaz & Ferraro (2022) §6.3. For each method, every unordered
 pair of the S systems is tested over the evaluated queries; the result is
 ``#significant pairs / C(S, 2)`` at level ``alpha`` (the published percentages are multiples of
-``1 / C(S, 2)``).
+``1 / C(S, 2)``). A pair whose test is undefined (fewer than two queries, every query tied, zero variance for
+the t test: p-value NaN) is no evidence either way: it is left out of the correction family and of the
+denominator, ``fraction = significant / (pairs - undefined)``, and ``undefined`` says how many there were (with
+no defined test the fraction is NaN).
 
 Tests (delegated to :meth:`prefeval.engine.comparison.Comparison.significance`, i.e. ``prefeval.core.stats``):
 
@@ -48,8 +51,9 @@ def discriminative_power(comparison: Any, methods: str | Sequence[str] | None = 
     """Fraction of system pairs significantly different, per method and test (see module doc).
 
     ``comparison``: a :class:`prefeval.engine.comparison.Comparison`. Returns
-    ``method, kind, test, correction, alpha, pairs, significant, fraction`` (``test`` is the test actually
-    run, e.g. ``sign`` or ``t`` for ``"paired"``). ``n_resamples`` / ``seed`` drive the randomised tests.
+    ``method, kind, test, correction, alpha, pairs, undefined, significant, fraction`` (``test`` is the test
+    actually run, e.g. ``sign`` or ``t`` for ``"paired"``; ``fraction`` is over the ``pairs - undefined`` defined
+    tests). ``n_resamples`` / ``seed`` drive the randomised tests.
     """
     if not hasattr(comparison, "significance"):
         raise PrefevalError("discriminative_power needs a prefeval Comparison (it runs significance tests)")
@@ -64,8 +68,11 @@ def discriminative_power(comparison: Any, methods: str | Sequence[str] | None = 
             sig = comparison.significance(method, test=test, correction=corr, alpha=alpha, n_resamples=n_resamples,
                                           seed=seed)  # the randomised tests use n_resamples and seed
             pairs = len(sig)
+            undefined = int(sig["p_value"].isna().sum())
             significant = int(sig["significant"].sum())
+            defined = pairs - undefined
             rows.append({"method": method, "kind": kind, "test": sig.attrs.get("test", test),
                          "correction": sig.attrs.get("correction", corr), "alpha": alpha, "pairs": pairs,
-                         "significant": significant, "fraction": significant / pairs if pairs else float("nan")})
+                         "undefined": undefined, "significant": significant,
+                         "fraction": significant / defined if defined else float("nan")})
     return pd.DataFrame(rows)

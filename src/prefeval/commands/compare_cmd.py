@@ -56,7 +56,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     parser.add_argument("--resamples", type=int, default=10_000,
                         help="resamples of the permutation and randomized Tukey HSD tests (default 10000)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed of the randomised tests (default 0)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="random seed of the randomised tests and the bootstrap interval (default 0)")
+    parser.add_argument("--ci", nargs="?", const="t", default=None, choices=("t", "bootstrap"),
+                        help="95%% confidence interval of each pair's mean (ci_low, ci_high in csv/json): t "
+                             "(Student's t, the default of --ci) or bootstrap (percentile, over queries; --resamples, "
+                             "--seed)")
     parser.add_argument("--aggregate", choices=AGGREGATES, default=None,
                         help="also rank the systems with this aggregation")
     parser.add_argument("--ties", choices=TIES, default="shared",
@@ -117,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
     baseline = baseline_name(args.baseline, runs)
     qrels = qrels_table(qrels_arg)  # TREC files are read into columns: no pandas with pyarrow
     # per-query preferences are kept only for the output or a test that needs them; the rest streams
-    keep = bool(args.per_query or args.test in VALUE_TESTS)
+    keep = bool(args.per_query or args.test in VALUE_TESTS or args.ci == "bootstrap")
     result = compare(qrels, runs, methods, rel=args.rel, depth=args.depth, per_query=keep, progress=progress,
                      baseline=baseline, **engine)
     # n_resamples and seed drive the randomised tests (permutation, randomized Tukey HSD)
@@ -144,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         from prefeval.report.comparison import long_rows  # deferred: keeps `prefeval --help` fast
 
-        _write_rows(*long_rows(result.report_rows(**options), rankings), args.format, out)
+        _write_rows(*long_rows(result.report_rows(ci=args.ci, **options), rankings), args.format, out)
     return 0
 
 

@@ -57,15 +57,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rel", "-l", type=int, default=None,
                         help="minimum grade of a relevant document for every measure that takes one")
     table = parser.add_argument_group("run x measure table (-m, or several runs)")
-    table.add_argument("--baseline", metavar="RUN", default=None,
-                       help="test every other run against this one (its name or path) per measure")
+    table.add_argument("--baseline", metavar="RUN", default=None, action="append",
+                       help="test every other run against this one (its name or path) per measure; repeat for "
+                            "several baselines (one table each)")
     table.add_argument("--test", choices=TESTS, default=None,
                        help="significance test (default: t for metrics, sign for preferences)")
     table.add_argument("--correction", choices=CORRECTIONS, default=None,
                        help="correction over the runs (with --baseline) or pairs within a measure (default holm)")
     table.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     table.add_argument("--depth", type=int, default=None, help="truncate every run to its top K documents")
-    table.add_argument("--ci", action="store_true", help="95%% confidence intervals of the means")
+    table.add_argument("--ci", nargs="?", const="t", default=None, choices=("t", "bootstrap"),
+                       help="95%% confidence intervals of the means (and differences with the baseline): t "
+                            "(Student's t, the default of --ci) or bootstrap (percentile, over queries)")
+    table.add_argument("--family", choices=("measure", "table"), default="measure",
+                       help="correction family: per baseline and measure (default) or the whole table")
+    table.add_argument("--seed", type=int, default=0,
+                       help="random seed of the bootstrap and the randomised tests (default 0)")
+    table.add_argument("--resamples", type=int, default=10_000,
+                       help="resamples of the bootstrap and the randomised tests (default 10000)")
     table.add_argument("--robust", action="store_true",
                        help="test every significant cell again with unjudged documents removed (condensed lists) and "
                             "judged relevant within each run's top --depth (else 1000); marks the cells that do not "
@@ -77,8 +86,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 #: options of the table form only, with their defaults
-_TABLE_ONLY = {"baseline": None, "test": None, "correction": None, "alpha": 0.05, "depth": None, "ci": False,
-               "format": None}
+_TABLE_ONLY = {"baseline": None, "test": None, "correction": None, "alpha": 0.05, "depth": None, "ci": None,
+               "family": "measure", "seed": 0, "resamples": 10_000, "format": None}
 #: options of the ir_measures form only: their defaults and how they are written
 _SINGLE_ONLY = {"by_query": False, "no_summary": False, "output_format": "tsv", "provider": None}
 _SINGLE_OPTIONS = {"by_query": "-q/--by_query", "no_summary": "-n/--no_summary",
@@ -187,12 +196,18 @@ def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measur
         raise PrefevalError("--engine dask applies to the form QRELS RUN MEASURE... (one run), not to the table")
     if not 0 < args.alpha < 1:
         raise PrefevalError(f"--alpha must be between 0 and 1; got {args.alpha}")
+    from prefeval.core.stats import check_resamples, check_seed  # deferred: with the rest of prefeval
+
+    check_resamples(args.resamples, name="--resamples")
+    check_seed(args.seed, name="--seed")
     runs = named_runs(run_args)
-    baseline = baseline_name(args.baseline, runs)
+    baselines = [baseline_name(b, runs) for b in args.baseline or []]
+    baseline = None if not baselines else baselines[0] if len(baselines) == 1 else baselines
     # the default correction: holm, none for a test that controls the family-wise error itself
     result = table(qrels, runs, measures, baseline=baseline, test=args.test,
                    correction=correction_for(args.test or "t", args.correction), alpha=args.alpha,
-                   rel=args.rel, depth=args.depth, ci=args.ci, progress=progress_enabled(args), robust=args.robust)
+                   rel=args.rel, depth=args.depth, ci=args.ci, family=args.family, progress=progress_enabled(args),
+                   n_resamples=args.resamples, seed=args.seed, robust=args.robust)
     sys.stdout.write(result.to_text(args.format or "table", digits=max(places, 0) if places >= 0 else 6))
     return 0
 

@@ -214,6 +214,20 @@ def strict_by_name(W: np.ndarray, names: Sequence[str]) -> np.ndarray:
     return out
 
 
+def shared_ranks(*keys: np.ndarray) -> np.ndarray:
+    """The rank of each system (input order) under ``keys`` (all descending; the first key is the primary one),
+    tied systems sharing one: standard competition ranking ("1224"), the rank of a system being 1 + the number of
+    systems strictly ahead of it on the keys. Keys are rounded to ``KEY_DECIMALS`` decimals, as in :func:`order`,
+    whose order lists systems that share a rank next to each other."""
+    if not keys:
+        raise ValueError("shared_ranks() needs at least one key")
+    rounded = np.stack([-np.round(np.asarray(k, dtype=np.float64), KEY_DECIMALS) for k in keys], axis=1)
+    _, code = np.unique(rounded, axis=0, return_inverse=True)  # distinct key tuples in ascending order
+    code = np.ravel(code)
+    ahead = np.concatenate([[0], np.cumsum(np.bincount(code))])
+    return ahead[code] + 1
+
+
 def order(*keys: np.ndarray) -> np.ndarray:
     """Indices sorting systems by ``keys`` (all descending; the first key is the primary one).
 

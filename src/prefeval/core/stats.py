@@ -18,7 +18,18 @@ pair, positive = first system better -- per-query preferences, or per-query metr
 * :func:`paired_test` -- one of the paired tests above by name (:data:`PAIRED_TESTS`; :data:`TESTS` adds
   ``randomized_tukey_hsd``).
 * :func:`adjust` -- Holm, Bonferroni (from their definitions, equal to ``statsmodels``' ``multipletests``), Benjamini-Hochberg
-  (``scipy.stats.false_discovery_control``).
+  (``scipy.stats.false_discovery_control``), over the *defined* p-values only (:func:`family_size`).
+* :func:`effect_size` / :func:`effect_size_moments` -- the standardised mean of the per-query values, Cohen's d_z
+  for paired data (Sakai 2014 §5; Sakai 2018 ch. 5).
+* :func:`t_interval` / :func:`bootstrap_interval` / :func:`mean_interval` -- confidence intervals of the mean of
+  the per-query values: Student's t (``scipy.stats.t.interval``) or the percentile bootstrap over queries
+  (Efron & Tibshirani 1993, §13.3), vectorised over the resamples.
+
+**Undefined tests.** A test is undefined -- ``pvalue`` NaN, never significant -- when it has fewer than
+:data:`MIN_QUERIES` queries, when every query ties (``|value| <= TIE_TOL``: no win, no loss, nothing to rank), or,
+for the t test, when the values do not vary (zero variance: no estimate of the standard error). Sakai (2014, §2)
+asks that what is reported be the test's outcome; a NaN is no outcome, so :func:`adjust` leaves undefined
+p-values out of the family (its size is :func:`family_size`) and never rejects them.
 
 All tests are two-sided. Randomised tests use ``numpy.random.default_rng(seed)`` and share the same random
 draws across all pairs (vectorised; there is no Python loop over pairs or permutations).
@@ -49,6 +60,10 @@ MAX_TUKEY_WORK = 5 * 10**9
 
 #: Multiple-comparison corrections of :func:`adjust`.
 CORRECTIONS = ("holm", "bonferroni", "fdr_bh", "none")
+#: A test on fewer queries than this is undefined (p-value NaN).
+MIN_QUERIES = 2
+#: Interval methods of :func:`mean_interval`: Student's t, or the percentile bootstrap over queries.
+INTERVALS = ("t", "bootstrap")
 
 
 @dataclass(frozen=True)
@@ -87,7 +102,7 @@ def check_resamples(n_resamples: object, n_queries: int = 1, n_units: int = 1, t
     if test == "permutation" and n_queries <= 20 and 2**n_queries <= n_resamples:
         return  # enumerated exactly: 2^Q sign vectors, not n_resamples
     if int(n_resamples) * per_resample > limit:
-        units = "systems" if test == "randomized_tukey_hsd" else "pairs"
+        units = {"randomized_tukey_hsd": "systems", "bootstrap": "series"}.get(test, "pairs")
         raise PrefevalError(
             f"{name}={n_resamples:,} is too many for the {test} test on {n_queries:,} queries and {n_units:,} {units}: "
             f"{int(n_resamples) * per_resample:.3g} operations, more than the limit of {limit:.0e}; use at most "
@@ -119,7 +134,10 @@ def wins_losses_ties(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 def sign_test(X: np.ndarray) -> TestResult:
     """Exact two-sided sign test: ``binomtest(wins, wins + losses, 0.5)``; ties dropped (:func:`sign_test_counts`)."""
     wins, losses, _ = wins_losses_ties(X)
-    return sign_test_counts(wins, losses)
+    result = sign_test_counts(wins, losses)
+    if np.shape(X)[-1] < MIN_QUERIES:
+        result.pvalue[:] = np.nan
+    return result
 
 
 EXACT_TRIALS = 10_000  # sign tests with up to this many non-tied queries are exact in integers
@@ -130,8 +148,8 @@ def sign_test_counts(wins: np.ndarray, losses: np.ndarray) -> TestResult:
 
     ``statistic`` = wins - losses. The p-value is the two-sided exact binomial one of ``scipy.stats.binomtest(wins,
     n, 0.5)`` (the probability of the outcomes at most as likely as the observed one) with ``n = wins + losses``: by
-    symmetry ``min(1, 2 P(X <= min(wins, losses)))``, and 1 when ``wins == losses`` (also with no wins and no
-    losses). Computed once per distinct (wins, n): exactly in integers and rounded once up to ``EXACT_TRIALS``
+    symmetry ``min(1, 2 P(X <= min(wins, losses)))``, and 1 when ``wins == losses``; undefined (NaN) with no wins
+    and no losses (every query tied). Computed once per distinct (wins, n): exactly in integers and rounded once up to ``EXACT_TRIALS``
     non-tied queries (scipy's floating-point value agrees to ~1e-15 relative), beyond that (where exact integers
     grow slow) by the binomial distribution function ``scipy.special.bdtr`` (relative error below 1e-10).
     """
@@ -155,6 +173,7 @@ def sign_test_counts(wins: np.ndarray, losses: np.ndarray) -> TestResult:
             i += 1
         tails[int(total[k])] = (i, term, tail)
         pvals[k] = min(1.0, 2 * tail / (1 << int(total[k])))  # int / int: correctly rounded
+    pvals[total == 0] = np.nan  # every query tied: nothing to test
     inverse = np.ravel(inverse)
     return TestResult((wins - losses).astype(np.float64), pvals[inverse], inverse)
 
@@ -187,19 +206,21 @@ def t_test_moments(n: int, mean: np.ndarray, m2: np.ndarray, all_ties: np.ndarra
     (sum of squared deviations): ``t = mean / sqrt(m2 / (n - 1) / n)``, two-sided p from the t distribution
     with ``n - 1`` degrees of freedom (what ``scipy.stats.ttest_1samp`` computes from the values).
 
-    Pairs whose values are all ties (``all_ties``): statistic 0, p = 1. Identical non-zero values (zero
-    variance): scipy's limit, |t| = inf and p = 0. A single query: NaN (no variance estimate).
+    Undefined (statistic and p-value NaN): fewer than :data:`MIN_QUERIES` values, values that are all ties
+    (``all_ties``), or values that do not vary (zero variance, ``sd <= TIE_TOL``: scipy's limit |t| = inf, p = 0,
+    is no evidence).
     """
-    # deferred: scipy.stats is slow to import
-    from scipy.stats import t as student_t
+    # deferred: scipy.special is needed for the t distribution only (scipy.stats, which calls it, is slower to import)
+    from scipy.special import stdtr
 
     mean = np.asarray(mean, dtype=np.float64)
     m2 = np.maximum(np.asarray(m2, dtype=np.float64), 0.0)
+    undefined = np.asarray(all_ties, dtype=bool) | (np.sqrt(m2 / max(n - 1, 1)) <= TIE_TOL)
     with np.errstate(divide="ignore", invalid="ignore"):
-        stat = mean / np.sqrt(m2 / (n - 1) / n) if n > 1 else np.full_like(mean, np.nan)
-        pval = 2.0 * student_t.sf(np.abs(stat), n - 1) if n > 1 else np.full_like(mean, np.nan)
-    zero = np.asarray(all_ties, dtype=bool)
-    stat[zero], pval[zero] = 0.0, 1.0
+        stat = mean / np.sqrt(m2 / (n - 1) / n) if n >= MIN_QUERIES else np.full_like(mean, np.nan)
+        # scipy.stats.t.sf(|t|, df) is stdtr(df, -|t|)
+        pval = 2.0 * stdtr(n - 1, -np.abs(stat)) if n >= MIN_QUERIES else np.full_like(mean, np.nan)
+    stat[undefined], pval[undefined] = np.nan, np.nan
     return TestResult(stat, pval)
 
 
@@ -207,7 +228,7 @@ def wilcoxon_test(X: np.ndarray) -> TestResult:
     """Two-sided Wilcoxon signed-rank test (``scipy.stats.wilcoxon``; zero differences dropped, "wilcox").
 
     scipy chooses the exact distribution for small samples without ties, else the normal approximation.
-    All values 0: statistic 0, p = 1.
+    Undefined (p NaN): all values 0 (statistic 0), or fewer than :data:`MIN_QUERIES` queries.
     """
     # deferred: scipy.stats is slow to import
     from scipy.stats import wilcoxon
@@ -215,8 +236,8 @@ def wilcoxon_test(X: np.ndarray) -> TestResult:
     X = _pairs(X)
     X = np.where(np.abs(X) <= TIE_TOL, 0.0, X)
     stat = np.zeros(X.shape[0])
-    pval = np.ones(X.shape[0])
-    live = np.any(X != 0, axis=1)
+    pval = np.full(X.shape[0], np.nan)
+    live = np.any(X != 0, axis=1) & (X.shape[1] >= MIN_QUERIES)
     if live.any():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
@@ -249,7 +270,8 @@ def permutation_test(X: np.ndarray, n_resamples: int = 10_000, seed: int | None 
     exchangeable within a query). ``statistic`` = mean value. p = share of sign-flip vectors whose |mean| is at
     least the observed |mean| (within 1e-12). With ``2^Q <= n_resamples`` all sign vectors are enumerated (exact;
     the identity is included); otherwise ``n_resamples`` random vectors are drawn and p = (1 + count) / (1 + R)
-    (so p > 0). The same sign vectors are used for every pair.
+    (so p > 0). The same sign vectors are used for every pair. Undefined (p NaN): every value a tie, or fewer
+    than :data:`MIN_QUERIES` queries.
     """
     X = _pairs(X)
     n_pairs, Q = X.shape
@@ -267,6 +289,7 @@ def permutation_test(X: np.ndarray, n_resamples: int = 10_000, seed: int | None 
         count += (np.abs(null) >= threshold).sum(axis=0)
         R += len(signs)
     pval = count / R if exact else (count + 1) / (R + 1)
+    pval[np.all(np.abs(X) <= TIE_TOL, axis=1) | (Q < MIN_QUERIES)] = np.nan
     return TestResult(observed, pval)
 
 
@@ -296,7 +319,8 @@ def randomized_tukey_hsd(scores: np.ndarray, n_resamples: int = 10_000, seed: in
     permutes the S values *within each query* independently (systems exchangeable under H0), takes the system
     means, and records the range ``max - min``. The p-value of a pair (a, b) is the share of trials whose range
     is at least ``|mean_a - mean_b|``, p = (1 + count) / (1 + R). It controls the family-wise error over all
-    pairs, so no further correction is applied.
+    pairs, so no further correction is applied. Undefined (p NaN): every pair with fewer than
+    :data:`MIN_QUERIES` queries, and a pair whose two systems tie on every query.
 
     Returns ``(diff, pvalue)``, both ``(S, S)``: ``diff[a, b] = mean_a - mean_b``; the diagonal of ``pvalue`` is 1.
     """
@@ -321,8 +345,18 @@ def randomized_tukey_hsd(scores: np.ndarray, n_resamples: int = 10_000, seed: in
     threshold = observed - 1e-12 * np.maximum(1.0, observed)
     count = n_resamples - np.searchsorted(ranges, threshold, side="left")
     pval = (count + 1) / (n_resamples + 1)
+    _, profile = np.unique(np.round(W.T, 12), axis=0, return_inverse=True)  # equal columns: tied on every query
+    profile = np.ravel(profile)
+    tied = profile[:, None] == profile[None, :]
+    pval[tied | (Q < MIN_QUERIES)] = np.nan
     np.fill_diagonal(pval, 1.0)
     return diff, pval
+
+
+def family_size(pvalues: np.ndarray) -> int:
+    """The size of the correction family of ``pvalues``: the number of defined (finite) p-values. An undefined
+    test (NaN) is left out of the family, so it neither counts towards ``m`` nor is ever rejected."""
+    return int(np.isfinite(np.asarray(pvalues, dtype=np.float64)).sum())
 
 
 def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05,
@@ -335,6 +369,9 @@ def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05,
     ``statsmodels.stats.multitest.multipletests`` computes them (statsmodels is not imported).
     ``groups`` (optional, :class:`TestResult`): a code (0, 1, ...) per p-value, equal codes having equal p-values;
     Holm's procedure then finds the distinct p-values among the groups' (the same result, without sorting them all).
+
+    Undefined p-values (NaN, an undefined test) are not part of the family: the correction runs over the
+    :func:`family_size` defined ones, and an undefined one stays NaN and is never rejected.
     Returns ``(adjusted p-values, reject at alpha)``.
     """
     p = np.asarray(pvalues, dtype=np.float64)
@@ -342,6 +379,20 @@ def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05,
         raise ValueError(f"unknown correction {method!r}; choose one of {', '.join(CORRECTIONS)}")
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1); got {alpha}")
+    defined = np.isfinite(p)
+    if defined.all():
+        return _adjust_defined(p, method, alpha, groups)
+    adjusted = np.full(p.shape, np.nan)
+    reject = np.zeros(p.shape, dtype=bool)
+    if defined.any():
+        kept = None if groups is None else np.ravel(groups)[np.ravel(defined)]
+        adjusted[defined], reject[defined] = _adjust_defined(p[defined], method, alpha, kept)
+    return adjusted, reject
+
+
+def _adjust_defined(p: np.ndarray, method: str, alpha: float,
+                    groups: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`adjust` of finite p-values."""
     if p.size == 0:
         return p.copy(), np.zeros(0, dtype=bool)
     if method == "none":
@@ -380,3 +431,111 @@ def adjust(pvalues: np.ndarray, method: str = "holm", alpha: float = 0.05,
     adjusted = np.minimum(np.maximum.accumulate(values * factors), 1.0)
     inverse = inverse.reshape(-1)
     return adjusted[inverse].reshape(shape), reject[inverse].reshape(shape)
+
+
+def effect_size_moments(n: int | np.ndarray, mean: np.ndarray, m2: np.ndarray) -> np.ndarray:
+    """The standardised mean of ``n`` per-query values summarised by their ``mean`` and ``m2`` (sum of squared
+    deviations): ``mean / sd`` with ``sd = sqrt(m2 / (n - 1))`` (``ddof = 1``).
+
+    On paired metric differences ``mu_a(q) - mu_b(q)`` this is Cohen's d_z for paired data, the effect size Sakai
+    recommends reporting beside every paired test (Sakai 2014, "Statistical reform in information retrieval?",
+    SIGIR Forum 48(1), §5; Sakai 2018, *Laboratory Experiments in Information Retrieval*, §5.2); it equals the
+    paired t statistic divided by ``sqrt(n)``. On per-query preferences it is their mean over their standard
+    deviation. Undefined (NaN) with fewer than :data:`MIN_QUERIES` values or when they do not vary
+    (``sd <= TIE_TOL``).
+    """
+    n = np.asarray(n, dtype=np.float64)
+    mean = np.asarray(mean, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sd = np.sqrt(np.maximum(np.asarray(m2, dtype=np.float64), 0.0) / (n - 1))
+        d = mean / sd
+    return np.where((n >= MIN_QUERIES) & (sd > TIE_TOL), d, np.nan)
+
+
+def effect_size(X: np.ndarray) -> np.ndarray:
+    """:func:`effect_size_moments` of the rows of ``X`` (``(rows, queries)`` per-query values, or one row):
+    ``mean(x) / std(x, ddof=1)``, the paired d_z on metric differences."""
+    X = _pairs(X)
+    mean = X.mean(axis=1)
+    return effect_size_moments(X.shape[1], mean, ((X - mean[:, None]) ** 2).sum(axis=1))
+
+
+def t_interval(n: int | np.ndarray, mean: np.ndarray, m2: np.ndarray, level: float = 0.95
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Student's t confidence interval of the mean of ``n`` values (``mean``, ``m2`` the sum of squared
+    deviations): ``scipy.stats.t.interval(level, n - 1, loc=mean, scale=sem)`` with ``sem = sd / sqrt(n)``
+    (computed as scipy computes it, ``loc + scale * scipy.special.stdtrit(n - 1, q)``),
+    ``sd`` with ``ddof = 1`` (Sakai 2018, §5.2). Undefined (NaN, NaN) with fewer than :data:`MIN_QUERIES`
+    values or zero variance (``sd <= TIE_TOL``; scipy gives NaN for a zero scale too).
+    Returns ``(low, high)`` arrays.
+    """
+    # deferred: scipy.special is needed for the t quantiles only (scipy.stats, which calls it, is slower to import)
+    from scipy.special import stdtrit
+
+    _check_level(level)
+    n = np.broadcast_to(np.asarray(n, dtype=np.float64), np.shape(mean))
+    mean = np.asarray(mean, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sd = np.sqrt(np.maximum(np.asarray(m2, dtype=np.float64), 0.0) / (n - 1))
+    defined = (n >= MIN_QUERIES) & (sd > TIE_TOL)
+    low, high = np.full(mean.shape, np.nan), np.full(mean.shape, np.nan)
+    if defined.any():  # scipy.stats.t.interval: loc + scale * ppf(q), ppf(q) = stdtrit(df, q)
+        df, sem = n[defined] - 1, sd[defined] / np.sqrt(n[defined])
+        low[defined] = stdtrit(df, (1.0 - level) / 2) * sem + mean[defined]
+        high[defined] = stdtrit(df, (1.0 + level) / 2) * sem + mean[defined]
+    return low, high
+
+
+def _check_level(level: float) -> None:
+    if not 0 < level < 1:
+        raise ValueError(f"the confidence level must be in (0, 1); got {level}")
+
+
+def bootstrap_means(X: np.ndarray, n_resamples: int = 10_000, seed: int | None = 0) -> np.ndarray:
+    """The means of every row of ``X`` (``(rows, Q)``) on ``n_resamples`` bootstrap samples of the queries:
+    ``(rows, n_resamples)``. Each resample draws Q query indices with replacement
+    (``numpy.random.default_rng(seed).integers(0, Q, (block, Q))``, block after block) and is shared by all rows,
+    so the rows stay paired. Vectorised over the resamples: a block of resamples becomes a matrix of how often it
+    drew each query, and the means of all rows on all its resamples are one matrix product."""
+    X = _pairs(X)
+    rows, Q = X.shape
+    check_resamples(n_resamples, Q, rows, "bootstrap")
+    check_seed(seed)
+    rng = np.random.default_rng(seed)
+    out = np.empty((rows, n_resamples))
+    block = max(1, _BLOCK_ENTRIES // Q)
+    for start in range(0, n_resamples, block):
+        n = min(block, n_resamples - start)
+        draws = rng.integers(0, Q, size=(n, Q))
+        counts = np.bincount((draws + Q * np.arange(n)[:, None]).ravel(), minlength=n * Q).reshape(n, Q)
+        out[:, start:start + n] = X @ counts.T.astype(np.float64) / Q
+    return out
+
+
+def bootstrap_interval(X: np.ndarray, level: float = 0.95, n_resamples: int = 10_000, seed: int | None = 0
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    """The percentile bootstrap confidence interval of the mean of each row of ``X`` (Efron & Tibshirani 1993,
+    *An Introduction to the Bootstrap*, §13.3): the ``(1 - level) / 2`` and ``(1 + level) / 2`` quantiles
+    (``numpy.quantile``, linear interpolation) of the row's :func:`bootstrap_means`. Identical for the same
+    ``seed``. Undefined (NaN, NaN) for a row with fewer than :data:`MIN_QUERIES` values or that does not vary
+    (as :func:`t_interval`). Returns ``(low, high)`` arrays."""
+    _check_level(level)
+    X = _pairs(X)
+    means = bootstrap_means(X, n_resamples, seed)
+    low, high = np.quantile(means, [(1 - level) / 2, (1 + level) / 2], axis=1)
+    undefined = (X.shape[1] < MIN_QUERIES) | (X.std(axis=1, ddof=min(1, X.shape[1] - 1)) <= TIE_TOL)
+    low[undefined], high[undefined] = np.nan, np.nan
+    return low, high
+
+
+def mean_interval(X: np.ndarray, ci: str = "t", level: float = 0.95, n_resamples: int = 10_000,
+                  seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The confidence interval of the mean of each row of ``X`` by ``ci`` (:data:`INTERVALS`): ``"t"``
+    (:func:`t_interval`) or ``"bootstrap"`` (:func:`bootstrap_interval`, ``n_resamples``, ``seed``)."""
+    if ci not in INTERVALS:
+        raise ValueError(f"unknown interval {ci!r}; choose one of {', '.join(INTERVALS)}")
+    X = _pairs(X)
+    if ci == "bootstrap":
+        return bootstrap_interval(X, level, n_resamples, seed)
+    mean = X.mean(axis=1)
+    return t_interval(X.shape[1], mean, ((X - mean[:, None]) ** 2).sum(axis=1), level)

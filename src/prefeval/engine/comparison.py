@@ -29,7 +29,13 @@ from prefeval.core import stats
 from prefeval.core.lazy import lazy_module
 from prefeval.core.reduce import PairSums
 from prefeval.engine.results import MethodResult
-from prefeval.engine.significance import VALUE_TESTS, PairTests, correction_for, pair_significance
+from prefeval.engine.significance import (
+    VALUE_TESTS,
+    PairTests,
+    correction_for,
+    pair_intervals,
+    pair_significance,
+)
 from prefeval.errors import PrefevalError
 
 if TYPE_CHECKING:
@@ -178,7 +184,9 @@ class Comparison:
         return sum(len(r.query_ids) * len(self._pairs[0]) for r in self.results.values()) * PER_QUERY_ROW_BYTES
 
     def summary(self) -> pd.DataFrame:
-        """Per method and pair: ``mean`` preference, ``wins``, ``losses``, ``ties`` (|value| <= 1e-12), ``queries``.
+        """Per method and pair: ``mean`` preference, ``effect_size`` (mean / sd of the per-query values, ``ddof = 1``:
+        the paired d_z for a metric; NaN with fewer than two queries or no variation), ``wins``, ``losses``, ``ties``
+        (|value| <= 1e-12), ``queries``.
 
         Built from the pair sums in compact columns (categorical ``method``, ``run_a``, ``run_b``; int32 counts), so
         it fits in memory for thousands of runs.
@@ -196,24 +204,46 @@ class Comparison:
             "run_a": np.tile(i, k),
             "run_b": np.tile(j, k),
             "mean": np.concatenate([x.mean for x in sums]),
+            "effect_size": np.concatenate([stats.effect_size_moments(x.n, x.mean, x.m2) for x in sums]),
             "wins": np.concatenate([x.wins for x in sums]).astype(np.int32, copy=False),
             "losses": np.concatenate([x.losses for x in sums]).astype(np.int32, copy=False),
             "ties": np.concatenate([x.ties for x in sums]).astype(np.int32, copy=False),
             "queries": np.repeat(np.array([x.n for x in sums], dtype=np.int32), n_pairs),
         }
 
-    def _report_columns(self, test: str | None, correction: str | None, alpha: float,
+    def _report_columns(self, test: str | None, correction: str | None, alpha: float, ci: str | None = None,
                         **options: Any) -> dict[str, Any]:
-        """The columns of :meth:`to_frame` (:meth:`_summary_columns` and the tests' columns) as arrays and lists."""
+        """The columns of :meth:`to_frame` (:meth:`_summary_columns` and the tests' columns) as arrays and lists;
+        ``ci=None``: without ``ci_low``, ``ci_high``."""
         columns = self._summary_columns()
         tests = [self.tests(label, test, correction, alpha, **options) for label in self.results]
         n_pairs = len(self._pairs[0])
+        if ci is not None:
+            intervals = [self.intervals(label, ci, **options) for label in self.results]
+            columns["ci_low"] = np.concatenate([low for low, _ in intervals])
+            columns["ci_high"] = np.concatenate([high for _, high in intervals])
         columns["p_value"] = np.concatenate([res.pvalue for *_, res in tests])
         columns["p_adjusted"] = np.concatenate([res.adjusted for *_, res in tests])
         columns["significant"] = np.concatenate([res.significant for *_, res in tests]).astype(bool, copy=False)
         columns["test"] = [used for _, used, _, _ in tests for _ in range(n_pairs)]
         columns["correction"] = [used for _, _, used, _ in tests for _ in range(n_pairs)]
+        columns["family_size"] = np.repeat(np.array([res.family for *_, res in tests], dtype=np.int32), n_pairs)
         return columns
+
+    def intervals(self, method: Any = None, ci: str = "t", level: float = 0.95, n_resamples: int = 10_000,
+                  seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
+        """The confidence interval (``low``, ``high`` arrays over :attr:`pairs`) of each pair's mean per-query
+        value at ``level``: ``ci="t"``, Student's t (``scipy.stats.t.interval(level, n - 1, mean, sem)``, from the
+        pair sums), or ``"bootstrap"``, the percentile bootstrap over queries (``n_resamples``, ``seed``; needs the
+        per-query values) (:func:`prefeval.engine.significance.pair_intervals`)."""
+        r = self.result(method)
+        if ci not in stats.INTERVALS:
+            raise PrefevalError(f"unknown interval {ci!r}; choose one of {', '.join(stats.INTERVALS)}")
+        if ci == "bootstrap" and not r.kept:
+            raise PrefevalError(f"the bootstrap interval of {r.method.label} needs the per-query preferences; "
+                                "use prefeval.compare(..., per_query=True)")
+        X = r.pair_values(self._pairs) if ci == "bootstrap" else None
+        return pair_intervals(ci, X, self.pair_sums(r), level, n_resamples, seed)
 
     def _frame(self, columns: dict[str, Any]) -> pd.DataFrame:
         """A frame of columns from :meth:`_summary_columns` or :meth:`_report_columns`, the codes as categoricals."""
@@ -248,7 +278,9 @@ class Comparison:
 
     def ranking(self, method: Any = None, aggregate: str | None = None, ties: str = "shared",
                 **options: Any) -> pd.DataFrame:
-        """System ordering: columns ``rank, run, score`` (best first), plus ``level`` for MC4.
+        """System ordering: columns ``rank, run, score`` (best first), plus ``level`` for MC4. Runs with equal
+        scores (for MC4: the same level and the same mass within it) share one ``rank``, the best of them
+        (competition ranking, :func:`prefeval.core.aggregate.shared_ranks`); the order lists them by the tie rule.
 
         ``aggregate`` (default ``mc4`` for preferences, ``mean`` for metrics):
 
@@ -276,7 +308,7 @@ class Comparison:
         """
         r, aggregate, result = self._aggregation(method, aggregate, ties, **options)
         order = result.order
-        frame = pd.DataFrame({"rank": np.arange(1, len(order) + 1), "run": np.asarray(self.runs, dtype=object)[order],
+        frame = pd.DataFrame({"rank": _shared_ranks(result)[order], "run": np.asarray(self.runs, dtype=object)[order],
                               "score": result.score[order]})
         if result.level is not None:
             frame.insert(2, "level", result.level[order])
@@ -289,7 +321,7 @@ class Comparison:
         --aggregate`` writes."""
         _, _, result = self._aggregation(method, aggregate, ties, **options)
         order = result.order.tolist()
-        columns = {"rank": range(1, len(order) + 1), "run": [self.runs[k] for k in order]}
+        columns = {"rank": _shared_ranks(result)[order].tolist(), "run": [self.runs[k] for k in order]}
         if result.level is not None:
             columns["level"] = result.level[order].tolist()
         columns["score"] = result.score[order].tolist()
@@ -340,8 +372,16 @@ class Comparison:
         return 0
 
     def significance(self, method: Any = None, test: str | None = None, correction: str | None = None,
-                     alpha: float = 0.05, n_resamples: int = 10_000, seed: int | None = 0) -> pd.DataFrame:
-        """Per pair: ``mean``, ``statistic``, ``p_value``, ``p_adjusted``, ``significant`` (``p_adjusted <= alpha``).
+                     alpha: float = 0.05, n_resamples: int = 10_000, seed: int | None = 0,
+                     ci: str = "t") -> pd.DataFrame:
+        """Per pair: ``mean``, ``effect_size``, ``ci_low``, ``ci_high``, ``statistic``, ``p_value``, ``p_adjusted``,
+        ``significant`` (``p_adjusted <= alpha``).
+
+        ``effect_size``: mean / sd (``ddof = 1``) of the per-query values, the paired d_z on metric differences
+        (Sakai 2014 §5); ``ci_low``, ``ci_high``: the 95% interval of ``mean`` by ``ci`` (:meth:`intervals`).
+        An undefined test (fewer than two queries, every query tied, zero variance for the t test) has
+        ``p_value`` NaN, is never significant and is left out of the correction family; the frame's
+        ``attrs["family_size"]`` is the number of defined tests the correction ran over.
 
         ``test`` (default ``sign`` for preferences, ``t`` for metrics; all two-sided):
 
@@ -361,13 +401,17 @@ class Comparison:
         ``fdr_bh`` or ``none`` (:func:`prefeval.core.stats.adjust`); ``randomized_tukey_hsd`` accepts only ``none``.
         """
         r, test, correction, res = self.tests(method, test, correction, alpha, n_resamples, seed)
+        low, high = self.intervals(r.method.label, ci, n_resamples=n_resamples, seed=seed)
         frame = self._pair_frame(r.method.label)
         frame["mean"] = self.pair_sums(r).mean
+        frame["effect_size"] = res.effect_size
+        frame["ci_low"], frame["ci_high"] = low, high
         frame["statistic"] = res.statistic
         frame["p_value"] = res.pvalue
         frame["p_adjusted"] = res.adjusted
         frame["significant"] = res.significant
-        frame.attrs.update(method=r.method.label, test=test, correction=correction, alpha=alpha)
+        frame.attrs.update(method=r.method.label, test=test, correction=correction, alpha=alpha, ci=ci,
+                           family_size=res.family, undefined=res.undefined)
         return frame
 
     def tests(self, method: Any = None, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
@@ -394,15 +438,17 @@ class Comparison:
 
     def to_frame(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
                  **options: Any) -> pd.DataFrame:
-        """:meth:`summary` with the significance columns (``test``, ``p_value``, ``p_adjusted``, ``significant``)
-        of :meth:`significance` for every method (each method is its own family for the correction)."""
+        """:meth:`summary` with the columns of :meth:`significance` for every method: ``effect_size``, ``ci_low`` and
+        ``ci_high`` (with ``ci="t"`` or ``"bootstrap"``; none by default, as ``compare`` without ``--ci``),
+        ``p_value``, ``p_adjusted``, ``significant``, ``test``, ``correction``, and ``family_size``, the number of
+        defined tests of the method's correction family (each method is its own family)."""
         frame = self._frame(self._report_columns(test, correction, alpha, **options))
         frame.attrs.update(alpha=alpha)
         return frame
 
     def _queries_note(self) -> str:
         counts = sorted({len(r.query_ids) for r in self.results.values()})
-        return "/".join(str(c) for c in counts) + " queries"
+        return "/".join(str(c) for c in counts) + (" query" if counts == [1] else " queries")
 
     def to_markdown(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
                     digits: int = 3, **options: Any) -> str:
@@ -420,3 +466,11 @@ class Comparison:
                   digits: int = 3, **options: Any) -> str:
         """Plain aligned text: one row per pair, one column per method, ``*`` marks significant differences."""
         return _report.comparison_text(self, "table", test, correction, alpha, digits, **options)
+
+
+def _shared_ranks(result: agg.Aggregation) -> np.ndarray:
+    """The rank of each run (input order) of an aggregation, equal scores sharing one: by (level, score) for MC4,
+    else by score (:func:`prefeval.core.aggregate.shared_ranks`)."""
+    if result.level is not None:
+        return agg.shared_ranks(-np.asarray(result.level, dtype=np.float64), result.score)
+    return agg.shared_ranks(result.score)

@@ -10,7 +10,10 @@ The tests themselves are :mod:`prefeval.core.stats`; this module chooses among t
   streamed sums (:class:`~prefeval.core.reduce.PairSums`).
 
 :func:`pair_significance` runs the test and corrects the p-values over the family (Holm by default,
-:func:`prefeval.core.stats.adjust`).
+:func:`prefeval.core.stats.adjust`); an undefined test (p-value NaN: fewer than two queries, every query tied,
+zero variance) is left out of the family and never significant, and the family's size is the number of defined
+tests. Beside each p-value it gives the pair's effect size (:func:`prefeval.core.stats.effect_size_moments`, the
+paired d_z); :func:`pair_intervals` gives the confidence interval of each pair's mean difference.
 """
 
 from __future__ import annotations
@@ -39,12 +42,21 @@ def correction_for(test: str, correction: str | None) -> str:
 
 @dataclass(frozen=True)
 class PairTests:
-    """Per pair: ``statistic``, ``pvalue``, ``adjusted`` p-value and ``significant`` (``adjusted <= alpha``)."""
+    """Per pair: ``statistic``, ``pvalue`` (NaN: the test is undefined), ``adjusted`` p-value, ``significant``
+    (``adjusted <= alpha``; never for an undefined test) and ``effect_size`` (mean / sd of the per-query values,
+    NaN where undefined); ``family``: the size of the correction family, the number of defined tests."""
 
     statistic: np.ndarray
     pvalue: np.ndarray
     adjusted: np.ndarray
     significant: np.ndarray
+    effect_size: np.ndarray | None = None
+    family: int = 0
+
+    @property
+    def undefined(self) -> int:
+        """The number of pairs whose test is undefined (p-value NaN), left out of the family."""
+        return int(np.isnan(self.pvalue).sum())
 
 
 def pair_significance(test: str, X: np.ndarray | None, scores: np.ndarray, pairs: tuple[np.ndarray, np.ndarray],
@@ -71,6 +83,8 @@ def pair_significance(test: str, X: np.ndarray | None, scores: np.ndarray, pairs
     elif sums is not None and test == "sign":
         result = stats.sign_test_counts(sums.wins, sums.losses)
         statistic, pvalue, groups = result.statistic, result.pvalue, result.groups
+        if sums.n < stats.MIN_QUERIES:
+            pvalue = np.full_like(pvalue, np.nan)
     elif sums is not None and test == "t":
         result = stats.t_test_moments(sums.n, sums.mean, sums.m2, sums.ties == sums.n)
         statistic, pvalue = result.statistic, result.pvalue
@@ -78,4 +92,29 @@ def pair_significance(test: str, X: np.ndarray | None, scores: np.ndarray, pairs
         result = stats.paired_test(test, X, n_resamples=n_resamples, seed=seed)
         statistic, pvalue = result.statistic, result.pvalue
     adjusted, significant = stats.adjust(pvalue, correction, alpha, groups=groups)
-    return PairTests(statistic, pvalue, adjusted, significant)
+    return PairTests(statistic, pvalue, adjusted, significant, pair_effect_sizes(X, sums),
+                     stats.family_size(pvalue))
+
+
+def pair_effect_sizes(X: np.ndarray | None, sums: PairSums | None = None) -> np.ndarray | None:
+    """The effect size of each pair, mean / sd (``ddof = 1``) of its per-query values (the paired d_z on metric
+    differences, :func:`prefeval.core.stats.effect_size_moments`), from the pairs' ``sums`` when given, else from
+    ``X`` (pairs, Q); None without either."""
+    if sums is not None:
+        return stats.effect_size_moments(sums.n, sums.mean, sums.m2)
+    return None if X is None else stats.effect_size(X)
+
+
+def pair_intervals(ci: str, X: np.ndarray | None, sums: PairSums | None = None, level: float = 0.95,
+                   n_resamples: int = 10_000, seed: int | None = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The confidence interval of each pair's mean per-query value: ``ci="t"`` (:func:`prefeval.core.stats.t_interval`,
+    from ``sums`` when given) or ``"bootstrap"`` (:func:`prefeval.core.stats.bootstrap_interval` of ``X``, which it
+    needs: the per-query values, ``n_resamples``, ``seed``). Returns ``(low, high)``."""
+    if ci not in stats.INTERVALS:
+        raise PrefevalError(f"unknown interval {ci!r}; choose one of {', '.join(stats.INTERVALS)}")
+    if ci == "t" and sums is not None:
+        return stats.t_interval(sums.n, sums.mean, sums.m2, level)
+    if X is None:
+        raise PrefevalError("the bootstrap interval needs the per-query values; keep them "
+                            "(prefeval.compare(..., per_query=True))")
+    return stats.mean_interval(X, ci, level, n_resamples, seed)

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from prefeval.core import stats
 from prefeval.core.lazy import lazy_module
 from prefeval.data.inputs import run_name
 from prefeval.engine import holes
@@ -48,7 +49,11 @@ else:
 # is rendered, never for the computation
 _report = lazy_module("prefeval.report.run_table")
 
-__all__ = ["RunTable", "table", "run_letters"]
+__all__ = ["RunTable", "BaselineTables", "table", "run_letters", "letter_marks", "FAMILIES"]
+
+#: the correction families of a table: ``measure`` (default: per baseline and measure, the runs compared with the
+#: baseline or the pairs of runs) or ``table`` (every test of the table at once)
+FAMILIES = ("measure", "table")
 
 #: the level of the confidence intervals (``ci=True``)
 CI_LEVEL = 0.95
@@ -66,6 +71,12 @@ def run_letters(n: int) -> list[str]:
     return out
 
 
+def letter_marks(letters: list[str], n_runs: int) -> str:
+    """The letters of the runs a run is significantly better than, as one mark: run letters joined as they are up
+    to 26 runs (one letter each, ``abc``), separated by commas beyond (``a,bc``: ``abc`` would be ambiguous)."""
+    return ("," if n_runs > 26 else "").join(letters)
+
+
 def _run_names(runs: Any) -> list[str]:
     """The names :func:`prefeval.compare` gives ``runs`` (a mapping's keys, or file names), to check a baseline
     before any work."""
@@ -76,20 +87,15 @@ def _run_names(runs: Any) -> list[str]:
     return []
 
 
-def _interval(values: np.ndarray) -> tuple[float, float]:
-    """The Student-t confidence interval at :data:`CI_LEVEL` of the mean of ``values`` (NaN for fewer than two;
-    the mean itself when they do not vary)."""
-    n = len(values)
-    mean = float(np.mean(values)) if n else math.nan
-    if n < 2:
-        return math.nan, math.nan
-    sd = float(np.std(values, ddof=1))
-    if sd == 0:
-        return mean, mean
-    from scipy.stats import t as student_t  # deferred: scipy.stats is slow to import
-
-    half = float(student_t.ppf(0.5 + CI_LEVEL / 2, n - 1)) * sd / math.sqrt(n)
-    return mean - half, mean + half
+def _intervals(values: np.ndarray, ci: str, **options: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The :data:`CI_LEVEL` confidence intervals of the mean of each row of ``values`` (rows, Q) by ``ci``:
+    ``"t"`` (:func:`prefeval.core.stats.t_interval`, ``scipy.stats.t.interval``) or ``"bootstrap"`` (the percentile
+    bootstrap over queries, :func:`prefeval.core.stats.bootstrap_interval`, ``n_resamples`` and ``seed`` of
+    ``options``; all rows on the same resamples). NaN where undefined (fewer than two queries, no variation)."""
+    if values.shape[1] == 0:
+        return np.full(len(values), np.nan), np.full(len(values), np.nan)
+    return stats.mean_interval(values, ci, CI_LEVEL, n_resamples=options.get("n_resamples", 10_000),
+                               seed=options.get("seed", 0))
 
 
 class RunTable:
@@ -100,20 +106,28 @@ class RunTable:
     numbers were taken from."""
 
     def __init__(self, comparison: Comparison, columns: list[tuple[str, Method]], baseline: str | None,
-                 test: str | None, correction: str | None, alpha: float, ci: bool,
+                 test: str | None, correction: str | None, alpha: float, ci: bool | str,
                  judged: Method | None = None, **options: Any) -> None:
         self.comparison = comparison
         self.runs = list(comparison.runs)
         self.measures = [label for label, _ in columns]
+        #: ``ci``: None (no intervals), ``"t"`` or ``"bootstrap"`` (``True`` means ``"t"``)
+        ci = "t" if ci is True else (ci or None)
+        if ci is not None and ci not in stats.INTERVALS:
+            raise PrefevalError(f"ci must be one of {', '.join(stats.INTERVALS)} (or True for t); got {ci!r}")
         self.baseline, self.alpha, self.ci = baseline, alpha, ci
+        self.family = "measure"
         self._methods = dict(columns)
         S = len(self.runs)
         self.letters = run_letters(S) if baseline is None and S > 1 else []
         #: per measure label: the test and correction used (None without tests)
         self.tests: dict[str, tuple[str, str] | None] = {}
+        #: per measure label: the number of defined tests its correction ran over, and of undefined ones
+        self.family_sizes: dict[str, tuple[int, int]] = {}
         #: per (run, measure): the record of :meth:`to_frame`
         self._records: dict[tuple[str, str], dict[str, Any]] = {}
         self._values: dict[str, np.ndarray] = {}  # per measure: (Q, S) per-query values of the column
+        self._raw: dict[str, tuple[list[tuple[str, str]], np.ndarray, np.ndarray]] = {}  # pairs, p-values, direction
         self.queries = 0
         #: the columns of trec_eval's counts (num_q, num_ret, num_rel, num_rel_ret): sums, neither tested nor compared
         self.summed_columns = [label for label, method in columns if method.kind == "metric" and summed(method.measure)]
@@ -135,13 +149,11 @@ class RunTable:
             means = self._column_means(r, method)
             count = label in self.summed_columns
             for s, run in enumerate(self.runs):
-                record: dict[str, Any] = {"run": run, "measure": label, "mean": float(means[s])}
+                self._records[run, label] = {"run": run, "measure": label, "mean": float(means[s])}
                 if self.judged:
-                    record[self.judged_field] = self.judged[run]
-                if ci:
-                    record["ci_low"], record["ci_high"] = _interval(values[:, s]) if values is not None and not count \
-                        else (math.nan, math.nan)
-                self._records[run, label] = record
+                    self._records[run, label][self.judged_field] = self.judged[run]
+            if ci is not None:
+                self._add_intervals(label, values, view, count, **options)
             if S < 2:
                 self.tests[label] = None
                 continue
@@ -149,33 +161,72 @@ class RunTable:
                 self.tests[label] = None
                 for run in self.runs:
                     self._records[run, label].update(test=None, correction=None, **(
-                        {"p_value": math.nan, "p_adjusted": math.nan, "significant": None, "direction": 0}
+                        {"effect_size": math.nan, "p_value": math.nan, "p_adjusted": math.nan, "significant": None,
+                         "direction": 0, "family_size": None}
                         if baseline is not None else {"better_than": []}))
                 continue
             _, test_used, correction_used, res = view.tests(method.label, test, correction, alpha, **options)
             self.tests[label] = (test_used, correction_used)
             sums = view.pair_sums(r)
             direction = np.sign(sums.mean if test_used == "wilcoxon" else res.statistic)
+            self._raw[label] = (view.pairs, res.pvalue, direction)
             if baseline is not None:
                 for p, (run, _) in enumerate(view.pairs):
-                    record = self._records[run, label]
-                    record.update(p_value=float(res.pvalue[p]), p_adjusted=float(res.adjusted[p]),
-                                  significant=bool(res.significant[p]),
-                                  direction=int(direction[p]) if res.significant[p] else 0)
-                record = self._records[baseline, label]
-                record.update(p_value=math.nan, p_adjusted=math.nan, significant=None, direction=0)
-            else:
-                beaten: dict[str, list[str]] = {run: [] for run in self.runs}
-                for p, (a, b) in enumerate(view.pairs):
-                    if res.significant[p] and direction[p] > 0:
-                        beaten[a].append(b)
-                    elif res.significant[p] and direction[p] < 0:
-                        beaten[b].append(a)
-                order = {run: k for k, run in enumerate(self.runs)}
-                for run in self.runs:
-                    self._records[run, label]["better_than"] = sorted(beaten[run], key=order.__getitem__)
+                    self._records[run, label].update(effect_size=float(res.effect_size[p]))
+                self._records[baseline, label].update(effect_size=math.nan)
+            self._mark(label, res.adjusted, res.significant, res.family)
             for run in self.runs:
                 self._records[run, label].update(test=test_used, correction=correction_used)
+
+    def _add_intervals(self, label: str, values: np.ndarray | None, view: Comparison, count: bool,
+                       **options: Any) -> None:
+        """``ci_low``, ``ci_high`` of each run's mean in the column and, with a baseline, ``diff_ci_low``,
+        ``diff_ci_high`` of its mean difference with the baseline (a preference column: the same interval); all on
+        the same resamples for the bootstrap."""
+        S = len(self.runs)
+        b = self.runs.index(self.baseline) if self.baseline is not None else None
+        if values is None or count:
+            rows, n_diffs = None, 0
+        else:
+            rows = values.T
+            if b is not None and self._methods[label].kind == "metric":
+                diffs = (values - values[:, [b]]).T
+                rows = np.vstack([rows, diffs])
+        if rows is None:
+            low = high = np.full(2 * S, np.nan)
+        else:
+            low, high = _intervals(rows, self.ci, **options)
+        n_diffs = len(low) - S
+        for s, run in enumerate(self.runs):
+            record = self._records[run, label]
+            record["ci_low"], record["ci_high"] = float(low[s]), float(high[s])
+            if b is not None:
+                diff = (low[S + s], high[S + s]) if n_diffs > 0 else (low[s], high[s])
+                record["diff_ci_low"], record["diff_ci_high"] = (math.nan, math.nan) if s == b or count else \
+                    (float(diff[0]), float(diff[1]))
+
+    def _mark(self, label: str, adjusted: np.ndarray, significant: np.ndarray, family: int) -> None:
+        """Write the adjusted p-values of the column's tests (:attr:`_raw`) into its records: with a baseline
+        ``p_value``, ``p_adjusted``, ``significant`` and ``direction``; without, ``better_than``."""
+        pairs, pvalue, direction = self._raw[label]
+        self.family_sizes[label] = (family, int(np.isnan(pvalue).sum()))
+        if self.baseline is not None:
+            for p, (run, _) in enumerate(pairs):
+                self._records[run, label].update(
+                    p_value=float(pvalue[p]), p_adjusted=float(adjusted[p]), significant=bool(significant[p]),
+                    direction=int(direction[p]) if significant[p] else 0, family_size=family)
+            self._records[self.baseline, label].update(p_value=math.nan, p_adjusted=math.nan, significant=None,
+                                                       direction=0, family_size=family)
+            return
+        beaten: dict[str, list[str]] = {run: [] for run in self.runs}
+        for p, (a, b) in enumerate(pairs):
+            if significant[p] and direction[p] > 0:
+                beaten[a].append(b)
+            elif significant[p] and direction[p] < 0:
+                beaten[b].append(a)
+        order = {run: k for k, run in enumerate(self.runs)}
+        for run in self.runs:
+            self._records[run, label]["better_than"] = sorted(beaten[run], key=order.__getitem__)
 
     # -- numbers -------------------------------------------------------------------------------
 
@@ -242,21 +293,34 @@ class RunTable:
         out = ["run", "measure", "mean"] + ([self.judged_field] if self.judged else [])
         if self.ci:
             out += ["ci_low", "ci_high"]
+        if len(self.runs) > 1 and self.baseline is not None:
+            out += ["baseline", "effect_size"] + (["diff_ci_low", "diff_ci_high"] if self.ci else [])
         if len(self.runs) > 1:
             out += ["test", "correction"]
             out += ["p_value", "p_adjusted", "significant"] if self.baseline is not None else ["better_than"]
+            out += ["family", "family_size"] if self.baseline is not None else ["family"]
             if self.robust_fill is not None:
                 out.append("robust")
         return out
 
+    def family_text(self, measure: str) -> str:
+        """The family the adjusted p-values of the column ``measure`` were corrected over, in words."""
+        if self.family == "table":
+            return "table"
+        return f"{self.baseline}/{measure}" if self.baseline is not None else measure
+
     def rows(self) -> tuple[list[str], list[list[Any]]]:
         """Header and long-form rows (one per run and measure, runs in the given order) as Python values."""
         header = self.columns
-        return header, [[self._records[run, m].get(h) for h in header] for run in self.runs for m in self.measures]
+        extra = {"baseline": self.baseline}
+        return header, [[self._records[run, m].get(h, extra.get(h)) if h != "family" else (
+            self.family_text(m) if self.tests.get(m) else None)
+                         for h in header] for run in self.runs for m in self.measures]
 
     def to_frame(self) -> pd.DataFrame:
         """The long-form table ``run, measure, mean[, ci_low, ci_high][, test, correction, p_value, p_adjusted,
-        significant | better_than]``: one row per run and measure."""
+        significant | better_than]`` (with a baseline also ``baseline, effect_size[, diff_ci_low, diff_ci_high]`` and
+        ``family_size``; ``family`` names the correction family): one row per run and measure."""
         header, rows = self.rows()
         frame = pd.DataFrame(rows, columns=header)
         frame.attrs.update(baseline=self.baseline, alpha=self.alpha, queries=self.queries)
@@ -340,6 +404,63 @@ class RunTable:
         return self.to_string()
 
 
+def refamily(tables: list[RunTable], correction: str | None, alpha: float) -> None:
+    """Correct every test of ``tables`` (one per baseline) as one family (``family="table"``): the raw p-values of
+    all their columns, adjusted together by ``correction`` (default holm; undefined tests left out,
+    :func:`prefeval.core.stats.adjust`), written back into each column's records."""
+    parts = [(t, label) for t in tables for label in t._raw]
+    if not parts:
+        return
+    pvalues = np.concatenate([t._raw[label][1] for t, label in parts])
+    used = {t.tests[label][1] for t, label in parts}
+    if len(used) > 1:
+        raise PrefevalError(f"family='table' needs one correction for every column; got {', '.join(sorted(used))}")
+    adjusted, significant = stats.adjust(pvalues, next(iter(used)), alpha)
+    size = stats.family_size(pvalues)
+    start = 0
+    for t, label in parts:
+        n = len(t._raw[label][1])
+        t.family = "table"
+        t._mark(label, adjusted[start:start + n], significant[start:start + n], size)
+        start += n
+
+
+class BaselineTables:
+    """The run x measure table against several baselines (``table(..., baseline=[a, b])``): one :class:`RunTable`
+    per baseline (:attr:`parts`, sharing one comparison); its rows are theirs, each carrying its ``baseline``, and
+    its renderings one table per baseline."""
+
+    def __init__(self, parts: list[RunTable]) -> None:
+        self.parts = parts
+        self.baselines = [t.baseline for t in parts]
+        self.runs, self.measures = parts[0].runs, parts[0].measures
+
+    def part(self, baseline: str) -> RunTable:
+        """The table against ``baseline``."""
+        return self.parts[self.baselines.index(baseline)]
+
+    def rows(self) -> tuple[list[str], list[list[Any]]]:
+        """Header and long-form rows of every baseline's table, one after the other."""
+        header = self.parts[0].columns
+        return header, [row for t in self.parts for row in t.rows()[1]]
+
+    def to_frame(self) -> pd.DataFrame:
+        header, rows = self.rows()
+        return pd.DataFrame(rows, columns=header)
+
+    def to_text(self, fmt: str, digits: int = 4) -> str:
+        """Every baseline's table in ``fmt`` (the long-form formats: one set of rows)."""
+        return _report.baseline_tables_text(self, fmt, digits)
+
+    def to_string(self, digits: int = 4) -> str:
+        return self.to_text("table", digits)
+
+    def __str__(self) -> str:
+        return self.to_string()
+
+    __repr__ = __str__
+
+
 def _mean_matrix(comparison: Comparison, r: Any) -> np.ndarray:
     """The S x S matrix of mean preferences of ``r`` (row over column) from the comparison's pair sums."""
     S = len(comparison.runs)
@@ -350,9 +471,10 @@ def _mean_matrix(comparison: Comparison, r: Any) -> np.ndarray:
     return M
 
 
-def table(qrels: Any, runs: Any, measures: Any, baseline: str | None = None, test: str | None = None,
+def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test: str | None = None,
           correction: str | None = "holm", alpha: float = 0.05, rel: int | None = None, depth: int | None = None, *,
-          ci: bool = False, progress: bool = False, robust: bool = False, **options: Any) -> RunTable:
+          ci: bool | str = False, family: str = "measure", progress: bool = False, robust: bool = False,
+          **options: Any) -> RunTable | BaselineTables:
     """A run x measure table of means with significance (see the module docstring).
 
     ``qrels``, ``runs``: as :func:`prefeval.compare` (runs named by file name, or the keys of a dict).
@@ -361,18 +483,34 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | None = None, tes
     ``baseline``: a run name; ``test``: ``t``, ``sign``, ``wilcoxon``, ``permutation`` or ``randomized_tukey_hsd``
     (default: t for metrics, sign for preferences); ``correction``: ``holm`` (default), ``bonferroni``,
     ``fdr_bh`` or ``none``; ``alpha``; ``rel``: minimum relevant grade for the measures that take one; ``depth``:
-    truncate every run to its top ``depth`` documents; ``ci``: 95% confidence intervals of the means;
-    ``robust``: test every significant cell again under the other two readings of the unjudged documents
-    (:func:`prefeval.engine.holes.readings`; the ``robust`` field); ``options``: ``n_resamples`` and ``seed`` of
-    the randomised tests.
+    truncate every run to its top ``depth`` documents; ``ci``: 95% confidence intervals of the means and, with a
+    baseline, of the differences with it: ``"t"`` (or ``True``; ``scipy.stats.t.interval``) or ``"bootstrap"``
+    (percentile bootstrap over queries, ``n_resamples`` and ``seed`` of ``options``); ``options``:
+    ``n_resamples`` and ``seed`` of the randomised tests and the bootstrap; ``robust``: test every significant cell
+    again under the other two readings of the unjudged documents (:func:`prefeval.engine.holes.readings`; the
+    ``robust`` field).
+
+    ``baseline`` may be a list of run names: a :class:`BaselineTables`, one table per baseline, each row carrying
+    its ``baseline``. ``family``: ``"measure"`` (default) corrects the tests of each baseline and measure
+    together; ``"table"`` corrects every test of the table (all measures and baselines) as one family.
+    Undefined tests (fewer than two queries, every query tied, zero variance) have no p-value, are never
+    significant and are left out of the family; ``family_size`` counts the defined tests corrected together.
     """
     measures = method_list(measures, "measures", "['nDCG@10', 'AP', 'RPP']")
     check_run_options(rel, depth)
     if not 0 < alpha < 1:
         raise PrefevalError(f"alpha must be between 0 and 1; got {alpha}")
     names = _run_names(runs)
-    if baseline is not None and names and baseline not in names:
-        raise PrefevalError(f"baseline {baseline!r} is not one of the runs: {', '.join(names)}")
+    baselines = [baseline] if baseline is None or isinstance(baseline, str) else [str(b) for b in baseline]
+    if not baselines:
+        raise PrefevalError("baseline: give a run name or a non-empty list of run names")
+    if len(set(baselines)) < len(baselines):
+        raise PrefevalError(f"baseline: each run once; got {', '.join(map(str, baselines))}")
+    if family not in FAMILIES:
+        raise PrefevalError(f"family must be one of {', '.join(FAMILIES)}; got {family!r}")
+    for b in baselines:
+        if b is not None and names and b not in names:
+            raise PrefevalError(f"baseline {b!r} is not one of the runs: {', '.join(names)}")
     columns: list[tuple[str, Method]] = []
     computed: dict[str, Method] = {}  # one computation per distinct measure, whatever it is called
     for item in measures:
@@ -387,23 +525,31 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | None = None, tes
     singles = len(names) == 1 if names else False
     if singles and any(m.kind == "preference" for _, m in columns):
         raise PrefevalError("a preference column compares runs: give at least two runs")
-    keep = True if test in VALUE_TESTS else None  # the tests that need every per-query value
+    # the tests and the bootstrap need every per-query value
+    keep = True if test in VALUE_TESTS or ci == "bootstrap" else None
 
-    def compute(qrels: Any, runs: Any) -> RunTable:
+    def compute(qrels: Any, runs: Any) -> list[RunTable]:
         result = compare_methods(qrels, runs, list(computed.values()), progress=progress, per_query=keep,
                                  min_runs=1 if not any(m.kind == "preference" for m in computed.values()) else 2,
                                  baseline=None)
-        if baseline is not None and baseline not in result.runs:
-            raise PrefevalError(f"baseline {baseline!r} is not one of the runs: {', '.join(result.runs)}")
-        return RunTable(result, columns, baseline, test, correction, alpha, ci, judged, **options)
+        for b in baselines:
+            if b is not None and b not in result.runs:
+                raise PrefevalError(f"baseline {b!r} is not one of the runs: {', '.join(result.runs)}")
+        parts = [RunTable(result, columns, b, test, correction, alpha, ci, judged, **options) for b in baselines]
+        if family == "table":
+            refamily(parts, correction, alpha)
+        return parts
 
     if not robust:
-        return compute(qrels, runs)
-    fill_rel, fill_depth = 1 if rel is None else rel, FILL_DEPTH if depth is None else depth
-    qrels_df, frames, condensed, filled = holes.readings(qrels, runs, fill_rel, fill_depth)
-    out = compute(qrels_df, frames)
-    out.set_robust([compute(qrels_df, condensed), compute(filled, frames)], fill_rel, fill_depth)
-    return out
+        parts = compute(qrels, runs)
+    else:
+        fill_rel, fill_depth = 1 if rel is None else rel, FILL_DEPTH if depth is None else depth
+        qrels_df, frames, condensed, filled = holes.readings(qrels, runs, fill_rel, fill_depth)
+        parts = compute(qrels_df, frames)
+        others = [compute(qrels_df, condensed), compute(filled, frames)]
+        for k, part in enumerate(parts):
+            part.set_robust([other[k] for other in others], fill_rel, fill_depth)
+    return parts[0] if len(parts) == 1 and (baseline is None or isinstance(baseline, str)) else BaselineTables(parts)
 
 
 #: The depth within which ``table(robust=True)`` fills unjudged documents as relevant when the table has no ``depth``

@@ -28,10 +28,16 @@ import pandas as pd
 
 from prefeval.analysis.agreement import kendall_tau_b, ranking_values
 from prefeval.core import stats
-from prefeval.core.aggregate import AGGREGATES, TIES, check_iterations
+from prefeval.core.aggregate import AGGREGATES, TIES, check_iterations, shared_ranks
 from prefeval.core.reduce import PairSums
 from prefeval.core.stats import CORRECTIONS, TESTS
-from prefeval.engine.significance import VALUE_TESTS, PairTests, correction_for, pair_significance
+from prefeval.engine.significance import (
+    VALUE_TESTS,
+    PairTests,
+    correction_for,
+    pair_intervals,
+    pair_significance,
+)
 from prefeval.engine.table import table
 from prefeval.errors import PrefevalError
 from prefeval.pipeline.base import Origin, Plan, Step
@@ -65,7 +71,8 @@ class Aggregate(Step):
         "metric_test": Key("str", "t", "paired significance test for metrics", choices=TESTS),
         "correction": Key("str", "holm", "multiple-testing correction", choices=CORRECTIONS),
         "alpha": Key("float", 0.05, "significance level", minimum=0),
-        "baseline": Key("str", None, "the run others are tested against (default: the first run)"),
+        "baseline": Key("str|list[str]", None, "the run others are tested against (default: the first run); a "
+                        "list: versus_baseline has the rows of each, the report shows the first"),
         "robust": Key("bool", False, "test every comparison with the baseline again with unjudged documents removed "
                       "(condensed lists) and judged relevant (prefeval.table robust=True): column robust"),
     })
@@ -73,7 +80,7 @@ class Aggregate(Step):
     PROVIDES = frozenset({"rankings", "significance"})
 
     def __init__(self, rankings: Sequence[str] | str = ("mc4", "borda"), test: str = "sign", metric_test: str = "t",
-                 correction: str = "holm", alpha: float = 0.05, baseline: str | None = None,
+                 correction: str = "holm", alpha: float = 0.05, baseline: str | Sequence[str] | None = None,
                  ties: str = "shared", iterations: int | None = None, robust: bool = False,
                  origin: Origin | None = None) -> None:
         super().__init__(origin)
@@ -103,23 +110,36 @@ class Aggregate(Step):
             raise self.error("iterations", str(exc).removeprefix("it=").removeprefix("it ")) from None
         if not 0 < float(self.alpha) < 1:
             raise self.error("alpha", f"must be between 0 and 1, got {self.alpha!r}")
-        if self.baseline is not None and self.baseline not in plan.run_names:
-            close = difflib.get_close_matches(str(self.baseline), plan.run_names, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise self.error("baseline", f"no run is named {self.baseline!r}{hint}; runs: {', '.join(plan.run_names)}")
+        for baseline in self.baselines:
+            if baseline not in plan.run_names:
+                close = difflib.get_close_matches(str(baseline), plan.run_names, n=1)
+                hint = f" (did you mean {close[0]!r}?)" if close else ""
+                raise self.error("baseline", f"no run is named {baseline!r}{hint}; runs: {', '.join(plan.run_names)}")
+
+    @property
+    def baselines(self) -> list[str]:
+        """The baselines given (none: the first run is the baseline)."""
+        if self.baseline is None:
+            return []
+        return [self.baseline] if isinstance(self.baseline, str) else [str(b) for b in self.baseline]
 
     def run(self, context: PipelineContext, progress: Progress) -> None:
         with progress.stage("aggregation"):
             runs = list(context.runs)
-            context.baseline = self.baseline or (runs[0] if runs else None)
-            rows: list[dict[str, Any]] = []
-            if context.per_query is not None and context.baseline is not None:
-                rows += _metrics_vs_baseline(context, self.metric_test, self.correction, self.alpha)
-            if context.comparison is not None and context.baseline is not None:
-                rows += _preferences_vs_baseline(context, self.test, self.correction, self.alpha)
-            context.versus_baseline = pd.DataFrame(rows, columns=_VS_COLUMNS)
+            baselines = self.baselines or runs[:1]
+            context.baseline = baselines[0] if baselines else None
+            frames = []
+            for baseline in baselines:  # one family per baseline and measure
+                rows: list[dict[str, Any]] = []
+                if context.per_query is not None:
+                    rows += _metrics_vs_baseline(context, self.metric_test, self.correction, self.alpha, baseline)
+                if context.comparison is not None:
+                    rows += _preferences_vs_baseline(context, self.test, self.correction, self.alpha, baseline)
+                frames.append(pd.DataFrame(rows, columns=_VS_COLUMNS).assign(baseline=baseline))
+            context.versus_baseline = pd.concat(frames, ignore_index=True) if frames else \
+                pd.DataFrame(columns=_VS_COLUMNS)
             if self.robust and not context.versus_baseline.empty:
-                context.versus_baseline["robust"] = self._robust(context)
+                context.versus_baseline["robust"] = self._robust(context, baselines)
             context.rankings = _rankings(context, self.rankings, self.ties, self.iterations)
             context.kendall_tau = kendall_tau_table(context.rankings, _truth(context))
             context.significance = {
@@ -130,25 +150,25 @@ class Aggregate(Step):
         context.settings["aggregate"] = {**self.options(), "baseline": context.baseline}
 
 
-    def _robust(self, context: PipelineContext) -> list[bool | None]:
+    def _robust(self, context: PipelineContext, baselines: list[str]) -> list[bool | None]:
         """Each row's ``robust`` as :func:`prefeval.table` with ``robust=True`` finds it (the metrics with
         ``metric_test``, the preferences with ``test``): True / False for a comparison significant there, else None."""
-        found: dict[tuple[str, str, str], Any] = {}
+        found: dict[tuple[str, str, str, str], Any] = {}
         for kind, names, test in (("metric", context.measures, self.metric_test),
                                   ("preference", context.methods, self.test)):
-            if not names:
-                continue
-            result = table(context.qrels, context.runs, names, baseline=context.baseline, test=test,
-                           correction=self.correction, alpha=self.alpha, rel=context.rel, robust=True)
-            for name in names:
-                for run in result.runs:
-                    found[kind, name, run] = result.record(run, name).get("robust")
+            for baseline in baselines if names else []:
+                result = table(context.qrels, context.runs, names, baseline=baseline, test=test,
+                               correction=self.correction, alpha=self.alpha, rel=context.rel, robust=True)
+                for name in names:
+                    for run in result.runs:
+                        found[kind, name, run, baseline] = result.record(run, name).get("robust")
         vs = context.versus_baseline
-        return [found.get((k, m, r)) for k, m, r in zip(vs["kind"], vs["method"], vs["run"])]
+        return [found.get(key) for key in zip(vs["kind"], vs["method"], vs["run"], vs["baseline"])]
 
 
 _VS_COLUMNS = ["kind", "method", "run", "value", "wins", "ties", "losses", "queries", "test", "statistic",
-               "p_value", "p_adjusted", "significant"]
+               "p_value", "p_adjusted", "significant", "baseline", "difference", "effect_size", "ci_low", "ci_high",
+               "correction", "family_size"]
 
 
 def _family(kind: str, method: str, runs: list[str], values: list[float], X: np.ndarray, test: str,
@@ -159,23 +179,32 @@ def _family(kind: str, method: str, runs: list[str], values: list[float], X: np.
     if not runs:
         return []
     wins, losses, ties = stats.wins_losses_ties(X)
-    tests = pair_significance(test, X, scores, pairs, correction_for(test, correction), alpha,
-                              family_statistic=X.mean(axis=1))
-    return _rows(kind, method, runs, values, wins, ties, losses, X.shape[1], test, tests)
+    used = correction_for(test, correction)
+    tests = pair_significance(test, X, scores, pairs, used, alpha, family_statistic=X.mean(axis=1))
+    return _rows(kind, method, runs, values, wins, ties, losses, X.shape[1], test, tests, used,
+                 X.mean(axis=1), pair_intervals("t", X))
 
 
 def _rows(kind: str, method: str, runs: list[str], values: Any, wins: Any, ties: Any, losses: Any, queries: int,
-          test: str, tests: PairTests) -> list[dict[str, Any]]:
-    """The rows (:data:`_VS_COLUMNS`) of one family of comparisons with the baseline, one per run."""
+          test: str, tests: PairTests, correction: str, difference: Any,
+          interval: tuple[np.ndarray, np.ndarray]) -> list[dict[str, Any]]:
+    """The rows (:data:`_VS_COLUMNS`) of one family of comparisons with the baseline, one per run: ``difference``
+    the mean per-query difference with the baseline (a preference: the mean preference), ``effect_size`` its
+    paired d_z, ``ci_low``/``ci_high`` its 95% Student-t interval; ``family_size`` the defined tests corrected
+    together (an undefined test: p-values NaN, never significant)."""
     return [{"kind": kind, "method": method, "run": run, "value": float(value), "wins": int(w), "ties": int(t),
              "losses": int(lo), "queries": int(queries), "test": test, "statistic": float(st),
-             "p_value": float(p), "p_adjusted": float(a), "significant": bool(sig)}
-            for run, value, w, t, lo, st, p, a, sig in zip(runs, values, wins, ties, losses, tests.statistic,
-                                                            tests.pvalue, tests.adjusted, tests.significant)]
+             "p_value": float(p), "p_adjusted": float(a), "significant": bool(sig),
+             "difference": float(d), "effect_size": float(e), "ci_low": float(lo_), "ci_high": float(hi),
+             "correction": correction, "family_size": tests.family}
+            for run, value, w, t, lo, st, p, a, sig, d, e, lo_, hi in zip(
+                runs, values, wins, ties, losses, tests.statistic, tests.pvalue, tests.adjusted, tests.significant,
+                difference, tests.effect_size, *interval)]
 
 
-def _metrics_vs_baseline(context: PipelineContext, test: str, correction: str, alpha: float) -> list[dict[str, Any]]:
-    baseline, rows = context.baseline, []
+def _metrics_vs_baseline(context: PipelineContext, test: str, correction: str, alpha: float,
+                         baseline: str) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
     means = context.means_table()
     others = [r for r in context.runs if r != baseline]
     for measure in context.measures:
@@ -190,8 +219,8 @@ def _metrics_vs_baseline(context: PipelineContext, test: str, correction: str, a
 
 
 def _preferences_vs_baseline(context: PipelineContext, test: str, correction: str,
-                             alpha: float) -> list[dict[str, Any]]:
-    baseline, rows = context.baseline, []
+                             alpha: float, baseline: str) -> list[dict[str, Any]]:
+    rows: list[dict[str, Any]] = []
     runs = context.comparison.runs
     others = [r for r in context.runs if r != baseline]
     pairs = _baseline_pairs(runs, others, baseline)
@@ -212,9 +241,10 @@ def _family_of_sums(method: str, runs: list[str], sums: PairSums, test: str, cor
     """:func:`_family` of preferences from the pairs' sums (sign, t and randomized Tukey HSD tests)."""
     if not runs:
         return []
-    tests = pair_significance(test, None, scores, pairs, correction_for(test, correction), alpha,
-                              family_statistic=sums.mean, sums=sums)
-    return _rows("preference", method, runs, sums.mean, sums.wins, sums.ties, sums.losses, sums.n, test, tests)
+    used = correction_for(test, correction)
+    tests = pair_significance(test, None, scores, pairs, used, alpha, family_statistic=sums.mean, sums=sums)
+    return _rows("preference", method, runs, sums.mean, sums.wins, sums.ties, sums.losses, sums.n, test, tests,
+                 used, sums.mean, pair_intervals("t", None, sums))
 
 
 def _baseline_pairs(columns: list[str], others: list[str], baseline: str) -> tuple[np.ndarray, np.ndarray]:
@@ -258,7 +288,9 @@ def confidence_interval(values: np.ndarray, level: float = 0.95) -> float:
 
 def ranking_frame(obj: Any) -> pd.DataFrame:
     """Normalise a ranking (DataFrame with ``run``/``score`` columns or run index, or a Series run -> score)
-    to ``rank, run, score`` in ranked order (plus MC4's ``level`` column when present)."""
+    to ``rank, run, score`` in ranked order (plus MC4's ``level`` column when present). A given ``rank`` is kept
+    (tied runs share one); without one, the rank is computed from ``score`` (and ``level``), equal values sharing
+    one (:func:`prefeval.core.aggregate.shared_ranks`)."""
     if isinstance(obj, pd.Series):
         frame = obj.rename("score").rename_axis("run").reset_index()
     else:
@@ -269,9 +301,13 @@ def ranking_frame(obj: Any) -> pd.DataFrame:
             numeric = [c for c in frame.columns if c not in ("run", "rank") and pd.api.types.is_numeric_dtype(frame[c])]
             frame["score"] = frame[numeric[0]] if numeric else np.nan
     if "rank" in frame.columns:
-        frame = frame.sort_values("rank", kind="stable")
-    frame = frame.reset_index(drop=True)
-    frame["rank"] = np.arange(1, len(frame) + 1)
+        frame = frame.sort_values("rank", kind="stable").reset_index(drop=True)
+    else:
+        frame = frame.reset_index(drop=True)
+        keys = ([-frame["level"].to_numpy(dtype=np.float64)] if "level" in frame.columns else []) + \
+            [frame["score"].to_numpy(dtype=np.float64)]
+        frame["rank"] = shared_ranks(*keys)
+        frame = frame.sort_values("rank", kind="stable").reset_index(drop=True)
     return frame[["rank", "run", *(["level"] if "level" in frame.columns else []), "score"]]
 
 
@@ -283,8 +319,8 @@ def _rankings(context: PipelineContext, aggregates: list[str], ties: str = "shar
         if measure in means.columns:
             col = means[measure]
             order = sorted(col.index, key=lambda r: (-col[r], r))
-            out[f"{measure} (mean)"] = pd.DataFrame({"rank": np.arange(1, len(order) + 1), "run": order,
-                                                     "score": [float(col[r]) for r in order]})
+            scores = np.array([float(col[r]) for r in order])
+            out[f"{measure} (mean)"] = pd.DataFrame({"rank": shared_ranks(scores), "run": order, "score": scores})
     if context.comparison is not None:
         for method in context.methods:
             for aggregate in aggregates:

@@ -60,6 +60,8 @@ class PipelineContext:
     rankings: dict[str, pd.DataFrame] = field(default_factory=dict)
     kendall_tau: pd.DataFrame | None = None
     significance: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: per (preference, metric, pair of runs): the queries where the two disagree (:mod:`prefeval.pipeline.findings`)
+    disagreements: list[dict[str, Any]] | None = None
     analysis: dict[str, dict[str, Any]] = field(default_factory=dict)
     check: dict[str, Any] | None = None
     out_dir: Path | None = None

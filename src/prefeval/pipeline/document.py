@@ -17,15 +17,18 @@ import pandas as pd
 from prefeval.engine.significance import FAMILY_WISE_TESTS
 from prefeval.pipeline.aggregate_step import TRUTH
 from prefeval.pipeline.context import PipelineContext
+from prefeval.pipeline.findings import (
+    CORRECTION_NAMES,
+    TEST_NAMES,
+    disagreement_blocks,
+    disagreements,
+    headline_blocks,
+)
 from prefeval.report.document import Block
 from prefeval.report.text import DOWN, UP, fmt, fmt_p, plural
 
 __all__ = ["Block", "QueryCounts", "build", "TEST_NAMES", "MAX_MATRIX_RUNS", "ANALYSIS_COLUMNS"]
 
-TEST_NAMES = {"sign": "sign test", "t": "paired t-test", "wilcoxon": "Wilcoxon signed-rank test",
-              "permutation": "paired permutation test", "randomized_tukey_hsd": "randomised Tukey HSD"}
-CORRECTION_NAMES = {"holm": "Holm correction", "bonferroni": "Bonferroni correction",
-                    "fdr_bh": "Benjamini-Hochberg correction", "none": "no correction"}
 #: Mean-preference matrices are printed as tables up to this many runs (always drawn as heatmaps).
 MAX_MATRIX_RUNS = 8
 #: The Kendall's tau table shows every ranking as a column up to this many rankings (else metrics and truth).
@@ -98,6 +101,8 @@ class QueryCounts:
 
 def _p_text(p: float) -> str:
     text = fmt_p(p)
+    if text == "–":
+        return "p undefined"
     return f"p{text}" if text.startswith("<") else f"p={text}"
 
 
@@ -132,11 +137,13 @@ def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | No
         blocks.append(Block("text", simulated_notice(context), key="simulated"))
     if context.description:
         blocks.append(Block("text", context.description))
+    blocks += [Block.from_json(b) for b in headline_blocks(context, digits)]
     blocks += _overview(context, counts)
     blocks += _checks(context)
     blocks += _effectiveness(context, digits, images, counts)
     blocks += _preferences(context, digits, images, formats, counts)
     blocks += _rankings(context, digits, formats)
+    blocks += [Block.from_json(b) for b in disagreement_blocks(context, disagreements(context), formats)]
     blocks += _analysis(context, digits, images)
     return blocks
 
@@ -201,9 +208,12 @@ def _checks(context: PipelineContext) -> list[Block]:
 
 
 def _versus(context: PipelineContext, kind: str) -> pd.DataFrame:
+    """The rows of ``versus_baseline`` of ``kind`` against the report's baseline (the first one given)."""
     vs = context.versus_baseline
     if vs is None or vs.empty:
         return pd.DataFrame(columns=["method", "run"])
+    if "baseline" in vs.columns:
+        vs = vs[vs["baseline"] == context.baseline]
     return vs[vs["kind"] == kind]
 
 
@@ -213,8 +223,13 @@ def _explain(context: PipelineContext, kind: str) -> str:
     correction = "" if test in FAMILY_WISE_TESTS else \
         f", {CORRECTION_NAMES[agg.get('correction', 'none')]} over the " \
         f"{plural(len(context.runs) - 1, 'comparison')} with the baseline"
+    vs = _versus(context, kind)
+    undefined = int(vs["p_value"].isna().sum()) if "p_value" in vs.columns else 0
+    left_out = (f" {plural(undefined, 'test')} undefined (fewer than two queries, every query tied or zero "
+                "variance): no p-value, never marked, left out of the correction." if undefined else "")
     return (f"{UP}/{DOWN}: significantly better/worse than the baseline `{context.baseline}` "
-            f"({TEST_NAMES.get(test, test)}{correction}, α = {agg.get('alpha')})." + _robust_text(context, kind))
+            f"({TEST_NAMES.get(test, test)}{correction}, per measure, α = {agg.get('alpha')}).{left_out}"
+            + _robust_text(context, kind))
 
 
 def _robust_text(context: PipelineContext, kind: str) -> str:
@@ -223,7 +238,7 @@ def _robust_text(context: PipelineContext, kind: str) -> str:
     vs = context.versus_baseline
     if vs is None or "robust" not in vs.columns:
         return ""
-    judged = vs[(vs["kind"] == kind) & vs["robust"].notna()]
+    judged = vs[(vs["kind"] == kind) & vs["robust"].notna() & (vs["baseline"] == context.baseline)]
     robust = int((judged["robust"] == True).sum())  # noqa: E712 (an object column of True / False / None)
     return (f" {robust} of {plural(len(judged), 'significant difference')} (as prefeval.table finds them) are robust "
             "to the unjudged documents: significant in the same direction with them read as non-relevant, removed "
@@ -345,7 +360,8 @@ def _preferences(context: PipelineContext, digits: int, images: dict[str, str],
     blocks += [Block("heading", "All pairs", level=3),
                Block("text", f"Significant pairs: pairs of runs whose preference differs significantly from 0 "
                              f"({TEST_NAMES.get(agg.get('test'), '')}, {correction} over all "
-                             f"{plural(pairs, 'pair')}, α = {agg.get('alpha')}). Ties: share of (query, pair) "
+                             f"{plural(pairs, 'pair')}, α = {agg.get('alpha')}).{_undefined_note(context)} "
+                             "Ties: share of (query, pair) "
                              "comparisons that are tied. Max |mean preference|: the largest mean preference of one "
                              "run over another, in absolute value."
                              + _files_note(formats, "preferences.csv", " Per-pair figures are in {}.")),
@@ -382,6 +398,23 @@ MC4_NOTE = (" MC4 scores are a level and a mass: the level is the round of "
             "scores sum to 1; with a fixed number of iterations all runs are on level 1).")
 
 
+def _undefined_note(context: PipelineContext) -> str:
+    """The sentence on the all-pairs tests that are undefined (left out of their family), empty when none is."""
+    undefined = {m: int(sig["p_value"].isna().sum()) for m, sig in context.significance.items() if "p_value" in sig}
+    if not any(undefined.values()):
+        return ""
+    parts = ", ".join(f"{m}: {n}" for m, n in undefined.items() if n)
+    return (f" Undefined tests (too few queries, every query tied or zero variance; no p-value, never significant, "
+            f"left out of the family): {parts}.")
+
+
+def _ranked_run(frame: pd.DataFrame, i: int) -> str:
+    """Row ``i`` of a ranking: the run, and "(tied at k)" when another run shares its rank ``k``."""
+    run, rank = str(frame["run"].iloc[i]), int(frame["rank"].iloc[i])
+    shared = int((frame["rank"] == rank).sum()) > 1
+    return f"{run} (tied at {rank})" if shared else run
+
+
 def _rankings(context: PipelineContext, digits: int, formats: Sequence[str]) -> list[Block]:
     if not context.rankings:
         return []
@@ -395,7 +428,7 @@ def _rankings(context: PipelineContext, digits: int, formats: Sequence[str]) -> 
         cells = [str(i + 1)]
         for label in labels:
             frame = context.rankings[label]
-            cells.append(str(frame.iloc[i]["run"]) if i < len(frame) else "")
+            cells.append(_ranked_run(frame, i) if i < len(frame) else "")
         if truth_order:
             ordered = [r for r in truth_order if r in context.runs]
             cells.append(ordered[i] if i < len(ordered) else "")
@@ -404,6 +437,9 @@ def _rankings(context: PipelineContext, digits: int, formats: Sequence[str]) -> 
               Block("text", "Runs ordered by every method side by side: metrics by their mean, preference "
                             "methods by each rank aggregation (in parentheses)."
                             + (" The last column is the true order of the simulation." if truth_order else "")
+                            + " Runs with equal scores (for MC4: the same level and mass) share one rank, shown as "
+                              "\"(tied at k)\""
+                            + _files_note(formats, "rankings.csv", "; {} give every run its rank") + "."
                             + (MC4_NOTE if any("level" in f.columns for f in context.rankings.values()) else "")),
               Block("table", header=header, rows=rows, text="System rankings", label="tab:rankings",
                     align="r" + "l" * (len(header) - 1))]
@@ -454,7 +490,8 @@ ANALYSIS_COLUMNS: dict[tuple[str, str], dict[str, str]] = {
         "reference": "the metric it is compared with",
         "systems": "the runs ranked",
         "tau": "Kendall's τ-b between the two system rankings",
-        "p_value": "its two-sided p-value"},
+        "p_value": "its two-sided p-value",
+        "p_method": "exact, or scipy's normal approximation (forced by ties: then p need not follow τ's order)"},
     ("power", "discriminative_power"): {
         "method": "the preference method or metric",
         "kind": "preference or metric",
@@ -462,8 +499,9 @@ ANALYSIS_COLUMNS: dict[tuple[str, str], dict[str, str]] = {
         "correction": "the multiple-comparison correction",
         "alpha": "the significance level",
         "pairs": "the pairs of runs tested",
+        "undefined": "pairs whose test is undefined (too few queries, every query tied, zero variance)",
         "significant": "those found significantly different",
-        "fraction": "significant / pairs"},
+        "fraction": "significant / defined pairs (pairs - undefined)"},
     ("robustness", "label_degradation"): {
         "policy": "how relevance labels are removed",
         "fraction_removed": "the share of relevant labels removed",
@@ -505,6 +543,38 @@ ANALYSIS_COLUMNS: dict[tuple[str, str], dict[str, str]] = {
         "measure": "the metric",
         "*": "the balancing index B(n) for runs of length n (None: no balance point)"},
 }
+
+
+#: What each table of the built-in analyses shows (its caption); a table not listed is captioned by its analysis and
+#: part names (:func:`analysis_caption`).
+ANALYSIS_CAPTIONS: dict[tuple[str, str], str] = {
+    ("ties", "ties"): "Tied per-query comparisons of the pairs of runs, per preference method and metric",
+    ("agreement", "sign_agreement"): "Per-query sign agreement of each preference method with each metric's "
+                                     "difference, over the pairs of runs",
+    ("agreement", "system_agreement"): "Pairs of runs each preference method orders as each metric does "
+                                       "(mean preference against mean difference)",
+    ("agreement", "kendall_tau"): "Kendall's τ between each preference method's and each metric's ranking of the runs",
+    ("power", "discriminative_power"): "Discriminative power: the share of pairs of runs each method separates "
+                                       "significantly, over the defined tests",
+    ("robustness", "label_degradation"): "Ties, agreement and ranking stability as relevance labels are removed",
+    ("robustness", "query_subsampling"): "Ranking stability as queries are removed",
+    ("tie_probability", "by_corpus_size"): "Probability that two random rankings tie, by the number of items ranked",
+    ("tie_probability", "by_relevant_count"): "Probability that two random rankings tie, by the number of relevant "
+                                              "items",
+    ("worst_case", "worst_case_agreement"): "How often each metric orders random ranking pairs as the worst case does",
+    ("unanimity", "metric_unanimity"): "Metric unanimity of each metric against the others",
+    ("unanimity_grid", "metric_unanimity_grid"): "Metric unanimity over the parameter grid of Amigó et al. (2018)",
+    ("balancing", "balancing_index"): "Balancing index of each metric by run length",
+}
+
+
+def analysis_caption(analysis: str, part: str) -> str:
+    """The caption of an analysis table or figure: what it shows (:data:`ANALYSIS_CAPTIONS`), else the analysis
+    and part names (once when they are equal)."""
+    known = ANALYSIS_CAPTIONS.get((analysis, part))
+    if known is not None:
+        return known
+    return analysis if analysis == part else f"{analysis}: {part}"
 
 
 def column_note(analysis: str, part: str, columns: Sequence[str]) -> str:
@@ -553,10 +623,10 @@ def _analysis(context: PipelineContext, digits: int, images: dict[str, str]) -> 
                     blocks.append(Block("text", f"**{part}**"))
                 columns = [str(c) for c in frame.columns]
                 blocks.append(Block("table", header=columns, rows=rows,
-                                    text=f"{name}: {part}", label=f"tab:analysis-{len(blocks)}", align=align))
+                                    text=analysis_caption(name, part), label=f"tab:analysis-{len(blocks)}", align=align))
                 blocks.append(Block("text", column_note(name, part, columns)))
             elif f"analysis:{name}:{part}" in images:
-                blocks.append(Block("image", text=f"{name}: {part}", label=images[f"analysis:{name}:{part}"],
+                blocks.append(Block("image", text=analysis_caption(name, part), label=images[f"analysis:{name}:{part}"],
                                     key=f"analysis:{name}:{part}"))
             elif isinstance(value, (str, int, float, bool)):
                 blocks.append(Block("text", f"{part}: {fmt(value, digits) if isinstance(value, float) else value}"))

@@ -226,7 +226,8 @@ def _write_csvs(context: PipelineContext, out: Path, written: list[Path]) -> Non
 
 
 def preference_summary(context: PipelineContext) -> pd.DataFrame:
-    """Per method and pair: the comparison summary joined with the all-pairs significance columns."""
+    """Per method and pair: the comparison summary joined with the all-pairs significance columns, and the family
+    the adjusted p-values were corrected over (``test``, ``correction``, ``family_size``: the defined tests)."""
     summary = context.comparison.summary()
     frames = []
     for method in context.methods:
@@ -234,7 +235,8 @@ def preference_summary(context: PipelineContext) -> pd.DataFrame:
         sig = context.significance.get(method)
         if sig is not None and not sig.empty:
             extra = [c for c in sig.columns if c not in part.columns or c in ("run_a", "run_b")]
-            part = part.merge(sig[extra], on=["run_a", "run_b"], how="left")
+            family = {k: sig.attrs[k] for k in ("test", "correction", "family_size") if k in sig.attrs}
+            part = part.merge(sig[extra], on=["run_a", "run_b"], how="left").assign(**family)
         frames.append(part)
     return pd.concat(frames, ignore_index=True) if frames else summary
 

@@ -169,6 +169,8 @@ def terminal_summary(context: PipelineContext) -> str:
     if best:
         lines.append("  best by mean: " + "; ".join(best))
     vs = context.versus_baseline
+    if vs is not None and "baseline" in vs.columns:
+        vs = vs[vs["baseline"] == context.baseline]  # the first baseline, as the report
     if vs is not None and not vs.empty:
         better = vs[vs["significant"] & (vs["statistic"] > 0)]
         worse = vs[vs["significant"] & (vs["statistic"] < 0)]

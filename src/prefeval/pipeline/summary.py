@@ -17,6 +17,7 @@ import pandas as pd
 from prefeval._version import __version__
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.document import QueryCounts
+from prefeval.pipeline.findings import disagreements
 from prefeval.report.document import Block
 from prefeval.report.plots import is_figure
 
@@ -86,6 +87,7 @@ def build_summary(context: PipelineContext, files: list[str], blocks: list[Block
         "versus_baseline": context.versus_baseline if context.versus_baseline is not None else [],
         "preferences": preferences,
         "rankings": {label: frame for label, frame in context.rankings.items()},
+        "disagreements": disagreements(context),
         "kendall_tau": ({a: {b: context.kendall_tau.loc[a, b] for b in context.kendall_tau.columns}
                          for a in context.kendall_tau.index} if context.kendall_tau is not None else {}),
         "analysis": {name: {part: value for part, value in parts.items() if not is_figure(value)}

@@ -34,12 +34,14 @@ def comparison_grid(c: Any, test: str | None = None, correction: str | None = No
         means = c.pair_sums(r).mean.tolist()
         columns.append([Cell(f"{v:+.{digits}f}", "*" if significant else "", number=True)
                         for v, significant in zip(means, res.significant.tolist())])
-        used.append((label, test_used, correction_used))
+        used.append((label, test_used, correction_used, res.undefined))
     rows = [[Cell(a), Cell(b), *(cells[p] for cells in columns)] for p, (a, b) in enumerate(c.pairs)]
     n = len(c.pairs)
     family = (f"the {n} pair{'s' if n != 1 else ''} with the baseline {c.baseline}" if c.baseline is not None
               else f"all {n} pair{'s' if n != 1 else ''}")
-    tests = "; ".join(f"{label}: {describe_test(t, k, family)}" for label, t, k in used)
+    tests = "; ".join(f"{label}: {describe_test(t, k, family)}"
+                      + (f", {u} undefined test{'s' if u != 1 else ''} left out (no p-value, never *)" if u else "")
+                      for label, t, k, u in used)
     note = (f"Mean per-query preference of run_a over run_b over {c._queries_note()} "
             f"(positive: run_a preferred); * = significant at alpha={alpha} ({tests}).")
     header = ["run_a", "run_b", *c.methods]

@@ -200,6 +200,17 @@ def _heatmap_cells(pairs: pd.DataFrame) -> dict[tuple[str, str], dict[str, float
     return cells
 
 
+def pairs_family(pairs: pd.DataFrame) -> str:
+    """The family of a method's all-pairs adjusted p-values, from its ``test``, ``correction`` and ``family_size``
+    columns: ``"sign test, holm correction over the 66 defined tests of all 66 pairs"``; empty without them."""
+    if not {"test", "correction", "family_size"} <= set(pairs.columns) or pairs.empty:
+        return ""
+    test, correction, size = str(pairs["test"].iloc[0]), str(pairs["correction"].iloc[0]), int(pairs["family_size"].iloc[0])
+    if correction == "none":
+        return f"{test} test, no correction"
+    return f"{test} test, {correction} correction over the {size} defined tests of all {len(pairs)} pairs"
+
+
 def _png(data: bytes, alt: str) -> str:
     return f'<img src="data:image/png;base64,{base64.b64encode(data).decode("ascii")}" alt="{escape(alt, True)}">'
 
@@ -217,7 +228,8 @@ def _figure(block: Block, inputs: HtmlInputs, number: int) -> str:
             body = (f'<p class="note">{len(order)} runs are too many for a readable heatmap (at most '
                     f'{MAX_HEATMAP_RUNS}); every pair is in preference_summary.csv.</p>')
         else:
-            body = svg.heatmap(method, order, _heatmap_cells(inputs.pairs[method]), ident=f"hm{number}")
+            body = svg.heatmap(method, order, _heatmap_cells(inputs.pairs[method]), ident=f"hm{number}",
+                               family=pairs_family(inputs.pairs[method]))
     elif key in inputs.images:
         body = _png(inputs.images[key], block.text)
     else:
@@ -316,10 +328,28 @@ def _describe(values: np.ndarray, kind: str, name: str, run_a: str, run_b: str, 
                f"{losses}.")
     ids = np.array(queries)[finite]
     order = np.argsort(-v, kind="stable")
-    top = [f"{ids[k]} ({v[k]:+.4g})" for k in order[:5] if v[k] > svg.TIE_TOL]
-    bottom = [f"{ids[k]} ({v[k]:+.4g})" for k in order[::-1][:5] if v[k] < -svg.TIE_TOL]
-    extremes = (f"Largest for {run_a}: {', '.join(top) or 'none'}. Largest for {run_b}: {', '.join(bottom) or 'none'}.")
+    extremes = (f"Largest for {run_a}: {_largest(ids, v, [k for k in order if v[k] > svg.TIE_TOL])}. "
+                f"Largest for {run_b}: {_largest(ids, v, [k for k in order[::-1] if v[k] < -svg.TIE_TOL])}.")
     return title, summary, extremes
+
+
+#: the per-query view names this many queries with the largest values on each side
+LARGEST = 5
+
+
+def _largest(ids: np.ndarray, v: np.ndarray, ranked: list[int]) -> str:
+    """The first :data:`LARGEST` of ``ranked`` (indices by decreasing magnitude) with their values, and how many
+    more queries tie with the last one shown (a ±1-valued preference ties on most queries: the ids shown are then
+    the first of a tie, and the text says so). Mirrors ``largest()`` of the page's script."""
+    if not ranked:
+        return "none"
+    shown = ranked[:LARGEST]
+    text = ", ".join(f"{ids[k]} ({v[k]:+.4g})" for k in shown)
+    last = v[shown[-1]]
+    tied = sum(1 for k in ranked[LARGEST:] if abs(v[k] - last) <= svg.TIE_TOL)
+    if tied:
+        text += f", and {tied} more tied at {last:+.4g}"
+    return text
 
 
 def _bound(kind: str, values: np.ndarray) -> float | None:
@@ -369,6 +399,36 @@ def _per_query_view(block: Block, inputs: HtmlInputs) -> str:
             + script)
 
 
+def _top_list(docs: Sequence[Sequence[Any]]) -> str:
+    """One run's top documents as an ordered list: the judged grade beside each, unjudged ones marked."""
+    items = []
+    for doc, grade in docs:
+        mark = f'<span class="grade">grade {int(grade)}</span>' if grade is not None else \
+            '<span class="unjudged">unjudged</span>'
+        items.append(f"<li><code>{escape(str(doc))}</code> {mark}</li>")
+    return "<ol>" + "".join(items) + "</ol>" if items else "<p>no document retrieved</p>"
+
+
+def disagreement_view(block: Block) -> str:
+    """The disagreement view (``id="disagreement"``): per (preference, metric) and pair of runs, the queries where
+    the two disagree, each opening (``<details>``) onto both runs' top documents side by side. ``block.rows``:
+    ``[method, metric, run_a, run_b, count, [[query, top of run_a, top of run_b], ...]]``, each top a list of
+    ``[doc_id, grade or None]``."""
+    parts = [f'<section class="view" id="disagreement" aria-labelledby="disagreement-h">'
+             f'<h3 id="disagreement-h">Disagreement view</h3><p class="note">{inline(block.text)}</p>']
+    for method, metric, run_a, run_b, count, queries in block.rows:
+        parts.append(f"<details><summary>{escape(str(method))} vs {escape(str(metric))}: "
+                     f"<code>{escape(str(run_a))}</code> / <code>{escape(str(run_b))}</code>, "
+                     f"{int(count)} disagreeing quer{'y' if int(count) == 1 else 'ies'}</summary>")
+        for query, top_a, top_b in queries:
+            parts.append(f'<details class="query"><summary>query <code>{escape(str(query))}</code></summary>'
+                         f'<div class="side"><div><p><code>{escape(str(run_a))}</code></p>{_top_list(top_a)}</div>'
+                         f'<div><p><code>{escape(str(run_b))}</code></p>{_top_list(top_b)}</div></div></details>')
+        parts.append("</details>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
 # -- the page ---------------------------------------------------------------------------------------------------
 
 def _slug(text: str, used: set[str]) -> str:
@@ -408,6 +468,8 @@ def render(blocks: Sequence[Block], inputs: HtmlInputs) -> str:
                 body.append(figure)
         elif block.kind == "items":
             body.append("<ul>" + "".join(f"<li>{inline(i)}</li>" for i in block.items) + "</ul>")
+        elif block.kind == "view" and block.key == "disagreement":
+            body.append(disagreement_view(block))
         elif block.kind == "view" and block.key == "per-query":
             body.append(f'<section class="view" id="per-query" aria-labelledby="per-query-h">'
                         f'<h3 id="per-query-h">Per-query view</h3>{_per_query_view(block, inputs)}</section>')
@@ -449,6 +511,8 @@ button.sort:focus-visible{outline:2px solid var(--accent)}
 th[aria-sort] button.sort::after{content:" \\25B2";font-size:.75em}
 th[aria-sort=descending] button.sort::after{content:" \\25BC"}
 .note{color:var(--muted);font-size:.92em}
+details{margin:.2rem 0}details.query{margin-left:1.2rem}.side{display:flex;gap:2rem;flex-wrap:wrap}
+.side ol{margin:.2rem 0;padding-left:1.6rem}.unjudged{color:#8a4500;font-style:italic}.grade{color:var(--muted)}
 figure{margin:.6rem 0 1.4rem;overflow-x:auto}
 figcaption{color:var(--muted);font-size:.92em;margin-top:.25rem}
 figure img{max-width:100%;height:auto}
@@ -531,7 +595,8 @@ _JS = r"""
            (+cell.getAttribute("data-mean")).toFixed(4));
       line(tip, "wins/ties/losses", cell.getAttribute("data-wins") + "/" + cell.getAttribute("data-ties") + "/" +
            cell.getAttribute("data-losses") + " queries (" + a + " preferred / tied / " + b + " preferred)");
-      line(tip, "adjusted p-value", p(parseFloat(cell.getAttribute("data-p"))));
+      var family = svg.getAttribute("data-family");
+      line(tip, "adjusted p-value", p(parseFloat(cell.getAttribute("data-p"))) + (family ? " (" + family + ")" : ""));
       tip.hidden = false;
       tip.style.left = (e.pageX + 14) + "px";
       tip.style.top = (e.pageY + 14) + "px";
@@ -629,11 +694,17 @@ _JS = r"""
       summary.textContent = v.length + " queries; mean " + (v.length ? fmt(mean, 4) : "nan") + "; " + runA +
         " ahead on " + wins + ", tied on " + (v.length - wins - losses) + ", " + runB + " ahead on " + losses + ".";
       var order = v.map(function (x, i) { return i; }).sort(function (i, j) { return v[j] - v[i] || i - j; });
-      var show = function (i) { return ids[i] + " (" + (v[i] > 0 ? "+" : "-") + Number(Math.abs(v[i]).toPrecision(4)) + ")"; };
-      var top = order.filter(function (i) { return v[i] > data.tie; }).slice(0, 5).map(show);
-      var bottom = order.slice().reverse().filter(function (i) { return v[i] < -data.tie; }).slice(0, 5).map(show);
-      extremes.textContent = "Largest for " + runA + ": " + (top.join(", ") || "none") + ". Largest for " + runB +
-        ": " + (bottom.join(", ") || "none") + ".";
+      var signed = function (x) { return (x > 0 ? "+" : "-") + Number(Math.abs(x).toPrecision(4)); };
+      var largest = function (ranked) {
+        if (!ranked.length) { return "none"; }
+        var shown = ranked.slice(0, 5), last = v[shown[shown.length - 1]];
+        var text = shown.map(function (i) { return ids[i] + " (" + signed(v[i]) + ")"; }).join(", ");
+        var tied = ranked.slice(5).filter(function (i) { return Math.abs(v[i] - last) <= data.tie; }).length;
+        return tied ? text + ", and " + tied + " more tied at " + signed(last) : text;
+      };
+      var top = largest(order.filter(function (i) { return v[i] > data.tie; }));
+      var bottom = largest(order.slice().reverse().filter(function (i) { return v[i] < -data.tie; }));
+      extremes.textContent = "Largest for " + runA + ": " + top + ". Largest for " + runB + ": " + bottom + ".";
     };
     form.hidden = false;
     [kind, selA, selB].forEach(function (s) { s.addEventListener("change", update); });

@@ -12,13 +12,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from prefeval.engine.table import CI_LEVEL
+from prefeval.engine.table import CI_LEVEL, letter_marks
 from prefeval.errors import PrefevalError
 from prefeval.report.comparison import describe_test
 from prefeval.report.html import grid_table
 from prefeval.report.tables import FRAGILE, ROW_FORMATS, Cell, Grid, latex, markdown, plain, row_text
 
-__all__ = ["note", "robust_note", "judged_note", "grid", "to_text", "latex_table"]
+__all__ = ["note", "robust_note", "judged_note", "grid", "to_text", "latex_table", "families", "baseline_tables_text"]
 
 
 def _plural(n: int, word: str) -> str:
@@ -37,16 +37,14 @@ def note(table: Any) -> str:
     elif prefs:
         parts.append(f"{', '.join(prefs)}: mean preference over the other runs (positive: the run is preferred).")
     if table.ci:
-        parts.append(f"±: half-width of the {CI_LEVEL:.0%} Student-t confidence interval of the mean.")
-    if table.baseline is not None:
-        family = f"the {_plural(len(table.runs) - 1, 'run')} compared with {table.baseline}"
-    else:
-        family = f"the {_plural(len(table.runs) * (len(table.runs) - 1) // 2, 'pair')} of runs"
-    used = "; ".join(f"{m}: {describe_test(*t, family)}" for m, t in table.tests.items() if t is not None)
+        kind = "Student-t" if table.ci == "t" else "percentile bootstrap (over queries)"
+        parts.append(f"±: half-width of the {CI_LEVEL:.0%} {kind} confidence interval of the mean.")
+    used = families(table)
     if used and table.baseline is not None:
         parts.append(f"▲/▼: significantly better/worse than {table.baseline} at alpha={table.alpha} ({used}).")
     elif used:
-        parts.append(f"Letters: the runs a run is significantly better than at alpha={table.alpha} ({used}).")
+        sep = " (separated by commas)" if len(table.runs) > 26 else ""
+        parts.append(f"Letters{sep}: the runs a run is significantly better than at alpha={table.alpha} ({used}).")
     if means:
         parts.append("Best value of each column of means emphasised." if table.summed_columns
                      else "Best value of each column emphasised.")
@@ -82,6 +80,33 @@ def judged_note(table: Any) -> str:
             f"non-relevant) below 1: {', '.join(below)}.")
 
 
+def families(table: Any) -> str:
+    """The tests of ``table`` and the families their corrections ran over, in words: once when every tested column
+    shares its test and correction, else per column; the undefined tests said to be left out."""
+    tested = {m: t for m, t in table.tests.items() if t is not None}
+    if not tested:
+        return ""
+    if table.family == "table":
+        size = next(iter(table.family_sizes.values()))[0] if table.family_sizes else 0
+        family = f"one family of the {_plural(size, 'defined test')} of the whole table"
+    elif table.baseline is not None:
+        family = f"the {_plural(len(table.runs) - 1, 'run')} compared with {table.baseline}, per measure"
+    else:
+        family = f"the {_plural(len(table.runs) * (len(table.runs) - 1) // 2, 'pair')} of runs, per measure"
+    groups: dict[tuple[str, str], list[str]] = {}
+    for m, t in tested.items():
+        groups.setdefault(t, []).append(m)
+    if len(groups) == 1:
+        text = describe_test(*next(iter(groups)), family)
+    else:
+        text = "; ".join(f"{', '.join(ms)}: {describe_test(*t, family)}" for t, ms in groups.items())
+    undefined = sum(u for _, u in table.family_sizes.values())
+    if undefined:
+        text += (f"; {_plural(undefined, 'test')} undefined (too few queries, every query tied or zero variance): "
+                 "no p-value, no mark, left out of the family")
+    return text
+
+
 def _number(value: float, digits: int, signed: bool, count: bool) -> str:
     if math.isnan(value):
         return "nan"
@@ -109,7 +134,7 @@ def grid(table: Any, digits: int = 4) -> Grid:
             ci = ""
             if table.ci and not math.isnan(rec["ci_low"]):
                 ci = f"±{(rec['ci_high'] - rec['ci_low']) / 2:.{digits}f}"
-            letters = "".join(letter[b] for b in rec.get("better_than", []))
+            letters = letter_marks([letter[b] for b in rec.get("better_than", [])], len(table.runs))
             is_best = best[m] is not None and not math.isnan(mean) and round(mean, digits) == best[m]
             row.append(Cell(text, mark, letters, ci, is_best, number=True, fragile=rec.get("robust") is False))
         rows.append(row)
@@ -137,3 +162,11 @@ def to_text(table: Any, fmt: str, digits: int = 4) -> str:
     if fmt not in _WRITERS:
         raise PrefevalError(f"unknown format {fmt!r}; choose one of {', '.join([*_WRITERS, *ROW_FORMATS])}")
     return _WRITERS[fmt](grid(table, digits))
+
+
+def baseline_tables_text(tables: Any, fmt: str, digits: int = 4) -> str:
+    """A :class:`~prefeval.engine.table.BaselineTables` in ``fmt``: the long-form formats as one set of rows (each
+    carrying its ``baseline``), the wide ones as one table per baseline."""
+    if fmt in ROW_FORMATS:
+        return row_text(*tables.rows(), fmt)
+    return "\n".join(to_text(t, fmt, digits) for t in tables.parts)

@@ -67,13 +67,14 @@ def _p(value: float) -> str:
 
 
 def heatmap(method: str, order: Sequence[str], cells: Mapping[tuple[str, str], Mapping[str, float]],
-            ident: str = "heatmap", label_runs: bool = True) -> str:
+            ident: str = "heatmap", label_runs: bool = True, family: str = "") -> str:
     """The mean-preference matrix of ``method`` (row run over column run), runs in ``order``.
 
     ``cells[(a, b)]``: ``mean`` (preference of a over b), ``wins``, ``ties``, ``losses`` (queries on which a is
     preferred, tied, b preferred) and ``p`` (adjusted p-value), for every ordered pair. Each cell is a ``rect``
     with those values as ``data-*`` attributes and, up to :data:`TITLED_RUNS` runs, a ``<title>`` tooltip (the
-    page's script shows the same on hover); ``ident`` makes the figure's element ids unique in the page."""
+    page's script shows the same on hover); ``ident`` makes the figure's element ids unique in the page.
+    ``family``: the test, correction and family the adjusted p-values come from, named beside each of them."""
     S = len(order)
     size = max(12.0, min(44.0, 560.0 / max(S, 1)))
     label = max((_text_width(r) for r in order), default=0) + 12
@@ -86,7 +87,7 @@ def heatmap(method: str, order: Sequence[str], cells: Mapping[tuple[str, str], M
             f"method's ranking; blue: the row run is preferred, red: the column run; colour scale ±{vmax:.3f}.")
     out = [f'<svg class="heatmap" role="img" viewBox="0 0 {width:.0f} '
            f'{height:.0f}" width="{width:.0f}" height="{height:.0f}" data-method="{_attr(method)}" '
-           f'aria-labelledby="t-{ident} d-{ident}">',
+           f'data-family="{_attr(family)}" aria-labelledby="t-{ident} d-{ident}">',
            f'<title id="t-{ident}">{escape(method)}: mean-preference matrix</title>',
            f'<desc id="d-{ident}">{escape(desc)}</desc>']
     for i, a in enumerate(order):
@@ -105,7 +106,8 @@ def heatmap(method: str, order: Sequence[str], cells: Mapping[tuple[str, str], M
             c = cells[(a, b)]
             m = float(c["mean"])
             tip = (f"{a} over {b}: mean preference {m:+.4f}; {a} preferred on {int(c['wins'])}, tied on "
-                   f"{int(c['ties'])}, {b} preferred on {int(c['losses'])} queries; adjusted p {_p(c['p'])}")
+                   f"{int(c['ties'])}, {b} preferred on {int(c['losses'])} queries; adjusted p {_p(c['p'])}"
+                   + (f" ({family})" if family else ""))
             out.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{size:.1f}" height="{size:.1f}" '
                        f'fill="{diverging_colour(m / vmax)}" data-a="{_attr(a)}" data-b="{_attr(b)}" '
                        f'data-mean="{m!r}" data-wins="{int(c["wins"])}" data-ties="{int(c["ties"])}" '
