@@ -13,6 +13,11 @@ from pathlib import Path
 
 import pytest
 
+# Many tests hand prefeval's measures to ir-measures directly (parse_measure, calc_aggregate): they join ir-measures
+# when prefeval.integrations is imported. That rule itself, and prefeval's entry points in fresh interpreters that
+# imported nothing else, are tested in test_lazy_imports.py.
+import prefeval.integrations  # noqa: F401, E402
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("PREFEVAL_SHARED_DATA", REPO.parent / "shared" / "data"))
 

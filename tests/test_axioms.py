@@ -35,11 +35,11 @@ from prefeval.axioms.table import (
     EXPLANATIONS,
     PAPER_TABLE1,
     README_MEASURES,
-    markdown,
     measure_name,
     paper_row,
 )
 from prefeval.errors import PrefevalError
+from prefeval.report.reference import axioms_table as markdown
 
 SEED002 = list(GROUPS["seed002"])
 HAS_CWL = importlib.util.find_spec("cwl") is not None

@@ -165,7 +165,7 @@ def test_rank_codes_of_a_dict_is_rank_run_of_its_frame(seed):
 
 
 def test_qrels_dicts_reused_only_with_the_same_items_in_the_same_order():
-    from prefeval.integrations import provider
+    from prefeval.engine import provider
 
     qrels = _qrels(random.Random(5))
     frame = provider._qrels_input(qrels)
@@ -189,7 +189,7 @@ def test_qrels_dicts_reused_only_with_the_same_items_in_the_same_order():
 
 def test_kept_baseline_positions_follow_baseline_cutoff_and_threshold(base):
     """Baselines located once per qrels, baseline, threshold and cutoff: the values of a fresh evaluation."""
-    from prefeval.integrations import provider
+    from prefeval.engine import provider
 
     rng = random.Random(11)
     qrels = _qrels(rng)

@@ -15,7 +15,7 @@ import prefeval
 from prefeval.data.inputs import qrels_frame, run_frame
 from prefeval.data.ranking import rank_run
 from prefeval.data.trec import read_qrels, read_run
-from prefeval.integrations.provider import PrefevalEvaluator, _last_state
+from prefeval.engine.provider import PrefevalEvaluator, _last_state
 
 MEASURES = [prefeval.RBU(p=0.8, e=0.03) @ 20, prefeval.RBU(p=0.9, e=0.01, rel=2) @ 5, prefeval.TSE,
             prefeval.RPP(baseline="forms-base"), prefeval.RPP(baseline="forms-base", graded=False, weighting="dcg"),
@@ -188,7 +188,7 @@ def test_qrels_dicts_reused_only_when_equal(base):
 
 
 def test_large_qrels_records_are_not_kept(monkeypatch, base):
-    from prefeval.integrations import provider
+    from prefeval.engine import provider
 
     rng = random.Random(8)
     qrels, run = _qrels(rng, False), _run(rng, repeats=False)

@@ -73,7 +73,7 @@ def test_a_nul_in_a_query_id_of_a_dict_run_is_an_error_not_an_abort() -> None:
 
 def test_the_provider_checks_dict_runs_too() -> None:
     with pytest.raises(PrefevalError, match=r"doc_id 'd\\x00' \(query 1\) holds U\+0000"):
-        ir_measures.calc_aggregate([prefeval.integrations.measures.TSE], QRELS, {"1": {"d\x00": 1.0}})
+        ir_measures.calc_aggregate([prefeval.methods.measures.TSE], QRELS, {"1": {"d\x00": 1.0}})
 
 
 def test_valid_inputs_are_unchanged() -> None:

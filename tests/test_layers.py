@@ -20,8 +20,6 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import pytest
-
 SRC = Path(__file__).resolve().parent.parent / "src"
 LAYERS = [
     ("prefeval.errors", "prefeval._version", "prefeval.core"),
@@ -156,12 +154,6 @@ def test_imports_inside_functions_only_defer_heavy_dependencies():
         elif t and layer(m) < layer("prefeval.commands"):
             bad.append(f"{m}:{line}: imports {t} inside a function")
     assert not bad, "\n".join(bad)
-
-
-@pytest.mark.parametrize("module", [*sorted(m for m in MODULES if m.startswith("prefeval.engine.")),
-                                    "prefeval.analysis.position_engine"])
-def test_engine_does_not_use_the_ir_measures_adapter(module):
-    assert not [t for m, _, t, _, _ in IMPORTS if m == module and t in ("prefeval.integrations.provider", "prefeval.integrations.measures")]
 
 
 #: the only references to a higher layer, each loaded on use (``lazy_module``): a result object's rendering, which

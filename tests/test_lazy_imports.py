@@ -79,8 +79,8 @@ def test_holm_significance_does_not_need_statsmodels(trec_files):
     assert "statsmodels" not in modules
 
 
-def test_import_prefeval_registers_measures_and_resolves_names():
-    code = ("import sys, prefeval, ir_measures\n"
+def test_import_prefeval_integrations_registers_measures_and_resolves_names():
+    code = ("import sys, prefeval, prefeval.integrations, ir_measures\n"
             "ir_measures.parse_measure('RBU(p=0.8)@20'); ir_measures.parse_measure('LexiRecall')\n"
             f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
             "names = [getattr(prefeval, n) for n in prefeval.__all__]\n"
@@ -93,7 +93,7 @@ def test_import_prefeval_registers_measures_and_resolves_names():
 def test_import_prefeval_loads_no_pandas_nor_other_heavy_module():
     """``import prefeval`` (measures registered with ir-measures) leaves pandas, scipy, statsmodels, matplotlib,
     ir_datasets, dask and tqdm unimported: they load when a feature that needs them is used."""
-    code = ("import sys, prefeval, ir_measures\n"
+    code = ("import sys, prefeval, prefeval.integrations, ir_measures\n"
             "ir_measures.parse_measure('RPP'); ir_measures.parse_measure('LexiPrecision')\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('pandas', 'scipy', 'statsmodels', 'matplotlib', 'ir_datasets', 'dask', 'tqdm')))")
@@ -113,20 +113,38 @@ IR_MEASURES_READY = ("import ir_measures\n"
 
 
 @pytest.mark.parametrize("first", [
-    "import prefeval",  # ir-measures imported later: the hook registers the measures then
-    "import ir_measures, prefeval",  # imported before: registered at once
-    "import prefeval; import ir_measures.measures.base",  # a submodule first: its package is imported first
-    "import prefeval.integrations.measures",  # the measure classes first (they import ir-measures at their top)
-    "import prefeval.integrations.provider",
+    "import prefeval.integrations",  # the ir-measures face
+    "import ir_measures, prefeval.integrations",
+    "import prefeval.engine.provider",  # the provider (it registers the measures it evaluates)
     "from prefeval import RBU",  # a measure first
+    "import prefeval; prefeval.LexiRecall",
 ])
-def test_measures_are_registered_however_ir_measures_comes(first):
-    """``import prefeval`` does not import ir-measures; prefeval's measures and provider are registered with it
-    once it is imported, in any order, and the hook is gone afterwards."""
+def test_measures_are_registered_by_the_first_use(first):
+    """``import prefeval`` does not import ir-measures; prefeval's measures and provider join ir-measures when
+    ``prefeval.integrations`` is imported or one of the measures is first used (no import hook)."""
     code = (f"import sys\n{first}\nimport prefeval\n"
-            "hooks = [f for f in sys.meta_path if type(f).__module__ == 'prefeval.core.lazy']\n"
-            "assert not hooks or 'ir_measures' not in sys.modules, hooks\n" + IR_MEASURES_READY)
+            "assert not [f for f in sys.meta_path if type(f).__module__.startswith('prefeval')]\n" + IR_MEASURES_READY)
     assert python(code).stdout.strip().endswith("ok")
+
+
+def test_import_prefeval_then_ir_measures_registers_nothing():
+    """The rule has no exception: ir-measures imported after (or before) prefeval does not know prefeval's measures
+    until one of the above happens."""
+    code = ("import ir_measures, prefeval\n"
+            "print('RBU' in ir_measures.measures.registry, 'prefeval' in ir_measures.providers.registry)")
+    assert python(code).stdout.split() == ["False", "False"]
+
+
+def test_prefeval_parses_and_evaluates_its_measures_in_a_fresh_process(trec_files):
+    """Every entry point of prefeval reaches its measures through its own modules (prefeval.methods.measures,
+    prefeval.engine.provider), whoever imported what before."""
+    qrels, runs = trec_files
+    code = ("import prefeval\n"
+            f"frame = prefeval.evaluate({qrels!r}, {{'a': {runs[0]!r}, 'b': {runs[1]!r}}}, "
+            "['RBU@20', 'TSE', \"RPP(baseline='b')\", 'LexiRecall', 'nDCG@10'])\n"
+            "print(sorted(frame['measure'].unique()))")
+    out = python(code).stdout
+    assert "RBU@20" in out and "RPP(baseline='b')" in out and "LexiRecall" in out
 
 
 def test_import_prefeval_does_not_import_ir_measures():

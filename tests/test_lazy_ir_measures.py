@@ -1,78 +1,15 @@
-"""ir-measures is imported only where it is used: the post-import hook that registers prefeval's measures when
-ir-measures is imported (:func:`prefeval.core.lazy.when_imported`), and the method calls that stand for prefeval's
-measures in ``compare`` (:func:`prefeval.methods.registry.parse_call`), written and checked exactly as ir-measures
-parses the same text."""
+"""ir-measures is imported only where it is used: the method calls that stand for prefeval's measures in ``compare``
+(:func:`prefeval.methods.registry.parse_call`), written and checked exactly as ir-measures parses the same text."""
 
 from __future__ import annotations
-
-import sys
 
 import ir_measures
 import pytest
 
 import prefeval
-from prefeval.core.lazy import when_imported
 from prefeval.engine.methods import parse_method
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import MethodCall, declaration_of, parameters, parse_call
-
-
-@pytest.fixture
-def package(tmp_path, monkeypatch):
-    """A folder on sys.path holding modules ``target`` (sets ``DONE``) and ``user`` (imports ``target`` at its top,
-    and defines ``READY`` after that); both forgotten afterwards."""
-    (tmp_path / "hooktarget.py").write_text("DONE = True\n")
-    (tmp_path / "hookuser.py").write_text("import hooktarget\nREADY = hooktarget.DONE\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    yield
-    for name in ("hooktarget", "hookuser"):
-        sys.modules.pop(name, None)
-
-
-def test_the_callback_runs_right_after_the_import_and_the_hook_goes(package):
-    calls = []
-    before = list(sys.meta_path)
-    when_imported("hooktarget", lambda: calls.append(sys.modules["hooktarget"].DONE))
-    assert not calls and len(sys.meta_path) == len(before) + 1
-    import hooktarget  # noqa: F401
-
-    assert calls == [True]
-    assert sys.meta_path == before
-    assert type(sys.modules["hooktarget"].__loader__).__name__ == "SourceFileLoader"  # nothing of the hook stays
-    assert sys.modules["hooktarget"].__spec__.loader is sys.modules["hooktarget"].__loader__
-
-
-def test_the_callback_runs_at_once_when_the_module_is_imported_already(package):
-    import hooktarget  # noqa: F401
-
-    calls = []
-    when_imported("hooktarget", lambda: calls.append(1))
-    assert calls == [1]
-
-
-def test_an_import_inside_a_watched_module_waits_for_it(package):
-    """The callback may import the module that imported the target: it runs once that module is complete."""
-    seen = []
-    when_imported("hooktarget", lambda: seen.append(__import__("hookuser").READY), within=("hookuser",))
-    import hookuser  # noqa: F401
-
-    assert seen == [True]
-
-
-def test_a_failed_import_leaves_the_hook_waiting(package, tmp_path):
-    (tmp_path / "hooktarget.py").write_text("raise ImportError('broken')\n")
-    calls = []
-    when_imported("hooktarget", lambda: calls.append(1))
-    with pytest.raises(ImportError, match="broken"):
-        import hooktarget  # noqa: F401
-    assert not calls
-    (tmp_path / "hooktarget.py").write_text("DONE = True\n")
-    import importlib
-
-    importlib.invalidate_caches()
-    import hooktarget  # noqa: F401, F811
-
-    assert calls == [1]
 
 
 @pytest.mark.parametrize("text", [
@@ -125,14 +62,3 @@ def test_a_method_call_pickles_by_name():
     call = parse_call("RPP(weighting='dcg', graded=False)@10")
     again = pickle.loads(pickle.dumps(call))
     assert again == call and again.declaration is call.declaration and again.params == call.params
-
-
-def test_a_spec_found_but_not_imported_keeps_its_loader_interface(package):
-    import importlib.util
-
-    when_imported("hooktarget", lambda: None)
-    try:
-        spec = importlib.util.find_spec("hooktarget")
-        assert spec.loader.is_package("hooktarget") is False and spec.loader.get_source("hooktarget") == "DONE = True\n"
-    finally:
-        sys.meta_path[:] = [f for f in sys.meta_path if type(f).__module__ != "prefeval.core.lazy"]

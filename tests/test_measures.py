@@ -24,10 +24,10 @@ def test_import_registers_measures_and_provider():
 
 
 def test_installing_twice_is_idempotent():
-    from prefeval.integrations import provider
+    from prefeval.engine import provider
 
     provider.install()
-    importlib.reload(importlib.import_module("prefeval.integrations.measures"))
+    importlib.reload(importlib.import_module("prefeval.methods.measures"))
     provider.install()
     names = [p.NAME for p in ir_measures.DefaultPipeline.providers]
     assert names.count("prefeval") == 1

@@ -17,7 +17,8 @@ import pytest
 import prefeval
 from prefeval import methods
 from prefeval.errors import PrefevalError
-from prefeval.methods.registry import Declaration, canonical_text, markdown_table, parse
+from prefeval.methods.registry import Declaration, canonical_text, parse
+from prefeval.report.reference import measure_table as markdown_table
 
 REPO = Path(__file__).resolve().parent.parent
 SRC = REPO / "src" / "prefeval"

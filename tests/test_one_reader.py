@@ -149,7 +149,7 @@ def by_provider(qrels: Path, fixed: Path, other: Path) -> tuple[str, object] | N
     try:
         with _quiet():
             values = {m.query_id: m.value for m in ir_measures.iter_calc(
-                [prefeval.integrations.measures.LexiRecall(baseline=str(other))], qrels_dict, run_dict)}
+                [prefeval.methods.measures.LexiRecall(baseline=str(other))], qrels_dict, run_dict)}
     except PrefevalError as exc:
         return _error(exc)
     return "ok", {q: values[q] for q in sorted(values)}

@@ -1,4 +1,5 @@
-"""Simple plumbing: no private API of a dependency and no import hook in ``src/``.
+"""Simple plumbing: no private API of a dependency and no import hook in ``src/``; prefeval's measures reach
+ir-measures through prefeval's own modules, never through state another import left behind.
 
 The private names are those prefeval once used: pyarrow's compiled compute module, ir-measures' sentinel for a
 parameter not given, argparse's list of actions and its sub-parsers action. ir_datasets has no public way to list
@@ -22,6 +23,8 @@ PRIVATE = {
     "argparse's _SubParsersAction": r"\b_SubParsersAction\b",
     "argparse's _actions": r"\._actions\b",
     "argparse's HelpFormatter._fill_text": r"\b_fill_text\b",
+    # calling an ir-measures evaluator's _iter_calc (a provider implements it; prefeval's provider does)
+    "ir-measures' Evaluator._iter_calc": r"\._iter_calc\(|[\"']_iter_calc[\"']",
 }
 #: ir_datasets' private attributes: read only by the one shim
 IR_DATASETS_SHIM = "data/datasets/files.py"
@@ -44,6 +47,43 @@ def test_ir_datasets_internals_are_read_in_one_shim():
     assert not outside, outside  # every read goes through internal()
 
 
+#: strings that build a table or a figure: LaTeX environments and rules, HTML tables, SVG, Markdown table rules
+TABLE_STRINGS = ("\\begin{", "\\toprule", "<table", "<svg", ":---", "|---", "---:")
+
+
+def test_tables_and_figures_are_written_in_report_only():
+    """All rendering is in ``prefeval.report``: no other module holds a string that builds a table or an SVG."""
+    found = [f"{name}: {string}" for name, text in FILES.items() if not name.startswith("report/")
+             for string in TABLE_STRINGS if string in text]
+    assert not found, found
+    written = ("\\begin{", "\\toprule", "<table", "<svg", "---:")  # what the writers of report/ hold
+    assert all(any(string in text for name, text in FILES.items() if name.startswith("report/")) for string in written)
+
+
+def test_no_import_hook():
+    found = [name for name, text in FILES.items() if "meta_path" in text or "path_hooks" in text]
+    assert not found, found
+
+
+def test_measure_text_is_parsed_by_prefeval_s_own_module():
+    """``ir_measures.parse_measure`` knows prefeval's measures only once they are registered: prefeval calls it in
+    :func:`prefeval.methods.measures.parse_measure` alone, whose module registers them."""
+    calls = {name for name, text in FILES.items()
+             if re.search(r"^[^#`]*(?<![`\w.])ir_measures\.parse_measure\(", text, flags=re.M)}
+    assert calls == {"methods/measures.py"}, calls
+
+
 def test_the_test_can_fail(tmp_path):
     assert re.search(PRIVATE["pyarrow._compute"], "from pyarrow._compute import call_function")
     assert re.search(PRIVATE["argparse's _actions"], "parser._actions")
+    assert any(string in 'lines = ["\\\\begin{table}"]' for string in TABLE_STRINGS)
+
+
+def test_dir_lists_the_names_loaded_on_first_access():
+    import prefeval
+
+    assert {"table", "RunTable", "RBU", "Pipeline", "read_run", "simulate", "datasets", "report", "engine",
+            "compare", "evaluate"} <= set(dir(prefeval))
+    assert {"tie_rates", "kendall_tau", "unanimity", "ties"} <= set(dir(prefeval.analysis))  # names and modules
+    assert {"simulate", "trec", "datasets"} <= set(dir(prefeval.data))
+    assert set(prefeval.__all__) <= set(dir(prefeval))

@@ -43,7 +43,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-import ir_measures
 import numpy as np
 import pandas as pd
 from ir_measures.measures import Measure
@@ -51,6 +50,7 @@ from ir_measures.measures import Measure
 from prefeval.axioms.balance import balancing_runs, balancing_scores, largest_balanced
 from prefeval.core import metrics
 from prefeval.errors import PrefevalError
+from prefeval.methods.measures import parse_measure
 
 __all__ = ["balancing_index", "balancing_curve", "balancing_runs"]  # balancing_runs: see prefeval.axioms.balance
 
@@ -174,7 +174,7 @@ def _ir_measures_scores(measure: Any, n: int, q_min: int, q_max: int) -> np.ndar
 
     if isinstance(measure, str):
         try:
-            measure = ir_measures.parse_measure(measure)
+            measure = parse_measure(measure)
         except Exception as exc:  # ir-measures raises several types for unknown names
             raise PrefevalError(f"balancing index: unknown measure {measure!r} ({exc})") from exc
     scores, ref = balancing_scores(measure, n, q_min, q_max)

@@ -13,12 +13,12 @@ from prefeval.axioms.check import check
 from prefeval.axioms.constraints import CONSTRAINTS, GROUPS, Constraint, select
 from prefeval.axioms.model import Case, Judgments, RankingPair
 from prefeval.axioms.partial_order import chain, comparable, precedes
-from prefeval.axioms.table import PAPER_TABLE1, README_MEASURES, compare_with_paper, markdown, matrix
+from prefeval.axioms.table import PAPER_TABLE1, README_MEASURES, compare_with_paper, matrix
 from prefeval.core.lazy import lazy_attributes
 
 __all__ = [
     "CONSTRAINTS", "GROUPS", "PAPER_TABLE1", "README_MEASURES", "Case", "RankingPair", "Constraint", "Judgments",
-    "balancing_index", "chain", "check", "comparable", "compare_with_paper", "markdown", "matrix", "precedes", "select",
+    "balancing_index", "chain", "check", "comparable", "compare_with_paper", "matrix", "precedes", "select",
 ]
 
 

@@ -31,6 +31,7 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
+import prefeval.engine.provider  # noqa: F401  (installs prefeval's provider in ir-measures, which evaluates its metrics here)
 from prefeval import methods
 from prefeval.axioms.model import Judgments, RankingPair
 from prefeval.core.graded import GradedRankings
@@ -82,12 +83,12 @@ class MetricScorer(Scorer):
             qrels_frame, run_frame = _frames(qrels, run)
             scores = {str(k): float(v) for k, v in dict(self.function(qrels_frame, run_frame)).items()}
         else:
-            scores = _iter_calc(self.measure, qrels, run, quiet_ndeval=self.provider == "pyndeval")
+            scores = _measure_scores(self.measure, qrels, run, quiet_ndeval=self.provider == "pyndeval")
         values = np.array([scores.get(str(q), np.nan) for q in range(1, int(sides.max(initial=0)) + 1)])
         return values[sides[:, 0] - 1], values[sides[:, 1] - 1]
 
 
-def _iter_calc(measure: Any, qrels: list, run: list, quiet_ndeval: bool) -> dict[str, float]:
+def _measure_scores(measure: Any, qrels: list, run: list, quiet_ndeval: bool) -> dict[str, float]:
     """One ir-measures call; pyndeval's 'only 1 subtopic' notice is dropped (single-aspect cases are meant)."""
     buffer = io.StringIO()
     with contextlib.redirect_stderr(buffer) if quiet_ndeval else contextlib.nullcontext():
@@ -131,7 +132,7 @@ class PreferenceScorer(Scorer):
 class KernelScorer(Scorer):
     """A metric of the registry (RBU, TSE, ...) computed with the kernel its declaration names.
 
-    Same definition as the ir-measures provider (:mod:`prefeval.integrations.provider`): the rankings as
+    Same definition as the ir-measures provider (:mod:`prefeval.engine.provider`): the rankings as
     :class:`~prefeval.core.graded.GradedRankings`, grades below ``rel`` counted as 0, aspects = the subtopics
     with a relevant document, ``@k``. It skips the provider's per-query pandas work; the tests assert that
     both give the same values.

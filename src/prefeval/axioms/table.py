@@ -12,7 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import ir_measures
 import pandas as pd
 
 from prefeval.axioms.check import check
@@ -20,9 +19,10 @@ from prefeval.axioms.constraints import GROUPS, select
 from prefeval.data.aspects import kernel_measure as build_kernel_measure
 from prefeval.integrations.extras import check_measures
 from prefeval.methods import rbu
+from prefeval.methods.measures import parse_measure
 
 __all__ = ["EXPLANATIONS", "KERNEL_MEASURES", "PAPER_ROWS", "PAPER_TABLE1", "README_MEASURES", "SYMBOLS", "compare_with_paper",
-           "kernel_measure", "markdown", "matrix", "measure_name", "paper_row"]
+           "kernel_measure", "matrix", "measure_name", "paper_row"]
 
 SYMBOLS = {"satisfied": "●", "violated": "○", "not applicable": "–"}
 
@@ -207,7 +207,7 @@ def measure_name(measure: Any) -> str | None:
         return measure
     if isinstance(measure, str):
         try:
-            measure = ir_measures.parse_measure(measure)
+            measure = parse_measure(measure)
         except Exception:
             return None
     return getattr(measure, "NAME", None)
@@ -256,20 +256,3 @@ def compare_with_paper(wide: pd.DataFrame) -> pd.DataFrame:
                          "agrees": agrees, "explanation": "" if agrees else EXPLANATIONS.get((name, key), "")})
     return pd.DataFrame(rows, columns=["measure", "paper_row", "constraint", "ours", "paper", "agrees",
                                        "explanation"])
-
-
-def markdown(wide: pd.DataFrame, paper: bool = True) -> str:
-    """A markdown table of the matrix; with ``paper``, a differing cell shows ``ours (paper: x)``."""
-    differ = ({(r.measure, r.constraint): r.paper for r in compare_with_paper(wide).itertuples() if not r.agrees}
-              if paper else {})
-    header = "| measure | " + " | ".join(wide.columns) + " |"
-    lines = [header, "|" + "---|" * (len(wide.columns) + 1)]
-    for label in wide.index:
-        cells = []
-        for key in wide.columns:
-            cell = wide.loc[label, key]
-            if (label, key) in differ:
-                cell = f"**{cell}** ({differ[(label, key)]})"
-            cells.append(cell)
-        lines.append(f"| `{label}` | " + " | ".join(cells) + " |")
-    return "\n".join(lines)

@@ -14,8 +14,10 @@ import argparse
 import json
 
 from prefeval.core.stats import CORRECTIONS
+from prefeval.report.tables import FORMATS as ALL_FORMATS
 
-FORMATS = ("table", "markdown", "csv", "json")
+#: the output formats of the analyses' tables (one table per analysis part: no LaTeX or JSON Lines)
+FORMATS = tuple(f for f in ALL_FORMATS if f not in ("latex", "jsonl"))
 
 
 def _csv_list(text: str) -> list[str]:
@@ -61,22 +63,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", choices=FORMATS, default="table", help="output format (default table)")
 
 
-def _markdown(frame) -> str:
-    # deferred: keeps `prefeval --help` fast
-    from prefeval.report.text import md_escape
-
-    header = [str(c) for c in frame.columns]
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    for row in frame.itertuples(index=False):
-        cells = [f"{v:.4f}" if isinstance(v, float) else str(v) for v in row]
-        lines.append("| " + " | ".join(md_escape(c) for c in cells) + " |")
-    return "\n".join(lines)
-
-
 def run(args: argparse.Namespace) -> int:
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
     from prefeval.analysis.suite import DEFAULT_ANALYSES, analyse
     from prefeval.errors import PrefevalError
+    from prefeval.report.tables import frame_grid, markdown
 
     if args.resamples < 1:
         raise PrefevalError(f"--resamples must be at least 1; got {args.resamples}")
@@ -106,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             print(cells.to_csv(index=False), end="")
         elif args.format == "markdown":
             print(f"### {name}\n")
-            print(_markdown(frame))
+            print(markdown(frame_grid(frame)), end="")
         else:
             print(f"== {name} ==")
             print(frame.to_string(index=False, float_format=lambda v: f"{v:.4f}"))

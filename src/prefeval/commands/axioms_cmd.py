@@ -11,6 +11,11 @@ from __future__ import annotations
 
 import argparse
 
+from prefeval.report.tables import FORMATS as ALL_FORMATS
+
+#: the output formats of the checks and the matrix (text, Markdown or CSV)
+FORMATS = tuple(f for f in ALL_FORMATS if f in ("table", "markdown", "csv"))
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("measures", nargs="*", metavar="MEASURE",
@@ -28,13 +33,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="largest n searched by the Deepness/Closeness Thresholds (default 512)")
     parser.add_argument("--balance", type=int, metavar="N", default=None,
                         help="print the balancing index B(n) for n = 1..N instead (Ferrante et al. (2015) §6; binary grades)")
-    parser.add_argument("--format", "-f", choices=["text", "markdown", "csv"], default="text",
-                        help="output format (default text)")
+    parser.add_argument("--format", "-f", choices=FORMATS, default="table", help="output format (default table)")
 
 
 def run(args: argparse.Namespace) -> int:
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
-    from prefeval.axioms import check, compare_with_paper, markdown, matrix
+    from prefeval.axioms import check, compare_with_paper, matrix
     from prefeval.axioms.table import README_MEASURES
     from prefeval.errors import PrefevalError
 
@@ -50,7 +54,9 @@ def run(args: argparse.Namespace) -> int:
         if args.format == "csv":
             print(wide.to_csv(), end="")
         elif args.format == "markdown":
-            print(markdown(wide, paper=args.paper))
+            from prefeval.report.reference import axioms_table  # deferred: with the rest of prefeval
+
+            print(axioms_table(wide, paper=args.paper))
         else:
             print(wide.to_string())
         if args.paper:
@@ -90,10 +96,10 @@ def _print_balance(measures: list[str], up_to: int) -> int:
 def _print_check(frame, markdown_format: bool) -> None:
     label = frame["measure"].iloc[0]
     if markdown_format:
-        print(f"### `{label}`\n\n| constraint | verdict | reason |\n|---|---|---|")
-        for row in frame.itertuples():
-            print(f"| {row.constraint} | {row.verdict} | {row.reason} |")
-        print()
+        from prefeval.report.tables import frame_grid, markdown  # deferred: with the rest of prefeval
+
+        print(f"### `{label}`\n")
+        print(markdown(frame_grid(frame[["constraint", "verdict", "reason"]])))
         return
     print(label)
     width = max(len(c) for c in frame["constraint"])

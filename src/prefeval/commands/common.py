@@ -78,8 +78,7 @@ def measure_problem(value: str) -> str | None:
     if own is not None and own.declaration.kind == "preference":
         return None
     # deferred: ir-measures loads only for names other than prefeval's preferences
-    import prefeval.integrations.provider  # noqa: F401  (registers prefeval's measures)
-    from prefeval.methods.names import parse_names  # deferred: as above
+    from prefeval.methods.names import parse_names
 
     try:
         parse_names(value)

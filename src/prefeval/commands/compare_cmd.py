@@ -32,8 +32,7 @@ from prefeval.commands.common import (
 from prefeval.commands.engine_args import add_engine_arguments, engine_options
 from prefeval.core.aggregate import AGGREGATES, TIES
 from prefeval.core.stats import CORRECTIONS, TESTS
-
-FORMATS = ("table", "markdown", "latex", "csv", "json", "jsonl")
+from prefeval.report.tables import FORMATS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

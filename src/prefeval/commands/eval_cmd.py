@@ -129,7 +129,7 @@ def parse_measures(texts: list[str], rel: int | None = None) -> list[tuple[str, 
     under ``-l 2`` is printed ``map``, as trec_eval prints it); a name standing for several measures gives each
     measure's own name; each label once."""
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
-    import prefeval.integrations.provider  # noqa: F401  (registers prefeval's measures and provider)
+    import prefeval.engine.provider  # noqa: F401  (registers prefeval's measures and provider)
     from prefeval.engine.evaluate import parse_measures as parse
     from prefeval.errors import PrefevalError
 

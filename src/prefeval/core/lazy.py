@@ -69,69 +69,6 @@ def lazy_attributes(package: str, path: Iterable[str] = (),
     return __getattr__, __dir__
 
 
-def when_imported(name: str, callback: Callable[[], None], *, within: tuple[str, ...] = ()) -> None:
-    """Call ``callback()`` once the module ``name`` has been imported: now if it is already, else right after its
-    import completes (whoever imports it). When that import happens while one of the modules ``within`` is being
-    imported (e.g. a module that imports ``name`` at its top, and that ``callback`` imports too), the call waits for
-    those imports to complete, so that ``callback`` finds them whole. A post-import hook in the manner of PEP 369
-    (withdrawn; Python has none built in): a finder first on ``sys.meta_path`` wraps the loaders of these modules,
-    and removes itself once the callback has run."""
-    if loaded(name):
-        callback()
-        return
-    sys.meta_path.insert(0, _PostImportHook(name, callback, within))
-
-
-class _PostImportHook:
-    """The finder of :func:`when_imported`: finds nothing itself; wraps the loader the other finders give."""
-
-    def __init__(self, name: str, callback: Callable[[], None], within: tuple[str, ...]) -> None:
-        self.name, self.callback, self.watched = name, callback, {name, *within}
-        self.running: set[str] = set()  # watched modules whose code is running
-
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        if fullname not in self.watched:
-            return None
-        for finder in sys.meta_path:
-            if finder is self or not hasattr(finder, "find_spec"):
-                continue
-            spec = finder.find_spec(fullname, path, target)
-            if spec is not None:
-                if spec.loader is not None and hasattr(spec.loader, "exec_module"):
-                    spec.loader = _HookedLoader(spec.loader, self, fullname)
-                return spec
-        return None
-
-    def executed(self) -> None:
-        """After a watched module ran: the callback, once ``name`` is imported and no watched module is running."""
-        if self.running or not loaded(self.name) or self not in sys.meta_path:
-            return
-        sys.meta_path.remove(self)
-        self.callback()
-
-
-class _HookedLoader:
-    """Runs a module with its own loader (which the module keeps), then tells the hook."""
-
-    def __init__(self, loader: Any, hook: _PostImportHook, name: str) -> None:
-        self.loader, self.hook, self.name = loader, hook, name
-
-    def __getattr__(self, attr: str) -> Any:  # the rest of the loader's interface (resources, code, ...)
-        return getattr(self.loader, attr)
-
-    def create_module(self, spec: Any) -> Any:
-        return self.loader.create_module(spec)
-
-    def exec_module(self, module: Any) -> None:
-        module.__loader__ = module.__spec__.loader = self.loader  # nothing of the hook stays in the module
-        self.hook.running.add(self.name)
-        try:
-            self.loader.exec_module(module)
-        finally:
-            self.hook.running.discard(self.name)
-        self.hook.executed()
-
-
 def loaded(name: str) -> bool:
     """Whether the module ``name`` has been imported (by anyone) in this process."""
     return sys.modules.get(name) is not None

@@ -8,7 +8,7 @@ every *judged* query (:func:`judged_queries`, as trec_eval ``-c``, ir-measures a
 that is not evaluated scores 0. :func:`canonical_run` gives the ranking every provider is fed. Ranking works on
 integer codes of the ids (:mod:`prefeval.data.encoding`).
 
-The API, used by :mod:`prefeval.integrations.provider`, :mod:`prefeval.compare` and :mod:`prefeval.analysis`:
+The API, used by :mod:`prefeval.engine.provider`, :mod:`prefeval.compare` and :mod:`prefeval.analysis`:
 
 * :func:`rank_run` ranks one run once (:class:`RankedRun`); the result serves every relevance threshold and
   depth (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` give the ranked rows, optionally truncated);

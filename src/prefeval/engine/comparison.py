@@ -138,7 +138,7 @@ class Comparison:
 
     def to_html(self, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
                 digits: int = 3, max_rows: int | None = None, **options: Any) -> str:
-        """An HTML ``<table>``: one row per pair (at most ``max_rows``), one column per method, ``*`` marks
+        """An HTML table: one row per pair (at most ``max_rows``), one column per method, ``*`` marks
         significant differences."""
         return _report.comparison_html(self, test, correction, alpha, digits, max_rows, **options)
 

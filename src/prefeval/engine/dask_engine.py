@@ -30,8 +30,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import ir_measures
-
 from prefeval.core.lazy import lazy_module
 from prefeval.data.inputs import list_run_name, qrels_frame
 from prefeval.engine import partitions as parts
@@ -42,6 +40,7 @@ from prefeval.engine.memory import KEEP_BYTES, check_pairs, per_query_bytes
 from prefeval.engine.registry import check_scheduler_address
 from prefeval.engine.results import MethodResult, combine_results
 from prefeval.errors import PrefevalError
+from prefeval.methods.measures import parse_measure
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -393,8 +392,8 @@ def _portable(measures: list[Any]) -> list[Any]:
 
 
 def _restore(measures: list[Any]) -> list[Any]:
-    return [dataclasses.replace(m, measure=ir_measures.parse_measure(m.measure)) if dataclasses.is_dataclass(m)
-            else ir_measures.parse_measure(m) for m in measures]
+    return [dataclasses.replace(m, measure=parse_measure(m.measure)) if dataclasses.is_dataclass(m)
+            else parse_measure(m) for m in measures]
 
 #: the input warnings a partition would give about itself; the driver gives them once for the whole input
 _PARTITION_WARNINGS = r"run '.*' (covers \d+ of|shares no query|has none of)"

@@ -337,7 +337,7 @@ class RunTable:
         return _report.latex_table(self, digits, label)
 
     def to_html(self, digits: int = 4) -> str:
-        """An HTML ``<table>`` with a caption, every text escaped."""
+        """An HTML table with a caption, every text escaped."""
         return _report.to_text(self, "html", digits)
 
     def _repr_html_(self) -> str:

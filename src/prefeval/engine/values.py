@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 else:
     ir_measures = lazy_module("ir_measures")  # loads on first use, not with `import prefeval`
     pd = lazy_module("pandas")
+_provider = lazy_module("prefeval.engine.provider")  # prefeval's own measures: loads (with ir-measures) on use
 _tqdm = lazy_module("tqdm.auto")  # progress bars load on use
 
 __all__ = ["MeasureEvaluator", "MeasureValues", "measure_values", "summed", "aggregate", "is_qrels_count"]
@@ -177,8 +178,8 @@ class MeasureEvaluator:
         self._groups: list[tuple[Any, bool, int | None]] = []  # (ir-measures evaluator, prefeval's provider, depth)
         try:
             if own:
-                self._groups.append((ir_measures.evaluator(own, qrels.frame() if isinstance(qrels, Columns)
-                                                           else qrels), True, depth))
+                self._groups.append((_provider.PROVIDER.evaluator(own, qrels.frame() if isinstance(qrels, Columns)
+                                                                  else qrels), True, depth))
             if standard:
                 cut = top_k_depth(standard)
                 cut = depth if cut is None else cut if depth is None else min(cut, depth)

@@ -2,7 +2,8 @@
 
 Some features need packages that not every user wants: ir-measures' diversity measures (ERR_IA, alpha_nDCG,
 NRBP, P_IA, AP_IA, StRecall: pyndeval) and RBP (cwl-eval) need ``pip install 'prefeval[diversity]'``; plots
-need ``pip install 'prefeval[plot]'``. A feature used without its extra fails with a message naming it.
+need ``pip install 'prefeval[plot]'``. A feature used without its extra fails with a message naming it
+(:data:`prefeval.methods.checks.EXTRAS`).
 """
 
 from __future__ import annotations
@@ -11,25 +12,10 @@ from collections.abc import Iterable
 from typing import Any
 
 import ir_measures
-from ir_measures import providers
 
 from prefeval.errors import PrefevalError
-
-#: ir-measures provider (or Python module) -> the prefeval extra that installs it.
-EXTRAS = {"pyndeval": "diversity", "cwl_eval": "diversity", "matplotlib": "plot"}
-
-
-def install_hint(package: str) -> str:
-    """The pip command that installs ``package`` through prefeval's extras."""
-    return f"pip install 'prefeval[{EXTRAS[package]}]'"
-
-
-def name_extras_in_ir_measures() -> None:
-    """Make ir-measures' "unsupported measure" errors name prefeval's extra instead of ir-measures' own."""
-    for name in ("pyndeval", "cwl_eval"):
-        provider = providers.registry.get(name)
-        if provider is not None:
-            provider.install_instructions = lambda name=name: install_hint(name)
+from prefeval.methods.checks import EXTRAS, install_hint
+from prefeval.methods.measures import parse_measure
 
 
 def check_measures(measures: Iterable[Any], feature: str) -> None:
@@ -39,7 +25,7 @@ def check_measures(measures: Iterable[Any], feature: str) -> None:
     for measure in measures:
         try:
             if isinstance(measure, str):
-                measure = ir_measures.parse_measure(measure)
+                measure = parse_measure(measure)
             candidates = [p for p in ir_measures.DefaultPipeline.providers if p.supports(measure)]
         except Exception:  # not an ir-measures measure (a preference method, a callable): not ours to judge
             continue

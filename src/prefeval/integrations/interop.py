@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+import prefeval.engine.provider  # noqa: F401  (installs prefeval's provider in ir-measures, which PyTerrier calls)
 from prefeval.core.stats import sign_test as paired_sign_test
 from prefeval.data.inputs import qrels_frame, run_frame, run_name
 from prefeval.data.ranking import rank_run

@@ -12,12 +12,21 @@ from typing import TYPE_CHECKING, Any
 
 from prefeval.core.lazy import lazy_module
 from prefeval.errors import PrefevalError
-from prefeval.methods.registry import cutoff_problem, declaration_of, rel_problem
+from prefeval.methods.registry import cutoff_problem, declaration_of, declarations, rel_problem
 
 if TYPE_CHECKING:
     import ir_measures
 else:
     ir_measures = lazy_module("ir_measures")  # loads on use (the names of its registry)
+
+
+#: ir-measures provider (or Python module) -> the prefeval extra that installs it.
+EXTRAS = {"pyndeval": "diversity", "cwl_eval": "diversity", "matplotlib": "plot"}
+
+
+def install_hint(package: str) -> str:
+    """The pip command that installs ``package`` through prefeval's extras."""
+    return f"pip install 'prefeval[{EXTRAS[package]}]'"
 
 
 #: Longest measure text echoed in an error message (a 100,000-character name must not make a 100 KB line).
@@ -112,8 +121,8 @@ def validate(measure: Any) -> Any:
 
 def _missing_provider(measure: Any) -> str | None:
     """When only providers that are not installed support ``measure`` (e.g. ``alpha_nDCG`` without pyndeval): what
-    to install, in the words of the providers' install instructions (prefeval names its extras there, e.g.
-    ``pip install 'prefeval[diversity]'``). Checked with the measure, before any file is read."""
+    to install, prefeval's extra where one installs the provider (e.g. ``pip install 'prefeval[diversity]'``), else
+    in the words of the provider's install instructions. Checked with the measure, before any file is read."""
     try:
         candidates = [p for p in ir_measures.DefaultPipeline.providers if p.supports(measure)]
     except Exception:  # a provider that cannot judge the measure: the evaluation reports it
@@ -123,7 +132,8 @@ def _missing_provider(measure: Any) -> str | None:
     hints = []
     for provider in candidates:
         try:
-            hints.append(f"{provider.NAME} ({provider.install_instructions()})")
+            how = install_hint(provider.NAME) if provider.NAME in EXTRAS else provider.install_instructions()
+            hints.append(f"{provider.NAME} ({how})")
         except Exception:  # no instructions
             hints.append(provider.NAME)
     return f"needs an optional package that is not installed: {' or '.join(hints)}"
@@ -135,7 +145,7 @@ def did_you_mean(text: str) -> str:
     import difflib  # deferred: error messages only
 
     head = text.split("(", 1)[0].split("@", 1)[0].strip()
-    names = list(ir_measures.measures.registry)
+    names = list(dict.fromkeys([*ir_measures.measures.registry, *(d.name for d in declarations())]))
     close = difflib.get_close_matches(head, names, n=4, cutoff=0.5)
     if not close:  # a different case (ndcg): compare case-insensitively
         lower = {n.lower(): n for n in names}

@@ -23,8 +23,11 @@ from prefeval.methods.syntax import check_measure_syntax
 
 if TYPE_CHECKING:
     import ir_measures
+
+    from prefeval.methods import measures as _measures
 else:
     ir_measures = lazy_module("ir_measures")  # loads on use
+    _measures = lazy_module("prefeval.methods.measures")  # prefeval's measures in ir-measures: load on use
 
 __all__ = ["parse_names", "trec_measures"]
 
@@ -64,7 +67,7 @@ def parse_names(text: str, kind: str = "measure") -> list[Any]:
     check_measure_syntax(text)
     syntax_error = None
     try:
-        return [ir_measures.parse_measure(text)]
+        return [_measures.parse_measure(text)]
     except NameError:
         pass
     except PrefevalError as exc:

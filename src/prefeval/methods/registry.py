@@ -43,8 +43,7 @@ from prefeval.errors import PrefevalError
 from prefeval.methods.references import Reference
 
 __all__ = ["Declaration", "Param", "REL", "Registry", "REGISTRY", "register", "unregister", "resolve", "get",
-           "declarations", "declaration_of", "parameters", "parse", "parse_call", "MethodCall", "listen", "canonical_text",
-           "markdown_table"]
+           "declarations", "declaration_of", "parameters", "parse", "parse_call", "MethodCall", "listen", "canonical_text"]
 
 Kind = Literal["preference", "metric"]
 
@@ -432,20 +431,6 @@ def parse(text: str) -> tuple[Declaration, dict[str, Any]] | None:
     elif rest:
         raise PrefevalError(f"cannot parse method {text!r}")
     return declaration, declaration.check(params)
-
-
-def markdown_table() -> str:
-    """The measure table of docs/guide/measures.md: one row per registered method, from its declaration."""
-    rows = ["| measure | parameters (defaults) | per-query value |", "|---|---|---|"]
-    for d in REGISTRY:
-        names = (["baseline"] if d.kind == "preference" else []) + list(d.params)
-        defaults = []
-        for name, p in d.params.items():
-            others = [c for c in (p.choices or ()) if c != p.default]
-            extra = f" ({', '.join(f'`{c!r}`' for c in others)})" if others else ""
-            defaults.append(f"`{name}={p.default!r}`{extra}")
-        rows.append(f"| `{d.name}({', '.join(names)})@k` | {', '.join(defaults)} | {d.summary} |")
-    return "\n".join(rows) + "\n"
 
 
 #: The longest text of a measure or method (the longest real ones have a few dozen characters).

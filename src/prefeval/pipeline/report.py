@@ -11,7 +11,7 @@ Files (``formats`` selects groups: md, html, tex, json, csv, png):
 * ``summary.json``: everything above, machine-readable (keys in docs/pipelines.md).
 * ``per_query.csv`` (run, query_id, measure, value), ``means.csv``, ``versus_baseline.csv``,
   ``preferences.csv`` (method, query_id, run_a, run_b, value), ``preference_summary.csv``,
-  ``rankings.csv``, ``kendall_tau.csv``, ``analysis_<name>_<table>.csv``.
+  ``rankings.csv``, ``kendall_tau.csv``, ``analysis_NAME_PART.csv``.
 * ``means.png`` (per-run means with 95% CIs), ``heatmap_<method>.png`` (mean-preference matrix per method).
 * ``manifest.json``, written last: every file with its size and SHA-256 (see :mod:`prefeval.pipeline.output`).
 """

@@ -32,7 +32,7 @@ from typing import IO, Any
 from prefeval.core.text import csv_cell, printable
 from prefeval.report.text import latex_escape, latex_inline, md_escape, md_inline
 
-__all__ = ["Cell", "Grid", "cell_text", "FORMATS", "ROW_FORMATS", "plain", "markdown", "latex", "write_rows", "row_text"]
+__all__ = ["Cell", "Grid", "frame_grid", "cell_text", "FORMATS", "ROW_FORMATS", "plain", "markdown", "latex", "write_rows", "row_text"]
 
 #: formats of the long-form rows
 ROW_FORMATS = ("csv", "json", "jsonl")
@@ -64,32 +64,45 @@ class Cell:
 @dataclass(frozen=True)
 class Grid:
     """A wide table: ``header`` (column titles), ``rows`` of :class:`Cell`, a ``caption`` and a ``note`` (what the
-    numbers and marks mean; generated from the results). ``markup``: the header, the cells' texts and the caption
-    are report texts, whose ``**bold**`` and ```code``` spans and marks (▲, τ, ...) are typeset
-    (:func:`~prefeval.report.text.md_inline`, :func:`~prefeval.report.text.latex_inline`); otherwise they are shown
-    as written."""
+    numbers and marks mean; generated from the results). ``markup`` says what the header, the cells' texts and the
+    caption are: ``"none"``, text shown as written (every special character escaped); ``"report"``, report texts
+    whose ``**bold**`` and ```code``` spans and marks (▲, τ, ...) are typeset (:func:`~prefeval.report.text.md_inline`,
+    :func:`~prefeval.report.text.latex_inline`); ``"markdown"``, Markdown written by prefeval (documentation tables),
+    kept as it is in Markdown and typeset as a report text in LaTeX."""
 
     header: list[str]
     rows: list[list[Cell]]
     caption: str = ""
     note: str = ""
     numeric: list[bool] = field(default_factory=list)
-    markup: bool = False
+    markup: str = "none"
 
     @classmethod
     def of_texts(cls, header: Sequence[Any], rows: Sequence[Sequence[Any]], caption: str = "",
-                 align: str | None = None) -> Grid:
-        """A grid of report texts (``markup``): ``align`` is one character per column, ``r`` for a column of
-        numbers (right-aligned), ``l`` for the others (default: the first column ``l``, the others ``r``)."""
+                 align: str | None = None, markup: str = "report") -> Grid:
+        """A grid of texts (``markup``: ``"report"`` or ``"markdown"``): ``align`` is one character per column, ``r``
+        for a column of numbers (right-aligned), ``l`` for the others (default: the first column ``l``, the others
+        ``r``)."""
         align = align or "l" + "r" * (len(header) - 1)
         return cls([str(h) for h in header], [[Cell(str(x)) for x in row] for row in rows], caption,
-                   numeric=[a == "r" for a in align], markup=True)
+                   numeric=[a == "r" for a in align], markup=markup)
 
     def is_numeric(self, k: int) -> bool:
         """Whether column ``k`` holds numbers (right-aligned)."""
         if self.numeric:
             return self.numeric[k]
         return bool(self.rows) and all(row[k].number for row in self.rows)
+
+
+def frame_grid(frame: Any, digits: int = 4, caption: str = "") -> Grid:
+    """A :class:`Grid` of a table of values (a pandas DataFrame, its index left out): floats with ``digits``
+    decimals, the other values as text; a column of numbers is right-aligned."""
+    def text(value: Any) -> str:
+        return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+    rows = [[Cell(text(v), number=isinstance(v, (int, float)) and not isinstance(v, bool)) for v in row]
+            for row in frame.itertuples(index=False)]
+    return Grid([str(c) for c in frame.columns], rows, caption)
 
 
 def cell_text(cell: Cell, text: str, best: Callable[[str], str], marks: Mapping[str, str], ci: Callable[[str], str],
@@ -131,14 +144,19 @@ def plain(grid: Grid) -> str:
     return text + ("\n" + textwrap.fill(grid.note, NOTE_WIDTH, break_on_hyphens=False) + "\n" if grid.note else "")
 
 
-def _md_cell(cell: Cell, markup: bool = False) -> str:
-    return cell_text(cell, md_inline(cell.text) if markup else md_escape(cell.text), lambda t: f"**{t}**", _MD_SYMBOLS, lambda ci: f" {md_escape(ci)}",
+#: how each kind of text (:attr:`Grid.markup`) is written in Markdown and in LaTeX
+_MD_TEXT: dict[str, Callable[[Any], str]] = {"none": md_escape, "report": md_inline, "markdown": str}
+_LATEX_TEXT: dict[str, Callable[[Any], str]] = {"none": latex_escape, "report": latex_inline, "markdown": latex_inline}
+
+
+def _md_cell(cell: Cell, markup: str = "none") -> str:
+    return cell_text(cell, _MD_TEXT[markup](cell.text), lambda t: f"**{t}**", _MD_SYMBOLS, lambda ci: f" {md_escape(ci)}",
                      lambda letters: f"<sup>{md_escape(letters)}</sup>")
 
 
 def markdown(grid: Grid) -> str:
     """A GitHub-flavoured Markdown table (labels escaped, numbers right-aligned), the caption above, the note below."""
-    escape = md_inline if grid.markup else md_escape
+    escape = _MD_TEXT[grid.markup]
     lines = ["| " + " | ".join(escape(h) for h in grid.header) + " |",
              "|" + "|".join("---:" if grid.is_numeric(k) else "---" for k in range(len(grid.header))) + "|"]
     lines += ["| " + " | ".join(_md_cell(c, grid.markup) for c in row) + " |" for row in grid.rows]
@@ -153,8 +171,8 @@ def _latex_number(text: str) -> str:
     return latex_escape(text)
 
 
-def _latex_cell(cell: Cell, markup: bool = False) -> str:
-    text = latex_inline(cell.text) if markup else _latex_number(cell.text) if cell.number else latex_escape(cell.text)
+def _latex_cell(cell: Cell, markup: str = "none") -> str:
+    text = _latex_number(cell.text) if cell.number and markup == "none" else _LATEX_TEXT[markup](cell.text)
     return cell_text(cell, text,
                      lambda t: f"\\textbf{{{t}}}", _LATEX_SYMBOLS, lambda ci: " " + ci.replace("±", "$\\pm$"),
                      lambda letters: f"$^{{\\mathrm{{{latex_escape(letters)}}}}}$")
@@ -165,7 +183,7 @@ def latex(grid: Grid, label: str | None = None, fit_width: bool = False) -> str:
     document loading ``booktabs`` (every label escaped; signs and marks in math mode). ``fit_width``: a table of more
     than 8 columns is scaled to the line width (``\\resizebox``, which needs ``graphicx``)."""
     spec = "".join("r" if grid.is_numeric(k) else "l" for k in range(len(grid.header)))
-    escape = latex_inline if grid.markup else latex_escape
+    escape = _LATEX_TEXT[grid.markup]
     lines = ["\\begin{table}[!htbp]", "\\centering", "\\small"]
     if grid.caption:
         lines.append(f"\\caption{{{escape(grid.caption)}}}")

@@ -2,9 +2,9 @@
 
 Every method of :mod:`prefeval.methods` becomes a measure class here (parameters, defaults, choices and
 descriptions from its declaration); importing this module registers them with
-``ir_measures.measures.registry`` so that ``ir_measures.parse_measure("RBU(p=0.8, e=0.03)@20")`` works,
-and the ``prefeval`` provider (:mod:`prefeval.integrations.provider`) evaluates them. A method registered later gets
-its measure class at once.
+``ir_measures.measures.registry`` so that ``ir_measures.parse_measure("RBU(p=0.8, e=0.03)@20")`` works
+(:func:`parse_measure`), and the ``prefeval`` provider (:mod:`prefeval.engine.provider`) evaluates them. A method
+registered later gets its measure class, registered too, at once.
 
 * ``RBU(p=0.8, e=0.03, rel=1, variant='paper')@k``: rank-biased utility (Amigó et al. (2018) §5, Eq. 11).
 * ``TSE(rel=1)@k``: total search efficiency with AP exposure, ``1/p_m`` if every relevant document
@@ -98,8 +98,7 @@ MEASURES: dict[str, PrefevalMeasure] = {}
 
 def _added(declaration: Declaration) -> None:
     MEASURES[declaration.name] = measure_class(declaration)()
-    if _REGISTERED:
-        _register_one(declaration.name)
+    _register_one(declaration.name)
 
 
 def _removed(declaration: Declaration) -> None:
@@ -107,16 +106,6 @@ def _removed(declaration: Declaration) -> None:
     registry = ir_measures.measures.registry
     if methods.declaration_of(registry.get(declaration.name)) is declaration:
         del registry[declaration.name]
-
-
-_REGISTERED = False
-methods.listen(_added, _removed)
-
-RBU = MEASURES[methods.rbu.METHOD.name]
-TSE = MEASURES[methods.tse.METHOD.name]
-LexiRecall = MEASURES[methods.lexirecall.METHOD.name]
-LexiPrecision = MEASURES[methods.lexiprecision.METHOD.name]
-RPP = MEASURES[methods.rpp.METHOD.name]
 
 
 def is_prefeval_measure(measure: Any) -> bool:
@@ -132,9 +121,16 @@ def _register_one(name: str) -> None:
         raise PrefevalError(f"ir-measures already has a different measure named {name}")
 
 
-def register() -> None:
-    """Register the measures with ir-measures (idempotent: importing twice must not fail)."""
-    global _REGISTERED
-    for name in MEASURES:
-        _register_one(name)
-    _REGISTERED = True
+methods.listen(_added, _removed)  # every method: now, and each one registered later
+
+RBU = MEASURES[methods.rbu.METHOD.name]
+TSE = MEASURES[methods.tse.METHOD.name]
+LexiRecall = MEASURES[methods.lexirecall.METHOD.name]
+LexiPrecision = MEASURES[methods.lexiprecision.METHOD.name]
+RPP = MEASURES[methods.rpp.METHOD.name]
+
+
+def parse_measure(text: str) -> Any:
+    """``ir_measures.parse_measure(text)``, with prefeval's measures among the names it knows (this module registers
+    them when imported): the way prefeval parses a measure's text."""
+    return ir_measures.parse_measure(text)

@@ -1,6 +1,6 @@
 """The ``prefeval`` ir-measures provider.
 
-:func:`install` registers the measures of :mod:`prefeval.integrations.measures`, registers this provider in
+:func:`install` registers the measures of :mod:`prefeval.methods.measures`, registers this provider in
 ``ir_measures.providers.registry`` and inserts it into ``ir_measures.DefaultPipeline`` (idempotently), so
 ``ir_measures.calc_aggregate``, ``iter_calc``, ``calc`` and ``evaluator`` — and PyTerrier, which calls
 them — evaluate prefeval's measures next to the standard ones. Standard measures keep their providers:
@@ -34,7 +34,7 @@ from prefeval.data.inputs import nested_codes, qrels_frame, records_codes, run_f
 from prefeval.data.positions import PositionTable, candidate_documents, qrels_queries
 from prefeval.data.ranking import RankedRun, judged_queries, rank_codes, rank_run, recode_run
 from prefeval.data.runs import resolve_run
-from prefeval.integrations.measures import MEASURES, is_prefeval_measure, register
+from prefeval.methods.measures import MEASURES, is_prefeval_measure
 from prefeval.methods.registry import parameters
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ else:
 
 class PrefevalProvider(ir_measures.providers.Provider):
     """Evaluates prefeval's methods (RBU, TSE, LexiRecall, LexiPrecision, RPP, and any method registered
-    later; see :mod:`prefeval.integrations.measures`) with the kernels their declarations name."""
+    later; see :mod:`prefeval.methods.measures`) with the kernels their declarations name."""
 
     NAME = "prefeval"
     SUPPORTED_MEASURES = list(MEASURES.values())
@@ -269,14 +269,18 @@ def _is_preference(measure) -> bool:
     return methods.declaration_of(measure).kind == "preference"
 
 
-_PROVIDER = PrefevalProvider()
+PROVIDER = PrefevalProvider()
+"""The provider; prefeval evaluates its own measures with ``PROVIDER.evaluator(measures, qrels)``."""
 
 
 def install() -> PrefevalProvider:
-    """Register measures and provider with ir-measures and put the provider into ``DefaultPipeline`` (idempotent)."""
-    register()
-    provider = ir_measures.providers.registry.setdefault(PrefevalProvider.NAME, _PROVIDER)
+    """Put the provider into ``ir_measures.providers.registry`` and ``DefaultPipeline`` (idempotent; done when this
+    module is imported)."""
+    provider = ir_measures.providers.registry.setdefault(PrefevalProvider.NAME, PROVIDER)
     pipeline = ir_measures.DefaultPipeline.providers
     if not any(getattr(p, "NAME", None) == PrefevalProvider.NAME for p in pipeline):
         pipeline.insert(0, provider)
     return provider
+
+
+install()
