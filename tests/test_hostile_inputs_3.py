@@ -526,3 +526,80 @@ def test_the_interrupt_tests_restore_sigint_in_the_child():
     finally:
         signal.signal(signal.SIGINT, previous)
     assert done.stdout.strip() == "True"
+
+
+# ---------------------------------------------------------------------------------------------------
+# class 9: what a new user expected
+
+
+def test_q_with_several_runs_prints_every_run_named(files, capsys):
+    out = succeeds(capsys, "eval", *(str(files / n) for n in ("qrels.txt", "a.run", "b.run")), "P@1", "RR", "-q")
+    lines = [line.split("\t") for line in out.splitlines()]
+    assert {line[0] for line in lines} == {"a", "b"} and all(len(line) == 4 for line in lines)
+    for run in ("a", "b"):
+        single = succeeds(capsys, "eval", str(files / "qrels.txt"), str(files / f"{run}.run"), "P@1", "RR", "-q")
+        assert ["\t".join(line[1:]) for line in lines if line[0] == run] == single.splitlines()
+    jsonl = succeeds(capsys, "eval", *(str(files / n) for n in ("qrels.txt", "a.run", "b.run")), "P@1", "-q",
+                     "-o", "jsonl")
+    assert '"run": "b"' in jsonl.splitlines()[-1] and '"query_id": "all"' in jsonl.splitlines()[-1]
+
+
+@pytest.mark.integration  # a LocalCluster of worker processes
+@pytest.mark.parametrize("options", [["--format", "table"], ["--format", "csv", "-p", "-1"],
+                                     ["--baseline", "a", "--ci", "--format", "json"]])
+def test_the_dask_table_is_the_in_process_table_byte_for_byte(files, capsys, options):
+    pytest.importorskip("distributed")
+    args = [*(str(files / n) for n in ("qrels.txt", "a.run", "b.run", "c.run")), "-m", "nDCG@10", "AP", "RPP",
+            *options]
+    here = succeeds(capsys, "eval", *args)
+    assert succeeds(capsys, "eval", *args, "--engine", "dask", "--workers", "1") == here
+
+
+def test_summary_json_has_no_negative_zero():
+    import json
+
+    import numpy as np
+
+    from prefeval.pipeline.summary import jsonable
+
+    text = json.dumps(jsonable({"a": -0.0, "b": np.float64(-0.0), "c": [np.float32(-0.0), -1.5]}))
+    assert "-0.0" not in text and json.loads(text) == {"a": 0.0, "b": 0.0, "c": [0.0, -1.5]}
+
+
+def test_the_last_histogram_bin_is_closed_at_its_upper_end():
+    import re
+
+    import numpy as np
+
+    from prefeval.report import svg
+
+    drawn = svg.histogram(np.array([-1.0, 0.0, 0.5, 1.0, 1.0]), "values")
+    labels = re.findall(r"queries in (\[[^<]*)</title>", drawn)
+    assert labels[-1].endswith(", 1]") and all(label.endswith(")") for label in labels[:-1])
+    assert drawn.count("2 queries in") == 1  # the two 1s are in the last bin, labelled [x, 1]
+
+
+def test_prefeval_run_names_the_best_run_of_every_measure_and_no_nan_for_one_run(tmp_path, capsys):
+    import warnings
+
+    from prefeval.data.simulate import write_example
+
+    paths = write_example(tmp_path / "example")
+    measures = ["nDCG@10", "AP", "RR", "RBU@20", "P@5", "R@100"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a numpy warning (mean of nothing) fails the test
+        out = succeeds(capsys, "run", str(paths["pipeline"]), "--out", str(tmp_path / "out"), "-q",
+                       "--set", f"evaluate.measures={measures!r}".replace("'", '"'),
+                       "--set", 'report.formats=["md"]')
+    best = next(line for line in out.splitlines() if "best by mean" in line)
+    assert all(f"{m} " in best for m in measures)
+    one = tmp_path / "one.toml"
+    one.write_text(f'[qrels]\nsource = "{paths["qrels"]}"\n[runs]\npaths = ["{paths["bm25"]}"]\n'
+                   '[evaluate]\nmeasures = ["nDCG@10"]\n[report]\nformats = ["md"]\n')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        out = succeeds(capsys, "run", str(one), "--out", str(tmp_path / "one"), "-q")
+    import re
+
+    assert not re.search(r"\bnan\b", out), out
+    assert all("undefined (1 run)" in line for line in out.splitlines() if "Kendall's tau" in line), out

@@ -165,16 +165,25 @@ def run(args: argparse.Namespace) -> int:
     places = PLACES if args.places is None else args.places
     if not -1 <= places <= MAX_PLACES:
         raise PrefevalError(f"--places must be -1 (all) or 0 to {MAX_PLACES}; got {places}")
-    if table:
+    per_run = table and args.by_query and not args.table_measures \
+        and all(getattr(args, key) == default for key, default in _TABLE_ONLY.items())
+    if table and not per_run:
         return _run_table(args, qrels_arg, run_args, texts, places)
-    args.qrels, args.run, args.places = qrels_arg, next(iter(named_runs(run_args).values())), places
+    runs = named_runs(run_args)
+    args.qrels, args.places = qrels_arg, places
     labelled = parse_measures(texts, args.rel)
     if args.no_summary and not args.by_query:
         raise PrefevalError("--no_summary (-n) only works with --by_query (-q)")
     engine = engine_options(args)
-    if engine:
-        return _run_on_engine(args, labelled, engine)
-    return _run_single(args, labelled)
+    # several runs with -q: each run's lines in turn, named by the run (as trec_eval -q users run it per run)
+    args.run_label = None
+    for name, path in runs.items():
+        args.run, args.run_label = path, (name if per_run else None)
+        if engine:
+            _run_on_engine(args, labelled, engine)
+        else:
+            _run_single(args, labelled)
+    return 0
 
 
 def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measures: list[str], places: int) -> int:
@@ -188,8 +197,6 @@ def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measur
     if given:
         raise PrefevalError(f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to the form QRELS RUN "
                             "MEASURE... (one run), not to the table (-m or several runs; --format chooses its output)")
-    if engine_options(args):
-        raise PrefevalError("--engine dask applies to the form QRELS RUN MEASURE... (one run), not to the table")
     if not 0 < args.alpha < 1:
         raise PrefevalError(f"--alpha must be between 0 and 1; got {args.alpha}")
     from prefeval.core.stats import check_resamples, check_seed  # deferred: with the rest of prefeval
@@ -203,7 +210,7 @@ def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measur
     result = table(qrels, runs, measures, baseline=baseline, test=args.test,
                    correction=correction_for(args.test or "t", args.correction), alpha=args.alpha,
                    rel=args.rel, depth=args.depth, ci=args.ci, family=args.family, progress=progress_enabled(args),
-                   n_resamples=args.resamples, seed=args.seed)
+                   n_resamples=args.resamples, seed=args.seed, **engine_options(args))
     sys.stdout.write(result.to_text(args.format or "table", digits=max(places, 0) if places >= 0 else 6))
     return 0
 
@@ -304,12 +311,16 @@ def _explain(measure, value: float, max_grade: int | None) -> None:
 def _writer(args: argparse.Namespace):
     fmt = "" if args.places == -1 else f".{args.places}f"
 
+    run = getattr(args, "run_label", None)  # several runs: each line starts with its run's name
+
     def tsv(query_id: str, label: str, value: float | int) -> None:
-        prefix = f"{query_id}\t" if args.by_query else ""
+        prefix = (f"{run}\t" if run is not None else "") + (f"{query_id}\t" if args.by_query else "")
         print(f"{prefix}{label}\t{value if isinstance(value, int) else format(value, fmt)}")
 
     def jsonl(query_id: str, label: str, value: float) -> None:
-        record = {"query_id": query_id, "measure": label, "value": value}
+        record = {"run": run, "query_id": query_id, "measure": label, "value": value}
+        if run is None:
+            del record["run"]
         if not args.by_query:
             del record["query_id"]
         print(json.dumps(record))

@@ -33,6 +33,7 @@ import numpy as np
 from prefeval.core import stats
 from prefeval.core.lazy import lazy_module
 from prefeval.data.inputs import run_name
+from prefeval.engine import registry as engines
 from prefeval.engine.compare import compare_methods
 from prefeval.engine.comparison import Comparison
 from prefeval.engine.methods import Method, check_run_options, method_list, parse_methods
@@ -424,8 +425,8 @@ def _mean_matrix(comparison: Comparison, r: Any) -> np.ndarray:
 
 def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test: str | None = None,
           correction: str | None = "holm", alpha: float = 0.05, rel: int | None = None, depth: int | None = None, *,
-          ci: bool | str = False, family: str = "measure", progress: bool = False,
-          **options: Any) -> RunTable | BaselineTables:
+          ci: bool | str = False, family: str = "measure", progress: bool = False, engine: str = "inprocess",
+          client: Any = None, scheduler: str | None = None, workers: int | None = None, **options: Any) -> RunTable | BaselineTables:
     """A run x measure table of means with significance (see the module docstring).
 
     ``qrels``, ``runs``: as :func:`prefeval.compare` (runs named by file name, or the keys of a dict).
@@ -444,7 +445,10 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test
     together; ``"table"`` corrects every test of the table (all measures and baselines) as one family.
     Undefined tests (fewer than two queries, every query tied, zero variance) have no p-value, are never
     significant and are left out of the family; ``family_size`` counts the defined tests corrected together.
+    ``engine="dask"`` (with ``client``, ``scheduler`` or ``workers``, as :func:`prefeval.compare`) computes the
+    per-query values on a Dask cluster: the same table.
     """
+    other = engines.options(engine, client, scheduler, workers)
     measures = method_list(measures, "measures", "['nDCG@10', 'AP', 'RPP']")
     check_run_options(rel, depth)
     if not 0 < alpha < 1:
@@ -474,9 +478,16 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test
         raise PrefevalError("a preference column compares runs: give at least two runs")
     # the tests and the bootstrap need every per-query value
     keep = True if test in VALUE_TESTS or ci == "bootstrap" else None
-    result = compare_methods(qrels, runs, list(computed.values()), progress=progress, per_query=keep,
-                             min_runs=1 if not any(m.kind == "preference" for m in computed.values()) else 2,
-                             baseline=None)
+    if other is not None:
+        if singles:
+            raise PrefevalError("engine='dask' computes tables of two runs or more; a table of one run is computed "
+                                "in process (omit the engine)")
+        result = other.compare(qrels, runs, list(computed.values()), per_query=keep, client=client,
+                               scheduler=scheduler, workers=workers, partitions=None, progress=progress)
+    else:
+        result = compare_methods(qrels, runs, list(computed.values()), progress=progress, per_query=keep,
+                                 min_runs=1 if not any(m.kind == "preference" for m in computed.values()) else 2,
+                                 baseline=None)
     for b in baselines:
         if b is not None and b not in result.runs:
             raise PrefevalError(f"baseline {b!r} is not one of the runs: {', '.join(result.runs)}")

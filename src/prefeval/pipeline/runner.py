@@ -145,7 +145,7 @@ def _refresh_timings(context: PipelineContext) -> None:
 def _best(context: PipelineContext) -> list[str]:
     means = context.means_table()
     out = []
-    for measure in context.measures[:4]:
+    for measure in context.measures:  # every measure (docs/pipelines.md: the best run per measure)
         if measure in means.columns and means[measure].notna().any():
             run = means[measure].idxmax()
             out.append(f"{measure} {run} ({means.loc[run, measure]:.4f})")
@@ -174,7 +174,7 @@ def terminal_summary(context: PipelineContext) -> str:
         lines.append(f"  against the baseline: {plural(len(better), 'significant improvement')}, "
                      f"{plural(len(worse), 'degradation')} (over {vs['method'].nunique()} measures/methods x "
                      f"{plural(vs['run'].nunique(), 'run')})")
-    for method in context.methods[:6]:
+    for method in context.methods:
         label = context.ranking_label(method)
         top = context.rankings[label]["run"].iloc[0] if label else "?"
         lines.append(f"  {method}: top {top} ({label.split('(')[-1].rstrip(')') if label else ''}), "
@@ -182,11 +182,13 @@ def terminal_summary(context: PipelineContext) -> str:
     tau = context.kendall_tau
     if tau is not None and len(tau) > 1:
         labels = [x for x in tau.index if x != TRUTH]
-        values = [tau.loc[a, b] for i, a in enumerate(labels) for b in labels[i + 1:]]
+        values = [v for i, a in enumerate(labels) for b in labels[i + 1:] if np.isfinite(v := float(tau.loc[a, b]))]
+        truth = [v for x in labels if np.isfinite(v := float(tau.loc[x, TRUTH]))] if TRUTH in tau.index else []
         if values:
-            lines.append(f"  Kendall's tau between rankings: min {np.nanmin(values):.3f}, mean {np.nanmean(values):.3f}"
-                         + (f"; against the true order: mean {np.nanmean([tau.loc[x, TRUTH] for x in labels]):.3f}"
-                            if TRUTH in tau.index else ""))
+            lines.append(f"  Kendall's tau between rankings: min {min(values):.3f}, mean {np.mean(values):.3f}"
+                         + (f"; against the true order: mean {np.mean(truth):.3f}" if truth else ""))
+        elif labels:  # one run (or rankings without two distinct values): tau is undefined, and said to be
+            lines.append(f"  Kendall's tau between rankings: undefined ({plural(len(context.runs), 'run')})")
     if context.files:
         names = ", ".join(p.name for p in context.files[:8]) + (", ..." if len(context.files) > 8 else "")
         lines.append(f"  wrote {plural(len(context.files), 'file')} to {context.out_dir}: {names}")

@@ -27,7 +27,7 @@ FORMAT = "prefeval-pipeline-summary/1"
 
 
 def jsonable(value: Any) -> Any:
-    """Convert numpy/pandas values (recursively) to plain JSON values; NaN/inf -> None."""
+    """Convert numpy/pandas values (recursively) to plain JSON values; NaN/inf -> None, -0.0 -> 0.0."""
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -43,7 +43,7 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, (float, np.floating)):
-        value = float(value)
+        value = float(value) + 0.0  # -0.0 becomes 0.0: a mean or difference of 0 has no sign
         return value if math.isfinite(value) else None
     if value is None or isinstance(value, str):
         return value

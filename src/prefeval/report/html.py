@@ -654,7 +654,7 @@ _JS = r"""
           fill: mid === 0 ? "#999999" : mid > 0 ? "#1f5fa8" : "#c0392b" });
         var lo = -m + k * width;
         rect.appendChild(el("title", {}, count + " queries in [" + lo.toPrecision(3) + ", " +
-          (lo + width).toPrecision(3) + ")"));
+          (lo + width).toPrecision(3) + (k === bins - 1 ? "]" : ")")));
         svg.appendChild(rect);
       });
       svg.appendChild(el("line", { x1: left, x2: W - 10, y1: H - bottom, y2: H - bottom, "class": "axis" }));

@@ -223,7 +223,8 @@ def histogram(values: np.ndarray, title: str, bound: float | None = None) -> str
         colour = "#999999" if mid == 0 else (_RUN if mid > 0 else _BASELINE)
         lo = -m + k * width
         out.append(f'<rect x="{left + k * bw + 1:.1f}" y="{H - bottom - h:.1f}" width="{bw - 2:.1f}" height="{h:.1f}" '
-                   f'fill="{colour}"><title>{int(count)} queries in [{lo:.3g}, {lo + width:.3g})</title></rect>')
+                   f'fill="{colour}"><title>{int(count)} queries in [{lo:.3g}, {lo + width:.3g}'
+                   f'{"]" if k == HISTOGRAM_BINS - 1 else ")"}</title></rect>')  # the last bin holds its upper end
     out.append(f'<line x1="{left:.1f}" x2="{W - 10:.1f}" y1="{H - bottom:.1f}" y2="{H - bottom:.1f}" class="axis"/>')
     for v, anchor in ((-m, "start"), (0.0, "middle"), (m, "end")):
         x = left + (v + m) / (2 * m) * (W - left - 10)
