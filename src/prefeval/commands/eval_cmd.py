@@ -33,11 +33,11 @@ from prefeval.commands.common import (
 )
 from prefeval.commands.engine_args import add_engine_arguments, engine_options
 from prefeval.core.stats import CORRECTIONS, TESTS
+from prefeval.report.tables import FORMATS as TABLE_FORMATS
 
 PLACES = 4
 SUMMARY_QID = "all"
 MAX_PLACES = 17
-TABLE_FORMATS = ("table", "markdown", "latex", "csv", "json", "jsonl")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

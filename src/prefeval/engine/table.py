@@ -164,7 +164,7 @@ class RunTable:
                     self._records[run, label].update(test=None, correction=None, **(
                         {"effect_size": math.nan, "p_value": math.nan, "p_adjusted": math.nan, "significant": None,
                          "direction": 0, "family_size": None}
-                        if baseline is not None else {"better_than": []}))
+                        if baseline is not None else {"better_than": [], "family_size": None}))
                 continue
             _, test_used, correction_used, res = view.tests(method.label, test, correction, alpha, **options)
             self.tests[label] = (test_used, correction_used)
@@ -227,7 +227,7 @@ class RunTable:
                 beaten[b].append(a)
         order = {run: k for k, run in enumerate(self.runs)}
         for run in self.runs:
-            self._records[run, label]["better_than"] = sorted(beaten[run], key=order.__getitem__)
+            self._records[run, label].update(better_than=sorted(beaten[run], key=order.__getitem__), family_size=family)
 
     # -- numbers -------------------------------------------------------------------------------
 
@@ -299,7 +299,7 @@ class RunTable:
         if len(self.runs) > 1:
             out += ["test", "correction"]
             out += ["p_value", "p_adjusted", "significant"] if self.baseline is not None else ["better_than"]
-            out += ["family", "family_size"] if self.baseline is not None else ["family"]
+            out += ["family", "family_size"]
             if self.robust_fill is not None:
                 out.append("robust")
         return out
@@ -320,8 +320,9 @@ class RunTable:
 
     def to_frame(self) -> pd.DataFrame:
         """The long-form table ``run, measure, mean[, ci_low, ci_high][, test, correction, p_value, p_adjusted,
-        significant | better_than]`` (with a baseline also ``baseline, effect_size[, diff_ci_low, diff_ci_high]`` and
-        ``family_size``; ``family`` names the correction family): one row per run and measure."""
+        significant | better_than], family, family_size`` (with a baseline also ``baseline, effect_size[, diff_ci_low,
+        diff_ci_high]``; ``family`` names the correction family, ``family_size`` counts its defined tests): one row per
+        run and measure."""
         header, rows = self.rows()
         frame = pd.DataFrame(rows, columns=header)
         frame.attrs.update(baseline=self.baseline, alpha=self.alpha, queries=self.queries)
