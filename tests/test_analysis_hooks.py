@@ -28,7 +28,7 @@ def context():
 
 def test_registry_names():
     assert set(PIPELINE_ANALYSES) == {"ties", "agreement", "power", "robustness", "tie_probability", "worst_case",
-                                      "unanimity", "unanimity_grid", "balancing"}
+                                      "unanimity", "unanimity_grid", "balancing", "reusability"}
 
 
 def test_ties_and_agreement_hooks(context):

@@ -61,7 +61,8 @@ def test_aliases_and_parameters():
     assert canonical_text("lexirecall") == "LexiRecall"
     assert canonical_text("nDCG@10") == "nDCG@10"
     decl, params = parse("RBU(p=0.5, variant='evall')@5")
-    assert decl.name == "RBU" and params == {"p": 0.5, "e": 0.03, "rel": 1, "variant": "evall", "cutoff": 5}
+    assert decl.name == "RBU" and params == {"p": 0.5, "e": 0.03, "rel": 1, "variant": "evall",
+                                    "judged_only": False, "cutoff": 5}
     with pytest.raises(PrefevalError, match="weighting='cubic' is not one of"):
         parse("RPP(weighting='cubic')")
     assert parse("nDCG@10") is None

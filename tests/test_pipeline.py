@@ -43,7 +43,7 @@ SMALL_SET = [arg for key, value in SMALL.items() for arg in ("--set", f"simulate
 REPORT_FILES = {"report.md", "report.html", "report.tex", "summary.json", "per_query.csv", "preferences.csv",
                 "means.png"}
 SUMMARY_KEYS = {"format", "prefeval_version", "pipeline", "data", "settings", "baseline", "means",
-                "versus_baseline", "preferences", "rankings", "disagreements", "kendall_tau", "analysis", "files",
+                "versus_baseline", "preferences", "rankings", "disagreements", "kendall_tau", "analysis", "check", "files",
                 "timings", "document"}
 
 

@@ -11,8 +11,8 @@ from prefeval.pipeline.schema import Key, Table
 
 
 def test_built_in_steps_declare_their_tables_and_run_in_dependency_order():
-    assert [c.kind for c in step_classes()] == ["qrels", "simulate", "recsys", "runs", "retrieve", "evaluate", "compare",
-                                                 "aggregate", "analyse", "report"]
+    assert [c.kind for c in step_classes()] == ["qrels", "simulate", "recsys", "runs", "retrieve", "check", "evaluate",
+                                                 "compare", "aggregate", "analyse", "report"]
     for cls in STEPS.values():
         for name, key in cls.TABLE.keys.items():
             assert key.doc, (cls.kind, name)

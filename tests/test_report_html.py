@@ -214,14 +214,20 @@ def check_numbers(out: Path, runs: int, methods: int) -> None:
     means = pd.read_csv(out / "means.csv", dtype={"run": str, "measure": str})
     prefs = pd.read_csv(out / "preferences.csv", dtype={"method": str, "query_id": str, "run_a": str, "run_b": str})
     summary = pd.read_csv(out / "preference_summary.csv", dtype={"method": str, "run_a": str, "run_b": str})
-    # the means table (Table 2): each cell is the CSV value with 4 decimals
-    table = re.search(r"<caption>Table 2: Mean effectiveness per run</caption>(.*?)</table>", page, flags=re.S).group(1)
+    # the means table: each cell is the CSV value with 4 decimals (Judged@k, from summary.json's check, beside them)
+    table = re.search(r"<caption>Table \d+: Mean effectiveness per run</caption>(.*?)</table>", page,
+                      flags=re.S).group(1)
+    check = json.loads((out / "summary.json").read_text())["check"]
     header = [_strip_tags(h) for h in re.findall(r"<th[^>]*>(.*?)</th>", table)]
     for row in re.findall(r"<tr>(.*?)</tr>", table.split("</thead>")[1]):
         cells = [_strip_tags(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row)]
         run = cells[0].removesuffix(" (baseline)")
         for measure, cell in zip(header[1:], cells[1:]):
             if measure == "true quality":  # simulated data: the simulation's, not a mean
+                continue
+            if measure.startswith("Judged@"):
+                judged = {r["name"]: r["judged_at"][measure.removeprefix("Judged@")] for r in check["runs"]}
+                assert cell == f"{judged[run]:.3f}", (run, measure)
                 continue
             value = means[(means["run"] == run) & (means["measure"] == measure)]["value"].item()
             assert cell.split()[0] == f"{value:.4f}", (run, measure)

@@ -207,7 +207,7 @@ def test_table_columns_and_renderings(files):
     table = prefeval.table(qrels, runs, ["nDCG@10", "map", "ndcg_cut_10", "LexiRecall"], baseline="good", ci=True)
     assert table.measures == ["nDCG@10", "map", "ndcg_cut_10", "LexiRecall"]  # labels as given, each once
     frame = table.to_frame()
-    assert list(frame.columns) == ["run", "measure", "mean", "ci_low", "ci_high", "baseline", "effect_size",
+    assert list(frame.columns) == ["run", "measure", "mean", "Judged@10", "ci_low", "ci_high", "baseline", "effect_size",
                                    "diff_ci_low", "diff_ci_high", "test", "correction", "p_value", "p_adjusted",
                                    "significant", "family", "family_size"]
     assert len(frame) == 3 * 4
@@ -247,7 +247,7 @@ def test_best_value_is_emphasised_and_letters_name_the_runs_beaten(files):
 def test_one_run_is_a_table_of_means(files):
     qrels, runs = files
     table = prefeval.table(qrels, runs[:1], ["P@2", "RR"])
-    assert list(table.to_frame().columns) == ["run", "measure", "mean"]
+    assert list(table.to_frame().columns) == ["run", "measure", "mean", "Judged@2"]  # k: the deepest cutoff
     with pytest.raises(PrefevalError, match="at least two runs"):
         prefeval.table(qrels, runs[:1], ["RPP"])
 

@@ -48,6 +48,7 @@ def test_one_query_is_never_significant(tmp_path, correction):
     assert all(r["family_size"] == "0" for r in rows)
     table = prefeval.table(qrels, runs, ["nDCG@10"], correction=correction)  # all pairs, letters
     assert all(not table.record(run, "nDCG@10")["better_than"] for run in table.runs)
+    assert all(table.record(run, "nDCG@10")["family_size"] == 0 for run in table.runs)
     assert "undefined" in table.note()
 
 

@@ -20,6 +20,9 @@ name                   parts
 ``unanimity_grid``     the same for the diversity metrics of Amigó et al. (2018) at their parameter grid, incl. RBU
                        (their Table 2; :data:`prefeval.analysis.unanimity.PAPER_GRID`; qrels with subtopics)
 ``balancing``          balancing index of the metrics for run lengths ``lengths`` (Ferrante et al. (2015) §6)
+``reusability``        ``reusability``: leave-one-run-out of the pool at depth ``depth`` (default 100; Zobel (1998)),
+                       the methods and metrics and their condensed-list variants
+                       (:mod:`prefeval.analysis.reusability`)
 =====================  =====================================================================================
 """
 
@@ -32,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from prefeval.analysis import agreement, degradation, discriminative, ties
+from prefeval.analysis import agreement, degradation, discriminative, reusability, ties
 from prefeval.analysis.balancing import balancing_index
 from prefeval.analysis.closed_forms import tie_probability
 from prefeval.analysis.random_rankings import worst_case_agreement
@@ -244,6 +247,16 @@ def run_balancing(context: Any, metrics: Sequence[str] | None = None,
     return {"balancing_index": pd.DataFrame(rows)}
 
 
+def run_reusability(context: Any, methods: Sequence[str] | None = None, metrics: Sequence[str] | None = None,
+                    depth: int = 100) -> dict:
+    prefs, refs = _roles(context, methods, metrics)
+    measures = list(dict.fromkeys([*prefs, *refs]))
+    if not measures:
+        raise PrefevalError("analyse: reusability needs methods or metrics (a compare or evaluate step)")
+    return {"reusability": reusability.leave_one_run_out(context.qrels, context.runs, measures, depth,
+                                                         rel=context.rel)}
+
+
 PIPELINE_ANALYSES = {
     "ties": run_ties,
     "agreement": run_agreement,
@@ -254,6 +267,7 @@ PIPELINE_ANALYSES = {
     "unanimity": run_unanimity,
     "unanimity_grid": run_unanimity_grid,
     "balancing": run_balancing,
+    "reusability": run_reusability,
 }
 
 
@@ -273,7 +287,7 @@ def _bounds(key: str, value: Any) -> None:
         raise PrefevalError(f"must name policies among {', '.join(degradation.POLICIES)}; got {list(value)!r}")
     elif key == "fractions" and any(isinstance(f, bool) or not 0 <= f < 1 for f in value):
         raise PrefevalError(f"must be numbers in [0, 1); got {list(value)!r}")
-    elif key in ("n_queries", "m", "n") and value < 1:
+    elif key in ("n_queries", "m", "n", "depth") and value < 1:
         raise PrefevalError(f"must be an integer >= 1; got {value!r}")
 
 

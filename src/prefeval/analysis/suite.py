@@ -14,10 +14,12 @@ analysis                  tables
 ``unanimity``             ``metric_unanimity``: MU of every diversity metric of Amigó et al. (2018) at the
                           paper's parameter grid (:data:`prefeval.analysis.unanimity.PAPER_GRID`), incl. RBU,
                           against all others, per topic (their §6.1, Table 2); needs no methods
+``reusability``           ``reusability``: leave-one-run-out of the pool at ``depth`` (Zobel (1998)), every method
+                          and metric and their condensed-list variants (:mod:`prefeval.analysis.reusability`)
 ========================  ==============================================================
 
-``ANALYSES`` lists them; :data:`DEFAULT_ANALYSES` (all but ``unanimity``) is what ``prefeval analyse`` runs by
-default.
+``ANALYSES`` lists them; :data:`DEFAULT_ANALYSES` (all but ``unanimity`` and ``reusability``) is what
+``prefeval analyse`` runs by default.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from typing import Any
 
 import pandas as pd
 
-from prefeval.analysis import agreement, degradation, discriminative, ties, unanimity
+from prefeval.analysis import agreement, degradation, discriminative, reusability, ties, unanimity
 from prefeval.analysis.position_engine import evaluate_positions, load_positions, supported
 from prefeval.core.stats import check_resamples, check_seed
 from prefeval.engine.compare import compare
@@ -37,7 +39,7 @@ from prefeval.errors import PrefevalError
 
 __all__ = ["ANALYSES", "DEFAULT_ANALYSES", "analyse", "evaluate"]
 
-ANALYSES = ("ties", "agreement", "power", "robustness", "unanimity")
+ANALYSES = ("ties", "agreement", "power", "robustness", "unanimity", "reusability")
 DEFAULT_ANALYSES = ("ties", "agreement", "power", "robustness")
 
 
@@ -80,6 +82,12 @@ def analyse(qrels: Any, runs: Any, methods: Sequence[Any], metrics: Sequence[Any
     everything = list(dict.fromkeys([*methods, *metrics]))
     if not everything:
         raise PrefevalError("no methods given")
+    if "reusability" in analyses:
+        if depth is None:
+            raise PrefevalError("the reusability analysis needs the pool depth: --depth K (depth=K)")
+        out["reusability"] = reusability.leave_one_run_out(qrels, runs, everything, depth, rel=rel)
+        if all(a in ("unanimity", "reusability") for a in analyses):
+            return out
     data = None
     if comparison is None:
         comparison, data = evaluate(qrels, runs, everything, rel=rel, depth=depth)

@@ -21,6 +21,7 @@ from prefeval.core.text import printable
 from prefeval.errors import PrefevalError
 
 COMMANDS = {
+    "check": ("prefeval.commands.check_cmd", "check qrels and runs before evaluating: coverage, Judged@k, ties, repeats"),
     "eval": ("prefeval.commands.eval_cmd", "evaluate runs: a run x measure table with significance, or one run like ir_measures"),
     "compare": ("prefeval.commands.compare_cmd", "compare many runs pairwise with preference methods and metrics"),
     "run": ("prefeval.commands.run_cmd", "run a declarative pipeline (a TOML file or a built-in name, e.g. demo)"),
@@ -68,6 +69,7 @@ EPILOG = ("Try it on a simulated collection: prefeval example example (it writes
 #: One example line per command, shown at the end of its ``--help``; run on the files of ``prefeval example
 #: example`` (tests/test_doc_examples.py runs each).
 EXAMPLES = {
+    "check": "prefeval check example/qrels.txt example/*.run",
     "eval": "prefeval eval example/qrels.txt example/*.run -m nDCG@10 \"RBU(p=0.8)@20\" RPP --baseline bm25",
     "compare": "prefeval compare example/qrels.txt example/*.run -m LexiRecall RPP nDCG@10 --aggregate mc4",
     "run": "prefeval run example/pipeline.toml --out out/example",

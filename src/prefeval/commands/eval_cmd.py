@@ -75,6 +75,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        help="random seed of the bootstrap and the randomised tests (default 0)")
     table.add_argument("--resamples", type=int, default=10_000,
                        help="resamples of the bootstrap and the randomised tests (default 10000)")
+    table.add_argument("--robust", action="store_true",
+                       help="test every significant cell again with unjudged documents removed (condensed lists) and "
+                            "judged relevant within each run's top --depth (else 1000); marks the cells that do not "
+                            "hold in all three readings (field robust)")
     table.add_argument("--format", choices=TABLE_FORMATS, default=None,
                        help="table (plain text, default), markdown, latex, csv, json (one document), jsonl")
     add_progress_arguments(parser)
@@ -210,7 +214,7 @@ def _run_table(args: argparse.Namespace, qrels: str, run_args: list[str], measur
     result = table(qrels, runs, measures, baseline=baseline, test=args.test,
                    correction=correction_for(args.test or "t", args.correction), alpha=args.alpha,
                    rel=args.rel, depth=args.depth, ci=args.ci, family=args.family, progress=progress_enabled(args),
-                   n_resamples=args.resamples, seed=args.seed, **engine_options(args))
+                   n_resamples=args.resamples, seed=args.seed, robust=args.robust, **engine_options(args))
     sys.stdout.write(result.to_text(args.format or "table", digits=max(places, 0) if places >= 0 else 6))
     return 0
 

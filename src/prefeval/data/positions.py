@@ -31,6 +31,7 @@ from prefeval.data.encoding import (
     unique_values,
 )
 from prefeval.data.ranking import NO_SUBTOPIC, QueryBlock, RankedRun, rank_run
+from prefeval.data.trec import MIN_GRADE
 from prefeval.errors import PrefevalError
 
 if TYPE_CHECKING:
@@ -141,6 +142,16 @@ class PositionTable:
         columns = column_of_code[run.doc_codes[rows]]
         return rows[columns >= 0], columns[columns >= 0]
 
+    def matched_rows(self, run: RankedRun) -> np.ndarray:
+        """The rows of ``run`` (ascending) whose (query, document) is in the table, at any rank."""
+        if not len(self.sorted_keys) or not len(run.rank):
+            return np.zeros(0, dtype=np.intp)
+        query_map = self._map("queries", run.queries, lambda: self.queries.get_indexer(run.queries))
+        rows, dc = self._doc_columns(run)
+        qc = run.query_codes[rows] if run.queries is self.queries else query_map[run.query_codes[rows]]
+        hit, _ = self._find(qc, dc, run.rank[rows], None)
+        return np.sort(rows[hit])
+
     def locate(self, run: RankedRun, depth: int | None = None) -> np.ndarray:
         """(len(self),) float64: the rank of each relevant document in ``run`` (ranks ``<= depth``), +inf if absent."""
         out = np.full(len(self), np.inf)
@@ -229,6 +240,54 @@ class PositionTable:
             order = np.argsort(column, kind="stable")
             self._subtopics = (ids, column[order], code[order])
         return self._subtopics
+
+
+def judged_table(qrels: Any, queries: Ids | None = None) -> PositionTable:
+    """Every judged (query, document) of the qrels, at any grade (a :class:`PositionTable` at the lowest grade the
+    reader accepts): what :func:`condensed_run` keeps."""
+    return PositionTable(qrels, MIN_GRADE, queries)
+
+
+def condensed_run(run: RankedRun, judged: PositionTable, depth: int | None = None) -> RankedRun:
+    """``run`` as a condensed list (Sakai (2007)): its top ``depth`` documents (all: ``None``) without those the qrels
+    do not judge for their query (``judged``: :func:`judged_table`), ranked 1, 2, ... in their order. A measure on it
+    equals the measure on the run stripped of its unjudged documents.
+
+    The ranks of the judged documents must be exact: a run ranked with ``ties="all"``, or with ``ties="candidates"``
+    and every judged document a candidate (``rank_run(..., query_candidates(qrels, MIN_GRADE))``)."""
+    rows = judged.matched_rows(run)
+    if depth is not None:
+        rows = rows[run.rank[rows] <= depth]
+    if not run.full_order and (run.exact_depth is not None or np.any(run.doc_codes[rows] >= len(run.candidates))):
+        raise ValueError("condensed_run needs the exact rank of every judged document: rank the run with "
+                         "ties='all', or with every judged document a candidate")
+    qc, rank = run.query_codes[rows], run.rank[rows]
+    order = np.lexsort((rank, qc))
+    rows, qc = rows[order], qc[order]
+    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]]) if len(qc) else np.zeros(0, dtype=np.intp)
+    first = np.repeat(starts, np.diff(np.r_[starts, len(qc)]))
+    new_rank = (np.arange(len(qc)) - first + 1).astype(run.rank.dtype, copy=False)
+    return RankedRun(run.queries, qc, run.doc_names, run.doc_raw[rows], run.doc_codes[rows], new_rank,
+                     run.candidates, True)
+
+
+def judged_at(run: RankedRun, judged: PositionTable, cutoffs: list[int]) -> np.ndarray:
+    """``(len(cutoffs), len(judged.queries))``: Judged@k of ``run`` for each query of the qrels (``judged``:
+    :func:`judged_table`), as ir-measures' ``Judged@k`` defines it on prefeval's ranking: the share of the top ``k``
+    documents the qrels judge for the query, over ``min(k, documents ranked)``; 0 for a query the run lacks. The
+    ranks of the judged documents must be exact (as for :func:`condensed_run`)."""
+    out = np.zeros((len(cutoffs), len(judged.queries)))
+    if not len(run.rank):
+        return out
+    code = judged.queries.get_indexer(run.queries)[run.query_codes]  # each row's query among the qrels' (-1: none)
+    kept = code >= 0
+    n = np.bincount(code[kept], minlength=len(judged.queries))
+    rows = judged.matched_rows(run)
+    for i, k in enumerate(cutoffs):
+        top = rows[run.rank[rows] <= k]
+        hits = np.bincount(code[top], minlength=len(judged.queries))
+        np.divide(hits, np.minimum(n, k), out=out[i], where=n > 0)
+    return out
 
 
 def query_positions(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, rel: int = 1,

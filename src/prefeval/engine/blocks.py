@@ -33,7 +33,7 @@ from prefeval.core.lazy import lazy_module
 from prefeval.core.reduce import PairAccumulator
 from prefeval.data.encoding import column_values, distinct
 from prefeval.data.inputs import run_frame
-from prefeval.data.positions import PositionTable, qrels_queries
+from prefeval.data.positions import PositionTable, condensed_run, judged_table, qrels_queries
 from prefeval.data.ranking import (
     RankedRun,
     coverage_note,
@@ -45,7 +45,7 @@ from prefeval.data.ranking import (
     rank_run,
     warn_repeated,
 )
-from prefeval.data.trec import Columns
+from prefeval.data.trec import MIN_GRADE, Columns
 from prefeval.engine.methods import Method
 from prefeval.engine.results import MethodResult
 from prefeval.engine.values import MeasureEvaluator
@@ -131,16 +131,19 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     S = len(names)
     queries = qrels_queries(qrels)
     qids = judged_queries(qrels)
-    pref_groups: dict[tuple[int, int | None], list[Method]] = {}
+    pref_groups: dict[tuple[int, int | None, bool], list[Method]] = {}
     metric_groups: dict[int | None, list[Method]] = {}
     for m in methods:
         if m.kind == "preference":
-            pref_groups.setdefault((m.rel, m.depth), []).append(m)
+            pref_groups.setdefault((m.rel, m.depth, _judged_only(m)), []).append(m)
         else:
             metric_groups.setdefault(m.depth, []).append(m)
     min_rel = min(m.rel for m in methods)
-    candidates = query_candidates(qrels, min_rel)  # each block of a run's queries looked up among its own
-    tables = {rel: PositionTable(qrels, rel, queries) for rel in dict.fromkeys(rel for rel, _ in pref_groups)}
+    condensed = any(judged_only for _, _, judged_only in pref_groups)
+    judged = judged_table(qrels, queries) if condensed else None  # condensed lists need every judged rank exact
+    # each block of a run's queries looked up among its own
+    candidates = query_candidates(qrels, MIN_GRADE if condensed else min_rel)
+    tables = {rel: PositionTable(qrels, rel, queries) for rel in dict.fromkeys(rel for rel, _, _ in pref_groups)}
     doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
     metric_tables = [_MetricTable(group, qrels, depth, S) for depth, group in metric_groups.items()]
     query_codes, query_ids = distinct(qrels["query_id"], grouped=True)
@@ -148,7 +151,8 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     evaluated[queries.get_indexer(
         query_ids[sorted_unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])] = True
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
-    blocked = query_block_runs(run_frames, candidates) if ties == "candidates" else []  # large runs in memory
+    # large runs in memory
+    blocked = query_block_runs(run_frames, candidates) if ties == "candidates" and not condensed else []
     row = {name: s for s, name in enumerate(names)}
     streamed = read_ahead({name: run for name, run in run_frames.items() if name not in set(blocked)})
     for name, frame in _progress(_read_in_turn(encoded_runs(streamed, queries)), progress, "ranking runs",
@@ -158,18 +162,27 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
         del frame  # the ranking keeps integer codes; the columns of a file go
         if warn:
             _warn_coverage(name, _covered(run), evaluated, len(queries))
-        for (rel, depth), pos in doc_pos.items():
-            pos[s] = tables[rel].locate(run, depth)
+        # condensed lists by the comparison's depth, which cuts the run first; Method.depth (the smaller of it and the
+        # preference's @k) then cuts the condensed list (no further than the comparison's depth did)
+        lists: dict[int | None, RankedRun] = {}
+        for (rel, depth, judged_only), pos in doc_pos.items():
+            if judged_only:
+                first = pref_groups[rel, depth, judged_only][0].run_depth  # the same for every method
+                if first not in lists:
+                    lists[first] = condensed_run(run, judged, first)
+                pos[s] = tables[rel].locate(lists[first], depth)
+            else:
+                pos[s] = tables[rel].locate(run, depth)
         for mt in metric_tables:
             mt.fill(s, run)
     if blocked:
         _locate_blocked({name: run_frames[name] for name in blocked}, [row[name] for name in blocked], queries,
                         candidates, tables, doc_pos, evaluated if warn else None, progress)
     results = []
-    for (rel, depth), group in pref_groups.items():
+    for (rel, depth, judged_only), group in pref_groups.items():
         kernels = [(m, declaration_of(m.measure), parameters(m.measure)) for m in group]
         subtopics = any(decl.reads_subtopics(params) for _, decl, params in kernels)
-        positions = tables[rel].positions(doc_pos[rel, depth], subtopics=subtopics)
+        positions = tables[rel].positions(doc_pos[rel, depth, judged_only], subtopics=subtopics)
         rows = np.searchsorted(qids, np.array([p.query_id for p in positions], dtype=object))
         collectors = [_PreferenceCollector(m, len(qids), S, keep) for m in group]
         for collector, (m, decl, params) in zip(collectors, kernels):
@@ -180,6 +193,11 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     for mt in metric_tables:
         results += mt.results()
     return results
+
+
+def _judged_only(method: Method) -> bool:
+    """Whether ``method`` is one of prefeval's methods with ``judged_only=True`` (condensed lists)."""
+    return bool(declaration_of(method.measure) is not None and parameters(method.measure)["judged_only"])
 
 
 def _query_matrices(decl: Any, params: dict, positions: list) -> Iterator[np.ndarray]:
@@ -194,13 +212,13 @@ def _query_matrices(decl: Any, params: dict, positions: list) -> Iterator[np.nda
 def _locate_blocked(runs: dict[str, Any], rows: list[int], queries: Any, candidates: Any, tables: dict,
                     doc_pos: dict, evaluated: np.ndarray | None, progress: bool) -> None:
     """:func:`evaluate_block`'s positions of large runs in memory, ranked together block of queries by block of
-    queries (:func:`prefeval.data.ranking.rank_query_blocks`): ``doc_pos[rel, depth][rows[k]]`` for the ``k``-th run;
+    queries (:func:`prefeval.data.ranking.rank_query_blocks`): ``doc_pos[rel, depth, False][rows[k]]`` for the ``k``-th run;
     the warnings of each run (repeated documents; coverage unless ``evaluated`` is None) after the last block."""
     covered = np.zeros((len(runs), len(queries)), dtype=bool)
     repeated = np.zeros(len(runs), dtype=np.int64)
     at = np.asarray(rows, dtype=np.intp)
     for block in _progress(rank_query_blocks(runs, queries, candidates), progress, "ranking runs by query blocks"):
-        for (rel, depth), pos in doc_pos.items():
+        for (rel, depth, _), pos in doc_pos.items():  # (no condensed lists: evaluate_block ranks those runs alone)
             tables[rel].locate_block(block, depth, pos, at)
         covered[:, block.first:block.first + block.width] = block.covered
         repeated += block.repeated

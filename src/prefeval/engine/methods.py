@@ -31,7 +31,9 @@ class Method:
     :class:`~prefeval.methods.registry.MethodCall` standing for it), and how it is evaluated.
 
     ``kind`` is ``"preference"`` (LexiRecall, LexiPrecision, RPP) or ``"metric"`` (any other measure);
-    ``rel`` the relevance threshold; ``depth`` the truncation of the runs (``None``: whole runs).
+    ``rel`` the relevance threshold; ``depth`` the truncation of the runs (``None``: whole runs); ``run_depth`` the
+    comparison's depth alone (a preference with ``judged_only=True`` cuts the runs there, removes their unjudged
+    documents, then applies its ``@k`` to the condensed list).
     """
 
     label: str
@@ -39,6 +41,7 @@ class Method:
     kind: str
     rel: int
     depth: int | None
+    run_depth: int | None = None
 
 
 #: Measures whose ``rel`` is not a threshold but a filter: ``NumRet`` counts every retrieved document (trec_eval's
@@ -117,13 +120,13 @@ def parse_method(method: Any, rel: int = 1, depth: int | None = None) -> Method:
             measure = measure(rel=rel)
         cutoff = measure.params.get("cutoff")
         eff_depth = cutoff if depth is None else (depth if cutoff is None else min(depth, cutoff))
-        return Method(label, measure, "preference", eff_rel, eff_depth)
+        return Method(label, measure, "preference", eff_rel, eff_depth, depth)
     supported = getattr(measure, "SUPPORTED_PARAMS", {})
     if rel != 1:
         measure = apply_rel(measure, rel, method if isinstance(method, str) else None)
     validate(measure)
     eff_rel = int(measure.params.get("rel", rel)) if "rel" in supported else rel
-    return Method(label, measure, "metric", eff_rel, depth)
+    return Method(label, measure, "metric", eff_rel, depth, depth)
 
 
 def method_list(methods: Any, what: str, example: str) -> list[Any]:

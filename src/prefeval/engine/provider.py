@@ -31,9 +31,16 @@ from prefeval import methods
 from prefeval.core.lazy import lazy_module
 from prefeval.data.aspects import QrelsSide, qrels_side, run_graded_rankings
 from prefeval.data.inputs import nested_codes, qrels_frame, records_codes, run_frame
-from prefeval.data.positions import PositionTable, candidate_documents, qrels_queries
+from prefeval.data.positions import (
+    PositionTable,
+    candidate_documents,
+    condensed_run,
+    judged_table,
+    qrels_queries,
+)
 from prefeval.data.ranking import RankedRun, judged_queries, rank_codes, rank_run, recode_run
 from prefeval.data.runs import resolve_run
+from prefeval.data.trec import MIN_GRADE
 from prefeval.methods.measures import MEASURES, is_prefeval_measure
 from prefeval.methods.registry import parameters
 
@@ -75,7 +82,14 @@ class _QrelsState:
         self._sides: dict[tuple[int, tuple[str, ...]], QrelsSide] = {}
         # baseline name -> (the canonical frame it was ranked from, candidates' rel, ranked run)
         self._baselines: dict[str, tuple[pd.DataFrame, int, RankedRun]] = {}
-        self._located: dict[tuple[str, int, int | None], tuple[RankedRun, np.ndarray]] = {}
+        self._located: dict[tuple[str, int, int | None, bool], tuple[RankedRun, np.ndarray]] = {}
+        self._judged: PositionTable | None = None
+
+    def judged_docs(self) -> PositionTable:
+        """Every judged (query, document): :func:`prefeval.data.positions.judged_table`, built on first use."""
+        if self._judged is None:
+            self._judged = judged_table(self.qrels, self.queries)
+        return self._judged
 
     def candidates(self, rel: int) -> np.ndarray:
         if rel not in self._candidates:
@@ -104,14 +118,18 @@ class _QrelsState:
             self._baselines[name] = cached
         return cached[2]
 
-    def located(self, name: str, frame: pd.DataFrame, rel: int, table_rel: int, cutoff: int | None) -> np.ndarray:
-        """:meth:`PositionTable.locate` of the baseline :meth:`baseline` gives in the table at ``table_rel``, kept
-        while that ranking is (the runs evaluated against one baseline locate it once)."""
+    def located(self, name: str, frame: pd.DataFrame, rel: int, table_rel: int, cutoff: int | None,
+                judged_only: bool = False) -> np.ndarray:
+        """:meth:`PositionTable.locate` of the baseline :meth:`baseline` gives (its condensed list with
+        ``judged_only``) in the table at ``table_rel``, kept while that ranking is (the runs evaluated against one
+        baseline locate it once)."""
         ranked = self.baseline(name, frame, rel)
-        cached = self._located.get((name, table_rel, cutoff))
+        key = (name, table_rel, cutoff, judged_only)
+        cached = self._located.get(key)
         if cached is None or cached[0] is not ranked:
-            cached = (ranked, self.table(table_rel).locate(ranked, cutoff))
-            self._located[(name, table_rel, cutoff)] = cached
+            located = condensed_run(ranked, self.judged_docs()) if judged_only else ranked
+            cached = (ranked, self.table(table_rel).locate(located, cutoff))
+            self._located[key] = cached
         return cached[1]
 
 
@@ -182,30 +200,35 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
     def __init__(self, measures: list, qrels: pd.DataFrame) -> None:
         state = _qrels_state(qrels)
         self.state, self.qrels, self.judged = state, state.qrels, state.judged
-        # measures sharing (rel, cutoff) share one position table and depth; sorted: the order of yielded values
-        # (and of PyTerrier's columns) must not depend on the hash order of the set ir-measures passes
-        self.groups: dict[tuple[int, int | None], list] = defaultdict(list)
+        # measures sharing (rel, cutoff, judged_only) share one position table, depth and ranking; sorted: the order
+        # of yielded values (and of PyTerrier's columns) must not depend on the hash order of the set ir-measures passes
+        self.groups: dict[tuple[int, int | None, bool], list] = defaultdict(list)
         self.params = {measure: parameters(measure) for measure in measures}
         for measure in sorted(measures, key=str):
-            self.groups[(self.params[measure]["rel"], measure.params.get("cutoff"))].append(measure)
+            params = self.params[measure]
+            self.groups[(params["rel"], measure.params.get("cutoff"), params["judged_only"])].append(measure)
         self.baselines = {m["baseline"]: resolve_run(m["baseline"]) for m in measures if _is_preference(m)}
         self.queries = state.queries
-        self.rel = min((rel for rel, _ in self.groups), default=1)
+        condensed = any(judged_only for _, _, judged_only in self.groups)
+        # condensed lists need the exact rank of every judged document: all of them are candidates then
+        self.rel = MIN_GRADE if condensed else min((rel for rel, _, _ in self.groups), default=1)
         self.candidates = state.candidates(self.rel)
-        self.tables = {rel: state.table(rel) for rel, _ in self.groups}
+        self.tables = {rel: state.table(rel) for rel, _, _ in self.groups}
         # every measure reads only ranks <= its cutoff (table.locate, run_graded_rankings): when each has one, a
-        # dict run is read down to the largest (the ranks up to it exact, ties at the cut included)
-        cutoffs = [cutoff for _, cutoff in self.groups]
-        self.depth = max(cutoffs) if cutoffs and None not in cutoffs else None
+        # dict run is read down to the largest (the ranks up to it exact, ties at the cut included); a cutoff on a
+        # condensed list may reach deeper into the run
+        cutoffs = [cutoff for _, cutoff, _ in self.groups]
+        self.depth = max(cutoffs) if cutoffs and None not in cutoffs and not condensed else None
         super().__init__(measures, set(self.judged))
 
     def _side(self, rel: int, queries: list[str]) -> QrelsSide:
         """:func:`prefeval.data.aspects.qrels_side` of ``queries`` at ``rel``, built on first use (shared by all runs)."""
         return self.state.side(rel, queries)
 
-    def _baseline_positions(self, name: str, rel: int, cutoff: int | None) -> np.ndarray:
-        """The baseline run ``name`` (ranked on first use) located in the table at ``rel``."""
-        return self.state.located(name, self.baselines[name], self.rel, rel, cutoff)
+    def _baseline_positions(self, name: str, rel: int, cutoff: int | None, judged_only: bool) -> np.ndarray:
+        """The baseline run ``name`` (ranked on first use; its condensed list with ``judged_only``) located in the
+        table at ``rel``."""
+        return self.state.located(name, self.baselines[name], self.rel, rel, cutoff, judged_only)
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         with warnings.catch_warnings(record=True) as caught:
@@ -232,8 +255,12 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         # gives every measure a value for every judged query (= qrel_qids), so there are none to add
         return self._values(recode_run(run, self.queries, self.candidates))
 
-    def _values(self, ranked: RankedRun) -> Iterator[Metric]:
-        for (rel, cutoff), group in self.groups.items():
+    def _values(self, run: RankedRun) -> Iterator[Metric]:
+        condensed = None
+        for (rel, cutoff, judged_only), group in self.groups.items():
+            if judged_only and condensed is None:
+                condensed = condensed_run(run, self.state.judged_docs())
+            ranked = condensed if judged_only else run
             baselines = sorted({m["baseline"] for m in group if _is_preference(m)})
             table = self.tables[rel]
             queries, n_relevant = table.query_sizes()
@@ -251,7 +278,7 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
                     continue
                 if doc_pos is None:
                     doc_pos = np.vstack([table.locate(ranked, cutoff),
-                                         *(self._baseline_positions(name, rel, cutoff) for name in baselines)])
+                                         *(self._baseline_positions(name, rel, cutoff, judged_only) for name in baselines)])
                 row = 1 + baselines.index(measure["baseline"])
                 if positions is None:
                     positions = table.positions(doc_pos)

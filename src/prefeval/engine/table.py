@@ -33,6 +33,7 @@ import numpy as np
 from prefeval.core import stats
 from prefeval.core.lazy import lazy_module
 from prefeval.data.inputs import run_name
+from prefeval.engine import holes
 from prefeval.engine import registry as engines
 from prefeval.engine.compare import compare_methods
 from prefeval.engine.comparison import Comparison
@@ -106,7 +107,8 @@ class RunTable:
     numbers were taken from."""
 
     def __init__(self, comparison: Comparison, columns: list[tuple[str, Method]], baseline: str | None,
-                 test: str | None, correction: str | None, alpha: float, ci: bool | str, **options: Any) -> None:
+                 test: str | None, correction: str | None, alpha: float, ci: bool | str,
+                 judged: Method | None = None, **options: Any) -> None:
         self.comparison = comparison
         self.runs = list(comparison.runs)
         self.measures = [label for label, _ in columns]
@@ -130,6 +132,15 @@ class RunTable:
         self.queries = 0
         #: the columns of trec_eval's counts (num_q, num_ret, num_rel, num_rel_ret): sums, neither tested nor compared
         self.summed_columns = [label for label, method in columns if method.kind == "metric" and summed(method.measure)]
+        #: Judged@k of each run (mean over the queries; :func:`judged_depth`): the share of its top k documents the
+        #: qrels judge, beside every mean (``judged_field`` in the rows); empty without ``judged``
+        #: ``(rel, depth)`` of the filled reading when :meth:`set_robust` marked the cells, else None
+        self.robust_fill: tuple[int, int] | None = None
+        self.judged: dict[str, float] = {}
+        self.judged_field = "" if judged is None else str(judged.measure)
+        if judged is not None:
+            values = aggregate(judged.measure, comparison.result(judged.label).values)
+            self.judged = {run: float(v) for run, v in zip(self.runs, values)}
         view = comparison.against(baseline) if baseline is not None else comparison
         for label, method in columns:
             r = comparison.result(method.label)
@@ -140,6 +151,8 @@ class RunTable:
             count = label in self.summed_columns
             for s, run in enumerate(self.runs):
                 self._records[run, label] = {"run": run, "measure": label, "mean": float(means[s])}
+                if self.judged:
+                    self._records[run, label][self.judged_field] = self.judged[run]
             if ci is not None:
                 self._add_intervals(label, values, view, count, **options)
             if S < 2:
@@ -151,7 +164,7 @@ class RunTable:
                     self._records[run, label].update(test=None, correction=None, **(
                         {"effect_size": math.nan, "p_value": math.nan, "p_adjusted": math.nan, "significant": None,
                          "direction": 0, "family_size": None}
-                        if baseline is not None else {"better_than": []}))
+                        if baseline is not None else {"better_than": [], "family_size": None}))
                 continue
             _, test_used, correction_used, res = view.tests(method.label, test, correction, alpha, **options)
             self.tests[label] = (test_used, correction_used)
@@ -214,7 +227,7 @@ class RunTable:
                 beaten[b].append(a)
         order = {run: k for k, run in enumerate(self.runs)}
         for run in self.runs:
-            self._records[run, label]["better_than"] = sorted(beaten[run], key=order.__getitem__)
+            self._records[run, label].update(better_than=sorted(beaten[run], key=order.__getitem__), family_size=family)
 
     # -- numbers -------------------------------------------------------------------------------
 
@@ -240,10 +253,45 @@ class RunTable:
             return M.sum(axis=1) / (len(self.runs) - 1)
         return M[:, self.runs.index(self.baseline)]
 
+    def set_robust(self, readings: list[RunTable], rel: int, depth: int) -> None:
+        """Mark each significant cell ``robust`` (True / False; None where it is not significant): significant in the
+        same direction in each of ``readings`` too (the same table on condensed lists and on the qrels with the
+        unjudged documents of the runs' top ``depth`` filled as relevant at grade ``rel``;
+        :func:`prefeval.engine.holes.readings`). Without a baseline a cell is robust when every run it is
+        significantly better than stays so."""
+        self.robust_fill = (rel, depth)
+        for label in self.measures:
+            for run in self.runs:
+                record = self._records[run, label]
+                if self.baseline is not None:
+                    significant = bool(record.get("significant"))
+                    same = all(other.record(run, label).get("significant")
+                               and other.record(run, label)["direction"] == record["direction"] for other in readings)
+                else:
+                    significant = bool(record.get("better_than"))
+                    kept = [b for b in record.get("better_than", [])
+                            if all(b in other.record(run, label)["better_than"] for other in readings)]
+                    record["robust_better_than"] = kept
+                    same = len(kept) == len(record.get("better_than", []))
+                record["robust"] = (significant and same) if significant else None
+
+    def robust_counts(self) -> tuple[int, int]:
+        """(robust significant differences, significant differences): cells against the baseline, or pairs (a run
+        significantly better than another) without one."""
+        robust = total = 0
+        for record in self._records.values():
+            if record.get("robust") is None:
+                continue
+            if self.baseline is not None:
+                total, robust = total + 1, robust + bool(record["robust"])
+            else:
+                total, robust = total + len(record["better_than"]), robust + len(record["robust_better_than"])
+        return robust, total
+
     @property
     def columns(self) -> list[str]:
         """The columns of :meth:`to_frame` (and of the csv/json rows)."""
-        out = ["run", "measure", "mean"]
+        out = ["run", "measure", "mean"] + ([self.judged_field] if self.judged else [])
         if self.ci:
             out += ["ci_low", "ci_high"]
         if len(self.runs) > 1 and self.baseline is not None:
@@ -251,7 +299,9 @@ class RunTable:
         if len(self.runs) > 1:
             out += ["test", "correction"]
             out += ["p_value", "p_adjusted", "significant"] if self.baseline is not None else ["better_than"]
-            out += ["family", "family_size"] if self.baseline is not None else ["family"]
+            out += ["family", "family_size"]
+            if self.robust_fill is not None:
+                out.append("robust")
         return out
 
     def family_text(self, measure: str) -> str:
@@ -270,8 +320,9 @@ class RunTable:
 
     def to_frame(self) -> pd.DataFrame:
         """The long-form table ``run, measure, mean[, ci_low, ci_high][, test, correction, p_value, p_adjusted,
-        significant | better_than]`` (with a baseline also ``baseline, effect_size[, diff_ci_low, diff_ci_high]`` and
-        ``family_size``; ``family`` names the correction family): one row per run and measure."""
+        significant | better_than], family, family_size`` (with a baseline also ``baseline, effect_size[, diff_ci_low,
+        diff_ci_high]``; ``family`` names the correction family, ``family_size`` counts its defined tests): one row per
+        run and measure."""
         header, rows = self.rows()
         frame = pd.DataFrame(rows, columns=header)
         frame.attrs.update(baseline=self.baseline, alpha=self.alpha, queries=self.queries)
@@ -425,7 +476,8 @@ def _mean_matrix(comparison: Comparison, r: Any) -> np.ndarray:
 def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test: str | None = None,
           correction: str | None = "holm", alpha: float = 0.05, rel: int | None = None, depth: int | None = None, *,
           ci: bool | str = False, family: str = "measure", progress: bool = False, engine: str = "inprocess",
-          client: Any = None, scheduler: str | None = None, workers: int | None = None, **options: Any) -> RunTable | BaselineTables:
+          client: Any = None, scheduler: str | None = None, workers: int | None = None, robust: bool = False,
+          **options: Any) -> RunTable | BaselineTables:
     """A run x measure table of means with significance (see the module docstring).
 
     ``qrels``, ``runs``: as :func:`prefeval.compare` (runs named by file name, or the keys of a dict).
@@ -437,7 +489,9 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test
     truncate every run to its top ``depth`` documents; ``ci``: 95% confidence intervals of the means and, with a
     baseline, of the differences with it: ``"t"`` (or ``True``; ``scipy.stats.t.interval``) or ``"bootstrap"``
     (percentile bootstrap over queries, ``n_resamples`` and ``seed`` of ``options``); ``options``:
-    ``n_resamples`` and ``seed`` of the randomised tests and the bootstrap.
+    ``n_resamples`` and ``seed`` of the randomised tests and the bootstrap; ``robust``: test every significant cell
+    again under the other two readings of the unjudged documents (:func:`prefeval.engine.holes.readings`; the
+    ``robust`` field).
 
     ``baseline`` may be a list of run names: a :class:`BaselineTables`, one table per baseline, each row carrying
     its ``baseline``. ``family``: ``"measure"`` (default) corrects the tests of each baseline and measure
@@ -472,26 +526,54 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test
             label = item.strip() if isinstance(item, str) and len(found) == 1 else method.label
             if all(existing != label for existing, _ in columns):
                 columns.append((label, computed.setdefault(key, method)))
+    judged = parse_methods([f"Judged@{judged_depth([m for _, m in columns])}"], 1, depth)[0]
+    judged = computed.setdefault(f"{judged.measure!r}|rel={judged.rel}|depth={judged.depth}", judged)
     singles = len(names) == 1 if names else False
     if singles and any(m.kind == "preference" for _, m in columns):
         raise PrefevalError("a preference column compares runs: give at least two runs")
     # the tests and the bootstrap need every per-query value
     keep = True if test in VALUE_TESTS or ci == "bootstrap" else None
-    if other is not None:
-        if singles:
-            raise PrefevalError("engine='dask' computes tables of two runs or more; a table of one run is computed "
-                                "in process (omit the engine)")
-        result = other.compare(qrels, runs, list(computed.values()), per_query=keep, client=client,
-                               scheduler=scheduler, workers=workers, partitions=None, progress=progress)
+
+    def compute(qrels: Any, runs: Any) -> list[RunTable]:
+        if other is not None:
+            if singles:
+                raise PrefevalError("engine='dask' computes tables of two runs or more; a table of one run is "
+                                    "computed in process (omit the engine)")
+            result = other.compare(qrels, runs, list(computed.values()), per_query=keep, client=client,
+                                   scheduler=scheduler, workers=workers, partitions=None, progress=progress)
+        else:
+            result = compare_methods(qrels, runs, list(computed.values()), progress=progress, per_query=keep,
+                                     min_runs=1 if not any(m.kind == "preference" for m in computed.values()) else 2,
+                                     baseline=None)
+        for b in baselines:
+            if b is not None and b not in result.runs:
+                raise PrefevalError(f"baseline {b!r} is not one of the runs: {', '.join(result.runs)}")
+        parts = [RunTable(result, columns, b, test, correction, alpha, ci, judged, **options) for b in baselines]
+        if family == "table":
+            refamily(parts, correction, alpha)
+        return parts
+
+    if not robust:
+        parts = compute(qrels, runs)
     else:
-        result = compare_methods(qrels, runs, list(computed.values()), progress=progress, per_query=keep,
-                                 min_runs=1 if not any(m.kind == "preference" for m in computed.values()) else 2,
-                                 baseline=None)
-    for b in baselines:
-        if b is not None and b not in result.runs:
-            raise PrefevalError(f"baseline {b!r} is not one of the runs: {', '.join(result.runs)}")
-    parts = [RunTable(result, columns, b, test, correction, alpha, ci, **options) for b in baselines]
-    if family == "table":
-        refamily(parts, correction, alpha)
+        fill_rel, fill_depth = 1 if rel is None else rel, FILL_DEPTH if depth is None else depth
+        qrels_df, frames, condensed, filled = holes.readings(qrels, runs, fill_rel, fill_depth)
+        parts = compute(qrels_df, frames)
+        others = [compute(qrels_df, condensed), compute(filled, frames)]
+        for k, part in enumerate(parts):
+            part.set_robust([other[k] for other in others], fill_rel, fill_depth)
     return parts[0] if len(parts) == 1 and (baseline is None or isinstance(baseline, str)) else BaselineTables(parts)
+
+
+#: The depth within which ``table(robust=True)`` fills unjudged documents as relevant when the table has no ``depth``
+FILL_DEPTH = 1000
+
+#: Judged@k's depth when no measure of a table has a cutoff
+JUDGED_DEPTH = 10
+
+
+def judged_depth(methods: list[Method]) -> int:
+    """The k of a table's Judged@k: the deepest cutoff among its measures, else :data:`JUDGED_DEPTH`."""
+    cutoffs = [m.measure.params.get("cutoff") for m in methods]
+    return max((c for c in cutoffs if isinstance(c, int)), default=JUDGED_DEPTH)
 

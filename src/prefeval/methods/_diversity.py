@@ -56,7 +56,7 @@ def kernel_values(kernel: str, single_aspect: bool = False) -> Callable[[Any, Ma
             r = r.max(axis=-1, keepdims=True)
             pool = None if pool is None else pool.max(axis=-1, keepdims=True)
             weights = (rankings.n_aspects > 0).astype(np.float64)[:, None]
-        own = {name: value for name, value in params.items() if name not in ("rel", "gains", "cutoff")}
+        own = {name: value for name, value in params.items() if name not in ("rel", "gains", "cutoff", "judged_only")}
         return diversity.evaluate(kernel, r, weights, length=rankings.length, k=params.get("cutoff"), pool=pool,
                                   **own)
 

@@ -87,6 +87,13 @@ PAPERS: dict[str, Reference] = {ref.key: ref for ref in (
               "Distillation", "ICTIR 2009, pp. 164-175"),
     Reference("luo-2013", "J. Luo, C. Wing, H. Yang, M. Hearst", 2013, "The Water Filling Model and the Cube Test: "
               "Multi-dimensional Evaluation for Professional Search", "CIKM 2013, pp. 709-714"),
+    Reference("sakai-2007", "T. Sakai", 2007, "Alternatives to Bpref", "SIGIR 2007", "10.1145/1277741.1277756"),
+    Reference("buckley-voorhees-2004", "C. Buckley, E. M. Voorhees", 2004, "Retrieval Evaluation with Incomplete "
+              "Information", "SIGIR 2004", "10.1145/1008992.1009000"),
+    Reference("zobel-1998", "J. Zobel", 1998, "How Reliable Are the Results of Large-Scale Information Retrieval "
+              "Experiments?", "SIGIR 1998", "10.1145/290941.291014"),
+    Reference("buckley-2007", "C. Buckley, D. Dimmick, I. Soboroff, E. Voorhees", 2007, "Bias and the Limits of "
+              "Pooling for Large Collections", "Information Retrieval 10(6), pp. 491-508", "10.1007/s10791-007-9032-x"),
     Reference("clinger-1990", "W. D. Clinger", 1990, "How to Read Floating Point Numbers Accurately", "PLDI 1990",
               "10.1145/93542.93557"),
     Reference("lemire-2021", "D. Lemire", 2021, "Number Parsing at a Gigabyte per Second",

@@ -42,7 +42,7 @@ from prefeval.core.positions import binary_queries, over_leading_axes
 from prefeval.errors import PrefevalError
 from prefeval.methods.references import Reference
 
-__all__ = ["Declaration", "Param", "REL", "Registry", "REGISTRY", "register", "unregister", "resolve", "get",
+__all__ = ["Declaration", "Param", "REL", "JUDGED_ONLY", "Registry", "REGISTRY", "register", "unregister", "resolve", "get",
            "declarations", "declaration_of", "parameters", "parse", "parse_call", "MethodCall", "listen", "canonical_text"]
 
 Kind = Literal["preference", "metric"]
@@ -99,6 +99,13 @@ def cutoff_problem(cutoff: Any) -> str | None:
 
 REL = Param(int, 1, "minimum grade for a document to count as relevant", check=rel_problem)
 
+#: The parameter every method has without declaring it: ``judged_only=True`` computes the method on condensed
+#: lists (Sakai (2007)): each run's unjudged documents (no qrels line for the query, at any grade) are removed
+#: before positions are taken, so the value equals that of the plain method on runs stripped of them; a cutoff
+#: ``@k`` and a depth then count positions on the condensed list.
+JUDGED_ONLY = Param(bool, False, "remove unjudged documents from each run before positions are taken "
+                                 "(condensed lists, Sakai 2007)")
+
 
 @dataclass(frozen=True)
 class Declaration:
@@ -136,8 +143,11 @@ class Declaration:
         if "rel" not in self.params:
             raise PrefevalError(f"method {self.name}: declare the relevance threshold, params={{'rel': REL, ...}}")
         reserved = {"cutoff", "baseline"} & set(self.params)
+        if self.params.get("judged_only", JUDGED_ONLY) is not JUDGED_ONLY:  # (dataclasses.replace passes it back)
+            reserved.add("judged_only")
         if reserved:
             raise PrefevalError(f"method {self.name}: {sorted(reserved)} are added by prefeval, do not declare them")
+        object.__setattr__(self, "params", {**self.params, "judged_only": JUDGED_ONLY})
 
     def values(self, rankings: Any, params: Mapping[str, Any]) -> Any:
         """A metric's ``(Q,)`` values of ``rankings`` (its kernel)."""

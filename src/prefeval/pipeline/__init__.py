@@ -15,6 +15,7 @@ from prefeval.core.lazy import lazy_attributes
 from prefeval.pipeline.aggregate_step import Aggregate
 from prefeval.pipeline.analyse import Analyse
 from prefeval.pipeline.base import STEPS, Origin, Plan, Step, schema
+from prefeval.pipeline.check_step import Check
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.evaluation import Compare, Evaluate
 from prefeval.pipeline.report import Report
@@ -29,6 +30,7 @@ __all__ = [
     "Pipeline", "PipelineContext", "PipelineDefinitionError", "load", "terminal_summary", "SCHEMA",
     "Step", "STEPS", "Origin", "Plan", "schema",
     "Qrels", "Simulate", "Recsys", "Runs", "Retrieve", "Evaluate", "Compare", "Aggregate", "Analyse", "Report",
+    "Check",
 ]
 
 

@@ -38,6 +38,7 @@ from prefeval.engine.significance import (
     pair_intervals,
     pair_significance,
 )
+from prefeval.engine.table import table
 from prefeval.errors import PrefevalError
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
@@ -72,14 +73,18 @@ class Aggregate(Step):
         "alpha": Key("float", 0.05, "significance level", minimum=0),
         "baseline": Key("str|list[str]", None, "the run others are tested against (default: the first run); a "
                         "list: versus_baseline has the rows of each, the report shows the first"),
+        "robust": Key("bool", False, "test every comparison with the baseline again with unjudged documents removed "
+                      "(condensed lists) and judged relevant (prefeval.table robust=True): column robust"),
     })
     NEEDS = frozenset({"per_query", "comparison"})
     PROVIDES = frozenset({"rankings", "significance"})
 
     def __init__(self, rankings: Sequence[str] | str = ("mc4", "borda"), test: str = "sign", metric_test: str = "t",
                  correction: str = "holm", alpha: float = 0.05, baseline: str | Sequence[str] | None = None,
-                 ties: str = "shared", iterations: int | None = None, origin: Origin | None = None) -> None:
+                 ties: str = "shared", iterations: int | None = None, robust: bool = False,
+                 origin: Origin | None = None) -> None:
         super().__init__(origin)
+        self.robust = robust
         self.rankings = [rankings] if isinstance(rankings, str) else list(rankings)
         self.ties, self.iterations = ties, iterations
         self.test, self.metric_test, self.correction = test, metric_test, correction
@@ -88,7 +93,7 @@ class Aggregate(Step):
     def options(self) -> dict[str, Any]:
         return {"rankings": self.rankings, "test": self.test, "metric_test": self.metric_test,
                 "correction": self.correction, "alpha": self.alpha, "baseline": self.baseline,
-                "ties": self.ties, "iterations": self.iterations}
+                "ties": self.ties, "iterations": self.iterations, "robust": self.robust}
 
     def validate(self, plan: Plan) -> None:
         for i, name in enumerate(self.rankings):
@@ -133,6 +138,8 @@ class Aggregate(Step):
                 frames.append(pd.DataFrame(rows, columns=_VS_COLUMNS).assign(baseline=baseline))
             context.versus_baseline = pd.concat(frames, ignore_index=True) if frames else \
                 pd.DataFrame(columns=_VS_COLUMNS)
+            if self.robust and not context.versus_baseline.empty:
+                context.versus_baseline["robust"] = self._robust(context, baselines)
             context.rankings = _rankings(context, self.rankings, self.ties, self.iterations)
             context.kendall_tau = kendall_tau_table(context.rankings, _truth(context))
             context.significance = {
@@ -141,6 +148,22 @@ class Aggregate(Step):
                 for method in (context.methods if context.comparison is not None else [])
             }
         context.settings["aggregate"] = {**self.options(), "baseline": context.baseline}
+
+
+    def _robust(self, context: PipelineContext, baselines: list[str]) -> list[bool | None]:
+        """Each row's ``robust`` as :func:`prefeval.table` with ``robust=True`` finds it (the metrics with
+        ``metric_test``, the preferences with ``test``): True / False for a comparison significant there, else None."""
+        found: dict[tuple[str, str, str, str], Any] = {}
+        for kind, names, test in (("metric", context.measures, self.metric_test),
+                                  ("preference", context.methods, self.test)):
+            for baseline in baselines if names else []:
+                result = table(context.qrels, context.runs, names, baseline=baseline, test=test,
+                               correction=self.correction, alpha=self.alpha, rel=context.rel, robust=True)
+                for name in names:
+                    for run in result.runs:
+                        found[kind, name, run, baseline] = result.record(run, name).get("robust")
+        vs = context.versus_baseline
+        return [found.get(key) for key in zip(vs["kind"], vs["method"], vs["run"], vs["baseline"])]
 
 
 _VS_COLUMNS = ["kind", "method", "run", "value", "wins", "ties", "losses", "queries", "test", "statistic",

@@ -33,6 +33,7 @@ class PipelineContext:
       ``significance`` ``{method: all-pairs significance frame}``;
       ``settings["aggregate"]`` the tests used
     * ``analysis``: ``{analysis name: {table name: DataFrame | figure | value}}``
+    * ``check``: the findings of the check step (:meth:`prefeval.engine.check.Check.to_dict`), None when it did not run
     * ``files``: files written; ``timings``: seconds per stage
     """
 
@@ -62,6 +63,7 @@ class PipelineContext:
     #: per (preference, metric, pair of runs): the queries where the two disagree (:mod:`prefeval.pipeline.findings`)
     disagreements: list[dict[str, Any]] | None = None
     analysis: dict[str, dict[str, Any]] = field(default_factory=dict)
+    check: dict[str, Any] | None = None
     out_dir: Path | None = None
     files: list[Path] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)

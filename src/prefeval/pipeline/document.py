@@ -139,6 +139,7 @@ def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | No
         blocks.append(Block("text", context.description))
     blocks += [Block.from_json(b) for b in headline_blocks(context, digits)]
     blocks += _overview(context, counts)
+    blocks += _checks(context)
     blocks += _effectiveness(context, digits, images, counts)
     blocks += _preferences(context, digits, images, formats, counts)
     blocks += _rankings(context, digits, formats)
@@ -164,11 +165,46 @@ def _overview(context: PipelineContext, counts: QueryCounts) -> list[Block]:
         rows.append(["measures", ", ".join(context.measures)])
     if context.methods:
         rows.append(["preference methods", ", ".join(context.methods)])
+    judged = _judged(context)
+    if judged:
+        rows.append([judged[0], ", ".join(f"{run} {value:.3f}" for run, value in judged[1].items())])
     if agg:
         rows.append(["tests", f"metrics: {TEST_NAMES[agg['metric_test']]}; preferences: {TEST_NAMES[agg['test']]}; "
                               f"{CORRECTION_NAMES[agg['correction']]}; α = {agg['alpha']}"])
     return [Block("heading", "Overview"), Block("table", header=["item", "value"], rows=rows,
                                                 text="Pipeline overview", label="tab:overview", align="ll")]
+
+
+def _judged(context: PipelineContext) -> tuple[str, dict[str, float]] | None:
+    """(``"Judged@k"``, run -> value) from the check step (k: the deepest cutoff of the measures, else 10), or None."""
+    found = context.check
+    if not found or "judged_depth" not in found:
+        return None
+    k = str(found["judged_depth"])
+    return f"Judged@{k}", {run["name"]: run["judged_at"][k] for run in found["runs"]}
+
+
+def _checks(context: PipelineContext) -> list[Block]:
+    """The check step's findings (:mod:`prefeval.engine.check`): each run's Judged@k and coverage, and the warnings."""
+    found = context.check
+    if not found or "runs" not in found:
+        return []
+    cutoffs = list(found["runs"][0]["judged_at"]) if found["runs"] else []
+    rows = [[run["name"], f"{run['judged_covered']}/{run['judged_queries']}",
+             *(f"{run['judged_at'][k]:.3f}" for k in cutoffs), f"{run['tied_queries']}/{run['run_queries']}",
+             str(run["repeated"])] for run in found["runs"]]
+    blocks = [Block("heading", "Input checks"),
+              Block("text", "Judged@k: the share of a run's top k documents that the qrels judge (every measure reads "
+                            "the others as non-relevant), mean over the judged queries; tied top 10: queries whose "
+                            "top 10 holds a tied score (prefeval check; summary.json: check)."),
+              Block("table", header=["run", "judged queries", *(f"Judged@{k}" for k in cutoffs), "tied top 10",
+                                     "repeated"], rows=rows, text="Input checks of the runs", label="tab:checks",
+                    align="l" + "r" * (len(cutoffs) + 3))]
+    if found["warnings"]:
+        blocks.append(Block("items", items=list(found["warnings"])))
+    else:
+        blocks.append(Block("text", "No finding of the checks changes a number."))
+    return blocks
 
 
 def _versus(context: PipelineContext, kind: str) -> pd.DataFrame:
@@ -192,7 +228,21 @@ def _explain(context: PipelineContext, kind: str) -> str:
     left_out = (f" {plural(undefined, 'test')} undefined (fewer than two queries, every query tied or zero "
                 "variance): no p-value, never marked, left out of the correction." if undefined else "")
     return (f"{UP}/{DOWN}: significantly better/worse than the baseline `{context.baseline}` "
-            f"({TEST_NAMES.get(test, test)}{correction}, per measure, α = {agg.get('alpha')}).{left_out}")
+            f"({TEST_NAMES.get(test, test)}{correction}, per measure, α = {agg.get('alpha')}).{left_out}"
+            + _robust_text(context, kind))
+
+
+def _robust_text(context: PipelineContext, kind: str) -> str:
+    """With ``[aggregate] robust = true``: how many of the significant comparisons of ``kind`` with the baseline
+    are robust to the unjudged documents (:func:`prefeval.engine.holes.readings`)."""
+    vs = context.versus_baseline
+    if vs is None or "robust" not in vs.columns:
+        return ""
+    judged = vs[(vs["kind"] == kind) & vs["robust"].notna() & (vs["baseline"] == context.baseline)]
+    robust = int((judged["robust"] == True).sum())  # noqa: E712 (an object column of True / False / None)
+    return (f" {robust} of {plural(len(judged), 'significant difference')} (as prefeval.table finds them) are robust "
+            "to the unjudged documents: significant in the same direction with them read as non-relevant, removed "
+            "(condensed lists) and judged relevant (three readings, not every filling).")
 
 
 def _wtl_table(context: PipelineContext, vs: pd.DataFrame, names: list[str], label: str, caption: str) -> Block:
@@ -217,7 +267,8 @@ def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str]
     means = context.means_table()
     vs = _versus(context, "metric")
     quality = context.true_quality()
-    header = ["run"] + (["true quality"] if quality else []) + list(context.measures)
+    judged = _judged(context)
+    header = ["run"] + (["true quality"] if quality else []) + list(context.measures) + ([judged[0]] if judged else [])
     rows = []
     for run in context.runs:
         cells = [f"{run} (baseline)" if run == context.baseline else run]
@@ -227,6 +278,8 @@ def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str]
             value = means.loc[run, measure] if run in means.index and measure in means.columns else None
             hit = vs[(vs["method"] == measure) & (vs["run"] == run)]
             cells.append(fmt(value, digits) + ("" if hit.empty else _mark(hit.iloc[0])))
+        if judged:
+            cells.append(fmt(judged[1].get(run), 3))
         rows.append(cells)
     blocks = [Block("heading", "Effectiveness"),
               Block("text", f"Mean of each measure over {counts.over(counts.measures)}. "

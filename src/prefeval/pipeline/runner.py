@@ -14,6 +14,7 @@ from prefeval.errors import PrefevalError
 from prefeval.pipeline import loader
 from prefeval.pipeline.aggregate_step import TRUTH, Aggregate
 from prefeval.pipeline.base import Plan, Step, order
+from prefeval.pipeline.check_step import Check
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.output import checkpoint
 from prefeval.pipeline.progress import Progress
@@ -94,6 +95,8 @@ class Pipeline:
         work = [i for i, s in enumerate(steps) if s.kind in ("evaluate", "compare")]
         if work and not any(isinstance(s, Aggregate) for s in steps):
             steps = order([*steps, Aggregate()])
+        if not any(isinstance(s, Check) for s in steps):  # run by default
+            steps = order([*steps, Check()])
         pipeline = Pipeline(steps, self.name, self.description, self.source)
         checkpoint("validate")
         pipeline.validate()

@@ -92,6 +92,7 @@ def build_summary(context: PipelineContext, files: list[str], blocks: list[Block
                          for a in context.kendall_tau.index} if context.kendall_tau is not None else {}),
         "analysis": {name: {part: value for part, value in parts.items() if not is_figure(value)}
                      for name, parts in context.analysis.items()},
+        "check": context.check or {},
         "files": files,
         "timings": {k: round(v, 3) for k, v in context.timings.items()},
         "document": [block.as_json() for block in blocks or []],

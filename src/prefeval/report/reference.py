@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from prefeval.axioms.table import compare_with_paper
-from prefeval.methods.registry import declarations
+from prefeval.methods.registry import JUDGED_ONLY, declarations
 from prefeval.report.tables import Grid, markdown
 
 if TYPE_CHECKING:
@@ -16,12 +16,14 @@ __all__ = ["measure_table", "axioms_table"]
 
 
 def measure_table() -> str:
-    """The measure table of docs/guide/measures.md: one row per registered method, from its declaration."""
+    """The measure table of docs/guide/measures.md: one row per registered method, from its declaration (without
+    :data:`~prefeval.methods.registry.JUDGED_ONLY`, which every method takes; the page says it once)."""
     rows = []
     for d in declarations():
-        names = (["baseline"] if d.kind == "preference" else []) + list(d.params)
+        own = {name: p for name, p in d.params.items() if p is not JUDGED_ONLY}
+        names = (["baseline"] if d.kind == "preference" else []) + list(own)
         defaults = []
-        for name, p in d.params.items():
+        for name, p in own.items():
             others = [c for c in (p.choices or ()) if c != p.default]
             extra = f" ({', '.join(f'`{c!r}`' for c in others)})" if others else ""
             defaults.append(f"`{name}={p.default!r}`{extra}")

@@ -16,9 +16,9 @@ from prefeval.engine.table import CI_LEVEL, letter_marks
 from prefeval.errors import PrefevalError
 from prefeval.report.comparison import describe_test
 from prefeval.report.html import grid_table
-from prefeval.report.tables import ROW_FORMATS, Cell, Grid, latex, markdown, plain, row_text
+from prefeval.report.tables import FRAGILE, ROW_FORMATS, Cell, Grid, latex, markdown, plain, row_text
 
-__all__ = ["note", "grid", "to_text", "latex_table", "families", "baseline_tables_text"]
+__all__ = ["note", "robust_note", "judged_note", "grid", "to_text", "latex_table", "families", "baseline_tables_text"]
 
 
 def _plural(n: int, word: str) -> str:
@@ -48,7 +48,36 @@ def note(table: Any) -> str:
     if means:
         parts.append("Best value of each column of means emphasised." if table.summed_columns
                      else "Best value of each column emphasised.")
-    return " ".join(parts)
+    parts.append(robust_note(table))
+    parts.append(judged_note(table))
+    return " ".join(p for p in parts if p)
+
+
+def robust_note(table: Any) -> str:
+    """How many significant differences are robust to the unjudged documents and what † marks
+    (:meth:`prefeval.engine.table.RunTable.set_robust`); empty when the table was not made with ``robust=True``."""
+    if table.robust_fill is None:
+        return ""
+    rel, depth = table.robust_fill
+    robust, total = table.robust_counts()
+    return (f"{robust} of {_plural(total, 'significant difference')} robust to the unjudged documents: significant in "
+            "the same direction with unjudged documents read as non-relevant, removed (condensed lists) and judged "
+            f"relevant at grade {rel} within each run's top {depth} (three readings, not every filling); "
+            f"{FRAGILE}: significant, not robust.")
+
+
+def judged_note(table: Any) -> str:
+    """The runs whose Judged@k (:attr:`prefeval.engine.table.RunTable.judged`) is below 1, with their values: the
+    share of their top k documents the measures read without a judgment, as non-relevant."""
+    if not table.judged:
+        return ""
+    field = table.judged_field
+    k = field.partition("@")[2]
+    below = [f"{run} {value:.3f}" for run, value in table.judged.items() if value < 1]
+    if not below:
+        return f"{field} = 1 for every run: every top-{k} document is judged."
+    return (f"{field} (share of a run's top {k} documents that are judged; the measures read the others as "
+            f"non-relevant) below 1: {', '.join(below)}.")
 
 
 def families(table: Any) -> str:
@@ -107,7 +136,7 @@ def grid(table: Any, digits: int = 4) -> Grid:
                 ci = f"±{(rec['ci_high'] - rec['ci_low']) / 2:.{digits}f}"
             letters = letter_marks([letter[b] for b in rec.get("better_than", [])], len(table.runs))
             is_best = best[m] is not None and not math.isnan(mean) and round(mean, digits) == best[m]
-            row.append(Cell(text, mark, letters, ci, is_best, number=True))
+            row.append(Cell(text, mark, letters, ci, is_best, number=True, fragile=rec.get("robust") is False))
         rows.append(row)
     header = (["", "run"] if table.letters else ["run"]) + table.measures
     numeric = [False] * (len(header) - len(table.measures)) + [True] * len(table.measures)

@@ -42,8 +42,10 @@ FORMATS = ("table", "markdown", "latex", *ROW_FORMATS)
 #: the width the note of a plain-text table is wrapped at
 NOTE_WIDTH = 100
 _SYMBOLS = {"": "", "*": "*", "up": "▲", "down": "▼"}
+#: the mark of a significant cell that is not robust to the unjudged documents (``table(robust=True)``)
+FRAGILE = "†"
 _MD_SYMBOLS = {**_SYMBOLS, "*": "\\*"}
-_LATEX_SYMBOLS = {"": "", "*": "$^*$", "up": "$^\\uparrow$", "down": "$^\\downarrow$"}
+_LATEX_SYMBOLS = {"": "", "*": "$^*$", "up": "$^\\uparrow$", "down": "$^\\downarrow$", "fragile": "$^\\dagger$"}
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,7 @@ class Cell:
     ci: str = ""
     best: bool = False
     number: bool = False
+    fragile: bool = False  # significant, but not under every reading of the unjudged documents (table(robust=True))
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,8 @@ def cell_text(cell: Cell, text: str, best: Callable[[str], str], marks: Mapping[
         text += ci(cell.ci)
     if cell.letters:
         text += letters(cell.letters)
+    if cell.fragile:  # after the marks it qualifies
+        text += marks.get("fragile", FRAGILE)
     return text
 
 

@@ -1,0 +1,114 @@
+"""The cost of the holes' measurements (issue: Judged@k and --robust at most 3x the table; check at most 2x reading).
+
+* **Table**: ``prefeval.table`` of the 14 DL-Hard document runs x 5 measures (nDCG@10, AP, RR, LexiRecall, RPP;
+  rel=2, baseline bm25), as given (Judged@10 included: it is always computed) and with ``robust=True`` (two more
+  readings of the holes), against the same table without Judged@k (``prefeval.engine.table.table`` with the judged
+  column left out, i.e. the measures alone through :func:`prefeval.engine.compare.compare_methods`). Skipped without
+  the data.
+* **check**: :func:`prefeval.engine.check.check` of a simulated run of ``--lines`` lines (default 10,000,000:
+  20,000 queries x 500 documents, scores rounded so that ties occur, written as a TREC file) against reading that file
+  with prefeval's reader (:func:`prefeval.data.trec.read_run_columns`), which check does first.
+
+Measured on the 2-core development machine (shared; load average 11.2, best of 2): the table with Judged@10
+0.85x the measures alone (Judged@10 costs nothing measurable), with ``robust=True`` 4.44x (above the issue's 3x: it
+computes the table three times and ranks every run once more); ``check`` of a 10,000,000-line run 1.78x reading it
+(13.65 s reading, 24.35 s check).
+
+Each time is the best of ``--repeat`` rounds, the contenders taking turns. Run:
+``python benchmarks/holes.py [--data DIR] [--repeat 3] [--lines 10000000]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import os
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+MEASURES = ["nDCG@10", "AP", "RR", "LexiRecall", "RPP"]
+
+
+def best(contenders: dict, repeat: int) -> dict[str, float]:
+    times: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in range(repeat):
+        for name, call in contenders.items():
+            start = time.perf_counter()
+            call()
+            times[name].append(time.perf_counter() - start)
+    return {name: min(t) for name, t in times.items()}
+
+
+def table_without_judged(qrels: str, runs: list[str]):
+    """The table's computation without the Judged@k column: the measures alone, one compare_methods pass."""
+    from prefeval.engine.compare import compare_methods
+    from prefeval.engine.methods import parse_methods
+
+    return compare_methods(qrels, runs, parse_methods(MEASURES, 2), baseline=None)
+
+
+def bench_table(data: Path, repeat: int) -> None:
+    import prefeval
+
+    folder = data / "dl-hard"
+    runs = sorted(glob.glob(str(folder / "runs" / "doc" / "*.run.gz")))
+    if not runs:
+        print(f"table: skipped ({folder} not found)")
+        return
+    qrels, name = str(folder / "dl_hard-doc.qrels"), "bm25"
+    t = best({
+        "measures alone": lambda: table_without_judged(qrels, runs),
+        "table (Judged@10)": lambda: prefeval.table(qrels, runs, MEASURES, baseline=name, rel=2),
+        "table --robust": lambda: prefeval.table(qrels, runs, MEASURES, baseline=name, rel=2, robust=True),
+    }, repeat)
+    alone = t["measures alone"]
+    print(f"table of {len(runs)} DL-Hard doc runs x {len(MEASURES)} measures (best of {repeat}):")
+    for key, value in t.items():
+        print(f"  {key:<20} {value:7.2f} s  {value / alone:5.2f}x")
+
+
+def bench_check(lines: int, repeat: int) -> None:
+    from prefeval.data.trec import read_run_columns
+    from prefeval.engine.check import check
+
+    per_query = 500
+    n_queries = max(1, lines // per_query)
+    rng = np.random.default_rng(0)
+    with tempfile.TemporaryDirectory() as tmp:
+        run = os.path.join(tmp, "big.run")
+        qrels = os.path.join(tmp, "big.qrels")
+        with open(run, "w") as f:
+            for q in range(n_queries):
+                docs = rng.choice(5 * per_query, per_query, replace=False)
+                scores = np.round(np.sort(rng.random(per_query))[::-1], 3)
+                f.write("".join(f"{q} Q0 d{d} {i + 1} {s} sim\n" for i, (d, s) in enumerate(zip(docs, scores))))
+        with open(qrels, "w") as f:
+            for q in range(n_queries):
+                for d in rng.choice(5 * per_query, 40, replace=False):
+                    f.write(f"{q} 0 d{d} {int(rng.integers(0, 3))}\n")
+        t = best({"read the run": lambda: read_run_columns(run), "prefeval check": lambda: check(qrels, [run])},
+                 repeat)
+    print(f"check of a {n_queries * per_query:,}-line run (best of {repeat}):")
+    for key, value in t.items():
+        print(f"  {key:<20} {value:7.2f} s  {value / t['read the run']:5.2f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--lines", type=int, default=10_000_000)
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    print(f"load average: {os.getloadavg()[0]:.1f}")
+    bench_table(args.data, args.repeat)
+    bench_check(args.lines, args.repeat)
+
+
+if __name__ == "__main__":
+    main()

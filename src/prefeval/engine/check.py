@@ -1,0 +1,201 @@
+"""What to know about qrels and runs before evaluating them: :func:`check` (``prefeval check``).
+
+For each run: the judged queries it covers and the queries only it has (which no measure reads); documents per query
+(min, median, max); Judged@k for k = 5, 10, 20, 100 (the share of the top k documents the qrels judge, ir-measures'
+``Judged@k`` on prefeval's ranking, averaged over the judged queries: a measure reads every unjudged document as
+non-relevant, Buckley & Voorhees (2004)); the queries whose top 10 holds a tied score (a score of the top 10 that
+another document of the query has: the order of those documents, doc id descending as trec_eval, decides the
+measures) and the share of documents whose score another of the query's documents has; repeated documents (each
+keeps its first position) and non-finite scores (``inf``, ``-inf``). For the qrels: the grade histogram (one
+judgment per query, subtopic and document) and the judged queries without a document at grade >= ``rel`` (every
+measure scores them 0). :attr:`Check.warnings` says, one line each, what would change a number.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from prefeval.data.encoding import column_values, distinct, factorize
+from prefeval.data.inputs import qrels_table, run_frame, runs_dict
+from prefeval.data.positions import judged_at, judged_table, qrels_queries
+from prefeval.data.ranking import RankedRun, rank_run
+from prefeval.errors import PrefevalError
+
+__all__ = ["CUTOFFS", "Check", "QrelsCheck", "RunCheck", "check", "LOW_JUDGED"]
+
+#: The depths of Judged@k :func:`check` reports.
+CUTOFFS = (5, 10, 20, 100)
+#: Judged@10 below this is warned about: most of the top ten documents are read as non-relevant without a judgment.
+LOW_JUDGED = 0.5
+#: The depth whose tied scores :func:`check` counts.
+TIE_DEPTH = 10
+#: How many query ids a list in the output shows at most.
+SHOWN = 5
+
+
+@dataclass(frozen=True)
+class RunCheck:
+    """:func:`check`'s findings on one run (see the module docstring)."""
+
+    name: str
+    judged_covered: int
+    judged_queries: int
+    run_only: int
+    run_only_examples: list[str]
+    docs_min: int
+    docs_median: float
+    docs_max: int
+    judged_at: dict[int, float]
+    tied_queries: int
+    run_queries: int
+    tied_share: float
+    repeated: int
+    non_finite: int
+
+    def warnings(self) -> list[str]:
+        out = []
+        low = self.judged_at.get(10)
+        if low is not None and low < LOW_JUDGED:
+            out.append(f"run {self.name!r}: Judged@10 = {low:.3f} < {LOW_JUDGED}: most of its top ten documents "
+                       "are unjudged and every measure reads them as non-relevant (see judged_only=True)")
+        if self.judged_covered < self.judged_queries:
+            out.append(f"run {self.name!r} covers {self.judged_covered} of the {self.judged_queries} judged "
+                       "queries; the others count as empty rankings (0 for a metric, the worst case for a preference)")
+        if self.run_only:
+            out.append(f"run {self.name!r} has {self.run_only} queries the qrels do not judge (e.g. "
+                       f"{', '.join(map(repr, self.run_only_examples))}); no measure reads them")
+        if self.tied_queries:
+            out.append(f"run {self.name!r}: {self.tied_queries} of {self.run_queries} queries hold tied scores in "
+                       f"their top {TIE_DEPTH}; doc id (descending) orders those documents, as trec_eval does")
+        if self.repeated:
+            out.append(f"run {self.name!r}: {self.repeated} repeated document(s) within a query; each keeps its "
+                       "first (best) position")
+        if self.non_finite:
+            out.append(f"run {self.name!r}: {self.non_finite} non-finite score(s) (inf or -inf); they rank first or "
+                       "last, ties among them by doc id")
+        return out
+
+
+@dataclass(frozen=True)
+class QrelsCheck:
+    """:func:`check`'s findings on the qrels: ``grades`` (grade -> judgments), the judged queries and those without
+    a document at grade >= ``rel``."""
+
+    rel: int
+    queries: int
+    judgments: int
+    grades: dict[int, int]
+    no_relevant: int
+    no_relevant_examples: list[str] = field(default_factory=list)
+
+    def warnings(self) -> list[str]:
+        if not self.no_relevant:
+            return []
+        return [f"qrels: {self.no_relevant} of the {self.queries} judged queries have no document at grade >= "
+                f"{self.rel} (e.g. {', '.join(map(repr, self.no_relevant_examples))}); every measure scores them 0 "
+                "and every preference ties there"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """The result of :func:`check`: the qrels' findings and each run's."""
+
+    qrels: QrelsCheck
+    runs: list[RunCheck]
+
+    @property
+    def warnings(self) -> list[str]:
+        """One line per finding that would change a number."""
+        return self.qrels.warnings() + [line for run in self.runs for line in run.warnings()]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data (JSON): ``qrels``, ``runs`` (``judged_at`` keyed by ``"5"``, ``"10"``, ...) and ``warnings``."""
+        qrels = asdict(self.qrels)
+        qrels["grades"] = {str(g): n for g, n in self.qrels.grades.items()}
+        runs = []
+        for run in self.runs:
+            row = asdict(run)
+            row["judged_at"] = {str(k): v for k, v in run.judged_at.items()}
+            runs.append(row)
+        return {"qrels": qrels, "runs": runs, "warnings": self.warnings}
+
+
+def check(qrels: Any, runs: Any, rel: int = 1, depth: int | None = None) -> Check:
+    """:class:`Check` of ``qrels`` and ``runs`` (as :func:`prefeval.compare` takes them; a run file is read when its
+    turn comes, one at a time). ``rel``: the grade from which a document counts as relevant; ``depth``: one more k of
+    Judged@k (a table's, :func:`prefeval.engine.table.judged_depth`)."""
+    if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
+        raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
+    cutoffs = sorted({*CUTOFFS, *([] if depth is None else [depth])})
+    if isinstance(rel, bool) or not isinstance(rel, int) or not 1 <= rel <= 1000:
+        raise PrefevalError(f"rel must be an integer from 1 to 1000; got {rel!r}")
+    table = qrels_table(qrels)
+    run_sources = runs_dict(runs, columns=True)
+    if not run_sources:
+        raise PrefevalError("no runs given to check")
+    queries = qrels_queries(table)
+    judged = judged_table(table, queries)
+    out = []
+    for name, source in run_sources.items():  # a run file read when its turn comes
+        frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
+        out.append(_run_check(name, frame, queries, judged, cutoffs))
+        del frame
+    return Check(_qrels_check(table, queries, rel), out)
+
+
+def _qrels_check(table: Any, queries: Any, rel: int) -> QrelsCheck:
+    grades = column_values(table["relevance"], np.int64)
+    values, counts = np.unique(grades, return_counts=True)
+    codes, names = distinct(table["query_id"], grouped=True)
+    has = np.zeros(len(names), dtype=bool)
+    has[codes[grades >= rel]] = True
+    missing = [str(q) for q in names[~has]]
+    return QrelsCheck(rel, len(names), len(grades), {int(v): int(c) for v, c in zip(values, counts)}, len(missing),
+                      missing[:SHOWN])
+
+
+def _run_check(name: str, frame: Any, queries: Any, judged: Any, cutoffs: list[int]) -> RunCheck:
+    scores = column_values(frame["score"], np.float64)
+    with warnings.catch_warnings():  # the repeated documents are counted below
+        warnings.simplefilter("ignore")
+        ranked = rank_run(frame, None, name=name, depth=max(cutoffs))  # the top max(cutoffs) ranks exact
+    top = ranked.rank <= max(cutoffs)  # Judged@k reads these rows only (min(k, documents) for k <= the depth)
+    top_run = RankedRun(ranked.queries, ranked.query_codes[top], ranked.doc_names, ranked.doc_raw[top],
+                        ranked.doc_codes[top], ranked.rank[top], ranked.candidates)
+    in_qrels = queries.get_indexer(ranked.queries)
+    covered = int(np.count_nonzero(np.bincount(ranked.query_codes, minlength=len(ranked.queries))[in_qrels >= 0]))
+    only = [str(q) for q, i in zip(ranked.queries.to_numpy(dtype=object), in_qrels) if i < 0]
+    sizes = np.bincount(ranked.query_codes, minlength=len(ranked.queries))
+    sizes = sizes[sizes > 0]
+    values = judged_at(top_run, judged, cutoffs).mean(axis=1) if len(queries) else np.zeros(len(cutoffs))
+    tied_queries, tied_share = _ties(frame, scores)
+    return RunCheck(name, covered, len(queries), len(only), only[:SHOWN],
+                    int(sizes.min()) if len(sizes) else 0, float(np.median(sizes)) if len(sizes) else 0.0,
+                    int(sizes.max()) if len(sizes) else 0, {k: float(v) for k, v in zip(cutoffs, values)},
+                    tied_queries, int(len(sizes)), tied_share, int(len(scores) - len(ranked.rank)),
+                    int(np.count_nonzero(np.isinf(scores))))
+
+
+def _ties(frame: Any, scores: np.ndarray) -> tuple[int, float]:
+    """(queries whose top :data:`TIE_DEPTH` by score holds a score another of its documents has, share of the rows whose
+    score another row of the query has). Repeated documents count as rows here."""
+    if not len(scores):
+        return 0, 0.0
+    codes, _ = factorize(frame["query_id"])  # in order of first appearance: a file grouped by query is in order
+    same_query = codes[1:] == codes[:-1]
+    if not np.all((codes[1:] > codes[:-1]) | (same_query & (scores[1:] <= scores[:-1]))):
+        order = np.lexsort((-scores, codes))
+        codes, scores = codes[order], scores[order]
+    same = (codes[1:] == codes[:-1]) & (scores[1:] == scores[:-1])  # row i+1 ties row i
+    tied = np.zeros(len(scores), dtype=bool)
+    tied[1:] |= same
+    tied[:-1] |= same
+    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
+    position = np.arange(len(codes)) - np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
+    top = tied & (position < TIE_DEPTH)
+    return int(len(np.unique(codes[top]))), float(np.count_nonzero(tied) / len(scores))
