@@ -281,6 +281,21 @@ def test_a_bom_is_dropped_by_every_entry_point(tmp_path) -> None:
     check_all(tmp_path, QRELS_AB, BOM_RUN_A)
 
 
+@pytest.mark.parametrize("run", [b"\xef\xbb\xbf\xef\xbb\xbf Q0 dd1 1 10 t extra 9\n", b" \xef\xbb\xbf1 Q0 d1 1 1 t\n",
+                                 b"1 Q0 d\xef\xbb\xbf1 1 1 t\n"])
+def test_a_second_bom_is_an_error_everywhere(tmp_path, run: bytes) -> None:
+    """Only the byte-order mark at a file's start is dropped; another one (which pyarrow.csv would drop silently at
+    the start of the parsed text, turning the query id into '' or '1') is one error naming the file and line, the
+    same through every entry point."""
+    q, a, b = tmp_path / "q.qrels", tmp_path / "a.run", tmp_path / "b.run"
+    q.write_bytes(QRELS_AB)
+    a.write_bytes(run)
+    b.write_bytes(RUN_B)
+    result = by_evaluate(q, a, b)
+    assert result[0] == "error" and "line 1" in result[1] and "U+FEFF" in result[1], result
+    check_all(tmp_path, QRELS_AB, run)
+
+
 def test_the_program_reads_as_the_function(tmp_path) -> None:
     """`python -m prefeval compare --per-query` on the issue's files: the values of prefeval.compare."""
     q, a, b = tmp_path / "q.qrels", tmp_path / "a.run", tmp_path / "b.run"

@@ -20,8 +20,9 @@ the ir-measures provider read files with, at any size):
 * blank lines, and lines whose first non-blank character is ``#`` (comments: the ``ir_metadata`` header of
   annotated runs lives in such lines), are skipped; a ``#`` inside a field is data;
 * **ids** (query, document, subtopic; also in frames, dicts and records, :func:`check_ids`) are non-empty
-  strings of Unicode characters other than control characters (C0 including NUL, DEL, C1) and whitespace
-  (``str.isspace``: a vertical tab, form feed or no-break space between two fields is no separator but an error);
+  strings of Unicode characters other than control characters (C0 including NUL, DEL, C1), whitespace
+  (``str.isspace``: a vertical tab, form feed or no-break space between two fields is no separator but an error)
+  and the byte-order mark U+FEFF (invisible; only the one at a file's start is dropped, a second one is an error);
   ids are read as strings (``"0012"`` stays ``"0012"``, ``"NA"`` stays ``"NA"``);
 * **scores** are decimal floats as Arrow parses them (``1``, ``-2.5``, ``.5``, ``1e-3``; ``inf``/``infinity``
   in any case); NaN is an error;
@@ -82,9 +83,9 @@ _TEXT_BYTES = bytes(sorted(set(range(0x80)) - set(_BAD_BYTES)))
 _BAD_ASCII = re.compile(b"[" + re.escape(_BAD_BYTES) + b"]")
 _ID_BYTES = bytes(range(0x21, 0x7f))  # printable ASCII other than space
 #: characters no id may hold, in decoded text (tab, newline and space are the separators of files)
-_BAD_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]|[^\S \t\n]")
+_BAD_CHAR = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufeff]|[^\S \t\n]")
 #: the same, for one id (the separators too)
-_BAD_ID_CHAR = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff]|\s")
+_BAD_ID_CHAR = re.compile(r"[\x00-\x1f\x7f-\x9f\ud800-\udfff\ufeff]|\s")
 _GRADE = re.compile(r"[+-]?[0-9]+")
 _LINE = re.compile(rb"[^\n]+")
 
@@ -320,6 +321,8 @@ _ID_RULE = ("fields are separated by spaces or tabs, and ids hold no control cha
 
 def _char_name(char: str) -> str:
     """``U+000B (a control character)`` and the like, for messages."""
+    if char == "\ufeff":
+        return "U+FEFF (a byte-order mark, allowed only as a file's first character)"
     kind = "whitespace" if char.isspace() and not 0x09 <= ord(char) <= 0x0d and ord(char) not in (0x1c, 0x1d, 0x1e,
                                                                                                   0x1f, 0x85) else \
         "a surrogate (not UTF-8)" if 0xd800 <= ord(char) <= 0xdfff else "a control character"
