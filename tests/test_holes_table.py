@@ -111,3 +111,10 @@ def test_pipeline_aggregate_robust():
         assert row.robust == table.record(row.run, row.method).get("robust"), (row.run, row.method)
     text = " ".join(block.text for block in build(context))
     assert "robust to the unjudged documents" in text
+    from prefeval.pipeline.findings import headline_blocks
+
+    significant = vs[vs["robust"].notna() & (vs["baseline"] == context.baseline)]
+    robust = int((significant["robust"] == True).sum())  # noqa: E712
+    headline = " ".join(str(block) for block in headline_blocks(context))
+    assert f"{robust} of {len(significant)} significant difference" in headline, headline
+    assert headline_blocks(plain) and "robust to the unjudged" not in " ".join(map(str, headline_blocks(plain)))

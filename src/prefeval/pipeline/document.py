@@ -23,6 +23,7 @@ from prefeval.pipeline.findings import (
     disagreement_blocks,
     disagreements,
     headline_blocks,
+    robust_counts,
 )
 from prefeval.report.document import Block
 from prefeval.report.text import DOWN, UP, fmt, fmt_p, plural
@@ -235,12 +236,11 @@ def _explain(context: PipelineContext, kind: str) -> str:
 def _robust_text(context: PipelineContext, kind: str) -> str:
     """With ``[aggregate] robust = true``: how many of the significant comparisons of ``kind`` with the baseline
     are robust to the unjudged documents (:func:`prefeval.engine.holes.readings`)."""
-    vs = context.versus_baseline
-    if vs is None or "robust" not in vs.columns:
+    counts = robust_counts(context, kind)
+    if counts is None:
         return ""
-    judged = vs[(vs["kind"] == kind) & vs["robust"].notna() & (vs["baseline"] == context.baseline)]
-    robust = int((judged["robust"] == True).sum())  # noqa: E712 (an object column of True / False / None)
-    return (f" {robust} of {plural(len(judged), 'significant difference')} (as prefeval.table finds them) are robust "
+    robust, tested = counts
+    return (f" {robust} of {plural(tested, 'significant difference')} (as prefeval.table finds them) are robust "
             "to the unjudged documents: significant in the same direction with them read as non-relevant, removed "
             "(condensed lists) and judged relevant (three readings, not every filling).")
 

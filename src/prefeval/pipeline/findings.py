@@ -220,11 +220,29 @@ def _disagreements(context: PipelineContext) -> list[dict[str, Any]]:
     return out
 
 
+def robust_counts(context: PipelineContext, kind: str | None = None) -> tuple[int, int] | None:
+    """How many of the significant comparisons with the baseline (of ``kind``: "metric" or "preference"; None: both)
+    are robust to the unjudged documents, and how many were tested (``[aggregate] robust = true``: column ``robust``
+    of ``versus_baseline``, :func:`prefeval.engine.holes.readings`); None without that column."""
+    vs = context.versus_baseline
+    if vs is None or "robust" not in vs.columns:
+        return None
+    rows = vs[vs["robust"].notna() & (vs["baseline"] == context.baseline)]
+    if kind is not None:
+        rows = rows[rows["kind"] == kind]
+    return int((rows["robust"] == True).sum()), len(rows)  # noqa: E712 (an object column of True / False / None)
+
+
 def robustness_note(context: PipelineContext) -> str | None:
-    """The headline's sentence on robustness to unjudged documents, once the table carries robust marks
-    (``context.robust``, set by the incomplete-judgments work); None while no step provides them."""
-    robust = getattr(context, "robust", None)
-    return None if robust is None else str(robust)
+    """The headline's sentence on robustness to unjudged documents (:func:`robust_counts`); None when the aggregate
+    step did not test it."""
+    counts = robust_counts(context)
+    if counts is None:
+        return None
+    robust, tested = counts
+    return (f"{robust} of {plural(tested, 'significant difference')} with the baseline `{context.baseline}` "
+            "are robust to the unjudged documents (significant in the same direction with them read as "
+            "non-relevant, removed and judged relevant).")
 
 
 def headline_blocks(context: PipelineContext, digits: int = 4) -> list[dict[str, Any]]:
