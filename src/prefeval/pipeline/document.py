@@ -140,7 +140,7 @@ def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | No
         blocks.append(Block("text", context.description))
     blocks += [Block.from_json(b) for b in headline_blocks(context, digits)]
     blocks += _overview(context, counts)
-    blocks += _checks(context)
+    blocks += _checks(context, formats)
     blocks += _effectiveness(context, digits, images, counts)
     blocks += _preferences(context, digits, images, formats, counts)
     blocks += _rankings(context, digits, formats)
@@ -185,7 +185,7 @@ def _judged(context: PipelineContext) -> tuple[str, dict[str, float]] | None:
     return f"Judged@{k}", {run["name"]: run["judged_at"][k] for run in found["runs"]}
 
 
-def _checks(context: PipelineContext) -> list[Block]:
+def _checks(context: PipelineContext, formats: Sequence[str]) -> list[Block]:
     """The check step's findings (:mod:`prefeval.engine.check`): each run's Judged@k and coverage, and the warnings."""
     found = context.check
     if not found or "runs" not in found:
@@ -197,7 +197,8 @@ def _checks(context: PipelineContext) -> list[Block]:
     blocks = [Block("heading", "Input checks"),
               Block("text", "Judged@k: the share of a run's top k documents that the qrels judge (every measure reads "
                             "the others as non-relevant), mean over the judged queries; tied top 10: queries whose "
-                            "top 10 holds a tied score (prefeval check; summary.json: check)."),
+                            "top 10 holds a tied score (prefeval check"
+                            + ("; summary.json: check" if "json" in formats else "") + ")."),
               Block("table", header=["run", "judged queries", *(f"Judged@{k}" for k in cutoffs), "tied top 10",
                                      "repeated"], rows=rows, text="Input checks of the runs", label="tab:checks",
                     align="l" + "r" * (len(cutoffs) + 3))]
