@@ -64,6 +64,10 @@ def string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
     return to_numpy(ranks).astype(np.int64) - 1
 
 
+#: From this many values on, :meth:`Ids.get_indexer` looks strings up with Arrow rather than a Python dict.
+_ARROW_LOOKUP = 1024
+
+
 class Ids:
     """Distinct ids in a fixed order and the position of each: the query (or relevant document) axis of rankings and
     position tables. :meth:`get_indexer` gives the position of each of some values (-1: absent), as
@@ -97,10 +101,39 @@ class Ids:
         return self.values if dtype is object else self.values.astype(dtype)
 
     def get_indexer(self, values: Any) -> np.ndarray:
-        """Position of each of ``values`` (a sequence, numpy, pandas or Arrow array) among the ids; -1 where absent."""
+        """Position of each of ``values`` (a sequence, numpy, pandas or Arrow array) among the ids; -1 where absent.
+        Many string values are looked up by Arrow's ``index_in`` (in C), others in a dict: the same positions."""
+        if len(values) >= _ARROW_LOOKUP and self._strings() is not None:
+            found = self._arrow_indexer(values)
+            if found is not None:
+                return found
         position = self._position
         values = py_list(values)
         return np.fromiter((position.get(v, -1) for v in values), dtype=np.intp, count=len(values))
+
+    def _strings(self) -> Any:
+        """The ids as a pyarrow string array when every id is a ``str`` (else None), built once."""
+        if not hasattr(self, "_arrow"):
+            values = self.values.tolist()
+            self._arrow = strings(values) if all(type(v) is str for v in values) else None
+        return self._arrow
+
+    def _arrow_indexer(self, values: Any) -> np.ndarray | None:
+        """:meth:`get_indexer` of ``values`` by ``index_in``; None when they are not all strings."""
+        import pyarrow as pa  # deferred: loaded with the first id column
+
+        if is_arrow_array(values):
+            if not pa.types.is_string(values.type) and not pa.types.is_large_string(values.type):
+                return None
+        else:
+            try:
+                values = pa.array(values.to_numpy(dtype=object) if hasattr(values, "iloc") else values,
+                                  type=pa.string())
+            except (pa.ArrowException, TypeError, ValueError):
+                return None
+        value_set = self._arrow if values.type == self._arrow.type else self._arrow.cast(values.type)
+        found = call("index_in", values, options=options("SetLookupOptions", value_set=value_set))
+        return to_numpy(found, null=-1).astype(np.intp, copy=False)
 
 
 def py_list(values: Any) -> list:
