@@ -30,7 +30,6 @@ ENTITIES = ("qrels", "queries", "docs", "scoreddocs", "docpairs", "qlogs")
 TESTED_IR_DATASETS = ("0.6",)
 #: the private attributes read, by ``module:class``
 PRIVATE_API = {
-    "ir_datasets.datasets.base:Dataset": ("_constituents",),
     "ir_datasets.util:Migrator": ("_wrapped", "_version_file", "_version"),
     "ir_datasets.util:Cache": ("_path",),
     "ir_datasets.util:Download": ("_cache_path", "_path", "_stream"),
@@ -58,8 +57,15 @@ def ir_datasets_module() -> Any:
 
 
 def _base_dataset() -> type:
-    """ir_datasets' ``Dataset`` class (whose ``_constituents`` serve the entities)."""
+    """ir_datasets' ``Dataset`` class (whose constituents serve the entities: :func:`constituents`)."""
     return ir_datasets_module().datasets.base.Dataset
+
+
+def constituents(dataset: Any) -> list:
+    """The objects an ir_datasets ``Dataset`` is made of, in the order it asks them for an entity. ir_datasets lists
+    them nowhere public but in its pickle state (``Dataset.__getstate__``, the pickle protocol), read here;
+    :func:`private_api_problem` checks that the state is still that list."""
+    return list(dataset.__getstate__())
 
 
 @functools.lru_cache(maxsize=1)
@@ -74,6 +80,12 @@ def private_api_problem() -> str | None:
             missing.append(where)
             continue
         missing += [f"{name}.{a}" for a in attributes if f"self.{a} " not in source and f"self.{a}=" not in source]
+    try:
+        marker = object()
+        if _base_dataset()(marker).__getstate__() != [marker]:
+            missing.append("Dataset.__getstate__ (as the list of constituents)")
+    except Exception:  # any failure means the state is not what prefeval reads
+        missing.append("Dataset.__getstate__ (as the list of constituents)")
     if not missing:
         return None
     version = getattr(ir_datasets_module(), "__version__", "?")
@@ -194,7 +206,7 @@ def _collect(obj: Any, entity: str, marker: tuple[Path, str] | None, out: list[N
         return
     seen.add(id(obj))
     if isinstance(obj, Dataset):
-        for cons in internal(obj, "_constituents"):
+        for cons in constituents(obj):
             if hasattr(cons, f"{entity}_iter") or hasattr(cons, f"{entity}_handler"):
                 _collect(cons, entity, marker, out, seen, depth + 1)
                 return
@@ -250,7 +262,7 @@ def _unwrapped_handler(ds: Any, entity: str) -> Any:
         if isinstance(obj, Migrator):
             obj = internal(obj, "_wrapped")
         elif isinstance(obj, Dataset):
-            obj = next(c for c in internal(obj, "_constituents") if hasattr(c, f"{entity}_iter"))
+            obj = next(c for c in constituents(obj) if hasattr(c, f"{entity}_iter"))
         else:
             return obj
     return obj
