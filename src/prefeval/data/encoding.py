@@ -126,11 +126,10 @@ class Ids:
             if not pa.types.is_string(values.type) and not pa.types.is_large_string(values.type):
                 return None
         else:
-            try:
-                values = pa.array(values.to_numpy(dtype=object) if hasattr(values, "iloc") else values,
-                                  type=pa.string())
-            except (pa.ArrowException, TypeError, ValueError):
+            values = py_list(values)  # (not pyarrow.array: it imports pandas to check for pandas objects)
+            if not all(type(v) is str for v in values):
                 return None
+            values = strings(values)
         value_set = self._arrow if values.type == self._arrow.type else self._arrow.cast(values.type)
         found = call("index_in", values, options=options("SetLookupOptions", value_set=value_set))
         return to_numpy(found, null=-1).astype(np.intp, copy=False)
