@@ -36,7 +36,7 @@ import numpy as np
 
 from prefeval.core.lazy import is_pandas, lazy_module
 from prefeval.data.encoding import Ids, factorize, id_array, string_dtype
-from prefeval.data.ranking import pair_codes
+from prefeval.data.ranking import EncodedRun, pair_codes
 from prefeval.data.trec import (
     MAX_GRADE,
     MIN_GRADE,
@@ -166,8 +166,11 @@ def _is_ranx(obj: Any) -> bool:
 def run_frame(run: Any, name: str | None = None, columns: bool = False) -> pd.DataFrame | Columns:
     """Return ``run`` as a canonical DataFrame; NaN or non-numeric scores are an error naming the query. With
     ``columns``, a TREC file is read into :class:`~prefeval.data.trec.Columns` (:func:`~prefeval.data.trec.read_run_columns`: no
-    pandas), and columns are taken as they are."""
+    pandas), and columns are taken as they are, as is a run encoded as codes already
+    (:class:`~prefeval.data.ranking.EncodedRun`, e.g. ranked once for several readings by :mod:`prefeval.engine.holes`)."""
     label = name or "run"
+    if columns and isinstance(run, EncodedRun):
+        return run
     if isinstance(run, Columns):
         return run if columns else run.frame()
     if is_pandas(run, "DataFrame"):
