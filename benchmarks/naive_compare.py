@@ -3,8 +3,8 @@
 The straightforward implementation a user could write from the papers' definitions (Diaz, Ferraro & Bhaskar
 (2023), "Best-Case Retrieval Evaluation", and Diaz & Ferraro (2022), "Offline Retrieval Evaluation Without
 Evaluation Metrics"): every run is ranked once (score descending, doc id descending, first occurrence of a
-document kept), then for every pair of runs and every query with a relevant document the two position vectors
-are built from the rankings and compared. Output: CSV ``method,query_id,run_a,run_b,value`` like
+document kept) and its position vectors built once per query with a relevant document, then every pair of runs is
+compared query by query. Output: CSV ``method,query_id,run_a,run_b,value`` like
 ``prefeval compare --per-query --format csv``.
 
 Run: ``python benchmarks/naive_compare.py QRELS RUN... [--rel 1]``. Used by ``benchmarks/cli.py``.
@@ -92,13 +92,15 @@ def main(argv: list[str]) -> None:
               for q in queries}
     names = [p.rsplit("/", 1)[-1].removesuffix(".gz").removesuffix(".run") for p in run_paths]
     rankings = dict(zip(names, (read_ranking(p) for p in run_paths)))
+    vectors = {}  # each run's position vectors per query, built once
+    for name, ranking in rankings.items():
+        for q in queries:
+            found = ranking.get(q, [])
+            vectors[name, q] = positions(found, binary[q]), [positions(found, r) for r in graded[q]]
     rows = []
     for a, b in combinations(names, 2):
         for q in queries:
-            ra, rb = rankings[a].get(q, []), rankings[b].get(q, [])
-            va, vb = positions(ra, binary[q]), positions(rb, binary[q])
-            ga = [positions(ra, r) for r in graded[q]]
-            gb = [positions(rb, r) for r in graded[q]]
+            (va, ga), (vb, gb) = vectors[a, q], vectors[b, q]
             rows.append(("LexiRecall", q, a, b, lexirecall(va, vb)))
             rows.append(("LexiPrecision", q, a, b, lexiprecision(va, vb)))
             rows.append(("RPP", q, a, b, rpp(ga, gb)))
