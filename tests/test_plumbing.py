@@ -204,6 +204,49 @@ def test_a_patch_of_a_dependency_is_found():
                                            "b.py:3: Download.stream", "c.py:2: HelpFormatter.?"]
 
 
+#: ir-measures' evaluation functions (the module's and an evaluator's), and the modules that may call them: the one
+#: evaluation function, and prefeval's provider (which implements an evaluator for prefeval's own measures)
+EVALUATION_CALLS = {"iter_calc", "calc_aggregate", "evaluator", "iter_calc_ranked", "calc"}
+EVALUATION_MODULES = {"engine/values.py", "engine/provider.py"}
+
+
+def evaluation_calls(sources: dict[str, str]) -> list[str]:
+    """Calls of ir-measures' evaluation functions: ``x.iter_calc(...)``, ``x.calc_aggregate(...)``,
+    ``x.evaluator(...)``, ``x.iter_calc_ranked(...)``, ``ir_measures.calc(...)`` and the same names imported bare."""
+    found = []
+    for name, text in sources.items():
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Attribute):
+                called = func.attr
+                if called == "calc" and not (isinstance(func.value, ast.Name) and func.value.id == "ir_measures"):
+                    continue
+            elif isinstance(func, ast.Name):
+                called = func.id
+            else:
+                continue
+            if called in EVALUATION_CALLS:
+                found.append(f"{name}:{node.lineno}: {called}")
+    return found
+
+
+def test_only_the_evaluation_function_calls_ir_measures():
+    """One route to the standard providers: every measure's values come from :mod:`prefeval.engine.values`."""
+    calls = evaluation_calls(FILES)
+    modules = {c.split(":")[0] for c in calls}
+    assert "engine/values.py" in modules and modules <= EVALUATION_MODULES, calls
+
+
+def test_an_evaluation_call_elsewhere_is_found():
+    sources = {"axioms/x.py": "import ir_measures\nv = list(ir_measures.iter_calc([m], qrels, run))\n",
+               "report/y.py": "from ir_measures import calc_aggregate\nv = calc_aggregate([m], q, r)\n",
+               "engine/z.py": "e = ir_measures.evaluator([m], q)\nw = ir_measures.calc([m], q, r)\nx = y.calc()\n"}
+    assert evaluation_calls(sources) == ["axioms/x.py:2: iter_calc", "report/y.py:2: calc_aggregate",
+                                         "engine/z.py:1: evaluator", "engine/z.py:2: calc"]
+
+
 #: strings that build a table or a figure: LaTeX environments and rules, HTML tables, SVG, Markdown table rules
 TABLE_STRINGS = ("\\begin{", "\\toprule", "<table", "<svg", ":---", "|---", "---:")
 
