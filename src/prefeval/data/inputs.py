@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import warnings
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Mapping
@@ -301,8 +302,12 @@ def _nested_frame(nested: Mapping, value: str, what: str = "dict") -> pd.DataFra
 def _no_missing_key(ids: list, what: str) -> None:
     """Refuse a missing id among a dict's keys (``None``, NaN, ``pd.NA``) as a frame's missing id is refused: ``str()``
     would make it the id ``'None'`` or ``'nan'``."""
+    if _all_str(ids):
+        return
+    pandas = sys.modules.get("pandas")  # pd.NA exists only once pandas is imported
+    na = pandas.NA if pandas is not None else None
     for value in ids:
-        if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        if value is None or value is na or (isinstance(value, float) and value != value):
             raise PrefevalError(f"{what}: a key is {value!r} (a missing id); ids are non-empty strings")
 
 
