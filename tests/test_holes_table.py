@@ -258,3 +258,28 @@ def test_robust_on_dask_equals_in_process():
     for run in c.runs:
         for m in measures:
             assert here.record(run, m).get("robust") == there.record(run, m).get("robust"), (run, m)
+
+
+def test_report_states_judged_at_k_in_the_overview_and_the_effectiveness_table(tmp_path):
+    """report.md, report.html and report.tex: a Judged@k row in the overview and a Judged@k column beside the means
+    (k: the deepest cutoff of the measures, here 20), with the check step's values."""
+    import re
+    import warnings
+
+    from prefeval.pipeline import Evaluate, Pipeline, Report, Simulate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        context = Pipeline([Simulate(n_queries=8, n_runs=3, judged_depth=4), Evaluate(["nDCG@10", "P@20"]),
+                            Report(tmp_path, formats=["md", "html", "tex"])]).run(progress=False)
+    judged = {run["name"]: run["judged_at"]["20"] for run in context.check["runs"]}
+    assert min(judged.values()) < 1
+    overview = ", ".join(f"{run} {value:.3f}" for run, value in judged.items())
+    md, tex = (tmp_path / "report.md").read_text(), (tmp_path / "report.tex").read_text()
+    html = (tmp_path / "report.html").read_text()
+    assert f"| Judged@20 | {overview} |" in md and f"Judged@20 & {overview} \\\\" in tex and overview in html
+    assert re.search(r"^\| run \|.*\| nDCG@10 \| P@20 \| Judged@20 \|$", md, re.M)
+    assert re.search(r"^run &.*& nDCG@10 & P@20 & Judged@20 \\\\$", tex, re.M)
+    assert re.search(r">P@20</th>\s*<th[^>]*>Judged@20</th>", html)
+    for run, value in judged.items():
+        assert re.search(rf"^\| {re.escape(run)}[^\n]*\| {value:.3f} \|$", md, re.M), run

@@ -38,7 +38,15 @@ from prefeval.engine import holes
 from prefeval.engine import registry as engines
 from prefeval.engine.compare import compare_methods
 from prefeval.engine.comparison import Comparison
-from prefeval.engine.methods import Method, check_run_options, method_list, parse_methods
+from prefeval.engine.methods import (
+    JUDGED_DEPTH,
+    Method,
+    check_run_options,
+    judged_depth,
+    judged_method,
+    method_list,
+    parse_methods,
+)
 from prefeval.engine.significance import VALUE_TESTS
 from prefeval.engine.values import aggregate, summed
 from prefeval.errors import PrefevalError
@@ -51,7 +59,8 @@ else:
 # is rendered, never for the computation
 _report = lazy_module("prefeval.report.run_table")
 
-__all__ = ["RunTable", "BaselineTables", "table", "run_letters", "letter_marks", "FAMILIES"]
+__all__ = ["RunTable", "BaselineTables", "table", "run_letters", "letter_marks", "FAMILIES", "judged_depth",
+           "JUDGED_DEPTH"]
 
 #: the correction families of a table: ``measure`` (default: per baseline and measure, the runs compared with the
 #: baseline or the pairs of runs) or ``table`` (every test of the table at once)
@@ -535,7 +544,7 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test
             label = item.strip() if isinstance(item, str) and len(found) == 1 else method.label
             if all(existing != label for existing, _ in columns):
                 columns.append((label, computed.setdefault(key, method)))
-    judged = parse_methods([f"Judged@{judged_depth([m for _, m in columns])}"], 1, depth)[0]
+    judged = judged_method([m for _, m in columns], depth)
     judged = computed.setdefault(f"{judged.measure!r}|rel={judged.rel}|depth={judged.depth}", judged)
     singles = len(names) == 1 if names else False
     if singles and any(m.kind == "preference" for _, m in columns):
@@ -588,13 +597,3 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test
 
 #: The depth within which ``table(robust=True)`` fills unjudged documents as relevant when the table has no ``depth``
 FILL_DEPTH = 1000
-
-#: Judged@k's depth when no measure of a table has a cutoff
-JUDGED_DEPTH = 10
-
-
-def judged_depth(methods: list[Method]) -> int:
-    """The k of a table's Judged@k: the deepest cutoff among its measures, else :data:`JUDGED_DEPTH`."""
-    cutoffs = [m.measure.params.get("cutoff") for m in methods]
-    return max((c for c in cutoffs if isinstance(c, int)), default=JUDGED_DEPTH)
-
