@@ -127,7 +127,7 @@ def test_an_unexpected_exception_is_one_line_unless_asked(files, capsys, monkeyp
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(sys.modules["prefeval.engine.evaluate"], "qrels_table", broken)  # the module, not the function
+    monkeypatch.setattr(sys.modules["prefeval.data.collection"], "qrels_table", broken)  # the module, not the function
     err = fails(capsys, "eval", str(files / "qrels.txt"), str(files / "a.run"), "nDCG@10")
     assert "unexpected RuntimeError: boom" in err and "PREFEVAL_TRACEBACK=1" in err
     monkeypatch.setenv("PREFEVAL_TRACEBACK", "1")

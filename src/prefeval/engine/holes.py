@@ -22,9 +22,9 @@ from typing import Any
 
 import pandas as pd
 
+from prefeval.data.collection import Collection
 from prefeval.data.inputs import qrels_frame, run_frame, runs_dict
-from prefeval.data.positions import condensed_run, judged_table, qrels_queries
-from prefeval.data.ranking import rank_run
+from prefeval.data.positions import condensed_run
 
 __all__ = ["readings"]
 
@@ -35,15 +35,15 @@ def readings(qrels: Any, runs: Any, rel: int, depth: int) -> tuple[pd.DataFrame,
     each run's condensed list as a canonical run (reading (b)), and the qrels with every unjudged document of the runs'
     top ``depth`` added at grade ``rel`` (reading (c); see the module docstring)."""
     qrels_df = qrels_frame(qrels)
-    queries = qrels_queries(qrels_df)
-    judged = judged_table(qrels_df, queries)
+    collection = Collection(qrels_df)
+    judged = collection.judged_documents
     frames, condensed, holes = {}, {}, []
     for name, source in runs_dict(runs, columns=True).items():
         frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
         frames[name] = frame
         with warnings.catch_warnings():  # repeated documents: warned by the table's own ranking
             warnings.simplefilter("ignore")
-            ranked = rank_run(frame, queries, name=name)
+            ranked = collection.rank(frame, name)
         condensed[name] = condensed_run(ranked, judged).frame()
         top = ranked.rank <= depth
         top[judged.matched_rows(ranked)] = False
