@@ -152,21 +152,26 @@ class RunFrames(Mapping):
         return len(self.ranked)
 
 
-def ranked_runs(collection: Collection, runs: Mapping[str, Any], depth: int | None = None
+def ranked_runs(collection: Collection, runs: dict[str, Any], depth: int | None = None
                 ) -> Iterator[tuple[str, RankedRun]]:
     """Each of ``runs`` (as :func:`prefeval.data.inputs.runs_dict` gives them with ``columns=True``: a run file read
-    in its turn) ranked once by :func:`prefeval.data.ranking.rank_run` (named as given), one at a time: the columns of
-    a file go once it is ranked, so a consumer that keeps only each run's values holds one run in memory. Warns about
+    in its turn) ranked once by :func:`prefeval.data.ranking.rank_run` (named as given), one at a time. ``runs`` is
+    emptied as they are ranked: the columns of a run go once it is ranked, and its ranking once the consumer asks for
+    the next, so a consumer that keeps only each run's values holds one run in memory. Warns about
     a run that lacks some judged queries of ``collection`` (:meth:`~prefeval.data.collection.Collection.coverage_note`).
     ``depth``: only the top ``depth`` ranks need be exact (every measure reads only those,
     :func:`~prefeval.engine.values.top_k_depth`): tied scores are ordered only where they reach them."""
-    for name, run in runs.items():
+    while runs:
+        name = next(iter(runs))
+        run = runs.pop(name)
         columns = run_frame(run, name, columns=True) if isinstance(run, (str, os.PathLike)) else run
+        del run
         ranked = rank_run(columns, name=name, depth=depth)
         del columns  # the ranking keeps integer codes; the columns of a file go
         if note := collection.coverage_note(name, run_queries(ranked)):
             warnings.warn(note, stacklevel=3)
         yield name, ranked
+        del ranked
 
 
 def _inputs(qrels: Any, runs: Any) -> tuple[Collection, dict[str, Any]]:
@@ -185,12 +190,13 @@ def _needs_all_runs(measures: Sequence[Any], runs: Mapping[str, Any]) -> bool:
                for m in measures)
 
 
-def _ranked(collection: Collection, runs: Mapping[str, Any], measures: Sequence[Any]
+def _ranked(collection: Collection, runs: dict[str, Any], measures: Sequence[Any]
             ) -> Mapping[str, RankedRun] | Iterator[tuple[str, RankedRun]]:
     """:func:`ranked_runs` of the measures' depth, all at once (a mapping) when :func:`_needs_all_runs`, else one at
-    a time."""
+    a time (``runs`` is emptied as they are ranked)."""
+    together = _needs_all_runs(measures, runs)
     ranked = ranked_runs(collection, runs, top_k_depth(m for m in measures if not _is_free_preference(m)))
-    return dict(ranked) if _needs_all_runs(measures, runs) else ranked
+    return dict(ranked) if together else ranked
 
 
 def evaluate_values(qrels: Any, runs: Any, measures: Sequence[Any], *, provider: Any = None,
@@ -231,11 +237,12 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
                                       partitions=partitions, progress=progress)
     else:
         collection, runs = _inputs(qrels, runs)
-        ranked = _ranked(collection, runs, parsed)
+        names = list(runs)
+        ranked = _ranked(collection, runs, parsed)  # empties runs
         if not any(map(_is_free_preference, parsed)) and not per_query:  # the aggregates straight from the values
             out = measure_values(collection, ranked, parsed, progress=progress).frame()
             return out.assign(given=out["measure"].map(given))
-        table, names = _per_query_values(collection, ranked, parsed, rel, progress), list(runs)
+        table = _per_query_values(collection, ranked, parsed, rel, progress)
     if not per_query:
         out = system_values(table, parsed, names)
         return out.assign(given=out["measure"].map(given))

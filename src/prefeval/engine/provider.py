@@ -235,7 +235,7 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
 
     def iter_calc_ranked(self, run: RankedRun) -> Iterator[Metric]:
         """:meth:`iter_calc` of a run already ranked by :func:`prefeval.data.ranking.rank_run` (``ties="all"``), e.g. by
-        :func:`prefeval.engine.evaluate.ranked_inputs`: the same values without ranking the run again."""
+        :func:`prefeval.engine.evaluate.ranked_runs`: the same values without ranking the run again."""
         # ir-measures' iter_calc adds DEFAULT values for the (measure, query) pairs a provider left out; _values
         # gives every measure a value for every judged query (= qrel_qids), so there are none to add
         return self._values(recode_run(run, self.queries, self.candidates))

@@ -285,5 +285,6 @@ def measure_values(collection: Collection | pd.DataFrame | Columns, runs: Mappin
     for name, run in items:
         names.append(name)
         columns.append(evaluator.values(run))
+        del run  # a run given lazily goes before the next is ranked
     values = np.stack(columns, axis=2) if columns else np.zeros((len(evaluator.measures), len(evaluator.query_ids), 0))
     return MeasureValues(names, evaluator.measures, evaluator.query_ids, values, evaluator.collection.max_grade)
