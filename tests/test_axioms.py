@@ -237,14 +237,16 @@ def test_search_grid_and_selection():
 def test_records_encode_aspects_weights_anchors_and_order():
     judgments = Judgments(((0, 2), (1, 0), (0, 0)), copies=(1, 2), gmax=7)
     comp = RankingPair((1, 0, 2), (0, 1), judgments)
-    qrels, run, sides = ev.build_records([comp, comp], aspects=True)
+    qrels, run = ev.build_frames([comp, comp], aspects=True)
+    _, _, sides = ev._batch([comp, comp], aspects=True)
+    qrels, run = list(qrels.itertuples(index=False)), list(run.itertuples(index=False))
     assert sides.tolist() == [[1, 2], [1, 2]]  # distinct rankings evaluated once
     rows = {(q.query_id, q.doc_id, q.iteration): q.relevance for q in qrels}
     assert rows[("1", "d0", "2")] == rows[("1", "d0", "3")] == 2 and ("1", "d0", "1") not in rows
     assert rows[("1", "d2", "1")] == 0 and rows[("1", "a0", "1")] == 7 and rows[("1", "a1", "2")] == 7
     left = [(d.doc_id, d.score) for d in run if d.query_id == "1"]
     assert left == [("d1", 3.0), ("d0", 2.0), ("d2", 1.0)]
-    flat, _, _ = ev.build_records([comp], aspects=False, grade_cap=4)
+    flat = ev.build_frames([comp], aspects=False, grade_cap=4)[0].itertuples(index=False)
     assert {(q.doc_id, q.relevance, q.iteration) for q in flat if q.query_id == "1"} == {
         ("d0", 2, "0"), ("d1", 1, "0"), ("d2", 0, "0"), ("a0", 4, "0"), ("a1", 4, "0")}
 
@@ -272,6 +274,26 @@ def test_kernel_path_equals_the_ir_measures_provider():
             # no relevant document: not applicable (NaN) here, 0 from the provider (every judged query counts)
             np.testing.assert_array_equal(b[np.isnan(a)], 0)
             np.testing.assert_allclose(a[~np.isnan(a)], b[~np.isnan(a)], rtol=0, atol=1e-12)
+
+
+def test_metrics_are_the_numbers_prefeval_evaluate_gives():
+    """The axiom checks score a metric with prefeval's one evaluation function: the values of every ranking are
+    those :func:`prefeval.evaluate` gives on the batch's qrels and run (pytrec_eval, gdeval and pyndeval measures,
+    and prefeval's RBU through its provider)."""
+    import prefeval
+
+    comps = []
+    for k, key in enumerate(CONSTRAINTS):
+        found = CONSTRAINTS[key].generate(np.random.default_rng([5, k]), Settings(cases=3, bound=16, max_length=6, grade_cap=4))
+        comps += [c for case in found for c in case.comparisons]
+    for measure in ("nDCG@10", "AP", "RR", "ERR@10", "alpha_nDCG@10", "bpref", "RBU(p=0.8)@10"):
+        scorer = ev.resolve(measure, direct=False)
+        qrels, run, sides = ev._batch(comps, aspects=scorer.aspects, grade_cap=scorer.grade_cap)
+        expected = prefeval.evaluate(qrels, {"batch": run}, [measure], per_query=True)
+        expected = dict(zip(expected["query_id"].astype(int), expected["value"]))
+        left, right = scorer.values(comps)
+        np.testing.assert_array_equal(left, [expected[q] for q in sides[:, 0]], err_msg=measure)
+        np.testing.assert_array_equal(right, [expected[q] for q in sides[:, 1]], err_msg=measure)
 
 
 # --------------------------------------------------------------------------- preference methods

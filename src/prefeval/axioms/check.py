@@ -56,7 +56,8 @@ def check(measure: Any, constraints: str | Iterable[str] | None = None, cases: i
             cutoff (at least 4), so that every generated document lies within the cutoff.
         label: name of the measure in the result (default: the string given, or ``str(measure)``).
         direct: compute prefeval's RBU and TSE with their kernels (identical values, much faster than
-            the per-query ir-measures provider); ``False`` goes through ``ir_measures.iter_calc``.
+            prefeval's ir-measures provider); ``False`` goes through the provider, by
+            :func:`prefeval.engine.values.measure_values` as every metric.
 
     Returns:
         DataFrame with one row per constraint: ``measure, constraint, name, source, verdict, reason,

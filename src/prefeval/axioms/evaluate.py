@@ -1,9 +1,9 @@
 """Score generated comparisons with any measure: ir-measures metrics, prefeval preferences, callables.
 
-Metrics are evaluated **through ir-measures** (``ir_measures.iter_calc``) in one batch: every ranking of
-every comparison becomes its own query (numeric ids, as gdeval requires) with its own copy of the
-case's qrels, and the run gives the i-th document of a ranking of length n the score n - i, so the
-intended order never depends on tie-breaking. Qrels encoding:
+Metrics are evaluated by prefeval's one evaluation function (:func:`prefeval.engine.values.measure_values`, as
+:func:`prefeval.evaluate` evaluates them) in one batch: every ranking of every comparison becomes its own query
+(numeric ids, as gdeval requires) with its own copy of the case's qrels, and the run gives the i-th document of a
+ranking of length n the score n - i, so the intended order never depends on tie-breaking. Qrels encoding:
 
 * measures that understand aspects (ir-measures' pyndeval measures — ERR_IA, alpha_nDCG, NRBP, P_IA,
   AP_IA, StRecall, … — and prefeval's RBU) get one qrels row per (document, subtopic) with the subtopic
@@ -11,7 +11,8 @@ intended order never depends on tie-breaking. Qrels encoding:
 * other measures get one row per document with ``r(d) = max_t r(d,t)``, as the RBU paper does for
   single-aspect metrics in its experiments (Amigó et al. (2018) §6.2).
 
-A query a measure gives no value for counts as missing (NaN), never as 0.
+Every ranking is a judged query, so every one gets a value (a ranking the measure's provider gives none for scores
+the measure's default, 0, as in :func:`prefeval.evaluate`); a callable's missing query counts as missing (NaN).
 
 Preference methods (LexiRecall, LexiPrecision, RPP) are evaluated on the position vectors of the two
 rankings with prefeval's kernels (:mod:`prefeval.core.lexicographic`, :mod:`prefeval.core.rpp`):
@@ -31,17 +32,19 @@ import ir_measures
 import numpy as np
 import pandas as pd
 
-import prefeval.engine.provider  # noqa: F401  (installs prefeval's provider in ir-measures, which evaluates its metrics here)
+import prefeval.engine.provider  # noqa: F401  (prefeval's provider in ir-measures' pipeline: resolve() finds it)
 from prefeval import methods
 from prefeval.axioms.model import Judgments, RankingPair
 from prefeval.core.graded import GradedRankings
 from prefeval.data.positions import QueryPositions
+from prefeval.data.ranking import rank_run
+from prefeval.engine.values import measure_values
 from prefeval.errors import PrefevalError
 from prefeval.methods.checks import validate
 from prefeval.methods.names import parse_names
 from prefeval.methods.registry import declaration_of
 
-__all__ = ["KernelScorer", "MetricScorer", "PreferenceScorer", "Scorer", "build_frames", "build_records", "resolve"]
+__all__ = ["KernelScorer", "MetricScorer", "PreferenceScorer", "Scorer", "build_frames", "resolve"]
 
 ASPECT_PROVIDERS = frozenset({"pyndeval"})
 GRADE_LIMITS = {"gdeval": 4}
@@ -78,25 +81,25 @@ class MetricScorer(Scorer):
     function: Callable[[pd.DataFrame, pd.DataFrame], Mapping[str, float]] | None = None
 
     def values(self, comparisons: Sequence[RankingPair]) -> tuple[np.ndarray, np.ndarray]:
-        qrels, run, sides = build_records(comparisons, aspects=self.aspects, grade_cap=self.grade_cap)
+        qrels, run, sides = _batch(comparisons, aspects=self.aspects, grade_cap=self.grade_cap)
         if self.function is not None:
-            qrels_frame, run_frame = _frames(qrels, run)
-            scores = {str(k): float(v) for k, v in dict(self.function(qrels_frame, run_frame)).items()}
+            scores = {str(k): float(v) for k, v in dict(self.function(qrels, run)).items()}
         else:
             scores = _measure_scores(self.measure, qrels, run, quiet_ndeval=self.provider == "pyndeval")
         values = np.array([scores.get(str(q), np.nan) for q in range(1, int(sides.max(initial=0)) + 1)])
         return values[sides[:, 0] - 1], values[sides[:, 1] - 1]
 
 
-def _measure_scores(measure: Any, qrels: list, run: list, quiet_ndeval: bool) -> dict[str, float]:
-    """One ir-measures call; pyndeval's 'only 1 subtopic' notice is dropped (single-aspect cases are meant)."""
+def _measure_scores(measure: Any, qrels: pd.DataFrame, run: pd.DataFrame, quiet_ndeval: bool) -> dict[str, float]:
+    """``measure`` on every ranking of the batch by :func:`~prefeval.engine.values.measure_values`; pyndeval's
+    'only 1 subtopic' notice is dropped (single-aspect cases are meant)."""
     buffer = io.StringIO()
     with contextlib.redirect_stderr(buffer) if quiet_ndeval else contextlib.nullcontext():
-        scores = {m.query_id: float(m.value) for m in ir_measures.iter_calc([measure], qrels, run)}
+        found = measure_values(qrels, {"rankings": rank_run(run, name="rankings")}, [measure])
     other = [line for line in buffer.getvalue().splitlines() if line and _NDEVAL_WARNING not in line]
     if other:
         sys.stderr.write("\n".join(other) + "\n")
-    return scores
+    return dict(zip(found.query_ids.tolist(), found.values[0, :, 0].tolist()))
 
 
 @dataclass
@@ -198,59 +201,60 @@ def _queries(comparisons: Sequence[RankingPair]) -> tuple[list[tuple[Judgments, 
     return list(index), sides
 
 
-def build_records(comparisons: Sequence[RankingPair], aspects: bool, grade_cap: int | None = None
-                  ) -> tuple[list[ir_measures.Qrel], list[ir_measures.ScoredDoc], np.ndarray]:
-    """Qrels and run of a batch as ir-measures records, one query (id ``"1"``, ``"2"``, …) per distinct ranking.
-
-    Returns the records and a ``(comparisons, 2)`` array of query ids (as integers) of each comparison's
-    left and right ranking. Documents are ``d<index>``; anchors ``a<aspect>``. With ``aspects`` every
-    document gets a row for each subtopic it is relevant to (documents relevant to none: one row with
-    grade 0 for subtopic 1); without, one row with its highest grade and iteration ``"0"``.
-    """
+def _batch(comparisons: Sequence[RankingPair], aspects: bool, grade_cap: int | None = None
+           ) -> tuple[pd.DataFrame, pd.DataFrame, np.ndarray]:
+    """:func:`build_frames` and a ``(comparisons, 2)`` array of the query ids (as integers) of each comparison's left
+    and right ranking."""
     queries, sides = _queries(comparisons)
-    qrels: list[ir_measures.Qrel] = []
-    run: list[ir_measures.ScoredDoc] = []
-    Qrel, ScoredDoc = ir_measures.Qrel, ir_measures.ScoredDoc
-    rows_of: dict[Judgments, list[tuple[str, int, str]]] = {}
+    qrels: dict[str, list] = {"query_id": [], "doc_id": [], "relevance": [], "iteration": []}
+    run: dict[str, list] = {"query_id": [], "doc_id": [], "score": []}
+    rows_of: dict[Judgments, tuple[list[str], list[int], list[str]]] = {}
     for q, (judgments, ranking) in enumerate(queries, start=1):
         rows = rows_of.get(judgments)
         if rows is None:
             rows = rows_of[judgments] = _qrels_rows(judgments, aspects, grade_cap)
         qid = str(q)
-        qrels.extend(Qrel(qid, name, grade, iteration) for name, grade, iteration in rows)
+        names, grades, iterations = rows
+        qrels["query_id"] += [qid] * len(names)
+        qrels["doc_id"] += names
+        qrels["relevance"] += grades
+        qrels["iteration"] += iterations
         n = len(ranking)
-        run.extend(ScoredDoc(qid, f"d{d}", float(n - k)) for k, d in enumerate(ranking))
-    return qrels, run, sides + 1
+        run["query_id"] += [qid] * n
+        run["doc_id"] += [f"d{d}" for d in ranking]
+        run["score"] += range(n, 0, -1)
+    qrels_frame = pd.DataFrame(qrels).astype({"relevance": "int64"})
+    run_frame = pd.DataFrame(run).astype({"score": "float64"})
+    return qrels_frame, run_frame, sides + 1
 
 
-def _qrels_rows(judgments: Judgments, aspects: bool, grade_cap: int | None) -> list[tuple[str, int, str]]:
+def _qrels_rows(judgments: Judgments, aspects: bool, grade_cap: int | None) -> tuple[list[str], list[int], list[str]]:
+    """The doc ids, grades and iterations of one case's qrels rows (:func:`build_frames`)."""
     grades = _judged_grades(judgments, grade_cap)
     names = [f"d{d}" for d in range(judgments.n_docs)] + [f"a{t}" for t, _ in judgments.anchors(grade_cap)]
     if not aspects:
-        best = grades.max(axis=1).tolist()
-        return [(name, best[d], "0") for d, name in enumerate(names)]
-    rows: list[tuple[str, int, str]] = []
+        return names, grades.max(axis=1).tolist(), ["0"] * len(names)
+    rows: tuple[list[str], list[int], list[str]] = ([], [], [])
     for d, name in enumerate(names):
         hits = np.flatnonzero(grades[d] > 0)
-        if hits.size:
-            rows.extend((name, int(grades[d, s]), str(s + 1)) for s in hits)
-        else:
-            rows.append((name, 0, "1"))
+        for s in hits.tolist() if hits.size else [None]:
+            rows[0].append(name)
+            rows[1].append(int(grades[d, s]) if s is not None else 0)
+            rows[2].append(str(s + 1) if s is not None else "1")
     return rows
 
 
 def build_frames(comparisons: Sequence[RankingPair], aspects: bool,
                  grade_cap: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """:func:`build_records` as canonical frames (qrels: query_id, doc_id, relevance, iteration; run:
-    query_id, doc_id, score)."""
-    qrels, run, _ = build_records(comparisons, aspects, grade_cap)
-    return _frames(qrels, run)
+    """Qrels and run of a batch as canonical frames (qrels: query_id, doc_id, relevance, iteration; run: query_id,
+    doc_id, score), one query (id ``"1"``, ``"2"``, …) per distinct ranking.
 
-
-def _frames(qrels: list, run: list) -> tuple[pd.DataFrame, pd.DataFrame]:
-    qrels_frame = pd.DataFrame(qrels, columns=["query_id", "doc_id", "relevance", "iteration"])
-    run_frame = pd.DataFrame(run, columns=["query_id", "doc_id", "score"])
-    return qrels_frame.astype({"relevance": "int64"}), run_frame.astype({"score": "float64"})
+    Documents are ``d<index>``; anchors ``a<aspect>``. With ``aspects`` every document gets a row for each subtopic
+    it is relevant to (documents relevant to none: one row with grade 0 for subtopic 1); without, one row with its
+    highest grade and iteration ``"0"``. The i-th document of a ranking of length n scores n - i.
+    """
+    qrels, run, _ = _batch(comparisons, aspects, grade_cap)
+    return qrels, run
 
 
 def _provider_of(measure: Any) -> tuple[Any | None, str | None]:

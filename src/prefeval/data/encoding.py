@@ -126,11 +126,10 @@ class Ids:
             if not pa.types.is_string(values.type) and not pa.types.is_large_string(values.type):
                 return None
         else:
-            try:
-                values = pa.array(values.to_numpy(dtype=object) if hasattr(values, "iloc") else values,
-                                  type=pa.string())
-            except (pa.ArrowException, TypeError, ValueError):
+            values = py_list(values)  # (not pyarrow.array: it imports pandas to check for pandas objects)
+            if not all(type(v) is str for v in values):
                 return None
+            values = strings(values)
         value_set = self._arrow if values.type == self._arrow.type else self._arrow.cast(values.type)
         found = call("index_in", values, options=options("SetLookupOptions", value_set=value_set))
         return to_numpy(found, null=-1).astype(np.intp, copy=False)
@@ -195,20 +194,22 @@ def ids_to_pandas(array: Any) -> Any:
     return array.to_pandas().astype(string)
 
 
-def factorize(column: Any, grouped: bool = False, first_seen: bool = True) -> tuple[np.ndarray, Any]:
+def factorize(column: Any, grouped: bool = False, first_seen: bool = True,
+              dtype: Any = np.intp) -> tuple[np.ndarray, Any]:
     """Each row's code (-1: missing) and the distinct values (a pyarrow array) in order of first appearance, as
     ``pandas.factorize`` gives them, of the ids of ``column`` (:func:`id_array`), by Arrow's ``dictionary_encode``.
     ``grouped``: equal values usually stand in runs of rows (the query ids of a TREC run), which are then found by
     comparing neighbours and only the first value of each run is looked up (same codes). ``first_seen`` is kept for
-    callers that need only the codes (any order of the distinct values then does)."""
+    callers that need only the codes (any order of the distinct values then does). ``dtype``: of the codes (a
+    narrower integer type halves their memory; the caller knows the rows fit it)."""
     column = id_array(column)
     if grouped and (stretches := value_stretches(column)) is not None:
         starts, firsts = stretches
         position: dict[Any, int] = {}
-        codes = np.fromiter((position.setdefault(v, len(position)) for v in firsts), dtype=np.intp, count=len(firsts))
+        codes = np.fromiter((position.setdefault(v, len(position)) for v in firsts), dtype=dtype, count=len(firsts))
         return np.repeat(codes, np.diff(np.r_[starts, len(column)])), strings(list(position))
     encoded = call("dictionary_encode", column)
-    codes = to_numpy(encoded.indices, -1).astype(np.intp, copy=False)
+    codes = to_numpy(encoded.indices, -1).astype(dtype, copy=False)
     return codes, encoded.dictionary
 
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import warnings
 from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Callable, Iterable, Mapping
@@ -36,7 +37,7 @@ import numpy as np
 
 from prefeval.core.lazy import is_pandas, lazy_module
 from prefeval.data.encoding import Ids, factorize, id_array, string_dtype
-from prefeval.data.ranking import pair_codes
+from prefeval.data.ranking import EncodedRun, pair_codes
 from prefeval.data.trec import (
     MAX_GRADE,
     MIN_GRADE,
@@ -166,8 +167,11 @@ def _is_ranx(obj: Any) -> bool:
 def run_frame(run: Any, name: str | None = None, columns: bool = False) -> pd.DataFrame | Columns:
     """Return ``run`` as a canonical DataFrame; NaN or non-numeric scores are an error naming the query. With
     ``columns``, a TREC file is read into :class:`~prefeval.data.trec.Columns` (:func:`~prefeval.data.trec.read_run_columns`: no
-    pandas), and columns are taken as they are."""
+    pandas), and columns are taken as they are, as is a run encoded as codes already
+    (:class:`~prefeval.data.ranking.EncodedRun`, e.g. ranked once for several readings by :mod:`prefeval.engine.holes`)."""
     label = name or "run"
+    if columns and isinstance(run, EncodedRun):
+        return run
     if isinstance(run, Columns):
         return run if columns else run.frame()
     if is_pandas(run, "DataFrame"):
@@ -298,8 +302,12 @@ def _nested_frame(nested: Mapping, value: str, what: str = "dict") -> pd.DataFra
 def _no_missing_key(ids: list, what: str) -> None:
     """Refuse a missing id among a dict's keys (``None``, NaN, ``pd.NA``) as a frame's missing id is refused: ``str()``
     would make it the id ``'None'`` or ``'nan'``."""
+    if _all_str(ids):
+        return
+    pandas = sys.modules.get("pandas")  # pd.NA exists only once pandas is imported
+    na = pandas.NA if pandas is not None else None
     for value in ids:
-        if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        if value is None or value is na or (isinstance(value, float) and value != value):
             raise PrefevalError(f"{what}: a key is {value!r} (a missing id); ids are non-empty strings")
 
 

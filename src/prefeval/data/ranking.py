@@ -177,27 +177,38 @@ def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, dcodes: np.nda
     same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     if not same.any():
         return order
-    tied = np.zeros(len(order), dtype=bool)
+    at, source = _tie_moves(same, lambda rows: dcodes[order[rows]], dnames,
+                            None if only is None else lambda rows: only[order[rows]])
+    order = order.copy()
+    order[at] = order[source]
+    return order
+
+
+def _tie_moves(same: np.ndarray, docs_at: Any, dnames: Any, only_at: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """Rows in query and score order, ``same[i]`` whether rows ``i`` and ``i + 1`` have the same query and score: the
+    places ``at`` of the tied rows and the rows ``source`` to put there (``row[at] = row[source]``) so that each tied
+    stretch is in doc_id-descending string order, equal ids in their order. ``docs_at(rows)``: the document codes
+    into ``dnames`` of those rows; ``only_at(rows)`` (optional): whether each is a row whose stretch is to be ordered
+    (the others keep their order)."""
+    tied = np.zeros(len(same) + 1, dtype=bool)
     tied[1:] |= same
     tied[:-1] |= same
     pos = np.flatnonzero(tied)
     segment = np.cumsum(np.r_[True, ~same[pos[1:] - 1]])  # a tied row starts a stretch unless tied to the one above
-    if only is not None:
+    if only_at is not None:
         flagged = np.zeros(segment[-1] + 1, dtype=bool)
-        flagged[segment[only[order[pos]]]] = True
+        flagged[segment[only_at(pos)]] = True
         flagged = flagged[segment]
         pos, segment = pos[flagged], segment[flagged]
         if not len(pos):
-            return order
-    tied_docs = dcodes[order[pos]]
+            return pos, pos
+    tied_docs = docs_at(pos)
     if 4 * len(pos) < len(dnames):  # few tied rows: order just their documents
         distinct, inverse = np.unique(tied_docs, return_inverse=True)
         codes = string_ranks(dnames, distinct)[inverse.reshape(-1)]
     else:
         codes = string_ranks(dnames)[tied_docs]
-    order = order.copy()
-    order[pos] = order[pos][np.lexsort((-codes, segment))]
-    return order
+    return pos, pos[np.lexsort((-codes, segment))]
 
 
 def _query_score_order(qc: np.ndarray, sc: np.ndarray) -> np.ndarray:
@@ -226,13 +237,19 @@ def _query_stretches(column: Any, queries: Ids, name: str) -> tuple[np.ndarray, 
 def _query_codes(column: Any, queries: Ids | None, name: str) -> tuple[np.ndarray, Ids]:
     """Code of each row's query in ``queries`` (-1: not there; default: all queries in order of appearance),
     from one factorisation of the column (integer codes; the ids are looked up once each)."""
-    raw, uniques = factorize(column, grouped=True)
+    small = _code_type(len(column))
+    raw, uniques = factorize(column, grouped=True, dtype=small)
     if len(raw) and raw.min() < 0:
         raise PrefevalError(f"run {name!r} has a missing query id")
     uniques = Ids(uniques)
     if queries is None:
-        return raw.astype(np.intp, copy=False), uniques
-    return queries.get_indexer(uniques)[raw] if len(raw) else np.zeros(0, dtype=np.intp), queries
+        return raw, uniques
+    return queries.get_indexer(uniques).astype(small)[raw] if len(raw) else np.zeros(0, dtype=small), queries
+
+
+def _code_type(rows: int) -> Any:
+    """The integer type of codes and ranks of ``rows`` rows: 32 bits where they fit (half the memory of a large run)."""
+    return np.int32 if rows < 2**31 - 1 else np.int64
 
 
 _BLOCK_ROWS = 1 << 14
@@ -252,9 +269,9 @@ def _query_blocks(qc: np.ndarray) -> np.ndarray | None:
 
 def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candidates | None = None,
                per_query: QueryCandidates | None = None, queries: Ids | None = None,
-               names_too: bool = True) -> tuple[np.ndarray, Any, np.ndarray]:
+               names_too: bool = True) -> tuple[np.ndarray, Any, np.ndarray, bool]:
     """(code of each row's document id in the returned names (``-1``: missing id), the names, the index of each name in
-    ``candidates.unique`` (-1: not a candidate)).
+    ``candidates.unique`` (-1: not a candidate; None when there are no candidates), whether no two rows of one query have the same code (False: some may)).
 
     Default: one factorisation of the column (every distinct id once in the names), the names then looked up among
     the candidates. ``by_block`` and rows grouped by query (each query's rows contiguous, as in TREC files): the
@@ -268,19 +285,23 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     behind the candidates of its own queries, so that one pass finds both the codes and the candidates among them
     (a candidate of the block's queries is a name whose code one of those prefix rows has).
 
-    ``names_too=False``: only the codes are wanted (the names and candidates come as None, not built)."""
+    ``names_too=False``: only the codes are wanted (the names and candidates come as None, not built). Whether no
+    document repeats within a query is known from the blocks (counted in cache); after one factorisation of the
+    column it is not examined (False)."""
     candidates = _Candidates(np.zeros(0, dtype=object)) if candidates is None else candidates
     n = len(qc)
+    small = _code_type(n)
     cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
     if cuts is None and per_query is None:
-        raw, names = factorize(column, first_seen=False)
-        return raw, names, _candidate_of(names, candidates)
+        raw, names = factorize(column, first_seen=False, dtype=small)
+        return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, False
     values, prefix = _id_values(column, candidates)
     cuts = np.array([0, n]) if cuts is None else cuts
     starts = stretch_starts(qc)
-    raw = np.empty(n, dtype=np.intp)
+    raw = np.empty(n, dtype=small)
     names, of_name = [], []
     offset = 0
+    distinct = True
     for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
         block = values.slice(a, b - a)
         subset = np.zeros(0, dtype=np.intp)
@@ -288,21 +309,39 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
             subset = per_query.of(queries, qc[starts[np.searchsorted(starts, a):np.searchsorted(starts, b)]])
             if len(subset):
                 block = concat_ids([take_ids(prefix, subset), block])
-        codes, uniques = factorize(block, first_seen=False)
+        codes, uniques = factorize(block, first_seen=False, dtype=small)
         if per_query is not None:
             found = np.full(len(uniques), -1, dtype=np.intp)
             found[codes[:len(subset)]] = subset
             of_name.append(found)
             codes = codes[len(subset):]
+        if distinct:
+            distinct = _distinct_in_queries(qc[a:b], codes, len(uniques))
         raw[a:b] = np.where(codes >= 0, codes + offset, -1)
         offset += len(uniques)
         names.append(uniques)
     if not names_too:
-        return raw, None, None
+        return raw, None, None, distinct
     names = concat_ids(names)
     if per_query is None:
-        return raw, names, _candidate_of(names, candidates)
-    return raw, names, np.concatenate(of_name)
+        return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, distinct
+    return raw, names, np.concatenate(of_name), distinct
+
+
+def _distinct_in_queries(qc: np.ndarray, codes: np.ndarray, size: int) -> bool:
+    """Whether no two rows with the same query code have the same document code (``codes`` from 0 to ``size``;
+    False also for a missing id, -1): first whether any code repeats at all, then the pairs of the repeated ones."""
+    if not len(codes):
+        return True
+    if codes.min() < 0:
+        return False
+    counts = np.bincount(codes, minlength=size)
+    if counts.max() <= 1:
+        return True
+    multi = counts[codes] > 1
+    key = qc[multi].astype(np.int64) * size + codes[multi]
+    key.sort()
+    return not np.any(key[1:] == key[:-1])
 
 
 def _id_values(column: Any, candidates: _Candidates) -> tuple[Any, Any]:
@@ -646,7 +685,7 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
         prepared = per_query.documents
     else:
         prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
-    cand_of_name = None
+    cand_of_name, distinct = None, False
     if isinstance(frame, EncodedRun):  # ids encoded already, together with other runs
         qc, raw_docs, dnames, sc = frame.query_codes, frame.doc_codes, frame.doc_names, frame.scores
         if queries is None or as_ids(queries) is frame.queries:
@@ -656,10 +695,11 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
             qc = np.where(qc >= 0, np.r_[queries.get_indexer(frame.queries), -1][qc], -1) if len(qc) else qc
     else:
         qc, queries = _query_codes(frame["query_id"], None if queries is None else as_ids(queries), name)
-        raw_docs, dnames, cand_of_name = _doc_codes(frame["doc_id"], qc, True, prepared, per_query, queries)
+        raw_docs, dnames, cand_of_name, distinct = _doc_codes(frame["doc_id"], qc, True, prepared, per_query, queries)
         sc = column_values(frame["score"], np.float64)
     return rank_codes(qc, queries, raw_docs, dnames, sc, prepared, name, ties, depth,
-                      shared_names=isinstance(frame, EncodedRun), cand_of_name=cand_of_name)
+                      shared_names=isinstance(frame, EncodedRun), cand_of_name=cand_of_name,
+                      distinct_docs=distinct)
 
 
 def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, sc: np.ndarray,
@@ -690,13 +730,15 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
     small = np.int32 if max(n, len(queries), len(candidates) + len(dnames)) < 2**31 - 1 else np.int64
     qc, raw_docs = qc.astype(small, copy=False), raw_docs.astype(small, copy=False)
     # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
-    if shared_names:  # the runs encoded together share their names: looked up once
+    if not len(candidates):  # the codes are the indices in ``dnames``
+        recode = None
+    elif shared_names:  # the runs encoded together share their names: looked up once
         recode = prepared.recode(dnames).astype(small)
     else:
         if cand_of_name is None:
             cand_of_name = _candidate_of(dnames, prepared)
         recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames))).astype(small)
-    codes = recode[raw_docs] if n else np.zeros(0, dtype=small)
+    codes = raw_docs if recode is None else recode[raw_docs] if n else np.zeros(0, dtype=small)
     only = codes < len(candidates) if ties == "candidates" else None
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
     grouped = np.count_nonzero(starts) == np.count_nonzero(np.bincount(qc, minlength=1))
@@ -704,18 +746,33 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
         order = None
         if n > 1 and np.any(qc[starts][1:] < qc[starts][:-1]):
             order = np.argsort(qc, kind="stable")  # whole blocks move: cheap on runs of equal keys
-        if n > 1 and np.any((qc[1:] == qc[:-1]) & (sc[1:] == sc[:-1])):
-            order = np.arange(n) if order is None else order
-            if depth is not None:
-                only = _top_rows(order, qc, codes, depth)
-            order = _tie_order(order, qc, sc, raw_docs, dnames, only)
+        same = (~starts[1:]) & (sc[1:] == sc[:-1]) if n > 1 else np.zeros(0, dtype=bool)
+        if same.any():
+            if order is None:  # rows in order but for ties: only the tied rows move
+                if depth is not None:
+                    only = _top_rows(None, qc, codes, depth)
+                at, source = _tie_moves(same, raw_docs.__getitem__, dnames, None if only is None else only.__getitem__)
+                if len(at):
+                    raw_docs = raw_docs.copy()
+                    raw_docs[at] = raw_docs[source]
+                    if recode is not None:
+                        codes = codes.copy()
+                        codes[at] = codes[source]
+                    else:
+                        codes = raw_docs
+            else:
+                if depth is not None:
+                    only = _top_rows(order, qc, codes, depth)
+                order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     else:
         order = _query_score_order(qc, sc)
         if depth is not None:
             only = _top_rows(order, qc, codes, depth)
         order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     if order is not None:
-        qc, raw_docs, codes = qc[order], raw_docs[order], codes[order]
+        qc, raw_docs = qc[order], raw_docs[order]
+        codes = raw_docs if recode is None else codes[order]
+        starts = None
     # within a query, equal documents have equal ``raw_docs`` (codes into ``dnames``, which follow the rows block by
     # block: counted in cache, where ``codes`` put the candidates of all blocks first)
     counts = np.bincount(raw_docs, minlength=len(dnames)) if n and not distinct_docs else np.zeros(1, dtype=np.intp)
@@ -733,9 +790,11 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
         if repeated.any():
             if warn:
                 warn_repeated(name, int(repeated.sum()), stacklevel=3)
-            qc, raw_docs, codes = qc[~repeated], raw_docs[~repeated], codes[~repeated]
-            n = len(qc)
-    starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
+            qc, raw_docs = qc[~repeated], raw_docs[~repeated]
+            codes = raw_docs if recode is None else codes[~repeated]
+            n, starts = len(qc), None
+    if starts is None:  # (else the rows of each query stand where they stood)
+        starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
     idx = np.arange(n, dtype=small)
     rank = np.where(starts, idx, 0).astype(small, copy=False)  # the row where each row's query starts
     np.maximum.accumulate(rank, out=rank)
@@ -759,15 +818,18 @@ def _check_ties(ties: str, depth: int | None) -> None:
         raise ValueError(f"depth needs ties='all' and a positive integer; got ties={ties!r}, depth={depth!r}")
 
 
-def _top_rows(order: np.ndarray, qc: np.ndarray, codes: np.ndarray, depth: int) -> np.ndarray:
+def _top_rows(order: np.ndarray | None, qc: np.ndarray, codes: np.ndarray, depth: int) -> np.ndarray:
     """Per row (original order): whether it is among the first ``depth + r`` rows of its query in ``order`` (rows
-    grouped by query, scores descending), ``r`` the query's rows whose document occurs more than once in the run."""
-    n = len(order)
+    grouped by query, scores descending; None: the rows' own order), ``r`` the query's rows whose document occurs more
+    than once in the run."""
+    n = len(qc)
     repeated = np.bincount(codes)[codes] > 1
     extra = np.bincount(qc, weights=repeated, minlength=1).astype(np.int64)
-    qs = qc[order]
+    qs = qc if order is None else qc[order]
     idx = np.arange(n)
     first = np.maximum.accumulate(np.where(np.r_[True, qs[1:] != qs[:-1]], idx, 0))
+    if order is None:
+        return idx - first < depth + extra[qs]
     top = np.empty(n, dtype=bool)
     top[order] = idx - first < depth + extra[qs]
     return top

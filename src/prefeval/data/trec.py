@@ -79,7 +79,6 @@ _QRELS_FIELDS = "query_id iteration doc_id relevance"
 _COMMENT_LINE = re.compile(rb"(?m)^[ \t]*#[^\n]*")
 #: bytes no id may hold (ASCII text): C0 controls other than tab and newline, and DEL
 _BAD_BYTES = bytes(range(0x20)).replace(b"\t", b"").replace(b"\n", b"") + b"\x7f"
-_TEXT_BYTES = bytes(sorted(set(range(0x80)) - set(_BAD_BYTES)))
 _BAD_ASCII = re.compile(b"[" + re.escape(_BAD_BYTES) + b"]")
 _ID_BYTES = bytes(range(0x21, 0x7f))  # printable ASCII other than space
 #: characters no id may hold, in decoded text (tab, newline and space are the separators of files)
@@ -298,8 +297,7 @@ def _check_text(raw: bytes, name: str) -> None:
     """Raise :class:`~prefeval.errors.InputFormatError` for the first byte that is not UTF-8 or character that
     no id may hold (module docstring), naming its line."""
     if raw.isascii():
-        step = 1 << 24  # nothing but text bytes (the common case), in C, 16 MiB at a time (bounded temporaries)
-        if not any(raw[k:k + step].translate(None, _TEXT_BYTES) for k in range(0, len(raw), step)):
+        if not _has_bad_ascii(raw):  # nothing but text bytes (the common case)
             return
         found = _BAD_ASCII.search(raw)  # on the bytes: no decoded copy of a file of NUL bytes
         line = raw.count(b"\n", 0, found.start()) + 1
@@ -314,6 +312,39 @@ def _check_text(raw: bytes, name: str) -> None:
     if found is not None:
         line = text.count("\n", 0, found.start()) + 1
         raise _line_error(name, line, raw, f"{_char_name(found.group())} in a field; {_ID_RULE}")
+
+
+_BLOCK = 1 << 22  # bytes of text examined at a time by numpy: temporaries stay in cache
+
+
+def _has_bad_ascii(raw: bytes) -> bool:
+    """Whether ASCII ``raw`` holds a byte no text may (:data:`_BAD_BYTES`: a control byte other than tab and newline,
+    or DEL): per block of :data:`_BLOCK` bytes, the bytes below 0x20 must be as many as its tabs and newlines."""
+    data = np.frombuffer(raw, dtype=np.uint8)
+    for k in range(0, len(data), _BLOCK):
+        block = data[k:k + _BLOCK]
+        controls = np.count_nonzero(block < 0x20)
+        if controls != np.count_nonzero(block == 0x0a) + np.count_nonzero(block == 0x09) \
+                or np.count_nonzero(block == 0x7f):
+            return True
+    return False
+
+
+def _has_empty_field(data: bytes, sep: bytes) -> bool:
+    """Whether some line of ``data`` (lines end with LF) has an empty field when split on the byte ``sep``: two
+    separators side by side, or one at the start or end of a line (an empty line is no field)."""
+    if not data:
+        return False
+    if data[:1] == sep or data[-1:] == sep:
+        return True
+    array = np.frombuffer(data, dtype=np.uint8)
+    for k in range(0, len(array), _BLOCK):
+        block = array[k:k + _BLOCK + 1]  # one byte of overlap: a pair across two blocks is seen
+        separator = block == sep[0]
+        boundary = separator | (block == 0x0a)
+        if np.any(boundary[1:] & boundary[:-1] & (separator[1:] | separator[:-1])):
+            return True
+    return False
 
 
 _ID_RULE = ("fields are separated by spaces or tabs, and ids hold no control character or other whitespace")
@@ -365,6 +396,8 @@ def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str
     import pyarrow as pa  # deferred: the reader's engine
     import pyarrow.csv as pacsv  # deferred: as above
 
+    if fast and _has_empty_field(data, sep):
+        raise _Uneven
     bad: list[Any] = []
 
     def invalid(row: Any) -> str:
@@ -410,23 +443,7 @@ def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str
                         raise _line_error(name, _line_of_row(data, row), data,
                                           f"{column} {value!r} is not a number") from None
         raise InputFormatError(f"{name}: cannot read the file ({str(exc).splitlines()[0][:200]})") from None
-    if fast and any(_has_empty(table.column(column)) for column in keep):
-        raise _Uneven
     return table
-
-
-def _has_empty(column: Any) -> bool:
-    """Whether a string or dictionary-encoded string column (or chunked column, chunk by chunk: no copy) has an
-    empty value (no nulls: the reader makes none); False for number columns."""
-    if hasattr(column, "chunks"):
-        return any(_has_empty(chunk) for chunk in column.chunks)
-    if hasattr(column.type, "value_type"):
-        column = column.dictionary
-    if str(column.type) not in ("string", "large_string") or not len(column):
-        return False
-    width = np.int64 if str(column.type) == "large_string" else np.int32
-    offsets = np.frombuffer(column.buffers()[1], dtype=width)[column.offset:column.offset + len(column) + 1]
-    return bool(np.any(offsets[1:] == offsets[:-1]))
 
 
 class _FieldCount(Exception):
@@ -478,10 +495,10 @@ def _run_columns(raw: bytes, name: str, extra_columns: bool) -> Columns:
 def _run_table(data: bytes, sep: bytes, name: str, extra_columns: bool, fast: bool) -> Columns:
     import pyarrow as pa  # deferred: the reader's engine
 
-    coded = pa.dictionary(pa.int32(), pa.string())  # Q0, rank, tag: split and checked for empty fields only
-    types = {"query_id": pa.string(), "Q0": coded, "doc_id": pa.string(), "rank": coded, "score": pa.float64(),
-             "tag": coded}
-    table = _table(data, sep, name, _RUN_NAMES, types, _RUN_NAMES, True, fast)
+    types = {"query_id": pa.string(), "doc_id": pa.string(), "score": pa.float64()}
+    if extra_columns:
+        types.update(rank=pa.string(), tag=pa.string())
+    table = _table(data, sep, name, _RUN_NAMES, types, list(types), True, fast)  # Q0 (and rank, tag): split only
     scores = _float_values(table.column("score"))
     nan = np.flatnonzero(np.isnan(scores))
     if len(nan):

@@ -24,7 +24,8 @@ from prefeval.data.collection import Collection
 from prefeval.data.encoding import column_values, factorize
 from prefeval.data.inputs import qrels_table, run_frame, runs_dict
 from prefeval.data.positions import judged_at
-from prefeval.data.ranking import RankedRun, rank_run
+from prefeval.data.ranking import rank_run
+from prefeval.data.trec import MIN_GRADE
 from prefeval.errors import PrefevalError
 
 __all__ = ["CUTOFFS", "Check", "QrelsCheck", "RunCheck", "check", "LOW_JUDGED"]
@@ -141,10 +142,11 @@ def check(qrels: Any, runs: Any, rel: int = 1, depth: int | None = None) -> Chec
         raise PrefevalError("no runs given to check")
     collection = Collection(table)
     queries, judged = collection.queries, collection.judged_documents
+    candidates = collection.query_candidates(MIN_GRADE)  # each query's judged documents: their ranks are exact
     out = []
     for name, source in run_sources.items():  # a run file read when its turn comes
         frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
-        out.append(_run_check(name, frame, queries, judged, cutoffs))
+        out.append(_run_check(name, frame, queries, judged, candidates, cutoffs))
         del frame
     return Check(_qrels_check(collection, rel), out)
 
@@ -157,20 +159,20 @@ def _qrels_check(collection: Collection, rel: int) -> QrelsCheck:
                       len(missing), missing[:SHOWN])
 
 
-def _run_check(name: str, frame: Any, queries: Any, judged: Any, cutoffs: list[int]) -> RunCheck:
+def _run_check(name: str, frame: Any, queries: Any, judged: Any, candidates: Any, cutoffs: list[int]) -> RunCheck:
     scores = column_values(frame["score"], np.float64)
     with warnings.catch_warnings():  # the repeated documents are counted below
         warnings.simplefilter("ignore")
-        ranked = rank_run(frame, None, name=name, depth=max(cutoffs))  # the top max(cutoffs) ranks exact
-    top = ranked.rank <= max(cutoffs)  # Judged@k reads these rows only (min(k, documents) for k <= the depth)
-    top_run = RankedRun(ranked.queries, ranked.query_codes[top], ranked.doc_names, ranked.doc_raw[top],
-                        ranked.doc_codes[top], ranked.rank[top], ranked.candidates)
+        # the judged documents of each query are the candidates: their ranks are exact, which is all Judged@k reads
+        # (the number of judged documents within the top k, over min(k, documents)); other tied documents keep
+        # their order (their ranks are not read)
+        ranked = rank_run(frame, None, candidates, name=name, ties="candidates")
     in_qrels = queries.get_indexer(ranked.queries)
     covered = int(np.count_nonzero(np.bincount(ranked.query_codes, minlength=len(ranked.queries))[in_qrels >= 0]))
     only = [str(q) for q, i in zip(ranked.queries.to_numpy(dtype=object), in_qrels) if i < 0]
     sizes = np.bincount(ranked.query_codes, minlength=len(ranked.queries))
     sizes = sizes[sizes > 0]
-    values = judged_at(top_run, judged, cutoffs).mean(axis=1) if len(queries) else np.zeros(len(cutoffs))
+    values = judged_at(ranked, judged, cutoffs).mean(axis=1) if len(queries) else np.zeros(len(cutoffs))
     tied_queries, tied_share = _ties(frame, scores)
     return RunCheck(name, covered, len(queries), len(only), only[:SHOWN],
                     int(sizes.min()) if len(sizes) else 0, float(np.median(sizes)) if len(sizes) else 0.0,
@@ -184,7 +186,7 @@ def _ties(frame: Any, scores: np.ndarray) -> tuple[int, float]:
     score another row of the query has). Repeated documents count as rows here."""
     if not len(scores):
         return 0, 0.0
-    codes, _ = factorize(frame["query_id"])  # in order of first appearance: a file grouped by query is in order
+    codes, _ = factorize(frame["query_id"], grouped=True)  # first appearance: a file grouped by query is in order
     same_query = codes[1:] == codes[:-1]
     if not np.all((codes[1:] > codes[:-1]) | (same_query & (scores[1:] <= scores[:-1]))):
         order = np.lexsort((-scores, codes))

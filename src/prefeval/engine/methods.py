@@ -147,3 +147,21 @@ def check_run_options(rel: Any, depth: Any) -> None:
         raise PrefevalError(f"{rel_problem(rel)}; got {rel!r}")
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1):
         raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
+
+
+#: Judged@k's depth when no method has a cutoff
+JUDGED_DEPTH = 10
+
+
+def judged_depth(methods: Sequence[Method]) -> int:
+    """The k of the Judged@k stated beside a table or comparison: the deepest cutoff among ``methods``' measures,
+    else :data:`JUDGED_DEPTH`."""
+    cutoffs = [getattr(m.measure, "params", {}).get("cutoff") for m in methods]
+    return max((c for c in cutoffs if isinstance(c, int) and not isinstance(c, bool)), default=JUDGED_DEPTH)
+
+
+def judged_method(methods: Sequence[Method], depth: int | None = None) -> Method:
+    """The ``Judged@k`` metric (ir-measures' ``Judged``: the share of a run's top k documents the qrels judge;
+    Buckley & Voorhees (2004)) stated beside ``methods``: k by :func:`judged_depth`, the runs cut at ``depth`` as
+    theirs."""
+    return parse_methods([f"Judged@{judged_depth(methods)}"], 1, depth)[0]

@@ -25,6 +25,7 @@ mean difference for the Wilcoxon test, whose statistic has no sign). A count col
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -37,7 +38,15 @@ from prefeval.engine import holes
 from prefeval.engine import registry as engines
 from prefeval.engine.compare import compare_methods
 from prefeval.engine.comparison import Comparison
-from prefeval.engine.methods import Method, check_run_options, method_list, parse_methods
+from prefeval.engine.methods import (
+    JUDGED_DEPTH,
+    Method,
+    check_run_options,
+    judged_depth,
+    judged_method,
+    method_list,
+    parse_methods,
+)
 from prefeval.engine.significance import VALUE_TESTS
 from prefeval.engine.values import aggregate, summed
 from prefeval.errors import PrefevalError
@@ -50,7 +59,8 @@ else:
 # is rendered, never for the computation
 _report = lazy_module("prefeval.report.run_table")
 
-__all__ = ["RunTable", "BaselineTables", "table", "run_letters", "letter_marks", "FAMILIES"]
+__all__ = ["RunTable", "BaselineTables", "table", "run_letters", "letter_marks", "FAMILIES", "judged_depth",
+           "JUDGED_DEPTH"]
 
 #: the correction families of a table: ``measure`` (default: per baseline and measure, the runs compared with the
 #: baseline or the pairs of runs) or ``table`` (every test of the table at once)
@@ -253,20 +263,28 @@ class RunTable:
             return M.sum(axis=1) / (len(self.runs) - 1)
         return M[:, self.runs.index(self.baseline)]
 
+    def significant_cells(self, label: str) -> int:
+        """The number of significant differences in the column ``label``: runs significantly better or worse than the
+        baseline, or pairs of runs one significantly better than the other."""
+        if self.baseline is not None:
+            return sum(bool(self._records[run, label].get("significant")) for run in self.runs)
+        return sum(len(self._records[run, label].get("better_than", [])) for run in self.runs)
+
     def set_robust(self, readings: list[RunTable], rel: int, depth: int) -> None:
         """Mark each significant cell ``robust`` (True / False; None where it is not significant): significant in the
         same direction in each of ``readings`` too (the same table on condensed lists and on the qrels with the
         unjudged documents of the runs' top ``depth`` filled as relevant at grade ``rel``;
-        :func:`prefeval.engine.holes.readings`). Without a baseline a cell is robust when every run it is
-        significantly better than stays so."""
+        :func:`prefeval.engine.holes.readings`; they need hold only the columns with a significant cell). Without a
+        baseline a cell is robust when every run it is significantly better than stays so."""
         self.robust_fill = (rel, depth)
         for label in self.measures:
             for run in self.runs:
                 record = self._records[run, label]
                 if self.baseline is not None:
                     significant = bool(record.get("significant"))
-                    same = all(other.record(run, label).get("significant")
-                               and other.record(run, label)["direction"] == record["direction"] for other in readings)
+                    same = significant and all(
+                        other.record(run, label).get("significant")
+                        and other.record(run, label)["direction"] == record["direction"] for other in readings)
                 else:
                     significant = bool(record.get("better_than"))
                     kept = [b for b in record.get("better_than", [])
@@ -526,7 +544,7 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test
             label = item.strip() if isinstance(item, str) and len(found) == 1 else method.label
             if all(existing != label for existing, _ in columns):
                 columns.append((label, computed.setdefault(key, method)))
-    judged = parse_methods([f"Judged@{judged_depth([m for _, m in columns])}"], 1, depth)[0]
+    judged = judged_method([m for _, m in columns], depth)
     judged = computed.setdefault(f"{judged.measure!r}|rel={judged.rel}|depth={judged.depth}", judged)
     singles = len(names) == 1 if names else False
     if singles and any(m.kind == "preference" for _, m in columns):
@@ -534,21 +552,23 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test
     # the tests and the bootstrap need every per-query value
     keep = True if test in VALUE_TESTS or ci == "bootstrap" else None
 
-    def compute(qrels: Any, runs: Any) -> list[RunTable]:
+    def compute(qrels: Any, runs: Any, cols: list[tuple[str, Method]] = columns,
+                judged: Method | None = judged) -> list[RunTable]:
+        methods = [m for m in computed.values() if m is judged or any(m is c for _, c in cols)]
         if other is not None:
             if singles:
                 raise PrefevalError("engine='dask' computes tables of two runs or more; a table of one run is "
                                     "computed in process (omit the engine)")
-            result = other.compare(qrels, runs, list(computed.values()), per_query=keep, client=client,
+            result = other.compare(qrels, runs, methods, per_query=keep, client=client,
                                    scheduler=scheduler, workers=workers, partitions=None, progress=progress)
         else:
-            result = compare_methods(qrels, runs, list(computed.values()), progress=progress, per_query=keep,
-                                     min_runs=1 if not any(m.kind == "preference" for m in computed.values()) else 2,
+            result = compare_methods(qrels, runs, methods, progress=progress, per_query=keep,
+                                     min_runs=1 if not any(m.kind == "preference" for m in methods) else 2,
                                      baseline=None)
         for b in baselines:
             if b is not None and b not in result.runs:
                 raise PrefevalError(f"baseline {b!r} is not one of the runs: {', '.join(result.runs)}")
-        parts = [RunTable(result, columns, b, test, correction, alpha, ci, judged, **options) for b in baselines]
+        parts = [RunTable(result, cols, b, test, correction, alpha, ci, judged, **options) for b in baselines]
         if family == "table":
             refamily(parts, correction, alpha)
         return parts
@@ -557,23 +577,23 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test
         parts = compute(qrels, runs)
     else:
         fill_rel, fill_depth = 1 if rel is None else rel, FILL_DEPTH if depth is None else depth
-        qrels_df, frames, condensed, filled = holes.readings(qrels, runs, fill_rel, fill_depth)
-        parts = compute(qrels_df, frames)
-        others = [compute(qrels_df, condensed), compute(filled, frames)]
+        # each run read and ranked once, the other readings taken from that ranking (integer codes)
+        qrels_df, ranked, condensed, filled = holes.readings(qrels, runs, fill_rel, fill_depth, codes=other is None)
+        parts = compute(qrels_df, ranked)
+        # only the columns with a significant cell are tested again, each on every run (its correction family);
+        # with family="table" every tested column is one family
+        retest = [(label, m) for label, m in columns
+                  if any(p.tests.get(label) for p in parts)
+                  and (family == "table" or any(p.significant_cells(label) for p in parts))]
+        others: list[list[RunTable]] = [[], []]
+        if any(p.significant_cells(label) for p in parts for label, _ in retest):
+            with warnings.catch_warnings():  # the inputs' warnings were given by reading (a)
+                warnings.simplefilter("ignore")
+                others = [compute(qrels_df, condensed, retest, None), compute(filled, ranked, retest, None)]
         for k, part in enumerate(parts):
-            part.set_robust([other[k] for other in others], fill_rel, fill_depth)
+            part.set_robust([other[k] for other in others if other], fill_rel, fill_depth)
     return parts[0] if len(parts) == 1 and (baseline is None or isinstance(baseline, str)) else BaselineTables(parts)
 
 
 #: The depth within which ``table(robust=True)`` fills unjudged documents as relevant when the table has no ``depth``
 FILL_DEPTH = 1000
-
-#: Judged@k's depth when no measure of a table has a cutoff
-JUDGED_DEPTH = 10
-
-
-def judged_depth(methods: list[Method]) -> int:
-    """The k of a table's Judged@k: the deepest cutoff among its measures, else :data:`JUDGED_DEPTH`."""
-    cutoffs = [m.measure.params.get("cutoff") for m in methods]
-    return max((c for c in cutoffs if isinstance(c, int)), default=JUDGED_DEPTH)
-

@@ -1,7 +1,7 @@
 """ir_datasets layer: qrels, topics and facts of public benchmarks, offline seeding.
 
 The facade of three modules: :mod:`~prefeval.data.datasets.files` (ir_datasets access and the files a dataset
-needs), :mod:`~prefeval.data.datasets.guard` (failing fast offline, only inside prefeval's calls) and
+needs), :mod:`~prefeval.data.datasets.guard` (failing fast offline, checked before ir_datasets is called) and
 :mod:`~prefeval.data.datasets.seeding` (placing a local copy).
 
 ``load("msmarco-passage/trec-dl-2019/judged")`` (also written ``"irds:msmarco-passage/..."``)
@@ -13,9 +13,9 @@ the ir_datasets records straight to ir-measures silently collapses all subtopics
 
 Offline use. ir_datasets keeps every file under ``$IR_DATASETS_HOME/<top-level id>/<cache path>``
 (the home is read when ``ir_datasets`` is imported) and uses a file found there without a network
-access or md5 check. When a file is missing, prefeval checks the download hosts before ir_datasets
-starts its retry loop (a TCP connection with a 3 s timeout, remembered per host for a minute; set
-``PREFEVAL_OFFLINE=1`` to skip downloads altogether). If no host is reachable it raises
+access or md5 check. When a file is missing, prefeval checks the download hosts before it calls
+ir_datasets, whose retry loop would take minutes (a TCP connection with a 3 s timeout, remembered per
+host for a minute; set ``PREFEVAL_OFFLINE=1`` to skip downloads altogether). If no host is reachable it raises
 :class:`~prefeval.errors.DatasetUnavailable` at once, naming the dataset, the file it needs, the
 exact path under ``IR_DATASETS_HOME`` and the command ``prefeval datasets seed ID FILE`` that puts
 a local copy there (:func:`seed` also writes the version marker some datasets need -- DL-Hard's

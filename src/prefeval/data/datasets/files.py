@@ -1,11 +1,13 @@
 """ir_datasets access: the module, the ids, and the files behind a dataset's entities.
 
 ir_datasets 0.6 has no public API that lists the files a dataset reads, so :func:`needed_files` walks its
-``Dataset``/``Migrator``/``Cache``/``Download`` objects and reads the private attributes :data:`PRIVATE_API`
-names. Public API is used wherever it exists (``Download.mirrors``, ``Download.expected_md5``,
-``RequestsDownload.url``, ``LocalDownload.path(force=False)``, ``ir_datasets.util.home_path()``). The versions
-this was tested with are :data:`TESTED_IR_DATASETS`; on another version :func:`private_api_problem` says what is
-missing and prefeval raises a clear :class:`~prefeval.errors.PrefevalError` instead of failing quietly.
+``Dataset``/``Migrator``/``Cache``/``Download`` objects. Public API is used wherever it exists
+(``Dataset.__getstate__``, ``Download.mirrors``, ``Download.expected_md5``, ``RequestsDownload.url``,
+``LocalDownload.path(force=False)``, ``Cache.path(force=False)``, ``ir_datasets.util.home_path()``); the few
+private attributes left (:data:`PRIVATE_API`) are read in one shim, :class:`internal`, which says why each has no
+public equivalent. The versions this was tested with are :data:`TESTED_IR_DATASETS`; on another version
+:func:`private_api_problem` says what is missing and prefeval raises a clear :class:`~prefeval.errors.PrefevalError`
+instead of failing quietly.
 """
 
 from __future__ import annotations
@@ -25,27 +27,49 @@ from prefeval.errors import PrefevalError
 
 ENTITIES = ("qrels", "queries", "docs", "scoreddocs", "docpairs", "qlogs")
 
-#: ir_datasets versions (major.minor) whose private classes prefeval reads -- to list the files a dataset needs
-#: (:func:`needed_files`) and to fail fast offline (:mod:`prefeval.data.datasets.guard`); a test pins them.
+#: ir_datasets versions (major.minor) whose private attributes prefeval reads to list the files a dataset needs
+#: (:func:`needed_files`); a test pins them.
 TESTED_IR_DATASETS = ("0.6",)
-#: the private attributes read, by ``module:class``
+#: the private attributes :class:`internal` reads, by ``module:class``
 PRIVATE_API = {
     "ir_datasets.util:Migrator": ("_wrapped", "_version_file", "_version"),
-    "ir_datasets.util:Cache": ("_path",),
-    "ir_datasets.util:Download": ("_cache_path", "_path", "_stream"),
+    "ir_datasets.util:Download": ("_cache_path",),
 }
 
 
-_MISSING = object()
+class internal:  # noqa: N801 - a namespace (never instantiated), named for what it reads
+    """The one place prefeval reads private attributes of ir_datasets objects (:data:`PRIVATE_API`).
 
+    ir_datasets has no public way to list the files behind a dataset without opening them: its entities' methods
+    download on use, and a ``Migrator`` runs its migration when one of its methods is looked up. So prefeval walks the
+    objects, and three things are held nowhere public:
 
-def internal(obj: Any, name: str, default: Any = _MISSING) -> Any:
-    """The private attribute ``name`` of an ir_datasets object (one of :data:`PRIVATE_API`): the one place prefeval
-    reads ir_datasets' internals. ir_datasets has no public way to list the files behind a dataset without opening
-    them (its entities' methods download on use, and a ``Migrator`` runs its migration when called), so the
-    objects are walked through these attributes; :func:`private_api_problem` checks they exist."""
-    state = vars(obj)
-    return state[name] if default is _MISSING else state.get(name, default)
+    - a ``Migrator``'s wrapped object, version file and version (attribute look-ups on a ``Migrator`` are forwarded
+      to the wrapped object, so its own state is reachable only through its private attributes);
+    - a ``Download``'s cache path (the public ``Download.path(force=False)`` returns it when there is one, but
+      without one it creates a temporary file and downloads into it);
+    - the objects an ir_datasets object is built from (the ``Cache`` or ``GzipExtract`` between a dataset and its
+      ``Download``), kept in attributes each class names privately.
+
+    :func:`private_api_problem` checks the attributes exist on the installed version.
+    """
+
+    @staticmethod
+    def migrator(obj: Any) -> tuple[Any, Path, str]:
+        """``(wrapped object, version file, version)`` of a ``Migrator``."""
+        state = vars(obj)
+        return state["_wrapped"], Path(state["_version_file"]), state["_version"]
+
+    @staticmethod
+    def cache_path(download: Any) -> Path | None:
+        """Where a ``Download`` keeps its file (``None``: a temporary file, downloaded on each use)."""
+        path = vars(download)["_cache_path"]
+        return Path(path) if path else None
+
+    @staticmethod
+    def parts(obj: Any) -> list[Any]:
+        """The objects an ir_datasets object holds (its attributes)."""
+        return list(vars(obj).values()) if hasattr(obj, "__dict__") else []
 
 
 def ir_datasets_module() -> Any:
@@ -89,7 +113,7 @@ def private_api_problem() -> str | None:
     if not missing:
         return None
     version = getattr(ir_datasets_module(), "__version__", "?")
-    return (f"ir_datasets {version} lacks {', '.join(missing)}, which prefeval reads to list and guard dataset files "
+    return (f"ir_datasets {version} lacks {', '.join(missing)}, which prefeval reads to list a dataset's files "
             f"(tested with ir_datasets {', '.join(v + '.x' for v in TESTED_IR_DATASETS)}); install one of those "
             "versions")
 
@@ -151,7 +175,8 @@ class NeededFile:
     ``path`` is where ir_datasets looks (``None`` for files it only downloads to a temporary
     place); ``derived`` marks a cache ir_datasets builds from other files (e.g. an extracted TSV),
     which can be seeded too but has no recorded md5; ``marker`` is ``(version file, version)`` when
-    a ``Migrator`` guards the file (the file is deleted unless the marker holds exactly ``version``).
+    a ``Migrator`` guards the file (the file is deleted unless the marker holds exactly ``version``);
+    ``caches`` are the derived caches built from this file (it is read only while none of them is cached).
     """
 
     entity: str
@@ -161,6 +186,7 @@ class NeededFile:
     local_mirrors: list[Path] = field(default_factory=list)
     derived: bool = False
     marker: tuple[Path, str] | None = None
+    caches: tuple[NeededFile, ...] = ()
 
     @property
     def name(self) -> str:
@@ -172,6 +198,11 @@ class NeededFile:
         if self.path is not None and self.path.exists():
             return self.marker is None or marker_ok(*self.marker)
         return any(p.exists() for p in self.local_mirrors)
+
+    def to_fetch(self) -> bool:
+        """Whether ir_datasets would download this file to serve its entity now: a source file that is not
+        cached, and no cache built from it is either."""
+        return not self.derived and not self.cached() and not any(c.cached() for c in self.caches)
 
 
 def marker_ok(version_file: Path, version: str) -> bool:
@@ -187,19 +218,19 @@ def needed_files(dataset_id: str, entities: tuple[str, ...] = ENTITIES) -> list[
 
     Follows ir_datasets' own dispatch: in a ``Dataset`` the first constituent that provides
     ``<entity>_iter`` serves the entity. Below a cache ir_datasets builds (``Cache``) the sources
-    are listed too, but are only needed while the cache is absent.
+    are listed too (with the cache in their ``caches``), but are only needed while the cache is absent.
     """
     ds = irds_dataset(normalise_id(dataset_id))
     require_private_api()
     out: list[NeededFile] = []
     for entity in entities:
         if ds.has(entity):
-            _collect(ds, entity, None, out, set(), 0)
+            _collect(ds, entity, None, (), out, set(), 0)
     return out
 
 
-def _collect(obj: Any, entity: str, marker: tuple[Path, str] | None, out: list[NeededFile],
-             seen: set[int], depth: int) -> None:
+def _collect(obj: Any, entity: str, marker: tuple[Path, str] | None, caches: tuple[NeededFile, ...],
+             out: list[NeededFile], seen: set[int], depth: int) -> None:
     util = ir_datasets_module().util
     Dataset, Cache, Download, Lazy, Migrator = _base_dataset(), util.Cache, util.Download, util.Lazy, util.Migrator
     if id(obj) in seen or depth > 40:
@@ -208,41 +239,45 @@ def _collect(obj: Any, entity: str, marker: tuple[Path, str] | None, out: list[N
     if isinstance(obj, Dataset):
         for cons in constituents(obj):
             if hasattr(cons, f"{entity}_iter") or hasattr(cons, f"{entity}_handler"):
-                _collect(cons, entity, marker, out, seen, depth + 1)
+                _collect(cons, entity, marker, caches, out, seen, depth + 1)
                 return
         return
     if isinstance(obj, Migrator):
-        marker = (Path(internal(obj, "_version_file")), internal(obj, "_version"))
-        _collect(internal(obj, "_wrapped"), entity, marker, out, seen, depth + 1)
+        wrapped, version_file, version = internal.migrator(obj)
+        _collect(wrapped, entity, (version_file, version), caches, out, seen, depth + 1)
         return
     if isinstance(obj, Download):
-        out.append(download_info(obj, entity, marker))
+        out.append(download_info(obj, entity, marker, caches))
         return
     if isinstance(obj, (Lazy, types.FunctionType, types.MethodType, functools.partial)):
         return
     if isinstance(obj, Cache):
-        out.append(NeededFile(entity=entity, path=Path(internal(obj, "_path")), derived=True, marker=marker))
+        cache = NeededFile(entity=entity, path=Path(obj.path(force=False)), derived=True, marker=marker,
+                           caches=caches)
+        out.append(cache)
+        caches = (*caches, cache)
     if isinstance(obj, (list, tuple)):
         for item in obj:
-            _collect(item, entity, marker, out, seen, depth + 1)
+            _collect(item, entity, marker, caches, out, seen, depth + 1)
         return
     if isinstance(obj, dict) or not type(obj).__module__.startswith("ir_datasets"):
         return
-    for value in vars(obj).values() if hasattr(obj, "__dict__") else ():
-        _collect(value, entity, marker, out, seen, depth + 1)
+    for value in internal.parts(obj):
+        _collect(value, entity, marker, caches, out, seen, depth + 1)
 
 
-def download_info(download: Any, entity: str, marker: tuple[Path, str] | None = None) -> NeededFile:
+def download_info(download: Any, entity: str, marker: tuple[Path, str] | None = None,
+                  caches: tuple[NeededFile, ...] = ()) -> NeededFile:
     """The file an ir_datasets ``Download`` reads (cache path, md5, mirrors)."""
     LocalDownload = ir_datasets_module().util.LocalDownload
-    cache_path = internal(download, "_cache_path")
     return NeededFile(
         entity=entity,
-        path=Path(cache_path) if cache_path else None,
+        path=internal.cache_path(download),
         md5=download.expected_md5,
         urls=[m.url for m in download.mirrors if hasattr(m, "url")],
         local_mirrors=[Path(m.path(force=False)) for m in download.mirrors if isinstance(m, LocalDownload)],
         marker=marker,
+        caches=caches,
     )
 
 
@@ -260,7 +295,7 @@ def _unwrapped_handler(ds: Any, entity: str) -> Any:
     obj = ds
     for _ in range(40):
         if isinstance(obj, Migrator):
-            obj = internal(obj, "_wrapped")
+            obj = internal.migrator(obj)[0]
         elif isinstance(obj, Dataset):
             obj = next(c for c in constituents(obj) if hasattr(c, f"{entity}_iter"))
         else:
