@@ -177,7 +177,7 @@ def ranked_runs(collection: Collection, runs: dict[str, Any], depth: int | None 
 def _inputs(qrels: Any, runs: Any) -> tuple[Collection, dict[str, Any]]:
     """The collection of ``qrels`` and ``runs`` as :func:`prefeval.data.inputs.runs_dict` gives them, every run file
     read (and checked) before any work (:func:`prefeval.engine.blocks.read_ahead`)."""
-    collection, runs = Collection.of(qrels), runs_dict(runs, columns=True)
+    collection, runs = Collection.of(qrels), runs_dict(runs, columns=True, encoded=True)  # runs only ranked
     if not runs:
         raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
     return collection, read_ahead(runs)
