@@ -4,12 +4,14 @@ Three commands on the same files (qrels + 14 gzip runs), each a fresh interprete
 from compiled bytecode as when installed), taking turns, best of ``--repeat`` wall-clock times and the peak RSS of
 each child process:
 
-* ``prefeval compare QRELS RUN... -m LexiRecall LexiPrecision RPP --per-query --format csv -q``;
+* ``prefeval compare QRELS RUN... -m LexiRecall LexiPrecision "RPP(graded=False)" --per-query --format csv -q``;
 * the authors' ``pref_eval.py -R QRELS -m lexirecall -m lexiprecision -m rpp -q RUN...`` (Diaz & Ferraro's public
   tool, github.com/diazf/pref_eval) -- its path from the ``PREF_EVAL`` environment variable; skipped with a
-  message when it is not set;
-* ``benchmarks/naive_compare.py`` (a per-pair stdlib-only implementation of the same three definitions); its
-  per-query values are checked equal to prefeval's.
+  message when it is not set. Its ``rpp`` is binary RPP (a document is relevant from the query's lowest positive
+  grade, here grade >= 1: its per-grade loop reads one cached vector), so prefeval computes ``RPP(graded=False)``:
+  the same three measures on both sides, and its per-query values are checked equal to prefeval's;
+* ``benchmarks/naive_compare.py`` (a per-pair stdlib-only implementation of the same three definitions, each run's
+  position vectors built once); its per-query values are checked equal to prefeval's.
 
 Also timed: ``import prefeval`` alone and the modules the command imports (scipy, statsmodels, matplotlib,
 ir_datasets, pandas, pyarrow) as seen by ``sys.modules`` at exit.
@@ -27,6 +29,7 @@ import argparse
 import compileall
 import csv
 import io
+import json
 import os
 import subprocess
 import sys
@@ -52,9 +55,36 @@ def measure(cmd: list[str]) -> tuple[float, float, bytes]:
     return wall, usage.ru_maxrss / 1024, out
 
 
+#: the measures compared: prefeval's name -> pref_eval.py's
+MEASURES = {"LexiRecall": "lexirecall", "LexiPrecision": "lexiprecision", "RPP(graded=False)": "rpp"}
+
+
 def values(text: bytes) -> dict[tuple[str, ...], float]:
     return {(r["method"], r["query_id"], r["run_a"], r["run_b"]): float(r["value"])
             for r in csv.DictReader(io.StringIO(text.decode()))}
+
+
+def pref_eval_values(text: bytes) -> dict[tuple[str, ...], float]:
+    """pref_eval.py's per-query preferences (JSON lines) keyed as :func:`values` (runs named without ``.run``)."""
+    out = {}
+    for line in text.decode().splitlines():
+        row = json.loads(line)
+        if row.get("type") != "preference":
+            continue
+        a, b = row["runi"].removesuffix(".run"), row["runj"].removesuffix(".run")
+        out.update({(ours, row["qid"], a, b): float(row[theirs]) for ours, theirs in MEASURES.items()})
+    return out
+
+
+def equal(ours: dict[tuple[str, ...], float], theirs: dict[tuple[str, ...], float]) -> bool:
+    """Every value of ``theirs`` is prefeval's (a pair listed the other way round: the negated value)."""
+    def mine(key: tuple[str, ...]) -> float | None:
+        method, query, a, b = key
+        if key in ours:
+            return ours[key]
+        return -ours[(method, query, b, a)] if (method, query, b, a) in ours else None
+
+    return bool(theirs) and all(mine(k) is not None and abs(mine(k) - v) < 1e-9 for k, v in theirs.items())
 
 
 def main() -> None:
@@ -69,7 +99,7 @@ def main() -> None:
         sys.exit(f"DL-Hard data not found under {args.data}; pass --data")
     qrels = str(folder / "dl_hard-doc.qrels")
     runs = [str(p) for p in sorted((folder / "runs" / "doc").glob("*.run.gz"))]
-    print(f"{len(runs)} DL-Hard doc runs; LexiRecall + LexiPrecision + RPP per query; best of {args.repeat}; "
+    print(f"{len(runs)} DL-Hard doc runs; LexiRecall + LexiPrecision + binary RPP per query; best of {args.repeat}; "
           f"load average {os.getloadavg()[0]:.2f} at start", flush=True)
     py = sys.executable
     prefeval = [py, "-m", "prefeval"]
@@ -78,14 +108,14 @@ def main() -> None:
         prefeval = [py, "-c", f"import sys; sys.modules.update(dict.fromkeys({args.without!r})); sys.argv[0] = '-m'; "
                     "from prefeval.commands.cli import main; sys.exit(main())"]
     commands = {
-        "prefeval compare": [*prefeval, "compare", qrels, *runs, "-m", "LexiRecall", "LexiPrecision", "RPP",
-                             "--per-query", "--format", "csv", "-q"],
+        "prefeval compare": [*prefeval, "compare", qrels, *runs, "-m", *MEASURES, "--per-query", "--format", "csv",
+                             "-q"],
         "stdlib per-pair script": [py, str(ROOT / "benchmarks" / "naive_compare.py"), qrels, *runs],
     }
     pref_eval = os.environ.get("PREF_EVAL")
     if pref_eval and Path(pref_eval).is_file():
         commands["pref_eval.py (authors)"] = [py, pref_eval, "-R", qrels, "-m", "lexirecall", "-m", "lexiprecision",
-                                              "-m", "rpp", "-q", *runs]
+                                              "-m", "rpp", "-q", "-n", *runs]
     else:
         print("pref_eval.py skipped: set PREF_EVAL to the authors' pref_eval.py (github.com/diazf/pref_eval)")
     commands["python -c 'import prefeval'"] = [py, "-c", "import prefeval"]
@@ -108,6 +138,11 @@ def main() -> None:
     got, expected = values(ours[2]), values(results["stdlib per-pair script"][2])
     same = got.keys() == expected.keys() and all(abs(got[k] - expected[k]) < 1e-9 for k in got)
     print(f"per-query values equal to the stdlib script's: {same} ({len(got):,} rows)")
+    if "pref_eval.py (authors)" in results:
+        theirs = pref_eval_values(results["pref_eval.py (authors)"][2])
+        same_as_authors = equal(got, theirs)
+        print(f"per-query values equal to pref_eval.py's: {same_as_authors} ({len(theirs):,} rows)")
+        same = same and same_as_authors
     for label in ("pref_eval.py (authors)", "stdlib per-pair script"):
         if label in results:
             print(f"prefeval compare vs {label}: {results[label][0] / ours[0]:.2f}x faster")

@@ -1,10 +1,12 @@
-"""A per-pair stdlib-only Python script: LexiRecall, LexiPrecision and graded RPP per query from TREC files.
+"""A per-pair stdlib-only Python script: LexiRecall, LexiPrecision and binary RPP per query from TREC files.
 
 The straightforward implementation a user could write from the papers' definitions (Diaz, Ferraro & Bhaskar
 (2023), "Best-Case Retrieval Evaluation", and Diaz & Ferraro (2022), "Offline Retrieval Evaluation Without
 Evaluation Metrics"): every run is ranked once (score descending, doc id descending, first occurrence of a
-document kept), then for every pair of runs and every query with a relevant document the two position vectors
-are built from the rankings and compared. Output: CSV ``method,query_id,run_a,run_b,value`` like
+document kept) and its position vector of each query's relevant documents (grade >= ``rel``) built once; then
+for every pair of runs and every query with a relevant document the two vectors are compared. RPP is the binary
+one, uniform weights (``RPP(graded=False)``: the mean over the recall levels of the sign), as the authors'
+``pref_eval.py`` computes its ``rpp``. Output: CSV ``method,query_id,run_a,run_b,value`` like
 ``prefeval compare --per-query --format csv``.
 
 Run: ``python benchmarks/naive_compare.py QRELS RUN... [--rel 1]``. Used by ``benchmarks/cli.py``.
@@ -69,13 +71,9 @@ def lexiprecision(a: list[float], b: list[float]) -> int:
     return 0
 
 
-def rpp(levels_a: list[list[float]], levels_b: list[list[float]]) -> float:
-    """Graded RPP, uniform: mean of the per-recall-level signs over every grade threshold's population."""
-    total = count = 0
-    for a, b in zip(levels_a, levels_b):
-        total += sum(1 if x < y else -1 if x > y else 0 for x, y in zip(a, b))
-        count += len(a)
-    return total / count
+def rpp(a: list[float], b: list[float]) -> float:
+    """Binary RPP, uniform: the mean over the recall levels of the sign of the position difference."""
+    return sum(1 if x < y else -1 if x > y else 0 for x, y in zip(a, b)) / len(a)
 
 
 def main(argv: list[str]) -> None:
@@ -88,20 +86,18 @@ def main(argv: list[str]) -> None:
     grades = read_qrels(qrels_path)
     queries = sorted(q for q, docs in grades.items() if any(g >= rel for g in docs.values()))
     binary = {q: {d for d, g in grades[q].items() if g >= rel} for q in queries}
-    graded = {q: [{d for d, g in grades[q].items() if g >= t} for t in sorted({g for g in grades[q].values() if g >= rel})]
-              for q in queries}
     names = [p.rsplit("/", 1)[-1].removesuffix(".gz").removesuffix(".run") for p in run_paths]
-    rankings = dict(zip(names, (read_ranking(p) for p in run_paths)))
+    vectors = {}
+    for name, path in zip(names, run_paths):
+        ranking = read_ranking(path)
+        vectors[name] = {q: positions(ranking.get(q, []), binary[q]) for q in queries}
     rows = []
     for a, b in combinations(names, 2):
         for q in queries:
-            ra, rb = rankings[a].get(q, []), rankings[b].get(q, [])
-            va, vb = positions(ra, binary[q]), positions(rb, binary[q])
-            ga = [positions(ra, r) for r in graded[q]]
-            gb = [positions(rb, r) for r in graded[q]]
+            va, vb = vectors[a][q], vectors[b][q]
             rows.append(("LexiRecall", q, a, b, lexirecall(va, vb)))
             rows.append(("LexiPrecision", q, a, b, lexiprecision(va, vb)))
-            rows.append(("RPP", q, a, b, rpp(ga, gb)))
+            rows.append(("RPP(graded=False)", q, a, b, rpp(va, vb)))
     out = ["method,query_id,run_a,run_b,value"]
     out += [f"{m},{q},{a},{b},{float(v)!r}" for m, q, a, b, v in rows]
     sys.stdout.write("\n".join(out) + "\n")

@@ -61,6 +61,45 @@ END_TO_END = (
 )
 
 
+#: the small qrels and run the hostile-input tests (tests/test_hostile_inputs*.py) start from
+HOSTILE_QRELS = "1 0 d1 2\n1 0 d2 1\n1 0 d3 0\n2 0 d4 1\n2 0 d5 0\n"
+HOSTILE_RUN = "1 Q0 d1 1 3.0 a\n1 Q0 d3 2 2.0 a\n2 Q0 d4 1 1.0 a\n"
+
+
+def hostile_files(folder: Path, runs: str = "abc") -> Path:
+    """``qrels.txt`` (:data:`HOSTILE_QRELS`) and the runs ``a.run`` (:data:`HOSTILE_RUN`), ``b.run`` (d3 -> d2) and
+    ``c.run`` (d1 -> d5), those of ``runs``, in ``folder``; returns ``folder``."""
+    (folder / "qrels.txt").write_text(HOSTILE_QRELS)
+    changed = {"a": HOSTILE_RUN, "b": HOSTILE_RUN.replace("d3", "d2"), "c": HOSTILE_RUN.replace("d1", "d5")}
+    for name in runs:
+        (folder / f"{name}.run").write_text(changed[name])
+    return folder
+
+
+def fails(capsys: pytest.CaptureFixture, command: str, *args: str) -> str:
+    """Run the CLI, expect exit code 1 with one short ``prefeval COMMAND: error:`` line, no traceback and no
+    "unexpected ... please report"; return it."""
+    from prefeval.commands.cli import main
+
+    code = main([command, *args])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert err.startswith(f"prefeval {command}: error: "), err
+    assert "Traceback" not in err and "unexpected" not in err and "please report" not in err, err
+    assert err.count("\n") == 1 and len(err) < 700, err  # one line (long only by the tmp paths it names)
+    return err
+
+
+def succeeds(capsys: pytest.CaptureFixture, command: str, *args: str) -> str:
+    """Run the CLI, expect exit code 0; return standard output."""
+    from prefeval.commands.cli import main
+
+    code = main([command, *args])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return out
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         node = item.nodeid

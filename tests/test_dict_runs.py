@@ -18,7 +18,7 @@ import pytest
 
 import prefeval
 from prefeval.data.encoding import Ids
-from prefeval.data.inputs import nested_codes, run_frame
+from prefeval.data.inputs import encoded_run, nested_codes, run_frame
 from prefeval.data.ranking import rank_codes, rank_run
 
 MEASURES = [prefeval.RBU(p=0.8, e=0.03) @ 20, prefeval.RBU(p=0.9, e=0.01, rel=2) @ 5, prefeval.TSE,
@@ -104,6 +104,34 @@ def test_dicts_read_directly_give_the_values_of_their_frames(variant, seed, base
     expected = _values(qrels, frame)
     assert len(expected) == len(MEASURES) * len(QUERIES)
     assert _values(qrels, run) == expected
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+@pytest.mark.parametrize("seed", range(3))
+def test_an_encoded_dict_ranks_as_its_frame(variant, seed):
+    """:func:`encoded_run` (how evaluate ranks a dict): rank_run gives the rows, ids and queries of the frame's ranking,
+    or it gives None and the frame is read."""
+    rng = random.Random(seed)
+    make, direct = VARIANTS[variant]
+    run = make(_run(rng, depth=44))
+    encoded = encoded_run(run)
+    assert (encoded is not None) == direct
+    if encoded is None:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        framed = rank_run(run_frame(run, columns=True))
+    ranked = rank_run(encoded)
+    pd.testing.assert_frame_equal(ranked.rows(), framed.rows())
+    assert ranked.queries.tolist() == framed.queries.tolist()
+    assert ranked.doc_ids.tolist() == framed.doc_ids.tolist()
+
+
+def test_encoded_empty_and_bad_dicts():
+    assert encoded_run({}).query_codes.tolist() == []
+    assert rank_run(encoded_run({"q": {}, "r": {"a": 1.0}})).queries.tolist() == ["r"]
+    for bad in ({"q": {"a": float("nan")}}, {"q": {"a b": 1.0}}, {None: {"a": 1.0}}, {"q": {"": 1.0}}, [("q", "a")]):
+        assert encoded_run(bad) is None
 
 
 @pytest.mark.parametrize("seed", range(3))

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import HOSTILE_RUN as RUN
+from conftest import fails, hostile_files
 from prefeval.commands.cli import main
 from prefeval.data import datasets
 from prefeval.data.datasets import seeding
@@ -21,26 +23,10 @@ from prefeval.errors import PrefevalError
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "pipelines" / "demo.toml"
 
-QRELS = "1 0 d1 2\n1 0 d2 1\n1 0 d3 0\n2 0 d4 1\n2 0 d5 0\n"
-RUN = "1 Q0 d1 1 3.0 a\n1 Q0 d3 2 2.0 a\n2 Q0 d4 1 1.0 a\n"
-
 
 @pytest.fixture
 def files(tmp_path: Path) -> Path:
-    (tmp_path / "qrels.txt").write_text(QRELS)
-    (tmp_path / "a.run").write_text(RUN)
-    (tmp_path / "b.run").write_text(RUN.replace("d3", "d2"))
-    return tmp_path
-
-
-def fails(capsys: pytest.CaptureFixture, command: str, *args: str) -> str:
-    """Run the CLI, expect exit code 1 with one `prefeval COMMAND: error:` message; return stderr."""
-    code = main([command, *args])
-    err = capsys.readouterr().err
-    assert code == 1, err
-    assert err.startswith(f"prefeval {command}: error: "), err
-    assert "Traceback" not in err
-    return err
+    return hostile_files(tmp_path, "ab")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -128,8 +114,10 @@ def test_an_unexpected_exception_is_one_line_unless_asked(files, capsys, monkeyp
         raise RuntimeError("boom")
 
     monkeypatch.setattr(sys.modules["prefeval.engine.evaluate"], "qrels_table", broken)  # the module, not the function
-    err = fails(capsys, "eval", str(files / "qrels.txt"), str(files / "a.run"), "nDCG@10")
-    assert "unexpected RuntimeError: boom" in err and "PREFEVAL_TRACEBACK=1" in err
+    assert main(["eval", str(files / "qrels.txt"), str(files / "a.run"), "nDCG@10"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("prefeval eval: error: unexpected RuntimeError: boom") and err.count("\n") == 1, err
+    assert "PREFEVAL_TRACEBACK=1" in err and "Traceback" not in err
     monkeypatch.setenv("PREFEVAL_TRACEBACK", "1")
     with pytest.raises(RuntimeError, match="boom"):
         main(["eval", str(files / "qrels.txt"), str(files / "a.run"), "nDCG@10"])

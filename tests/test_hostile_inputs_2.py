@@ -11,32 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from conftest import fails, hostile_files
 from prefeval.commands.cli import main
 from prefeval.core import aggregate, stats
 from prefeval.errors import PrefevalError
 
-QRELS = "1 0 d1 2\n1 0 d2 1\n1 0 d3 0\n2 0 d4 1\n2 0 d5 0\n"
-RUN = "1 Q0 d1 1 3.0 a\n1 Q0 d3 2 2.0 a\n2 Q0 d4 1 1.0 a\n"
-
 
 @pytest.fixture
 def files(tmp_path: Path) -> Path:
-    (tmp_path / "qrels.txt").write_text(QRELS)
-    (tmp_path / "a.run").write_text(RUN)
-    (tmp_path / "b.run").write_text(RUN.replace("d3", "d2"))
-    (tmp_path / "c.run").write_text(RUN.replace("d1", "d5"))
-    return tmp_path
-
-
-def fails(capsys: pytest.CaptureFixture, command: str, *args: str) -> str:
-    """Run the CLI, expect exit code 1 with one short `prefeval COMMAND: error:` line; return it."""
-    code = main([command, *args])
-    err = capsys.readouterr().err
-    assert code == 1, err
-    assert err.startswith(f"prefeval {command}: error: "), err
-    assert "Traceback" not in err and "unexpected" not in err and "please report" not in err, err
-    assert err.count("\n") == 1 and len(err) < 700, err  # one line (long only by the tmp paths it names)
-    return err
+    return hostile_files(tmp_path, "abc")
 
 
 def runs(files: Path) -> list[str]:
@@ -533,12 +516,17 @@ def test_dask_in_a_spawned_worker_importing_the_script_is_refused(monkeypatch):
 ])
 @pytest.mark.parametrize("command", ["eval", "compare"])
 def test_measures_that_crashed_a_provider_are_one_line(files, capsys, measure, fragment, command):
-    if command == "compare" and "baseline" in measure:
-        pytest.skip("compare refuses any baseline (it pairs every run with every other)")
+    # compare refuses a baseline that names a run (it pairs every run with every other), but checks the parameter's
+    # value first, as eval does: baseline=None gets the same message from both
     args = runs(files)[:2] if command == "eval" else runs(files)[:3]
     code = main([command, *args, *([measure] if command == "eval" else ["-m", measure, "-q"])])
     err = capsys.readouterr().err
     assert code == 1 and fragment in err and "unexpected" not in err, err
+
+
+def test_compare_refuses_a_baseline_that_names_a_run(files, capsys):
+    err = fails(capsys, "compare", *runs(files), "-m", "LexiRecall(baseline='a')", "-q")
+    assert "pairs every run with every other run; drop the baseline parameter" in err
 
 
 @pytest.mark.parametrize("measure, fragment", [

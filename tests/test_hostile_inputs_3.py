@@ -11,37 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from conftest import HOSTILE_RUN as RUN
+from conftest import fails, hostile_files, succeeds
 from prefeval.commands.cli import main
-
-QRELS = "1 0 d1 2\n1 0 d2 1\n1 0 d3 0\n2 0 d4 1\n2 0 d5 0\n"
-RUN = "1 Q0 d1 1 3.0 a\n1 Q0 d3 2 2.0 a\n2 Q0 d4 1 1.0 a\n"
 
 
 @pytest.fixture
 def files(tmp_path: Path) -> Path:
-    (tmp_path / "qrels.txt").write_text(QRELS)
-    (tmp_path / "a.run").write_text(RUN)
-    (tmp_path / "b.run").write_text(RUN.replace("d3", "d2"))
-    (tmp_path / "c.run").write_text(RUN.replace("d1", "d5"))
-    return tmp_path
-
-
-def fails(capsys: pytest.CaptureFixture, command: str, *args: str) -> str:
-    """Run the CLI, expect exit code 1 with one `prefeval COMMAND: error:` line; return it."""
-    code = main([command, *args])
-    err = capsys.readouterr().err
-    assert code == 1, err
-    assert err.startswith(f"prefeval {command}: error: "), err
-    assert "Traceback" not in err and "unexpected" not in err and "please report" not in err, err
-    assert err.count("\n") == 1, err
-    return err
-
-
-def succeeds(capsys: pytest.CaptureFixture, command: str, *args: str) -> str:
-    code = main([command, *args])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    return out
+    return hostile_files(tmp_path, "abc")
 
 
 # ---------------------------------------------------------------------------------------------------

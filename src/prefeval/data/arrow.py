@@ -51,13 +51,20 @@ def from_numpy(values: np.ndarray) -> Any:
 
 
 def strings(values: list[str]) -> Any:
-    """Python strings as a pyarrow ``string`` array, built from their UTF-8 bytes and offsets."""
+    """Python strings as a pyarrow ``string`` array, built from their UTF-8 bytes and offsets (ASCII text: joined and
+    encoded at once, each string's length its number of bytes)."""
     import pyarrow as pa  # deferred: only called where pyarrow is loaded already
 
-    encoded = [v.encode("utf-8") for v in values]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
-    np.cumsum([len(b) for b in encoded], out=offsets[1:])
-    return pa.Array.from_buffers(pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])
+    offsets = np.zeros(len(values) + 1, dtype=np.int32)
+    joined = "".join(values)
+    if joined.isascii():
+        data = joined.encode("ascii")
+        np.cumsum(np.fromiter(map(len, values), dtype=np.int64, count=len(values)), out=offsets[1:])
+    else:
+        encoded = [v.encode("utf-8") for v in values]
+        np.cumsum([len(b) for b in encoded], out=offsets[1:])
+        data = b"".join(encoded)
+    return pa.Array.from_buffers(pa.string(), len(values), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
 
 
 def call(function: str, *args: Any, options: Any = None) -> Any:

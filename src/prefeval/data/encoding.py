@@ -43,7 +43,11 @@ def id_array(column: Any) -> Any:
             return id_array(column.cast(column.type.value_type))
         return column.cast(pa.string())
     values = column.tolist() if hasattr(column, "tolist") else list(column)
-    if all(type(v) is str for v in values):
+    try:
+        "".join(values)  # in C: a TypeError unless every value is a str (or a subclass: its text is the id)
+    except TypeError:
+        pass
+    else:
         return strings(values)
     return pa.array([None if _missing(v) else v if isinstance(v, str) else str(v) for v in values], type=pa.string())
 
@@ -52,16 +56,6 @@ def _missing(value: Any) -> bool:
     """None, a float NaN, or pandas' NA / NaT."""
     return value is None or (isinstance(value, float) and value != value) or type(value).__name__ in ("NAType",
                                                                                                         "NaTType")
-
-
-def string_ranks(names, subset: np.ndarray | None = None) -> np.ndarray:
-    """Rank (0-based, in Python string order) of each of the distinct ids ``names[subset]`` (default: all), by
-    Arrow's sort (UTF-8 byte order is code point order, Python's)."""
-    values = id_array(names)
-    if subset is not None:
-        values = call("take", values, from_numpy(subset))
-    ranks = call("rank", values, options=options("RankOptions", sort_keys="ascending", tiebreaker="dense"))
-    return to_numpy(ranks).astype(np.int64) - 1
 
 
 #: From this many values on, :meth:`Ids.get_indexer` looks strings up with Arrow rather than a Python dict.

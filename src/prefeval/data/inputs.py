@@ -196,6 +196,25 @@ def run_frame(run: Any, name: str | None = None, columns: bool = False) -> pd.Da
                         "a dict of dicts, a ranx Run or ScoredDoc records")
 
 
+def encoded_run(run: Any) -> EncodedRun | None:
+    """A run given as a dict of dicts (``{query_id: {doc_id: score}}``, or a ranx ``Run``) as an
+    :class:`~prefeval.data.ranking.EncodedRun` on the queries it ranks documents for, in the dict's order: the codes of
+    :func:`nested_codes`, without a frame and without hashing the document ids. :func:`~prefeval.data.ranking.rank_run`
+    ranks it as it ranks ``run_frame(run)``. None where this reading could differ from :func:`run_frame`'s (other
+    inputs, ids that are not all ``str`` or break the rules, scores that are not numbers): :func:`run_frame` then reads
+    the run, or reports its error."""
+    if _is_ranx(run):
+        run = run.to_dict()
+    if not isinstance(run, Mapping) or not all(type(inner) in _PLAIN_DICTS for inner in run.values()):
+        return None
+    queries = Ids([str(query) for query, inner in run.items() if inner])  # (nested_codes refuses a missing key)
+    codes = nested_codes(run, queries)
+    if codes is None:
+        return None
+    query_codes, doc_codes, doc_names, scores = codes
+    return EncodedRun(queries, query_codes, doc_names, doc_codes, scores)
+
+
 def run_name(path: str | os.PathLike) -> str:
     """Name of a run file: its file name without ``.gz`` and run suffixes (``bm25.run.gz`` -> ``bm25``)."""
     name = Path(path).name

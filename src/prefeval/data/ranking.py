@@ -42,7 +42,6 @@ from prefeval.data.encoding import (
     factorize,
     id_array,
     ids_to_pandas,
-    string_ranks,
     take_ids,
     take_names,
     take_rows,
@@ -233,13 +232,14 @@ def _tie_moves(same: np.ndarray, docs_at: Any, dnames: Any, only_at: Any = None)
         pos, segment = pos[flagged], segment[flagged]
         if not len(pos):
             return pos, pos
-    tied_docs = docs_at(pos)
-    if 4 * len(pos) < len(dnames):  # few tied rows: order just their documents
-        distinct, inverse = np.unique(tied_docs, return_inverse=True)
-        codes = string_ranks(dnames, distinct)[inverse.reshape(-1)]
-    else:
-        codes = string_ranks(dnames)[tied_docs]
-    return pos, pos[np.lexsort((-codes, segment))]
+    import pyarrow as pa  # deferred: a dependency, loaded with the ids
+
+    # stably by stretch, then doc id descending (UTF-8 byte order is code point order, Python's): Arrow compares the
+    # ids of one stretch only
+    tied = pa.table({"stretch": from_numpy(segment), "doc": take_ids(id_array(dnames), docs_at(pos))})
+    order = call("sort_indices", tied, options=options("SortOptions", sort_keys=[("stretch", "ascending"),
+                                                                               ("doc", "descending")]))
+    return pos, pos[to_numpy(order)]
 
 
 def _query_score_order(qc: np.ndarray, sc: np.ndarray) -> np.ndarray:

@@ -85,8 +85,11 @@ def cluster(client: Any = None, scheduler: str | None = None, workers: int | Non
         # output: its scheduler logs here, its workers in their processes
         stack.enter_context(_quiet_logger("distributed"))
         with _sigint_ignored(), _worker_logging("critical"):  # the workers inherit both
+            # no dashboard; the scheduler's own HTTP server (health and metrics routes) on a free port of this
+            # machine, so a port in use (8787, the default) is no warning
             local = stack.enter_context(LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                                     dashboard_address=None))
+                                                     dashboard_address=None,
+                                                     scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}))
             connected = stack.enter_context(Client(local))
         yield connected
 
