@@ -29,7 +29,8 @@ import time
 import numpy as np
 
 import prefeval
-from prefeval.data.positions import PositionTable, candidate_documents, qrels_queries
+from prefeval.data.collection import Collection
+from prefeval.data.positions import PositionTable
 from prefeval.data.ranking import rank_run
 from prefeval.data.simulate import collection
 from prefeval.methods.registry import parse
@@ -59,7 +60,7 @@ def main() -> None:
     args = parser.parse_args()
 
     c = collection(n_queries=args.queries, n_runs=args.runs, depth=args.depth, n_docs=args.docs, seed=args.seed)
-    queries, candidates = qrels_queries(c.qrels), candidate_documents(c.qrels, 1)
+    queries, candidates = Collection(c.qrels).queries, Collection(c.qrels).candidates(1)
     names = list(c.runs)
 
     def rank_all():

@@ -13,7 +13,8 @@ import pytest
 import prefeval
 import prefeval.data.positions
 from prefeval.data import trec as pio
-from prefeval.data.positions import PositionTable, candidate_documents, qrels_queries
+from prefeval.data.collection import Collection
+from prefeval.data.positions import PositionTable
 from prefeval.data.ranking import rank_run
 
 METHODS = ["LexiRecall", "LexiPrecision", "RPP", "LexiPrecision(magnitude='rr')", "RPP(graded=False)@5",
@@ -53,7 +54,7 @@ def write_collection(folder, seed: int, n_runs: int = 4):
 def test_rank_run_on_columns_equals_rank_run_on_frames(tmp_path, seed):
     qrels_path, paths = write_collection(tmp_path, seed)
     qrels = pio.read_qrels(qrels_path)
-    queries, candidates = qrels_queries(qrels), candidate_documents(qrels, 1)
+    queries, candidates = Collection(qrels).queries, Collection(qrels).candidates(1)
     table = PositionTable(qrels, 1, queries)
     table_columns = PositionTable(pio.read_qrels_columns(qrels_path), 1, queries)
     assert table_columns.relevant.keys() == table.relevant.keys()
@@ -134,7 +135,7 @@ def test_relevant_documents_match_the_groupby_definition(dtype):
         expected = expected[expected["relevance"] >= rel]
         got = prefeval.data.positions.relevant_documents(qrels, rel)
         assert got.values.tolist() == expected.values.tolist()
-        assert prefeval.data.positions.candidate_documents(qrels, rel).tolist() == \
+        assert Collection(qrels).candidates(rel).tolist() == \
             pd.unique(qrels.loc[qrels["relevance"] >= rel, "doc_id"].to_numpy(dtype=object)).tolist()
 
 

@@ -9,6 +9,7 @@ import pytest
 
 import prefeval
 from conftest import write_trec_files
+from prefeval.data.collection import Collection
 from prefeval.data.trec import read_run
 from prefeval.errors import InputFormatError
 
@@ -29,18 +30,18 @@ def test_every_file_is_read_before_any_run_is_ranked(files, monkeypatch, budget)
     turn (one such file in memory at a time)."""
     qrels, runs = files
     events = []
-    read, rank = blocks.run_frame, blocks.rank_run
+    read, rank = blocks.run_frame, Collection.rank
 
     def run_frame(source, name, columns=False):
         events.append(("read", name, threading.current_thread() is threading.main_thread()))
         return read(source, name, columns=columns)
 
-    def rank_run(run, *args, **kwargs):
-        events.append(("rank", args[2] if len(args) > 2 else kwargs.get("name"), True))
-        return rank(run, *args, **kwargs)
+    def rank_run(collection, run, *args, **kwargs):
+        events.append(("rank", args[0] if args else kwargs.get("name"), True))
+        return rank(collection, run, *args, **kwargs)
 
     monkeypatch.setattr(blocks, "run_frame", run_frame)
-    monkeypatch.setattr(blocks, "rank_run", rank_run)
+    monkeypatch.setattr(Collection, "rank", rank_run)
     monkeypatch.setattr(blocks, "query_block_runs", lambda *a: [])  # every run ranked on its own, in turn
     if budget is not None:
         monkeypatch.setattr(blocks, "READ_AHEAD_BYTES", budget)

@@ -14,6 +14,7 @@ import prefeval
 from prefeval.core import stats
 from prefeval.core.reduce import PairAccumulator, PairSums, upper_mask
 from prefeval.data import simulate
+from prefeval.data.collection import Collection
 from prefeval.engine.blocks import evaluate_block
 from prefeval.engine.methods import parse_method
 from prefeval.engine.results import combine_results
@@ -167,7 +168,7 @@ def test_blocks_of_queries_combine_to_the_whole(collection, both):
     for block in (queries[:7], queries[7:25], queries[25:]):
         sub_qrels = qrels[qrels["query_id"].isin(block)]
         sub_runs = {n: r[r["query_id"].isin(block)] for n, r in collection.runs.items()}
-        parts.append(evaluate_block(methods, sub_runs, sub_qrels, keep=True, warn=False))
+        parts.append(evaluate_block(methods, sub_runs, Collection(sub_qrels), keep=True, warn=False))
     combined = combine_results(parts)
     for whole, part in zip((kept.result(m) for m in METHODS), combined):
         np.testing.assert_array_equal(whole.query_ids, part.query_ids)

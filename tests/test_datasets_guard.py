@@ -113,3 +113,19 @@ def test_a_failed_download_becomes_dataset_unavailable(tmp_path, monkeypatch):
     with pytest.raises(KeyError):  # not a download error: passed on as it is
         with guard.guarded("some/dataset", "qrels"):
             raise KeyError("x")
+
+
+def test_a_failed_download_of_a_file_the_listing_missed_is_named(tmp_path, monkeypatch):
+    """A "judged" subset's queries are filtered by its qrels through a function: the listing of the queries does not
+    reach the qrels file, but the failed address names it."""
+    import requests
+
+    qrels = NeededFile(entity="qrels", path=tmp_path / "qrels", urls=["https://example.org/2019qrels-pass.txt"])
+    queries = NeededFile(entity="queries", path=tmp_path / "queries.tsv", derived=True)
+    queries.path.write_text("1\tq\n")
+    monkeypatch.setattr(guard, "needed_files", lambda dataset_id, entities=None: [queries] if entities else [queries, qrels])
+    monkeypatch.setattr(guard, "check_files", lambda dataset_id, files: None)
+    with pytest.raises(DatasetUnavailable, match="it needs 2019qrels-pass.txt .*prefeval datasets seed some/judged"):
+        with guard.guarded("some/judged", "queries"):
+            raise RuntimeError("All download sources failed", [
+                ("RequestsDownload('https://example.org/2019qrels-pass.txt')", requests.ConnectionError("cut"))])

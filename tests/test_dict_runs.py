@@ -208,7 +208,7 @@ def test_qrels_dicts_reused_only_with_the_same_items_in_the_same_order():
         current = provider._qrels_input(qrels)
         other = provider._qrels_input(changed)
         assert other is not current
-        assert list(other.itertuples(index=False, name=None)) == \
+        assert list(other.frame.itertuples(index=False, name=None)) == \
             [(q, d, g, "0") for q, docs in changed.items() for d, g in docs.items()]
     current = provider._qrels_input(qrels)
     qrels["7"][next(iter(qrels["7"]))] += 1  # changed in place after the call: not the kept items
@@ -231,12 +231,12 @@ def test_kept_baseline_positions_follow_baseline_cutoff_and_threshold(base):
         for run in runs:
             fresh.append({})
             for measure in measures:
-                provider._last_state.clear()
+                provider._last_baselines.clear()
                 fresh[-1].update(_values(qrels, run, [measure]))
         assert kept == fresh
         prefeval.register_run("dict-other", run_frame(_run(random.Random(13))))  # another run under that name
         changed = _values(qrels, runs[0], measures)
-        provider._last_state.clear()
+        provider._last_baselines.clear()
         assert changed == _values(qrels, runs[0], measures) != kept[0]
     finally:
         prefeval.data.runs._REGISTERED.pop("dict-other", None)

@@ -113,7 +113,7 @@ def test_an_unexpected_exception_is_one_line_unless_asked(files, capsys, monkeyp
     def broken(*args, **kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(sys.modules["prefeval.engine.evaluate"], "qrels_table", broken)  # the module, not the function
+    monkeypatch.setattr(sys.modules["prefeval.data.collection"], "qrels_table", broken)  # the module, not the function
     assert main(["eval", str(files / "qrels.txt"), str(files / "a.run"), "nDCG@10"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("prefeval eval: error: unexpected RuntimeError: boom") and err.count("\n") == 1, err

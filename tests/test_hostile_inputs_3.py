@@ -311,7 +311,8 @@ def test_deep_set_value_fails_check_in_one_line(files, capsys):
 @pytest.mark.parametrize("command", [["eval", "-m", "nDCG@10"], ["eval", "-m", "RBU@10", "LexiRecall"],
                                      ["compare", "-m", "LexiRecall", "AP", "-q"]])
 def test_a_bad_last_line_of_the_last_run_is_reported_before_any_work(files, capsys, monkeypatch, budget, command):
-    from prefeval.engine import blocks
+    from prefeval.data.collection import Collection
+    from prefeval.engine import blocks, evaluate
 
     if budget is not None:
         monkeypatch.setattr(blocks, "READ_AHEAD_BYTES", budget)
@@ -321,7 +322,8 @@ def test_a_bad_last_line_of_the_last_run_is_reported_before_any_work(files, caps
     def never(*args, **kwargs):
         raise AssertionError("a run was ranked before every file was read")
 
-    monkeypatch.setattr(blocks, "rank_run", never)
+    monkeypatch.setattr(Collection, "rank", never)
+    monkeypatch.setattr(evaluate, "rank_run", never)
     err = fails(capsys, command[0], str(files / "qrels.txt"), *(str(files / f"r{k}.run") for k in range(6)),
                 *command[1:])
     assert "r5.run, line 4: score 'notanumber' is not a number" in err

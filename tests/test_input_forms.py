@@ -15,7 +15,7 @@ import prefeval
 from prefeval.data.inputs import qrels_frame, run_frame
 from prefeval.data.ranking import rank_run
 from prefeval.data.trec import read_qrels, read_run
-from prefeval.engine.provider import PrefevalEvaluator, _last_state
+from prefeval.engine.provider import PrefevalEvaluator, _last_baselines
 
 MEASURES = [prefeval.RBU(p=0.8, e=0.03) @ 20, prefeval.RBU(p=0.9, e=0.01, rel=2) @ 5, prefeval.TSE,
             prefeval.RPP(baseline="forms-base"), prefeval.RPP(baseline="forms-base", graded=False, weighting="dcg"),
@@ -140,12 +140,12 @@ def test_the_qrels_work_is_shared_only_between_equal_qrels(base):
     qrels, run = _qrels(rng, False), _run(rng, repeats=False)
     base(_run(rng, repeats=False))
     first = _values(qrels, run)
-    state = _last_state[0]
-    assert _values(_records(qrels, ir_measures.Qrel), run) == first and _last_state[0] is state
+    state = _last_baselines[0]
+    assert _values(_records(qrels, ir_measures.Qrel), run) == first and _last_baselines[0] is state
     changed = qrels.copy()
     changed.loc[changed["relevance"] > 0, "relevance"] = 1  # in place on a copy: other grades, other values
     assert _values(changed, run) == _values(changed.copy(), run) != first
-    assert _last_state[0] is not state
+    assert _last_baselines[0] is not state
     # the baseline registered under the same name changes: preferences follow it
     prefeval.register_run("forms-base", _run(random.Random(99), repeats=False))
     again = _values(qrels, run)

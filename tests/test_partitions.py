@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from prefeval.data import simulate
-from prefeval.data.ranking import coverage_notes
+from prefeval.data.collection import Collection
 from prefeval.engine import partitions as parts
 from prefeval.errors import PrefevalError
 
@@ -60,13 +60,14 @@ def test_coverage_counts_summed_over_partitions_give_the_whole_input_warnings():
     total, counts = 0, {name: (0, 0) for name in runs}
     for qp, rp in zip(qpieces, rpieces):
         q, block_runs = parts.block([qp], [rp], list(runs))
-        judged, per_run = parts.coverage(q, block_runs)
+        judged, per_run = parts.coverage(Collection(q), block_runs)
         total += judged
         counts = {n: (counts[n][0] + per_run[n][0], counts[n][1] + per_run[n][1]) for n in runs}
     notes = parts.coverage_warnings(total, counts)
-    whole = coverage_notes(sim.qrels, {n: r for n, r in runs.items() if n != "other"})
-    assert notes[0] == whole[0] and "covers 27 of the 30" in notes[0]
-    assert notes[1].startswith("run 'other' has none of the 30 judged queries")
+    whole = Collection(sim.qrels).coverage_note("sim01", runs["sim01"]["query_id"].unique())
+    assert notes[0] == whole and "covers 27 of the 30" in notes[0]
+    assert notes[1].startswith("run 'other' shares no query id with the qrels; it counts as an empty ranking for "
+                               "each of the 30 judged queries")
     assert len(notes) == 2
 
 

@@ -6,7 +6,8 @@ parameter not given, argparse's list of actions and its sub-parsers action. ir_d
 the files behind a dataset without opening them, so its internals are read in one shim,
 ``prefeval.data.datasets.files.internal`` (whose docstring says why), and nowhere else: every private attribute
 ir_datasets' installed source defines is looked for in ``src/``. No module assigns to an attribute of a class or
-module it imports from another package (a patch of a dependency).
+module it imports from another package (a patch of a dependency). One route to the standard providers: only the one
+evaluation function (``prefeval.engine.values``) calls ir-measures' evaluation functions.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from tests.test_rank_encoded import random_runs
 
 from prefeval import compare
 from prefeval.data import positions, ranking
+from prefeval.data.collection import Collection
 from prefeval.errors import PrefevalError
 
 pytest.importorskip("pyarrow")
@@ -46,8 +47,8 @@ def alone(runs: dict, qrels: pd.DataFrame, table: positions.PositionTable, candi
 def test_query_blocks_locate_as_runs_alone(monkeypatch, block: int) -> None:
     runs, queries, _ = random_runs(block)
     qrels = qrels_for(queries, np.array([f"d{d}" for d in range(0, 30, 3)], dtype=object))
-    queries = positions.qrels_queries(qrels)
-    candidates = ranking.query_candidates(qrels)
+    queries = Collection(qrels).queries
+    candidates = Collection(qrels).query_candidates(1)
     table = positions.PositionTable(qrels, 1, queries)
     expected, expected_covered, messages = alone(runs, qrels, table, candidates, queries)
     assert messages  # repeated documents
@@ -107,7 +108,7 @@ def test_only_large_arrow_runs_in_memory_are_blocked(monkeypatch, tmp_path: Path
                        "score": arrow["r1"]["score"].to_numpy()})
     runs = {"a0": arrow["r0"], "c1": columns, "p": str(path), "o0": objects["r0"], "small": small, "a3": arrow["r3"]}
     monkeypatch.setattr(ranking, "ENCODE_ROWS", 20)
-    assert ranking.query_block_runs(runs, ranking.query_candidates(qrels)) == ["a0", "c1", "o0", "a3"]
+    assert ranking.query_block_runs(runs, Collection(qrels).query_candidates(1)) == ["a0", "c1", "o0", "a3"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         blocked = compare(qrels, runs, METHODS, per_query=True)
@@ -117,7 +118,7 @@ def test_only_large_arrow_runs_in_memory_are_blocked(monkeypatch, tmp_path: Path
     missing = arrow["r0"].copy()
     missing.loc[2, "doc_id"] = None
     monkeypatch.setattr(ranking, "ENCODE_ROWS", 20)
-    assert ranking.query_block_runs({"m": missing}, ranking.query_candidates(qrels)) == []
+    assert ranking.query_block_runs({"m": missing}, Collection(qrels).query_candidates(1)) == []
     with pytest.raises(PrefevalError, match=r"run 'm' \(DataFrame\): doc_id \(none\) \(query q0\) is missing"), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -158,7 +159,7 @@ def test_dl_hard_same_through_query_blocks(shared_data, monkeypatch, task: str, 
         monkeypatch.setattr(ranking, "ENCODE_ROWS", block)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            assert bool(ranking.query_block_runs(runs, ranking.query_candidates(qrels))) == (block < 1 << 20)
+            assert bool(ranking.query_block_runs(runs, Collection(qrels).query_candidates(1))) == (block < 1 << 20)
             results.append([compare(qrels, runs, METHODS, rel=rel, per_query=True).per_query for rel in (1, 2)])
     for got, expected in zip(results[1], results[0]):
         pd.testing.assert_frame_equal(got, expected)

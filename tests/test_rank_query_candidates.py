@@ -1,4 +1,4 @@
-"""Per-query candidates (``rank_run(..., candidates=query_candidates(qrels))``, the compare path): each block of whole
+"""Per-query candidates (``rank_run(..., candidates=Collection(qrels).query_candidates(1))``, the compare path): each block of whole
 queries of a run is looked up among its own queries' relevant documents only. Every relevant document must still get
 the rank of the definition -- 1 + the distinct documents of its query ranked above it (higher score, or equal score
 and larger doc id string), a repeated document counted once at its best position -- in runs where a document is
@@ -15,9 +15,10 @@ import pandas as pd
 import pytest
 
 from prefeval.data import ranking
+from prefeval.data.collection import Collection
 from prefeval.data.encoding import Ids
-from prefeval.data.positions import PositionTable, candidate_documents
-from prefeval.data.ranking import QueryCandidates, query_candidates, rank_run
+from prefeval.data.positions import PositionTable
+from prefeval.data.ranking import QueryCandidates, rank_run
 
 
 def brute_positions(frame: pd.DataFrame, table: PositionTable) -> np.ndarray:
@@ -69,12 +70,12 @@ def test_relevant_ranks_with_per_query_candidates(monkeypatch, ids: str, block: 
     monkeypatch.setattr(ranking, "_BLOCK_ROWS", block)
     qrels_frame, run = collection(seed, ids)
     qrels = qrels_frame
-    table = PositionTable(qrels, 1)
+    table = PositionTable(qrels, 1, Collection(qrels).queries)
     expected = brute_positions(run, table)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # repeated documents are warned about
-        per_query = rank_run(run, table.queries, query_candidates(qrels, 1), "r", ties="candidates")
-        shared = rank_run(run, table.queries, candidate_documents(qrels, 1), "r", ties="candidates")
+        per_query = rank_run(run, table.queries, Collection(qrels).query_candidates(1), "r", ties="candidates")
+        shared = rank_run(run, table.queries, Collection(qrels).candidates(1), "r", ties="candidates")
     np.testing.assert_array_equal(table.locate(per_query), expected)
     np.testing.assert_array_equal(table.locate(shared), expected)
     # a candidate code names the row's document; every relevant (query, document) of the run got one
@@ -99,8 +100,8 @@ def test_a_document_relevant_elsewhere_is_located_only_where_relevant(monkeypatc
     run = pd.DataFrame({"query_id": ["q1", "q1", "q1", "q3", "q3", "q2", "q2", "q2"],
                         "doc_id": ["d1", "d7", "d5", "d1", "d5", "d8", "d5", "d1"],
                         "score": [3.0, 2.0, 1.0, 5.0, 4.0, 3.0, 2.0, 1.0]})
-    table = PositionTable(qrels, 1)
-    ranked = rank_run(run, table.queries, query_candidates(qrels, 1), "r", ties="candidates")
+    table = PositionTable(qrels, 1, Collection(qrels).queries)
+    ranked = rank_run(run, table.queries, Collection(qrels).query_candidates(1), "r", ties="candidates")
     located = dict(zip(zip(table.relevant["query_id"], table.relevant["doc_id"]), table.locate(ranked)))
     assert located == {("q1", "d5"): 3.0, ("q2", "d1"): 3.0}
 

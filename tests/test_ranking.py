@@ -12,14 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from prefeval.data.collection import Collection, query_positions
 from prefeval.data.inputs import run_frame
-from prefeval.data.positions import (
-    PositionTable,
-    candidate_documents,
-    qrels_queries,
-    query_positions,
-    relevant_documents,
-)
+from prefeval.data.positions import PositionTable, relevant_documents
 from prefeval.data.ranking import rank_run
 from prefeval.errors import PrefevalError
 
@@ -173,10 +168,10 @@ def test_subtopic_ids_in_numeric_order():
 def test_locate_without_candidates_or_with_partial_or_repeated_candidates():
     qrels = _qrels([("q", "a", 1, "0"), ("q", "b", 2, "0"), ("p", "b", 1, "0")])
     run = _run([("q", "b", 3.0), ("q", "a", 2.0), ("p", "c", 2.0), ("p", "b", 1.0)])
-    table = PositionTable(qrels, rel=1)
+    table = PositionTable(qrels, 1, Collection(qrels).queries)
     expected = [2.0, 2.0, 1.0]  # columns (p, b), (q, a), (q, b)
     for candidates in (None, np.array(["b"], dtype=object), np.array(["b", "a", "b", "x"], dtype=object),
-                       candidate_documents(qrels, 1)):
+                       Collection(qrels).candidates(1)):
         ranked = rank_run(run, table.queries, candidates)
         assert table.locate(ranked).tolist() == expected
         assert table.locate(ranked, depth=1).tolist() == [np.inf, np.inf, 1.0]
@@ -209,12 +204,13 @@ def runs_and_qrels(draw):
 @given(runs_and_qrels(), st.sampled_from([None, 1, 3]), st.sampled_from([1, 2]))
 def test_sorted_and_unsorted_runs_give_the_definition(case, depth, rel):
     run, qrels, rnd = case
+    qrels = Collection.of(qrels).frame  # canonical: a document judged twice in a query has the last line's grade
     presorted = run.sort_values(["query_id", "score"], ascending=[True, False], kind="stable")  # ties unresolved
     shuffled = run.sample(frac=1.0, random_state=rnd.randrange(1 << 30))
-    queries = qrels_queries(qrels)
+    queries = Collection(qrels).queries
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        ranked = [rank_run(f, queries, candidate_documents(qrels, rel)) for f in (presorted, shuffled)]
+        ranked = [rank_run(f, queries, Collection(qrels).candidates(rel)) for f in (presorted, shuffled)]
         positions = query_positions({"a": presorted, "b": shuffled}, qrels, rel=rel, depth=depth)
     rows = [r.rows(depth) for r in ranked]
     pd.testing.assert_frame_equal(rows[0], rows[1])

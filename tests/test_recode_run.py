@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from prefeval.data.positions import PositionTable, candidate_documents
+from prefeval.data.collection import Collection
+from prefeval.data.positions import PositionTable
 from prefeval.data.ranking import rank_run, recode_run
 
 
@@ -30,7 +31,7 @@ def test_recode_run_equals_rank_run(seed, dtype):
     run, qrels = random_case(seed)
     run = run.astype({"query_id": dtype, "doc_id": dtype})
     queries = pd.Index(["q10", "q2", "q9", "q1"], dtype=object)
-    candidates = candidate_documents(qrels, 1)
+    candidates = Collection(qrels).candidates(1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         once = rank_run(run)

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from prefeval.data.aspects import graded_rankings, qrels_side, run_graded_rankings
-from prefeval.data.positions import candidate_documents, qrels_queries
+from prefeval.data.collection import Collection
 from prefeval.data.ranking import rank_run
 
 
@@ -32,11 +32,11 @@ def equal(a, b) -> bool:
 @pytest.mark.filterwarnings("ignore:run")
 def test_codes_and_rows_agree(seed):
     run, qrels = case(seed)
-    queries_index = qrels_queries(qrels)
+    queries_index = Collection(qrels).queries
     for rel in (1, 2):
-        side_queries = [q for q in sorted(qrels_queries(qrels)) if (qrels.loc[qrels.query_id == q, "relevance"] >= rel).any()]
+        side_queries = [q for q in sorted(Collection(qrels).queries) if (qrels.loc[qrels.query_id == q, "relevance"] >= rel).any()]
         side = qrels_side(qrels, side_queries, rel)
-        for candidates in (candidate_documents(qrels, 1), candidate_documents(qrels, 3), None):
+        for candidates in (Collection(qrels).candidates(1), Collection(qrels).candidates(3), None):
             ranked = rank_run(run, queries_index, candidates)
             for depth in (None, 3):
                 expected = graded_rankings(ranked.rows(depth), qrels, side_queries, rel)

@@ -29,8 +29,9 @@ import pandas as pd
 
 from prefeval.core import metrics
 from prefeval.core.positions import position_vectors
+from prefeval.data.collection import query_positions
 from prefeval.data.inputs import qrels_frame, runs_dict
-from prefeval.data.positions import QueryPositions, query_positions
+from prefeval.data.positions import QueryPositions
 from prefeval.engine.comparison import Comparison
 from prefeval.engine.methods import Method, parse_method
 from prefeval.engine.results import MethodResult

@@ -23,8 +23,8 @@ from typing import Any
 
 import pandas as pd
 
+from prefeval.data.collection import Collection
 from prefeval.data.inputs import qrels_frame, run_frame, runs_dict
-from prefeval.data.positions import qrels_queries
 from prefeval.data.ranking import rank_run
 from prefeval.engine.evaluate import evaluate, parse_measures
 from prefeval.errors import PrefevalError
@@ -55,7 +55,7 @@ def leave_one_run_out(qrels: Any, runs: Any, measures: Sequence[Any], depth: int
     if len(sources) < 2:
         raise PrefevalError(f"reusability leaves one run out of the pool of the others: give at least two runs; got "
                             f"{len(sources)}")
-    queries = qrels_queries(qrels_df)
+    queries = Collection(qrels_df).queries
     tops: dict[str, pd.DataFrame] = {}
     for name, source in sources.items():  # each run ranked once, cut at the pool depth
         rows = rank_run(run_frame(source, name), queries, name=name, depth=depth).rows(depth)

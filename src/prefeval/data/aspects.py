@@ -27,8 +27,8 @@ import numpy as np
 from prefeval.core import diversity
 from prefeval.core.graded import GradedRankings
 from prefeval.core.lazy import lazy_module
+from prefeval.data.collection import Collection
 from prefeval.data.inputs import qrels_frame, run_frame
-from prefeval.data.positions import qrels_queries
 from prefeval.data.ranking import NO_SUBTOPIC, RankedRun, rank_run
 from prefeval.errors import PrefevalError
 
@@ -197,7 +197,7 @@ def aspect_arrays(qrels: Any, run: Any, rel: int = 1, depth: int | None = None, 
     qrels = qrels_frame(qrels)
     judged = _judged(qrels, rel)
     evaluated = set(judged["query_id"].unique())
-    queries = [q for q in qrels_queries(qrels) if q in evaluated]
+    queries = [q for q in Collection(qrels).queries if q in evaluated]
     ranked = rank_run(run_frame(run), pd.Index(queries)).rows(depth)
     if not queries:
         return
@@ -220,7 +220,7 @@ def evaluate_kernel(name: str, qrels: Any, run: Any, rel: int = 1, k: int | None
         out = diversity.evaluate(name, arrays.r, arrays.weights, length=arrays.length, k=k, pool=arrays.pool,
                                  **params)
         values.update(zip(arrays.query_ids, np.asarray(out, dtype=np.float64).tolist()))
-    qrels_order = [q for q in qrels_queries(qrels) if q in values]
+    qrels_order = [q for q in Collection(qrels).queries if q in values]
     return pd.Series([values[q] for q in qrels_order], index=pd.Index(qrels_order, name="query_id"),
                      name=name, dtype=np.float64)
 

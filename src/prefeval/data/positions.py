@@ -7,13 +7,13 @@ lays out the relevant documents of every evaluated query, :meth:`PositionTable.l
 :meth:`PositionTable.positions` cuts the located positions of many runs into one :class:`QueryPositions` per
 query: the input of the preference kernels of :mod:`prefeval.core`, which compare runs by the positions of the
 relevant items (LexiRecall: Diaz & Mitra (2023) §5.2; LexiPrecision: Diaz (2023) §3; RPP: Diaz & Ferraro (2022)
-Eq. 3-6). :func:`query_positions` does all three for a mapping of runs; :func:`qrels_queries` and
-:func:`candidate_documents` are the ``queries`` and ``candidates`` :func:`~prefeval.data.ranking.rank_run` takes.
+Eq. 3-6). The tables of a collection, its queries and the candidates of its rankings are built once by
+:class:`prefeval.data.collection.Collection`, which :func:`prefeval.data.collection.query_positions` uses for a
+mapping of runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,12 +25,11 @@ from prefeval.data.encoding import (
     Ids,
     as_ids,
     column_values,
-    distinct,
     sorted_codes,
     take_rows,
     unique_values,
 )
-from prefeval.data.ranking import NO_SUBTOPIC, QueryBlock, RankedRun, rank_run
+from prefeval.data.ranking import NO_SUBTOPIC, QueryBlock, RankedRun
 from prefeval.data.trec import MIN_GRADE
 from prefeval.errors import PrefevalError
 
@@ -67,17 +66,6 @@ def _relevant(qrels: Any, rel: int) -> dict[str, np.ndarray]:
     return {"query_id": query_names[qi[first]], "doc_id": doc_names[di[first]], "relevance": best[keep]}
 
 
-def candidate_documents(qrels: Any, rel: int = 1) -> np.ndarray:
-    """Distinct documents with grade ``>= rel`` for some query: the ``candidates`` for :func:`rank_run`."""
-    rows = np.flatnonzero(column_values(qrels["relevance"], np.int64) >= rel)
-    return distinct(take_rows(qrels["doc_id"], rows))[1]
-
-
-def qrels_queries(qrels: Any) -> Ids:
-    """The queries of the qrels in order of appearance: the ``queries`` for :func:`rank_run`."""
-    return Ids(distinct(qrels["query_id"], grouped=True)[1])
-
-
 def _stretch_indexer(ids: Ids, values: np.ndarray) -> np.ndarray:
     """``ids.get_indexer(values)``, looking up only the first value of each stretch of equal values (such as the
     query ids of the relevant documents, sorted by query)."""
@@ -95,10 +83,10 @@ class PositionTable:
     ``qrels``: a DataFrame or the columns :func:`prefeval.data.trec.read_qrels_columns` gives.
     """
 
-    def __init__(self, qrels: Any, rel: int = 1, queries: Ids | None = None) -> None:
+    def __init__(self, qrels: Any, rel: int, queries: Any) -> None:
         self.qrels, self.rel = qrels, rel
         self.relevant = _relevant(qrels, rel)
-        self.queries = qrels_queries(qrels) if queries is None else as_ids(queries)
+        self.queries = as_ids(queries)
         self.docs = Ids(unique_values(self.relevant["doc_id"]))
         self.query_codes = _stretch_indexer(self.queries, self.relevant["query_id"])  # sorted by query
         if (self.query_codes < 0).any():
@@ -242,7 +230,7 @@ class PositionTable:
         return self._subtopics
 
 
-def judged_table(qrels: Any, queries: Ids | None = None) -> PositionTable:
+def judged_table(qrels: Any, queries: Any) -> PositionTable:
     """Every judged (query, document) of the qrels, at any grade (a :class:`PositionTable` at the lowest grade the
     reader accepts): what :func:`condensed_run` keeps."""
     return PositionTable(qrels, MIN_GRADE, queries)
@@ -254,7 +242,7 @@ def condensed_run(run: RankedRun, judged: PositionTable, depth: int | None = Non
     equals the measure on the run stripped of its unjudged documents.
 
     The ranks of the judged documents must be exact: a run ranked with ``ties="all"``, or with ``ties="candidates"``
-    and every judged document a candidate (``rank_run(..., query_candidates(qrels, MIN_GRADE))``)."""
+    and every judged document a candidate (``Collection.rank(run, rel=MIN_GRADE, query_candidates=True)``)."""
     rows = judged.matched_rows(run)
     if depth is not None:
         rows = rows[run.rank[rows] <= depth]
@@ -288,15 +276,3 @@ def judged_at(run: RankedRun, judged: PositionTable, cutoffs: list[int]) -> np.n
         hits = np.bincount(code[top], minlength=len(judged.queries))
         np.divide(hits, np.minimum(n, k), out=out[i], where=n > 0)
     return out
-
-
-def query_positions(runs: Mapping[str, pd.DataFrame], qrels: pd.DataFrame, rel: int = 1,
-                    depth: int | None = None, subtopics: bool = True) -> list[QueryPositions]:
-    """Position arrays for every evaluated query (sorted by ``query_id``), one row per run in ``runs`` order;
-    ``depth`` truncates the runs first. Each run is ranked once (:func:`rank_run`) and located in one table."""
-    table = PositionTable(qrels, rel)
-    candidates = candidate_documents(qrels, rel)
-    doc_pos = np.full((len(runs), len(table)), np.inf)
-    for s, (name, frame) in enumerate(runs.items()):
-        doc_pos[s] = table.locate(rank_run(frame, table.queries, candidates, str(name), ties="candidates"), depth)
-    return table.positions(doc_pos, subtopics)

@@ -4,7 +4,7 @@ Ordering follows trec_eval: score descending, ties broken by ``doc_id`` descendi
 column of a TREC file is ignored. A document repeated within one query of a run keeps its first (best)
 position, with one warning per run. A query is *evaluated* when the qrels give it at least one document with
 grade ``>= rel``; a run lacking an evaluated query retrieved nothing for it (the worst case). Means run over
-every *judged* query (:func:`judged_queries`, as trec_eval ``-c``, ir-measures and PyTerrier): a judged query
+every *judged* query (:attr:`prefeval.data.collection.Collection.judged`, as trec_eval ``-c``, ir-measures and PyTerrier): a judged query
 that is not evaluated scores 0. :func:`canonical_run` gives the ranking every provider is fed. Ranking works on
 integer codes of the ids (:mod:`prefeval.data.encoding`).
 
@@ -44,7 +44,6 @@ from prefeval.data.encoding import (
     ids_to_pandas,
     take_ids,
     take_names,
-    take_rows,
     unique_values,
     value_stretches,
 )
@@ -157,42 +156,12 @@ def canonical_run(frame: pd.DataFrame, name: str = "run") -> pd.DataFrame:
     return rank_run(frame, name=name).frame()
 
 
-def judged_queries(qrels: pd.DataFrame) -> np.ndarray:
-    """The query set of every measure: each query of the qrels (judged at any grade), sorted by id (as ``str``).
-
-    A judged query without a document at grade ``>= rel`` scores 0 with every measure (trec_eval and ir-measures
-    give AP, nDCG, P, RR 0 there; two rankings without a relevant document tie)."""
-    _, names = distinct(qrels["query_id"], grouped=True)
-    return sorted_unique(names.astype(str)).astype(object)
-
-
 def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
     """The distinct query ids of a run frame or of the rows of a :class:`RankedRun` (from its integer codes)."""
     if isinstance(run, RankedRun):
         present = np.bincount(run.query_codes, minlength=len(run.queries)) > 0 if len(run.query_codes) else []
         return run.queries.to_numpy(dtype=object)[np.asarray(present, dtype=bool)]
     return np.asarray(run["query_id"].unique(), dtype=object)
-
-
-def coverage_notes(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame | RankedRun]) -> list[str]:
-    """One sentence per run (frame or :class:`RankedRun`) that lacks some judged queries (:func:`judged_queries`),
-    naming the run and how many it covers: those queries count as empty rankings (0, or the worst case for a
-    preference)."""
-    judged = set(judged_queries(qrels).tolist())
-    notes = []
-    for name, run in runs.items():
-        note = coverage_note(name, len(judged.intersection(map(str, run_queries(run)))), len(judged))
-        if note:
-            notes.append(note)
-    return notes
-
-
-def coverage_note(name: str, covered: int, judged: int) -> str | None:
-    """The sentence of :func:`coverage_notes` for a run covering ``covered`` of ``judged`` queries (None if all)."""
-    if covered >= judged:
-        return None
-    return (f"run {name!r} covers {covered} of the {judged} judged queries; the other {judged - covered} count as "
-            "empty rankings (0 for a metric, the worst case for a preference)")
 
 
 def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, dcodes: np.ndarray, dnames,
@@ -450,7 +419,7 @@ def _prepared(candidates: np.ndarray) -> _Candidates:
 
 class QueryCandidates:
     """Candidate documents per query -- the pairs ``(query_ids[i], doc_ids[i])``, e.g. the documents with grade
-    ``>= rel`` of each query (:func:`query_candidates`) -- given to :func:`rank_run` instead of one set of documents
+    ``>= rel`` of each query (:meth:`prefeval.data.collection.Collection.query_candidates`) -- given to :func:`rank_run` instead of one set of documents
     for all queries.
 
     The ranked run's ``candidates`` are then the distinct documents of the pairs, and a row gets a candidate code
@@ -483,13 +452,6 @@ class QueryCandidates:
         lengths = stop - start
         skip = np.repeat(start - (np.cumsum(lengths) - lengths), lengths)
         return self._docs[skip + np.arange(len(skip))]
-
-
-def query_candidates(qrels: Any, rel: int = 1) -> QueryCandidates:
-    """Each query's documents with grade ``>= rel`` (for some subtopic): the per-query ``candidates`` for
-    :func:`rank_run` (qrels columns: a DataFrame or :class:`prefeval.data.trec.Columns`)."""
-    rows = np.flatnonzero(column_values(qrels["relevance"], np.int64) >= rel)
-    return QueryCandidates(take_rows(qrels["query_id"], rows), take_rows(qrels["doc_id"], rows))
 
 
 def _candidate_of(names: Any, candidates: _Candidates) -> np.ndarray:
@@ -699,7 +661,7 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
 
     ``queries``: the queries to keep (others are dropped; default: all, in order of appearance). ``candidates``:
     documents to pre-locate (e.g. those with grade >= rel), which makes :meth:`PositionTable.locate` a pure integer
-    lookup; as :class:`QueryCandidates`, each query's own (:func:`query_candidates`: linear in the rows of a run
+    lookup; as :class:`QueryCandidates`, each query's own (:meth:`~prefeval.data.collection.Collection.query_candidates`: linear in the rows of a run
     grouped by query, however many queries the qrels judge). ``ties="candidates"`` orders tied scores by doc id only
     inside the tied stretches that contain a candidate: the rank of every candidate is then exact -- 1 + the number
     of distinct documents of its query ranked above it -- but the order of other tied documents is not

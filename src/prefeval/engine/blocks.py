@@ -28,24 +28,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval.core.arrays import sorted_unique
 from prefeval.core.lazy import lazy_module
 from prefeval.core.reduce import PairAccumulator
-from prefeval.data.encoding import column_values, distinct
+from prefeval.data.collection import Collection
 from prefeval.data.inputs import run_frame
-from prefeval.data.positions import PositionTable, condensed_run, judged_table, qrels_queries
+from prefeval.data.positions import condensed_run
 from prefeval.data.ranking import (
     RankedRun,
-    coverage_note,
     encoded_runs,
-    judged_queries,
     query_block_runs,
-    query_candidates,
     rank_query_blocks,
-    rank_run,
     warn_repeated,
 )
-from prefeval.data.trec import MIN_GRADE, Columns
+from prefeval.data.trec import MIN_GRADE
 from prefeval.engine.methods import Method
 from prefeval.engine.results import MethodResult
 from prefeval.engine.values import MeasureEvaluator
@@ -73,9 +68,9 @@ class _MetricTable:
     """Per-query values of the metric methods sharing one run depth (:class:`~prefeval.engine.values.MeasureEvaluator`:
     the one evaluation of measures), one run at a time."""
 
-    def __init__(self, methods: list[Method], qrels: pd.DataFrame | Columns, depth: int | None, n_runs: int) -> None:
+    def __init__(self, methods: list[Method], collection: Collection, depth: int | None, n_runs: int) -> None:
         self.methods = methods
-        self.evaluator = MeasureEvaluator([m.measure for m in methods], qrels, depth=depth)
+        self.evaluator = MeasureEvaluator([m.measure for m in methods], collection, depth=depth)
         self.values = np.zeros((len(self.evaluator.measures), len(self.evaluator.query_ids), n_runs))
 
     def fill(self, s: int, run: RankedRun) -> None:
@@ -106,31 +101,30 @@ class _PreferenceCollector:
                             sums=self.sums.sums(len(query_ids)))
 
 
-def check_relevant(methods: list[Method], qrels: pd.DataFrame | Columns) -> None:
+def check_relevant(methods: list[Method], collection: Collection) -> None:
     """An error when no query has a relevant document at a method's ``rel``: there is nothing to compare."""
-    grades = column_values(qrels["relevance"], np.int64)
     for rel in dict.fromkeys(m.rel for m in methods):
-        if not np.any(grades >= rel):
+        if not collection.evaluated(rel).any():
             labels = ", ".join(m.label for m in methods if m.rel == rel)
             raise PrefevalError(f"no query has a relevant document (grade >= {rel}) in the qrels; nothing to "
                                 f"compare for {labels}")
 
 
-def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.DataFrame | Columns, *,
+def evaluate_block(methods: list[Method], run_frames: dict[str, Any], collection: Collection, *,
                    keep: bool, progress: bool = False, warn: bool = True) -> list[MethodResult]:
-    """Every method on the queries of ``qrels``: one pass over the runs (rank each once, locate its documents for
+    """Every method on the judged queries of ``collection``: one pass over the runs (rank each once, locate its documents for
     every position and metric table), then the per-query kernels, folded into :class:`MethodResult` (pair sums
     streamed; per-query preferences kept only with ``keep``).
 
-    Runs and qrels are DataFrames or :class:`~prefeval.data.trec.Columns` (pandas is then needed only by metric
-    methods); a run may also be a TREC file path, read when its turn comes (one run in memory at a time). Every query of ``qrels`` counts (one without a document at a method's ``rel`` is a tie). The engines call
+    Runs are DataFrames or :class:`~prefeval.data.trec.Columns` (pandas is then needed only by metric methods); a
+    run may also be a TREC file path, read when its turn comes (one run in memory at a time). Every judged query
+    counts (one without a document at a method's ``rel`` is a tie). The engines call
     this on blocks of queries and combine the results (:func:`combine_results`); ``warn=False`` leaves the
     coverage warnings to the caller.
     """
     names = list(run_frames)
     S = len(names)
-    queries = qrels_queries(qrels)
-    qids = judged_queries(qrels)
+    queries, qids = collection.queries, collection.judged
     pref_groups: dict[tuple[int, int | None, bool], list[Method]] = {}
     metric_groups: dict[int | None, list[Method]] = {}
     for m in methods:
@@ -140,16 +134,13 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
             metric_groups.setdefault(m.depth, []).append(m)
     min_rel = min(m.rel for m in methods)
     condensed = any(judged_only for _, _, judged_only in pref_groups)
-    judged = judged_table(qrels, queries) if condensed else None  # condensed lists need every judged rank exact
-    # each block of a run's queries looked up among its own
-    candidates = query_candidates(qrels, MIN_GRADE if condensed else min_rel)
-    tables = {rel: PositionTable(qrels, rel, queries) for rel in dict.fromkeys(rel for rel, _, _ in pref_groups)}
+    # condensed lists need every judged rank exact: every judged document a candidate (each query's own)
+    candidate_rel = MIN_GRADE if condensed else min_rel
+    candidates = collection.query_candidates(candidate_rel)
+    tables = {rel: collection.table(rel) for rel in dict.fromkeys(rel for rel, _, _ in pref_groups)}
     doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
-    metric_tables = [_MetricTable(group, qrels, depth, S) for depth, group in metric_groups.items()]
-    query_codes, query_ids = distinct(qrels["query_id"], grouped=True)
-    evaluated = np.zeros(len(queries), dtype=bool)  # per query (of ``queries``): has a document at grade >= min_rel
-    evaluated[queries.get_indexer(
-        query_ids[sorted_unique(query_codes[column_values(qrels["relevance"], np.int64) >= min_rel])])] = True
+    metric_tables = [_MetricTable(group, collection, depth, S) for depth, group in metric_groups.items()]
+    evaluated = collection.evaluated(min_rel)  # per query (of ``queries``): has a document at grade >= min_rel
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
     # large runs in memory
     blocked = query_block_runs(run_frames, candidates) if ties == "candidates" and not condensed else []
@@ -158,10 +149,10 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
     for name, frame in _progress(_read_in_turn(encoded_runs(streamed, queries)), progress, "ranking runs",
                                  len(streamed)):
         s = row[name]
-        run = rank_run(frame, queries, candidates, name, ties=ties)
+        run = collection.rank(frame, name, rel=candidate_rel, query_candidates=True, ties=ties)
         del frame  # the ranking keeps integer codes; the columns of a file go
         if warn:
-            _warn_coverage(name, _covered(run), evaluated, len(queries))
+            _warn_coverage(collection, name, _covered(run), evaluated)
         # condensed lists by the comparison's depth, which cuts the run first; Method.depth (the smaller of it and the
         # preference's @k) then cuts the condensed list (no further than the comparison's depth did)
         lists: dict[int | None, RankedRun] = {}
@@ -169,14 +160,14 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], qrels: pd.
             if judged_only:
                 first = pref_groups[rel, depth, judged_only][0].run_depth  # the same for every method
                 if first not in lists:
-                    lists[first] = condensed_run(run, judged, first)
+                    lists[first] = condensed_run(run, collection.judged_documents, first)
                 pos[s] = tables[rel].locate(lists[first], depth)
             else:
                 pos[s] = tables[rel].locate(run, depth)
         for mt in metric_tables:
             mt.fill(s, run)
     if blocked:
-        _locate_blocked({name: run_frames[name] for name in blocked}, [row[name] for name in blocked], queries,
+        _locate_blocked({name: run_frames[name] for name in blocked}, [row[name] for name in blocked], collection,
                         candidates, tables, doc_pos, evaluated if warn else None, progress)
     results = []
     for (rel, depth, judged_only), group in pref_groups.items():
@@ -209,11 +200,12 @@ def _query_matrices(decl: Any, params: dict, positions: list) -> Iterator[np.nda
         yield from decl.matrices(positions[start:start + step], params)
 
 
-def _locate_blocked(runs: dict[str, Any], rows: list[int], queries: Any, candidates: Any, tables: dict,
+def _locate_blocked(runs: dict[str, Any], rows: list[int], collection: Collection, candidates: Any, tables: dict,
                     doc_pos: dict, evaluated: np.ndarray | None, progress: bool) -> None:
     """:func:`evaluate_block`'s positions of large runs in memory, ranked together block of queries by block of
     queries (:func:`prefeval.data.ranking.rank_query_blocks`): ``doc_pos[rel, depth, False][rows[k]]`` for the ``k``-th run;
     the warnings of each run (repeated documents; coverage unless ``evaluated`` is None) after the last block."""
+    queries = collection.queries
     covered = np.zeros((len(runs), len(queries)), dtype=bool)
     repeated = np.zeros(len(runs), dtype=np.int64)
     at = np.asarray(rows, dtype=np.intp)
@@ -226,7 +218,7 @@ def _locate_blocked(runs: dict[str, Any], rows: list[int], queries: Any, candida
         if repeated[k]:
             warn_repeated(name, int(repeated[k]), stacklevel=2)  # as from rank_run
         if evaluated is not None:
-            _warn_coverage(name, np.flatnonzero(covered[k]), evaluated, len(queries), stacklevel=6)
+            _warn_coverage(collection, name, np.flatnonzero(covered[k]), evaluated, stacklevel=6)
 
 
 def _covered(run: RankedRun) -> np.ndarray:
@@ -268,9 +260,12 @@ def _read_in_turn(items: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]
         yield name, run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
 
 
-def _warn_coverage(name: str, covered: np.ndarray, evaluated: np.ndarray, judged: int, stacklevel: int = 5) -> None:
+def _warn_coverage(collection: Collection, name: str, covered: np.ndarray, evaluated: np.ndarray,
+                   stacklevel: int = 5) -> None:
+    """Warn when the run ``name``, which retrieved for the queries ``covered`` (codes in the collection's queries),
+    has none of the ``evaluated`` queries or lacks some judged ones (:meth:`Collection.coverage_note`)."""
     if not evaluated[covered].any():
         warnings.warn(f"run {name!r} has none of the {int(evaluated.sum())} evaluated queries of the qrels; "
                       "it counts as retrieving nothing for every query", stacklevel=stacklevel)
-    elif note := coverage_note(name, len(covered), judged):
+    elif note := collection.coverage_note(name, collection.queries[covered]):
         warnings.warn(note, stacklevel=stacklevel)

@@ -20,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from prefeval.data.encoding import column_values, distinct, factorize
+from prefeval.data.collection import Collection
+from prefeval.data.encoding import column_values, factorize
 from prefeval.data.inputs import qrels_table, run_frame, runs_dict
-from prefeval.data.positions import judged_at, judged_table, qrels_queries
-from prefeval.data.ranking import RankedRun, query_candidates, rank_run
+from prefeval.data.positions import judged_at
+from prefeval.data.ranking import RankedRun, rank_run
 from prefeval.data.trec import MIN_GRADE
 from prefeval.errors import PrefevalError
 
@@ -139,26 +140,23 @@ def check(qrels: Any, runs: Any, rel: int = 1, depth: int | None = None) -> Chec
     run_sources = runs_dict(runs, columns=True)
     if not run_sources:
         raise PrefevalError("no runs given to check")
-    queries = qrels_queries(table)
-    judged = judged_table(table, queries)
-    candidates = query_candidates(table, MIN_GRADE)  # each query's judged documents: their ranks are exact
+    collection = Collection(table)
+    queries, judged = collection.queries, collection.judged_documents
+    candidates = collection.query_candidates(MIN_GRADE)  # each query's judged documents: their ranks are exact
     out = []
     for name, source in run_sources.items():  # a run file read when its turn comes
         frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
         out.append(_run_check(name, frame, queries, judged, candidates, cutoffs))
         del frame
-    return Check(_qrels_check(table, queries, rel), out)
+    return Check(_qrels_check(collection, rel), out)
 
 
-def _qrels_check(table: Any, queries: Any, rel: int) -> QrelsCheck:
-    grades = column_values(table["relevance"], np.int64)
+def _qrels_check(collection: Collection, rel: int) -> QrelsCheck:
+    grades = column_values(collection.qrels["relevance"], np.int64)
     values, counts = np.unique(grades, return_counts=True)
-    codes, names = distinct(table["query_id"], grouped=True)
-    has = np.zeros(len(names), dtype=bool)
-    has[codes[grades >= rel]] = True
-    missing = [str(q) for q in names[~has]]
-    return QrelsCheck(rel, len(names), len(grades), {int(v): int(c) for v, c in zip(values, counts)}, len(missing),
-                      missing[:SHOWN])
+    missing = [str(q) for q in collection.queries.to_numpy()[~collection.evaluated(rel)]]
+    return QrelsCheck(rel, len(collection.queries), len(grades), {int(v): int(c) for v, c in zip(values, counts)},
+                      len(missing), missing[:SHOWN])
 
 
 def _run_check(name: str, frame: Any, queries: Any, judged: Any, candidates: Any, cutoffs: list[int]) -> RunCheck:

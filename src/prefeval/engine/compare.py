@@ -29,8 +29,8 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from prefeval.data.inputs import qrels_table, runs_dict
-from prefeval.data.positions import qrels_queries
+from prefeval.data.collection import Collection
+from prefeval.data.inputs import runs_dict
 from prefeval.engine import registry as engines
 from prefeval.engine.blocks import check_relevant, evaluate_block
 from prefeval.engine.comparison import Comparison
@@ -95,16 +95,16 @@ def compare_methods(qrels: Any, runs: Any, methods: Sequence[Method], *, per_que
                     progress: bool = False, min_runs: int = 2, baseline: str | None = None) -> Comparison:
     """:func:`compare` in process of parsed ``methods`` (:func:`parse_methods`), with at least ``min_runs`` runs
     (1: a table of one run's metric values, without pairs); ``baseline`` is checked before any work."""
-    qrels_df = qrels_table(qrels)  # files are read into columns: no pandas on this path
+    collection = Collection.of(qrels)  # files are read into columns: no pandas on this path
     run_frames = runs_dict(runs, columns=True)
     if len(run_frames) < min_runs:
         raise PrefevalError(f"compare needs at least two runs; got {len(run_frames)} ({', '.join(run_frames) or '-'})")
     if baseline is not None and baseline not in run_frames:
         raise PrefevalError(f"baseline {baseline!r} is not one of the runs: {', '.join(run_frames)}")
     check_pairs(len(run_frames), len(methods))
-    check_relevant(list(methods), qrels_df)
-    keep = keep_per_query(per_query, methods, qrels_df, len(run_frames))
+    check_relevant(list(methods), collection)
+    keep = keep_per_query(per_query, methods, len(collection), len(run_frames))
     results = {r.method.label: r
-               for r in evaluate_block(list(methods), run_frames, qrels_df, keep=keep, progress=progress)}
+               for r in evaluate_block(list(methods), run_frames, collection, keep=keep, progress=progress)}
     return Comparison(list(run_frames), [results[m.label] for m in methods],
-                      query_order=qrels_queries(qrels_df).tolist(), baseline=baseline)
+                      query_order=collection.queries.tolist(), baseline=baseline)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from prefeval.core.lazy import lazy_module
+from prefeval.data.collection import Collection
 from prefeval.data.inputs import list_run_name, qrels_frame
 from prefeval.engine import partitions as parts
 from prefeval.engine.blocks import evaluate_block
@@ -411,16 +412,17 @@ def _load(names: list[str], generated: Any, index: int, qrels_pieces: list[pd.Da
 
 def _in_partition(compute: Any, names: list[str], generated: Any, index: int, qrels_pieces: list[pd.DataFrame],
                   run_pieces: list[pd.DataFrame]) -> tuple[Any, Any, list[str]]:
-    """Load partition ``index`` and return ``compute(qrels, runs)`` (``None`` without judged queries), its coverage
+    """Load partition ``index`` and return ``compute(collection, runs)`` (``None`` without judged queries), its coverage
     counts and the warnings it gave other than the input warnings the driver gives for the whole input."""
     qrels, runs = _load(names, generated, index, qrels_pieces, run_pieces)
-    counts = parts.coverage(qrels, runs)
+    collection = Collection(qrels)  # the partition's queries, coded once
+    counts = parts.coverage(collection, runs)
     if not len(qrels):
         return None, counts, []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         warnings.filterwarnings("ignore", message=_PARTITION_WARNINGS)
-        value = compute(qrels, runs)
+        value = compute(collection, runs)
     return value, counts, [str(w.message) for w in caught]
 
 
@@ -429,8 +431,8 @@ def _compare_task(names: list[str], generated: Any, index: int, qrels_pieces: li
                   ) -> tuple[Any, Any, list[str]]:
     """One partition: its results (``None`` without judged queries), coverage counts and other warnings."""
 
-    def compute(qrels: pd.DataFrame, runs: dict[str, pd.DataFrame]) -> list[MethodResult]:
-        results = evaluate_block(_restore(methods), runs, qrels, keep=keep or out is not None, warn=False)
+    def compute(collection: Collection, runs: dict[str, pd.DataFrame]) -> list[MethodResult]:
+        results = evaluate_block(_restore(methods), runs, collection, keep=keep or out is not None, warn=False)
         if out is not None:
             frame = Comparison(names, results).per_query
             frame = frame.astype({c: str for c in ("method", "query_id", "run_a", "run_b")})  # same types in every file
@@ -450,7 +452,7 @@ def _with_method(r: MethodResult, method: Any, keep: bool = True) -> MethodResul
 def _evaluate_task(names: list[str], generated: Any, index: int, qrels_pieces: list[pd.DataFrame],
                    run_pieces: list[pd.DataFrame], measures: list[Any], rel: int | None) -> tuple[Any, Any, list[str]]:
     """One partition's per-query values (``evaluate(..., per_query=True)`` in-process on the block)."""
-    return _in_partition(lambda qrels, runs: per_query_table(qrels, runs, _restore(measures), rel),
+    return _in_partition(lambda collection, runs: per_query_table(collection, runs, _restore(measures), rel),
                          names, generated, index, qrels_pieces, run_pieces)
 
 

@@ -44,12 +44,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from prefeval.core.lazy import lazy_module
-from prefeval.data.encoding import distinct
-from prefeval.data.inputs import qrels_table, run_frame, runs_dict
-from prefeval.data.ranking import RankedRun, coverage_notes, rank_run, run_queries
-from prefeval.data.trec import Columns
+from prefeval.data.collection import Collection
+from prefeval.data.inputs import run_frame, runs_dict
+from prefeval.data.ranking import RankedRun, rank_run, run_queries
 from prefeval.engine import registry as engines
-from prefeval.engine.blocks import check_relevant, evaluate_block
+from prefeval.engine.blocks import check_relevant, evaluate_block, read_ahead
 from prefeval.engine.methods import apply_rel, parse_method
 from prefeval.engine.values import MeasureValues, aggregate, measure_values, top_k_depth
 from prefeval.errors import PrefevalError
@@ -97,7 +96,7 @@ def _is_free_preference(measure: Any) -> bool:
     return declaration is not None and declaration.kind == "preference" and "baseline" not in measure.params
 
 
-def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataFrame], measure: Any,
+def _mean_preference_rows(collection: Collection, run_frames: Mapping[str, pd.DataFrame], measure: Any,
                           rel: int | None, progress: bool = False, block: bool = False) -> pd.DataFrame:
     """Per query: each run's mean preference over the other runs (its win rate / (S - 1)). ``block``: the queries
     are one partition of a larger input (no error when none has a relevant document, no coverage warnings)."""
@@ -107,8 +106,8 @@ def _mean_preference_rows(qrels: pd.DataFrame, run_frames: Mapping[str, pd.DataF
                             f"which needs at least two runs; give baseline='...' to compare with one run")
     method = parse_method(measure, 1 if rel is None else rel)
     if not block:
-        check_relevant([method], qrels)
-    method = evaluate_block([method], dict(run_frames), qrels, keep=False, progress=progress, warn=not block)[0]
+        check_relevant([method], collection)
+    method = evaluate_block([method], dict(run_frames), collection, keep=False, progress=progress, warn=False)[0]
     S = method.win_rates.shape[1]
     mean = method.win_rates / (S - 1)  # (Q, S): sum over b of prefs[q, s, b] (zero diagonal), averaged over b != s
     names = list(run_frames)
@@ -134,20 +133,6 @@ def system_values(per_query: pd.DataFrame, measures: list[Any], runs: list[str])
     return pd.DataFrame(rows, columns=["run", "measure", "value"])
 
 
-def _warn_disjoint(qrels: Any, ranked: Mapping[str, Any]) -> set[str]:
-    """Warn about the runs (:func:`prefeval.data.ranking.run_queries` reads them) that share no query with the qrels
-    (a frame or :class:`~prefeval.data.trec.Columns`); returns their names."""
-    judged = set(distinct(qrels["query_id"], grouped=True)[1].tolist())  # (in order of first appearance)
-    disjoint = set()
-    for name, run in ranked.items():
-        queries = run_queries(run)
-        if len(queries) and not judged.intersection(queries):
-            disjoint.add(name)
-            warnings.warn(f"run {name!r} shares no query id with the qrels (e.g. run {queries[0]!r} vs "
-                          f"qrels {next(iter(judged), '-')!r}); it scores as an empty ranking", stacklevel=4)
-    return disjoint
-
-
 class RunFrames(Mapping):
     """Name -> canonical run frame (:meth:`prefeval.data.ranking.RankedRun.frame`) of ranked runs, each built on first
     access (only the preferences without a baseline read frames)."""
@@ -167,39 +152,66 @@ class RunFrames(Mapping):
         return len(self.ranked)
 
 
-def ranked_inputs(qrels: Any, runs: Any, depth: int | None = None) -> tuple[pd.DataFrame | Columns,
-                                                                           dict[str, RankedRun]]:
-    """The canonical input every measure of one call reads: the qrels with conflicting lines resolved (read by
-    :func:`prefeval.data.inputs.qrels_table`: a file into the reader's columns), and each run ranked once by
-    :func:`prefeval.data.ranking.rank_run` (named as given); warns about runs that share no query with the qrels
-    or cover only some of the judged queries. ``depth``: only the top ``depth`` ranks need be exact (every measure
-    reads only those, :func:`~prefeval.engine.values.top_k_depth`): tied scores are ordered only where they reach
-    them."""
-    qrels_df = qrels_table(qrels)
-    ranked = {}
-    for name, run in runs_dict(runs, columns=True).items():  # a run file read when its turn comes
+def ranked_runs(collection: Collection, runs: dict[str, Any], depth: int | None = None
+                ) -> Iterator[tuple[str, RankedRun]]:
+    """Each of ``runs`` (as :func:`prefeval.data.inputs.runs_dict` gives them with ``columns=True``: a run file read
+    in its turn) ranked once by :func:`prefeval.data.ranking.rank_run` (named as given), one at a time. ``runs`` is
+    emptied as they are ranked: the columns of a run go once it is ranked, and its ranking once the consumer asks for
+    the next, so a consumer that keeps only each run's values holds one run in memory. Warns about
+    a run that lacks some judged queries of ``collection`` (:meth:`~prefeval.data.collection.Collection.coverage_note`).
+    ``depth``: only the top ``depth`` ranks need be exact (every measure reads only those,
+    :func:`~prefeval.engine.values.top_k_depth`): tied scores are ordered only where they reach them."""
+    while runs:
+        name = next(iter(runs))
+        run = runs.pop(name)
         columns = run_frame(run, name, columns=True) if isinstance(run, (str, os.PathLike)) else run
-        ranked[name] = rank_run(columns, name=name, depth=depth)
+        del run
+        ranked = rank_run(columns, name=name, depth=depth)
         del columns  # the ranking keeps integer codes; the columns of a file go
-    disjoint = _warn_disjoint(qrels_df, ranked)
-    for note in coverage_notes(qrels_df, {n: r for n, r in ranked.items() if n not in disjoint}):
-        warnings.warn(note, stacklevel=4)
-    return qrels_df, ranked
+        if note := collection.coverage_note(name, run_queries(ranked)):
+            warnings.warn(note, stacklevel=3)
+        yield name, ranked
+        del ranked
+
+
+def _inputs(qrels: Any, runs: Any) -> tuple[Collection, dict[str, Any]]:
+    """The collection of ``qrels`` and ``runs`` as :func:`prefeval.data.inputs.runs_dict` gives them, every run file
+    read (and checked) before any work (:func:`prefeval.engine.blocks.read_ahead`)."""
+    collection, runs = Collection.of(qrels), runs_dict(runs, columns=True)
+    if not runs:
+        raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
+    return collection, read_ahead(runs)
+
+
+def _needs_all_runs(measures: Sequence[Any], runs: Mapping[str, Any]) -> bool:
+    """Whether evaluating ``measures`` reads several of ``runs`` at once: a preference without a baseline (each run
+    against the others) or with a baseline that names one of ``runs``."""
+    return any(_is_free_preference(m) or (declaration_of(m) is not None and m.params.get("baseline") in runs)
+               for m in measures)
+
+
+def _ranked(collection: Collection, runs: dict[str, Any], measures: Sequence[Any]
+            ) -> Mapping[str, RankedRun] | Iterator[tuple[str, RankedRun]]:
+    """:func:`ranked_runs` of the measures' depth, all at once (a mapping) when :func:`_needs_all_runs`, else one at
+    a time (``runs`` is emptied as they are ranked)."""
+    together = _needs_all_runs(measures, runs)
+    ranked = ranked_runs(collection, runs, top_k_depth(m for m in measures if not _is_free_preference(m)))
+    return dict(ranked) if together else ranked
 
 
 def evaluate_values(qrels: Any, runs: Any, measures: Sequence[Any], *, provider: Any = None,
                     progress: bool = False) -> MeasureValues:
     """The per-query values (:class:`~prefeval.engine.values.MeasureValues`) of parsed ``measures``
     (:func:`parse_measures`; no preference without a baseline) for ``runs`` on ``qrels``, given in any form
-    :func:`evaluate` takes: the inputs read and ranked once (:func:`ranked_inputs`), then
-    :func:`prefeval.engine.values.measure_values`. ``provider``: as :class:`~prefeval.engine.values.MeasureEvaluator`."""
+    :func:`evaluate` takes: the qrels coded once (:class:`~prefeval.data.collection.Collection`), each run ranked once
+    (:func:`ranked_runs`), then :func:`prefeval.engine.values.measure_values`. ``provider``: as
+    :class:`~prefeval.engine.values.MeasureEvaluator`."""
     free = [str(m) for m in measures if _is_free_preference(m)]
     if free:
         raise PrefevalError(f"{', '.join(free)} without a baseline compare(s) runs; use prefeval.evaluate")
-    qrels_df, ranked = ranked_inputs(qrels, runs, top_k_depth(measures))
-    if not ranked:
-        raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
-    return measure_values(qrels_df, ranked, measures, provider=provider, progress=progress)
+    collection, runs = _inputs(qrels, runs)
+    return measure_values(collection, _ranked(collection, runs, measures), measures, provider=provider,
+                          progress=progress)
 
 
 def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel: int | None = None, *,
@@ -224,13 +236,13 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
         table, names = other.evaluate(qrels, runs, parsed, rel, client=client, scheduler=scheduler, workers=workers,
                                       partitions=partitions, progress=progress)
     else:
-        qrels_df, ranked = ranked_inputs(qrels, runs, top_k_depth(m for m in parsed if not _is_free_preference(m)))
-        if not ranked:
-            raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
+        collection, runs = _inputs(qrels, runs)
+        names = list(runs)
+        ranked = _ranked(collection, runs, parsed)  # empties runs
         if not any(map(_is_free_preference, parsed)) and not per_query:  # the aggregates straight from the values
-            out = measure_values(qrels_df, ranked, parsed, progress=progress).frame()
+            out = measure_values(collection, ranked, parsed, progress=progress).frame()
             return out.assign(given=out["measure"].map(given))
-        table, names = _per_query_values(qrels_df, ranked, parsed, rel, progress), list(ranked)
+        table = _per_query_values(collection, ranked, parsed, rel, progress)
     if not per_query:
         out = system_values(table, parsed, names)
         return out.assign(given=out["measure"].map(given))
@@ -241,26 +253,27 @@ def evaluate(qrels: Any, runs: Any, measures: Any, per_query: bool = False, rel:
     return table.reset_index(drop=True)[["run", "query_id", "measure", "value", "given"]]
 
 
-def per_query_table(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame], measures: list[Any],
+def per_query_table(collection: Collection, runs: Mapping[str, pd.DataFrame], measures: list[Any],
                     rel: int | None) -> pd.DataFrame:
     """Per-query values ``run, query_id, measure, value`` of parsed ``measures`` on canonical inputs, in-process
-    (what one partition of the Dask engine computes; rows in no particular order)."""
+    (what one partition of the Dask engine computes, on the collection of its queries; rows in no particular
+    order)."""
     ranked = {name: rank_run(frame, name=name) for name, frame in runs.items()}
-    return _per_query_values(qrels, ranked, measures, rel, False, block=True)
+    return _per_query_values(collection, ranked, measures, rel, False, block=True)
 
 
-def _per_query_values(qrels_df: pd.DataFrame | Columns, ranked: Mapping[str, RankedRun], parsed: list[Any],
-                      rel: int | None, progress: bool, block: bool = False) -> pd.DataFrame:
+def _per_query_values(collection: Collection, ranked: Mapping[str, RankedRun] | Iterator[tuple[str, RankedRun]],
+                      parsed: list[Any], rel: int | None, progress: bool, block: bool = False) -> pd.DataFrame:
     """Per-query values ``run, query_id, measure, value``: :func:`~prefeval.engine.values.measure_values` of every
     measure but the preferences without a baseline, and each run's mean preference over the other runs for those."""
     if not ranked:
         raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
     free = [m for m in parsed if _is_free_preference(m)]
     bound = [m for m in parsed if not _is_free_preference(m)]
-    parts = [measure_values(qrels_df, ranked, bound, progress=progress).frame(per_query=True)] if bound else []
-    run_frames = RunFrames(ranked)
+    parts = [measure_values(collection, ranked, bound, progress=progress).frame(per_query=True)] if bound else []
+    run_frames = RunFrames(ranked) if free else {}
     for measure in free:
-        parts.append(_mean_preference_rows(qrels_df, run_frames, measure, rel, progress, block))
+        parts.append(_mean_preference_rows(collection, run_frames, measure, rel, progress, block))
     return pd.concat(parts, ignore_index=True)
 
 

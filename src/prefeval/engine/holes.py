@@ -31,10 +31,11 @@ import numpy as np
 import pandas as pd
 
 from prefeval.data.arrow import call, from_numpy
+from prefeval.data.collection import Collection
 from prefeval.data.encoding import concat_ids, id_array, ids_to_pandas
 from prefeval.data.inputs import qrels_frame, run_frame, runs_dict
-from prefeval.data.positions import condensed_run, judged_table, qrels_queries
-from prefeval.data.ranking import EncodedRun, RankedRun, encoded_runs, query_candidates, rank_run
+from prefeval.data.positions import condensed_run
+from prefeval.data.ranking import EncodedRun, RankedRun, encoded_runs
 from prefeval.data.trec import MIN_GRADE
 
 __all__ = ["readings", "coded"]
@@ -54,9 +55,8 @@ def readings(qrels: Any, runs: Any, rel: int, depth: int, *, codes: bool = True)
     :class:`~prefeval.data.ranking.EncodedRun` (``codes``, for :func:`prefeval.compare` in process) or canonical run
     frames (``codes=False``, for other engines)."""
     qrels_df = qrels_frame(qrels)
-    queries = qrels_queries(qrels_df)
-    judged = judged_table(qrels_df, queries)
-    candidates = query_candidates(qrels_df, MIN_GRADE)  # every judged document located by its integer code
+    collection = Collection(qrels_df)
+    queries, judged = collection.queries, collection.judged_documents
     sources = runs_dict(runs, columns=True)
     read = {name: run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
             for name, source in sources.items()}
@@ -64,7 +64,8 @@ def readings(qrels: Any, runs: Any, rel: int, depth: int, *, codes: bool = True)
     condensed: dict[str, Any] = {}
     hole_queries, hole_docs = [], []
     for name, frame in encoded_runs(read, queries):
-        run = rank_run(frame, queries, candidates, name)  # warns once of repeated documents
+        # every judged document located by its integer code; warns once of repeated documents
+        run = collection.rank(frame, name, rel=MIN_GRADE, query_candidates=True)
         read[name] = None  # the ranking keeps integer codes; the columns of a file go
         short = condensed_run(run, judged)
         ranked[name], condensed[name] = (coded(run), coded(short)) if codes else (run.frame(), short.frame())

@@ -15,13 +15,11 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from prefeval.data.ranking import judged_queries
-from prefeval.data.trec import Columns
 from prefeval.engine.methods import Method
 from prefeval.errors import PrefevalError
 
 if TYPE_CHECKING:
-    import pandas as pd
+    pass
 
 #: compare(per_query=None) keeps the per-query preferences when they take at most this many bytes
 KEEP_BYTES = 256 * 2**20
@@ -48,11 +46,10 @@ def per_query_bytes(methods: Sequence[Method], n_queries: int, n_runs: int) -> i
     return sum(m.kind == "preference" for m in methods) * n_queries * n_runs * n_runs * 8
 
 
-def keep_per_query(per_query: bool | None, methods: Sequence[Method], qrels: pd.DataFrame | Columns,
-                   n_runs: int) -> bool:
+def keep_per_query(per_query: bool | None, methods: Sequence[Method], n_queries: int, n_runs: int) -> bool:
     """Whether :func:`compare` keeps the per-query preferences (see its ``per_query``). Asked to keep more than the
     machine's available memory, a warning gives the estimate and the options that avoid it."""
-    need = per_query_bytes(methods, len(judged_queries(qrels)), n_runs)
+    need = per_query_bytes(methods, n_queries, n_runs)
     if per_query is None:
         return need <= KEEP_BYTES
     if per_query and need > available_memory():

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from prefeval.core.lazy import lazy_module
+from prefeval.data.collection import Collection, coverage_note
 from prefeval.data.inputs import (
     RUN_COLUMNS,
     canonical_qrels,
@@ -33,7 +34,6 @@ from prefeval.data.inputs import (
     run_frame,
     run_name,
 )
-from prefeval.data.ranking import coverage_note
 from prefeval.errors import PrefevalError
 
 if TYPE_CHECKING:
@@ -140,11 +140,11 @@ def block(qrels_parts: Sequence[pd.DataFrame], run_parts: Sequence[pd.DataFrame]
     return qrels, runs
 
 
-def coverage(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> tuple[int, dict[str, tuple[int, int]]]:
+def coverage(collection: Collection, runs: Mapping[str, pd.DataFrame]) -> tuple[int, dict[str, tuple[int, int]]]:
     """Counts for the input warnings of one partition: the number of judged queries, and per run the number of
     judged queries it has and the number of query ids it has (summed over partitions, they give the counts
     of the whole input, since every query lives in one partition)."""
-    judged = set(map(str, pd.unique(qrels["query_id"])))
+    judged = set(collection.judged.tolist())
     counts = {}
     for name, run in runs.items():
         present = set(map(str, pd.unique(run["query_id"])))
@@ -154,13 +154,6 @@ def coverage(qrels: pd.DataFrame, runs: Mapping[str, pd.DataFrame]) -> tuple[int
 
 def coverage_warnings(n_judged: int, counts: Mapping[str, tuple[int, int]]) -> list[str]:
     """The input warnings of the whole input from the summed :func:`coverage` counts: a run that shares no query
-    with the qrels, or covers only some judged queries (the sentences of
-    :func:`prefeval.data.ranking.coverage_notes`)."""
-    notes = []
-    for name, (covered, present) in counts.items():
-        if present and not covered:
-            notes.append(f"run {name!r} has none of the {n_judged} judged queries of the qrels; it counts as "
-                         "retrieving nothing for every query")
-        elif covered < n_judged:
-            notes.append(coverage_note(name, covered, n_judged))
-    return notes
+    with the qrels, or covers only some judged queries (:func:`prefeval.data.collection.coverage_note`)."""
+    notes = (coverage_note(name, covered, n_judged, present) for name, (covered, present) in counts.items())
+    return [note for note in notes if note]

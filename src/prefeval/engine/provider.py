@@ -21,7 +21,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from itertools import chain
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import ir_measures
 import numpy as np
@@ -30,15 +30,10 @@ from ir_measures import Metric
 from prefeval import methods
 from prefeval.core.lazy import lazy_module
 from prefeval.data.aspects import QrelsSide, qrels_side, run_graded_rankings
+from prefeval.data.collection import Collection
 from prefeval.data.inputs import nested_codes, qrels_frame, records_codes, run_frame
-from prefeval.data.positions import (
-    PositionTable,
-    candidate_documents,
-    condensed_run,
-    judged_table,
-    qrels_queries,
-)
-from prefeval.data.ranking import RankedRun, judged_queries, rank_codes, rank_run, recode_run
+from prefeval.data.positions import condensed_run
+from prefeval.data.ranking import RankedRun, rank_codes, rank_run, recode_run
 from prefeval.data.runs import resolve_run
 from prefeval.data.trec import MIN_GRADE
 from prefeval.methods.measures import MEASURES, is_prefeval_measure
@@ -64,85 +59,68 @@ class PrefevalProvider(ir_measures.providers.Provider):
         return True
 
     def _evaluator(self, measures, qrels) -> PrefevalEvaluator:
-        return PrefevalEvaluator(list(measures), _qrels_input(qrels))
+        return PrefevalEvaluator(list(measures), qrels)
 
 
-class _QrelsState:
-    """What evaluators derive from one canonical qrels frame alone -- judged and evaluated queries, candidates,
-    position tables, the qrels side of graded rankings -- and the baselines ranked against it, each built on first
-    use. :func:`_qrels_state` shares it between evaluators of equal qrels (e.g. one ``calc_aggregate`` call per
-    run), so that the qrels are not processed again for every run."""
+class _Baselines:
+    """The baselines of prefeval's preferences ranked on one :class:`~prefeval.data.collection.Collection` and located
+    in its position tables, and the qrels side of graded rankings, each on first use; shared by the evaluators of one collection (:func:`_baselines`), so
+    that runs evaluated one ``calc_aggregate`` call at a time rank a baseline once."""
 
-    def __init__(self, qrels: pd.DataFrame) -> None:
-        self.qrels = qrels
-        self.judged = judged_queries(qrels).tolist()
-        self.queries = qrels_queries(qrels)
-        self._candidates: dict[int, np.ndarray] = {}
-        self._tables: dict[int, PositionTable] = {}
-        self._sides: dict[tuple[int, tuple[str, ...]], QrelsSide] = {}
+    def __init__(self, collection: Collection) -> None:
+        self.collection = collection
         # baseline name -> (the canonical frame it was ranked from, candidates' rel, ranked run)
-        self._baselines: dict[str, tuple[pd.DataFrame, int, RankedRun]] = {}
+        self._ranked: dict[str, tuple[pd.DataFrame, int, RankedRun]] = {}
         self._located: dict[tuple[str, int, int | None, bool], tuple[RankedRun, np.ndarray]] = {}
-        self._judged: PositionTable | None = None
-
-    def judged_docs(self) -> PositionTable:
-        """Every judged (query, document): :func:`prefeval.data.positions.judged_table`, built on first use."""
-        if self._judged is None:
-            self._judged = judged_table(self.qrels, self.queries)
-        return self._judged
-
-    def candidates(self, rel: int) -> np.ndarray:
-        if rel not in self._candidates:
-            self._candidates[rel] = candidate_documents(self.qrels, rel)
-        return self._candidates[rel]
-
-    def table(self, rel: int) -> PositionTable:
-        if rel not in self._tables:
-            self._tables[rel] = PositionTable(self.qrels, rel, self.queries)
-        return self._tables[rel]
+        self._sides: dict[tuple[int, tuple[str, ...]], QrelsSide] = {}
 
     def side(self, rel: int, queries: list[str]) -> QrelsSide:
-        """:func:`prefeval.data.aspects.qrels_side` of ``queries`` at ``rel``."""
+        """:func:`prefeval.data.aspects.qrels_side` of ``queries`` at ``rel`` (shared by all runs)."""
         key = (rel, tuple(queries))
         if key not in self._sides:
-            self._sides[key] = qrels_side(self.qrels, queries, rel)
+            self._sides[key] = qrels_side(self.collection.frame, queries, rel)
         return self._sides[key]
 
-    def baseline(self, name: str, frame: pd.DataFrame, rel: int) -> RankedRun:
+    def ranked(self, name: str, frame: pd.DataFrame, rel: int) -> RankedRun:
         """The baseline ``frame`` (canonical, as :func:`prefeval.data.runs.resolve_run` gives it) ranked with the
         candidates at ``rel``; reused while ``name`` resolves to the same frame object (registering a run or
         changing a run file gives another one; a registered frame is prefeval's own copy)."""
-        cached = self._baselines.get(name)
+        cached = self._ranked.get(name)
         if cached is None or cached[1] != rel or cached[0] is not frame:
-            cached = (frame, rel, rank_run(frame, self.queries, self.candidates(rel), name, ties="candidates"))
-            self._baselines[name] = cached
+            cached = (frame, rel, self.collection.rank(frame, name, rel=rel, ties="candidates"))
+            self._ranked[name] = cached
         return cached[2]
 
     def located(self, name: str, frame: pd.DataFrame, rel: int, table_rel: int, cutoff: int | None,
                 judged_only: bool = False) -> np.ndarray:
-        """:meth:`PositionTable.locate` of the baseline :meth:`baseline` gives (its condensed list with
+        """:meth:`PositionTable.locate` of the baseline :meth:`ranked` gives (its condensed list with
         ``judged_only``) in the table at ``table_rel``, kept while that ranking is (the runs evaluated against one
         baseline locate it once)."""
-        ranked = self.baseline(name, frame, rel)
+        ranked = self.ranked(name, frame, rel)
         key = (name, table_rel, cutoff, judged_only)
         cached = self._located.get(key)
         if cached is None or cached[0] is not ranked:
-            located = condensed_run(ranked, self.judged_docs()) if judged_only else ranked
-            cached = (ranked, self.table(table_rel).locate(located, cutoff))
+            located = condensed_run(ranked, self.collection.judged_documents) if judged_only else ranked
+            cached = (ranked, self.collection.table(table_rel).locate(located, cutoff))
             self._located[key] = cached
         return cached[1]
 
 
-_last_state: list[_QrelsState] = []
+_last_collection: list[Collection] = []
+_last_baselines: list[_Baselines] = []
 _last_records: list[tuple[list | _NestedItems, set, pd.DataFrame]] = []
 _KEPT_RECORDS = 1_000_000  # judgments: larger qrels records are converted again for every evaluator
 
 
-def _qrels_input(qrels) -> pd.DataFrame:
-    """:func:`prefeval.data.inputs.qrels_frame` of ``qrels``; for records (a list or an iterator of ``Qrel``-like
+def _qrels_input(qrels) -> Collection:
+    """The :class:`~prefeval.data.collection.Collection` of ``qrels`` (itself when given one, e.g. by
+    :class:`prefeval.engine.values.MeasureEvaluator`), read by :func:`prefeval.data.inputs.qrels_frame`; for records (a list or an iterator of ``Qrel``-like
     namedtuples, read once) or a dict of dicts, the frame of the previous ones when these are equal, element by
     element, in the same order and of the same types (e.g. one ``calc_aggregate`` call per run with the same
-    ``read_trec_qrels`` list or qrels dict)."""
+    ``read_trec_qrels`` list or qrels dict); the collection of the last qrels when the frame is equal (the qrels
+    are coded once for many evaluators)."""
+    if isinstance(qrels, Collection):
+        return qrels
     if isinstance(qrels, Mapping):
         rows = _NestedItems(qrels)
         kinds, size = {type(qrels)}, len(rows.docs)
@@ -150,15 +128,15 @@ def _qrels_input(qrels) -> pd.DataFrame:
         rows = list(qrels)
         kinds, size = set(map(type, rows)), len(rows)
     else:
-        return qrels_frame(qrels)
+        return _collection(qrels_frame(qrels))
     if _last_records and _last_records[0][1] == kinds and _last_records[0][0] == rows:
-        return _last_records[0][2]
+        return _collection(_last_records[0][2])
     frame = qrels_frame(qrels if isinstance(qrels, Mapping) else rows)
     # kept for the next call unless large (the copy of the records would stay in memory)
     if isinstance(rows, _NestedItems):
         rows = rows.copy()
     _last_records[:] = [(rows, kinds, frame)] if size <= _KEPT_RECORDS else []
-    return frame
+    return _collection(frame)
 
 
 class _NestedItems:
@@ -182,13 +160,19 @@ class _NestedItems:
         return copied
 
 
-def _qrels_state(qrels: pd.DataFrame) -> _QrelsState:
-    """The :class:`_QrelsState` of the last qrels when ``qrels`` has the same content (same canonical frame:
-    values, dtypes and order), else a new one (which replaces it)."""
-    if _last_state and (_last_state[0].qrels is qrels or _last_state[0].qrels.equals(qrels)):
-        return _last_state[0]
-    _last_state[:] = [_QrelsState(qrels)]
-    return _last_state[0]
+def _collection(qrels: pd.DataFrame) -> Collection:
+    """The collection of the last qrels when ``qrels`` has the same content (same canonical frame: values, dtypes and
+    order), else a new one (which replaces it)."""
+    if not _last_collection or not (_last_collection[0].qrels is qrels or _last_collection[0].frame.equals(qrels)):
+        _last_collection[:] = [Collection(qrels)]
+    return _last_collection[0]
+
+
+def _baselines(collection: Collection) -> _Baselines:
+    """The baselines ranked on ``collection`` (those of the last collection when it is the same object)."""
+    if not _last_baselines or _last_baselines[0].collection is not collection:
+        _last_baselines[:] = [_Baselines(collection)]
+    return _last_baselines[0]
 
 
 class PrefevalEvaluator(ir_measures.providers.Evaluator):
@@ -197,9 +181,10 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
     Runs are ranked with ``ties="candidates"`` (:func:`prefeval.data.ranking.rank_run`): every measure here reads only
     the ranks of documents with grade >= its ``rel`` (all candidates) and the length of each ranking."""
 
-    def __init__(self, measures: list, qrels: pd.DataFrame) -> None:
-        state = _qrels_state(qrels)
-        self.state, self.qrels, self.judged = state, state.qrels, state.judged
+    def __init__(self, measures: list, qrels: Any) -> None:
+        self.collection = collection = _qrels_input(qrels)  # a Collection, or qrels in any form ir-measures takes
+        self.baselines_ranked = _baselines(collection)
+        self.judged = collection.judged.tolist()
         # measures sharing (rel, cutoff, judged_only) share one position table, depth and ranking; sorted: the order
         # of yielded values (and of PyTerrier's columns) must not depend on the hash order of the set ir-measures passes
         self.groups: dict[tuple[int, int | None, bool], list] = defaultdict(list)
@@ -208,12 +193,12 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
             params = self.params[measure]
             self.groups[(params["rel"], measure.params.get("cutoff"), params["judged_only"])].append(measure)
         self.baselines = {m["baseline"]: resolve_run(m["baseline"]) for m in measures if _is_preference(m)}
-        self.queries = state.queries
+        self.queries = collection.queries
         condensed = any(judged_only for _, _, judged_only in self.groups)
         # condensed lists need the exact rank of every judged document: all of them are candidates then
         self.rel = MIN_GRADE if condensed else min((rel for rel, _, _ in self.groups), default=1)
-        self.candidates = state.candidates(self.rel)
-        self.tables = {rel: state.table(rel) for rel, _, _ in self.groups}
+        self.candidates = collection.candidates(self.rel)
+        self.tables = {rel: collection.table(rel) for rel, _, _ in self.groups}
         # every measure reads only ranks <= its cutoff (table.locate, run_graded_rankings): when each has one, a
         # dict run is read down to the largest (the ranks up to it exact, ties at the cut included); a cutoff on a
         # condensed list may reach deeper into the run
@@ -223,12 +208,12 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
 
     def _side(self, rel: int, queries: list[str]) -> QrelsSide:
         """:func:`prefeval.data.aspects.qrels_side` of ``queries`` at ``rel``, built on first use (shared by all runs)."""
-        return self.state.side(rel, queries)
+        return self.baselines_ranked.side(rel, queries)
 
     def _baseline_positions(self, name: str, rel: int, cutoff: int | None, judged_only: bool) -> np.ndarray:
         """The baseline run ``name`` (ranked on first use; its condensed list with ``judged_only``) located in the
         table at ``rel``."""
-        return self.state.located(name, self.baselines[name], self.rel, rel, cutoff, judged_only)
+        return self.baselines_ranked.located(name, self.baselines[name], self.rel, rel, cutoff, judged_only)
 
     def _iter_calc(self, run) -> Iterator[Metric]:
         with warnings.catch_warnings(record=True) as caught:
@@ -250,7 +235,7 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
 
     def iter_calc_ranked(self, run: RankedRun) -> Iterator[Metric]:
         """:meth:`iter_calc` of a run already ranked by :func:`prefeval.data.ranking.rank_run` (``ties="all"``), e.g. by
-        :func:`prefeval.engine.evaluate.ranked_inputs`: the same values without ranking the run again."""
+        :func:`prefeval.engine.evaluate.ranked_runs`: the same values without ranking the run again."""
         # ir-measures' iter_calc adds DEFAULT values for the (measure, query) pairs a provider left out; _values
         # gives every measure a value for every judged query (= qrel_qids), so there are none to add
         return self._values(recode_run(run, self.queries, self.candidates))
@@ -259,7 +244,7 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
         condensed = None
         for (rel, cutoff, judged_only), group in self.groups.items():
             if judged_only and condensed is None:
-                condensed = condensed_run(run, self.state.judged_docs())
+                condensed = condensed_run(run, self.collection.judged_documents)
             ranked = condensed if judged_only else run
             baselines = sorted({m["baseline"] for m in group if _is_preference(m)})
             table = self.tables[rel]
@@ -270,7 +255,7 @@ class PrefevalEvaluator(ir_measures.providers.Evaluator):
                 declaration, params = methods.declaration_of(measure), self.params[measure]
                 if declaration.kind == "metric":
                     if rankings is None:
-                        rankings = run_graded_rankings(ranked, cutoff, self.qrels, queries, rel, n_relevant,
+                        rankings = run_graded_rankings(ranked, cutoff, self.collection.frame, queries, rel, n_relevant,
                                                        self._side(rel, queries))
                     values = declaration.values(rankings, params)
                     found = {query_id: float(value) for query_id, value in zip(queries, values)}

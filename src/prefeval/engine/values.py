@@ -36,9 +36,8 @@ import numpy as np
 from prefeval.core.lazy import lazy_module
 from prefeval.core.trec_measures import Measure as TrecMeasure
 from prefeval.core.trec_measures import query_values
-from prefeval.data.encoding import column_values, distinct
-from prefeval.data.grades import CodedJudgments
-from prefeval.data.ranking import NO_SUBTOPIC, RankedRun, judged_queries, nested_dict
+from prefeval.data.collection import Collection
+from prefeval.data.ranking import RankedRun
 from prefeval.data.runs import registered
 from prefeval.data.trec import Columns
 from prefeval.errors import PrefevalError
@@ -83,19 +82,6 @@ def aggregate(measure: Any, values: np.ndarray) -> np.ndarray:
     columns = values.reshape(len(values), -1)
     totals = np.array([math.fsum(columns[:, j]) for j in range(columns.shape[1])]).reshape(values.shape[1:])
     return totals if summed(measure) else totals / len(values)
-
-
-def _has_subtopics(qrels: pd.DataFrame | Columns) -> bool:
-    """Whether the qrels judge subtopics (an ``iteration`` other than ``0`` / ``Q0``: diversity qrels)."""
-    return "iteration" in qrels and not set(distinct(qrels["iteration"])[1].tolist()) <= NO_SUBTOPIC
-
-
-def _standard_qrels(qrels: pd.DataFrame | Columns) -> Any:
-    """The qrels as ``{query: {doc: grade}}`` when they have no subtopics (one line per query and document, conflicts
-    already resolved), else as a frame (pyndeval and others read the subtopics from it)."""
-    if _has_subtopics(qrels):
-        return qrels.frame() if isinstance(qrels, Columns) else qrels
-    return nested_dict(qrels["query_id"], qrels["doc_id"], qrels["relevance"])
 
 
 #: ir-measures measures computed by :mod:`prefeval.core.trec_measures` (with trec_eval's definitions, as pytrec_eval
@@ -150,63 +136,53 @@ def top_k_depth(measures: Iterable[Any]) -> int | None:
 
 
 class MeasureEvaluator:
-    """``measures`` on ``qrels`` (canonical: a frame or the reader's :class:`~prefeval.data.trec.Columns`), processed
+    """``measures`` on a :class:`~prefeval.data.collection.Collection` (or qrels in any form it reads), processed
     once; :meth:`values` evaluates one ranked run. ``provider``: evaluate every measure that is not a qrels count with
     that ir-measures provider (default: prefeval's measures by prefeval's provider, the others by ir-measures' default
     pipeline). ``depth``: every run is truncated to its top ``depth`` documents first."""
 
-    def __init__(self, measures: Sequence[Any], qrels: pd.DataFrame | Columns, provider: Any = None,
+    def __init__(self, measures: Sequence[Any], collection: Collection | pd.DataFrame | Columns, provider: Any = None,
                  depth: int | None = None) -> None:
         self.measures = list(dict.fromkeys(measures))
         if not self.measures:
             raise PrefevalError("no measures given; e.g. measures=['nDCG@10', 'RBU@20', 'LexiPrecision']")
+        self.collection = collection = Collection.of(collection)
         self.depth = depth
-        self.query_ids = judged_queries(qrels)
+        self.query_ids = collection.judged
         self._row = {q: i for i, q in enumerate(self.query_ids.tolist())}
         self._index = {m: k for k, m in enumerate(self.measures)}
-        self._counts = {m: self._qrels_count(m, qrels) for m in self.measures if is_qrels_count(m)}
+        self._counts = {m: self._qrels_count(m) for m in self.measures if is_qrels_count(m)}
         rest = [m for m in self.measures if m not in self._counts]
         own = [m for m in rest if provider is None and declaration_of(m) is not None]
         standard = [m for m in rest if m not in own]
-        self._kernels: tuple[CodedJudgments, list[TrecMeasure], list[int]] | None = None
-        kernels = {m: kernel_measure(m) for m in standard} if provider is None and not _has_subtopics(qrels) else {}
+        self._kernels: tuple[list[TrecMeasure], list[int]] | None = None
+        kernels = {m: kernel_measure(m) for m in standard} if provider is None and not collection.subtopics else {}
         kernels = {m: spec for m, spec in kernels.items() if spec is not None}
         if kernels:  # trec_eval's common measures: numpy kernels on the grades of the ranking
-            self._kernels = (CodedJudgments(qrels, self.query_ids), list(kernels.values()),
-                             [self._index[m] for m in kernels])
+            self._kernels = (list(kernels.values()), [self._index[m] for m in kernels])
             standard = [m for m in standard if m not in kernels]
         self._groups: list[tuple[Any, bool, int | None]] = []  # (ir-measures evaluator, prefeval's provider, depth)
         try:
             if own:
-                self._groups.append((_provider.PROVIDER.evaluator(own, qrels.frame() if isinstance(qrels, Columns)
-                                                                  else qrels), True, depth))
+                self._groups.append((_provider.PROVIDER.evaluator(own, collection), True, depth))
             if standard:
                 cut = top_k_depth(standard)
                 cut = depth if cut is None else cut if depth is None else min(cut, depth)
                 if provider is not None and provider.NAME == "prefeval":
-                    self._groups.append((provider.evaluator(standard, qrels), True, depth))
+                    self._groups.append((provider.evaluator(standard, collection), True, depth))
                 elif provider is not None:
-                    self._groups.append((provider.evaluator(standard, _standard_qrels(qrels)), False, cut))
+                    self._groups.append((provider.evaluator(standard, collection.standard_qrels), False, cut))
                 else:
-                    self._groups.append((ir_measures.evaluator(standard, _standard_qrels(qrels)), False, cut))
+                    self._groups.append((ir_measures.evaluator(standard, collection.standard_qrels), False, cut))
         except (ValueError, NameError) as exc:  # a measure no provider supports (with these parameters)
             raise PrefevalError(f"cannot evaluate {', '.join(map(str, rest))}: {exc}") from None
 
-    def _qrels_count(self, measure: Any, qrels: pd.DataFrame | Columns) -> np.ndarray:
+    def _qrels_count(self, measure: Any) -> np.ndarray:
         """``NumQ`` (1) or ``NumRel(rel=r)`` (the documents of grade >= r; a document judged for several subtopics
         counts once) of every judged query."""
         if measure.NAME == "NumQ":
             return np.ones(len(self.query_ids))
-        threshold = int(measure.params.get("rel", 1))
-        query_codes, names = distinct(qrels["query_id"], grouped=True)
-        doc_codes, _ = distinct(qrels["doc_id"])
-        keep = column_values(qrels["relevance"], np.int64) >= threshold
-        pairs = np.unique(np.stack([query_codes[keep], doc_codes[keep]]), axis=1)
-        per_code = np.bincount(pairs[0], minlength=len(names)).astype(np.float64)
-        rows = [self._row[str(q)] for q in names.tolist()]
-        out = np.zeros(len(self.query_ids))
-        out[rows] = per_code
-        return out
+        return self.collection.relevant_counts(int(measure.params.get("rel", 1)))
 
     def values(self, run: RankedRun) -> np.ndarray:
         """(measures, queries) values of one ranked run: every measure on every judged query (:attr:`query_ids`);
@@ -216,8 +192,9 @@ class MeasureEvaluator:
         for measure, counts in self._counts.items():
             out[self._index[measure]] = counts
         if self._kernels is not None:
-            coded, specs, rows = self._kernels
-            out[rows] = query_values(coded.judgments, coded.rankings(run, self.depth), specs)
+            specs, rows = self._kernels
+            grades = self.collection.grades
+            out[rows] = query_values(grades.judgments, grades.rankings(run, self.depth), specs)
         for evaluator, own, depth in self._groups:
             if own and depth is None and hasattr(evaluator, "iter_calc_ranked"):
                 metrics = evaluator.iter_calc_ranked(run)  # prefeval's provider: no second ranking of the run
@@ -289,17 +266,17 @@ class MeasureValues:
                              "value": self.values.transpose(2, 1, 0).reshape(-1)})
 
 
-def measure_values(qrels: pd.DataFrame | Columns, runs: Mapping[str, RankedRun] | Iterable[tuple[str, RankedRun]],
+def measure_values(collection: Collection | pd.DataFrame | Columns, runs: Mapping[str, RankedRun] | Iterable[tuple[str, RankedRun]],
                    measures: Sequence[Any], *, provider: Any = None, depth: int | None = None,
                    progress: bool = False) -> MeasureValues:
     """Per-query values of ``measures`` (parsed measure objects) for ranked ``runs`` (name -> :class:`RankedRun`, or
-    ``(name, RankedRun)`` pairs, ranked one at a time when given lazily) on canonical ``qrels``: see the module
+    ``(name, RankedRun)`` pairs, ranked one at a time when given lazily) on a ``collection``: see the module
     docstring. ``provider`` and ``depth``: as :class:`MeasureEvaluator`. A preference's ``baseline`` may name one of
     ``runs`` (given as a mapping): that run's ranking is the baseline."""
     named = {m.params.get("baseline") for m in measures if declaration_of(m) is not None} & set(runs) \
         if isinstance(runs, Mapping) else set()
     with registered({name: runs[name].frame() for name in named}):
-        evaluator = MeasureEvaluator(measures, qrels, provider, depth)
+        evaluator = MeasureEvaluator(measures, collection, provider, depth)
     items = runs.items() if isinstance(runs, Mapping) else runs
     total = len(runs) if isinstance(runs, Mapping) else None
     if progress:
@@ -308,7 +285,6 @@ def measure_values(qrels: pd.DataFrame | Columns, runs: Mapping[str, RankedRun] 
     for name, run in items:
         names.append(name)
         columns.append(evaluator.values(run))
+        del run  # a run given lazily goes before the next is ranked
     values = np.stack(columns, axis=2) if columns else np.zeros((len(evaluator.measures), len(evaluator.query_ids), 0))
-    grades = column_values(qrels["relevance"], np.int64)
-    return MeasureValues(names, evaluator.measures, evaluator.query_ids, values,
-                         int(grades.max()) if len(grades) else None)
+    return MeasureValues(names, evaluator.measures, evaluator.query_ids, values, evaluator.collection.max_grade)

@@ -9,6 +9,7 @@ from typing import Any
 
 import pandas as pd
 
+from prefeval.data.collection import Collection
 from prefeval.errors import PrefevalError
 
 
@@ -67,6 +68,7 @@ class PipelineContext:
     out_dir: Path | None = None
     files: list[Path] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    _collection: Collection | None = field(default=None, repr=False, compare=False)
 
     @property
     def simulated(self) -> bool:
@@ -81,18 +83,26 @@ class PipelineContext:
             raise PrefevalError("no topics available: set qrels.topics (a file or an ir_datasets id)")
         return self.topics
 
+    def collection(self) -> Collection | None:
+        """The coded collection of :attr:`qrels` (built once; None without materialised qrels)."""
+        if self.qrels is None:
+            return None
+        if self._collection is None or self._collection.qrels is not self.qrels:
+            self._collection = Collection(self.qrels)
+        return self._collection
+
     def evaluated_queries(self) -> list[str]:
         """Query ids with at least one relevant document (grade >= rel): the queries that count."""
-        if self.qrels is None:
+        collection = self.collection()
+        if collection is None:
             return self.judged_queries()  # a generated collection labels relevant items only
-        rel = self.qrels[self.qrels["relevance"] >= self.rel]
-        return sorted(rel["query_id"].unique())
+        return sorted(collection.queries.to_numpy()[collection.evaluated(self.rel)].tolist())
 
     def judged_queries(self) -> list[str]:
         """Query ids with at least one judgment (what trec_eval -c averages metrics over); for a collection
         that was not materialised, the queries the comparison (or the evaluation) covered."""
-        if self.qrels is not None:
-            return sorted(self.qrels["query_id"].unique())
+        if (collection := self.collection()) is not None:
+            return collection.judged.tolist()
         if self.comparison is not None:
             return [str(q) for q in next(iter(self.comparison.results.values())).query_ids]
         return [] if self.per_query is None else sorted(self.per_query["query_id"].unique())

@@ -102,12 +102,13 @@ class EngineStep(Step):
 
     def _inputs(self, context: PipelineContext) -> tuple[Any, Any, dict[str, Any]]:
         """``(qrels, runs, engine keyword arguments)`` for compare / evaluate: a generated collection goes to the
-        Dask engine as it is, and is materialised (once) for the in-process engine."""
+        Dask engine as it is, and is materialised (once) for the in-process engine, which reads the qrels coded once
+        for every step (:meth:`PipelineContext.collection`)."""
         if self.engine == "inprocess":
             if context.generated is not None and context.qrels is None:
                 context.qrels, runs = context.generated.materialise()
                 context.runs.update(runs)
-            return context.qrels, context.runs, {}
+            return context.collection(), context.runs, {}
         options = {"engine": self.engine, "scheduler": self.scheduler or None, "workers": self.workers}
         if context.generated is not None and context.qrels is None:
             return None, context.generated, options

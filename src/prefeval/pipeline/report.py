@@ -26,7 +26,6 @@ from typing import Any
 
 import pandas as pd
 
-from prefeval.data.ranking import coverage_notes
 from prefeval.errors import PrefevalError
 from prefeval.pipeline import document
 from prefeval.pipeline.aggregate_step import means_ci
@@ -133,8 +132,9 @@ def write_report(context: PipelineContext, out: Path, formats: Sequence[str], di
             warnings.warn("matplotlib is not installed: no plots (pip install 'prefeval[plot]')", stacklevel=2)
     blocks = document.build(context, digits=digits, images=images, title=title, formats=formats)
     checkpoint("report:text")
-    if context.qrels is not None and context.runs:  # runs lacking judged queries (prefeval.data.ranking.coverage_notes)
-        notes = coverage_notes(context.qrels, context.runs)
+    if context.qrels is not None and context.runs:  # runs lacking judged queries
+        notes = [note for name, run in context.runs.items()
+                 if (note := context.collection().coverage_note(name, pd.unique(run["query_id"])))]
         blocks[1:1] = [document.Block("items", items=notes)] if notes else []
     if "md" in formats:
         written.append(_write(out / "report.md", render_markdown(blocks)))

@@ -106,7 +106,8 @@ def check_files(dataset_id: str, files: list[NeededFile]) -> None:
 @contextlib.contextmanager
 def guarded(dataset_id: str, entity: str) -> Iterator[None]:
     """Check the files behind ``entity`` of ``dataset_id`` (:func:`check_files`), then run the ir_datasets calls
-    in the ``with`` block as they are, turning a failed download into :class:`DatasetUnavailable`."""
+    in the ``with`` block as they are, turning a failed download into :class:`DatasetUnavailable` (naming the file
+    whose address failed, also one the listing did not reach)."""
     files = needed_files(dataset_id, (entity,))
     check_files(dataset_id, files)
     try:
@@ -116,7 +117,11 @@ def guarded(dataset_id: str, entity: str) -> Iterator[None]:
     except Exception as exc:  # requests' ConnectionError, RuntimeError('All download sources failed'), ...
         if not _looks_like_download_error(exc):
             raise
-        missing = [n for n in files if n.to_fetch()]
+        # a file of another entity (a "judged" subset's queries are filtered by its qrels, which ir_datasets reads
+        # through a function the listing cannot follow), found by the address that failed
+        text = " ".join(str(e) for e in _chain(exc))
+        missing = [n for n in files if n.to_fetch()] or [
+            n for n in needed_files(dataset_id) if n.to_fetch() and any(url in text for url in n.urls)]
         if missing:
             raise DatasetUnavailable(unavailable_message(dataset_id, missing[0], f"the download failed ({exc})")) from exc
         raise DatasetUnavailable(f"ir_datasets could not get the {entity} of {dataset_id}: {exc}") from exc
