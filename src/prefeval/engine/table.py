@@ -33,7 +33,6 @@ import numpy as np
 
 from prefeval.core import stats
 from prefeval.core.lazy import lazy_module
-from prefeval.data.collection import Collection
 from prefeval.data.inputs import run_name
 from prefeval.engine import holes
 from prefeval.engine import registry as engines
@@ -579,12 +578,8 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test
     else:
         fill_rel, fill_depth = 1 if rel is None else rel, FILL_DEPTH if depth is None else depth
         # each run read and ranked once, the other readings taken from that ranking (integer codes)
-        # in process, one collection of the qrels for readings (a) and (b): its tables built once
-        judgments = Collection.of(qrels) if other is None else qrels
-        qrels_df, ranked, condensed, filled = holes.readings(judgments, runs, fill_rel, fill_depth,
-                                                             codes=other is None)
-        judgments = judgments if other is None else qrels_df
-        parts = compute(judgments, ranked)
+        qrels_df, ranked, condensed, filled = holes.readings(qrels, runs, fill_rel, fill_depth, codes=other is None)
+        parts = compute(qrels_df, ranked)
         # only the columns with a significant cell are tested again, each on every run (its correction family);
         # with family="table" every tested column is one family
         retest = [(label, m) for label, m in columns
@@ -594,7 +589,7 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test
         if any(p.significant_cells(label) for p in parts for label, _ in retest):
             with warnings.catch_warnings():  # the inputs' warnings were given by reading (a)
                 warnings.simplefilter("ignore")
-                others = [compute(judgments, condensed, retest, None), compute(filled, ranked, retest, None)]
+                others = [compute(qrels_df, condensed, retest, None), compute(filled, ranked, retest, None)]
         for k, part in enumerate(parts):
             part.set_robust([other[k] for other in others if other], fill_rel, fill_depth)
     return parts[0] if len(parts) == 1 and (baseline is None or isinstance(baseline, str)) else BaselineTables(parts)
