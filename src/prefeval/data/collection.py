@@ -40,7 +40,7 @@ from prefeval.data.grades import CodedJudgments
 from prefeval.data.inputs import qrels_table
 from prefeval.data.positions import PositionTable, QueryPositions, judged_table
 from prefeval.data.ranking import NO_SUBTOPIC, QueryCandidates, RankedRun, nested_dict, rank_run
-from prefeval.data.trec import Columns
+from prefeval.data.trec import MIN_GRADE, Columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -162,7 +162,10 @@ class Collection:
         return self._cached("candidates", rel, lambda: distinct(self._rows_at(rel, "doc_id"))[1])
 
     def query_candidates(self, rel: int) -> QueryCandidates:
-        """Each query's own documents of grade ``>= rel``: per-query ``candidates`` for a ranking."""
+        """Each query's own documents of grade ``>= rel``: per-query ``candidates`` for a ranking (at the lowest grade,
+        :attr:`judged_pairs`: every judged document, whose grades :attr:`grades` then takes by candidate code)."""
+        if rel <= MIN_GRADE:
+            return self.judged_pairs
         return self._cached("query_candidates", rel,
                             lambda: QueryCandidates(self._rows_at(rel, "query_id"), self._rows_at(rel, "doc_id")))
 
