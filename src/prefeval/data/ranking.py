@@ -743,7 +743,8 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
         codes = np.where(found >= 0, found, raw_docs + small(len(candidates)))
     only = codes < len(candidates) if ties == "candidates" else None
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
-    grouped = np.count_nonzero(starts) == np.count_nonzero(np.bincount(qc, minlength=1))
+    firsts = qc[starts]  # each stretch's query: grouped when no query has two stretches
+    grouped = sorted_unique(firsts).size == firsts.size
     if grouped and np.all(starts[1:] | (sc[1:] <= sc[:-1])):  # rank order up to ties and the order of queries
         order = None
         if n > 1 and np.any(qc[starts][1:] < qc[starts][:-1]):
@@ -797,11 +798,10 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
             n, starts = len(qc), None
     if starts is None:  # (else the rows of each query stand where they stood)
         starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
-    idx = np.arange(n, dtype=small)
-    rank = np.where(starts, idx, 0).astype(small, copy=False)  # the row where each row's query starts
-    np.maximum.accumulate(rank, out=rank)
-    np.subtract(idx, rank, out=rank)
-    rank += 1
+    rank = np.ones(n, dtype=small)  # 1 + the rows above in the query: ones summed, restarted at each query
+    first = np.flatnonzero(starts)
+    rank[first[1:]] = 1 - np.diff(first)
+    np.cumsum(rank, out=rank)
     full = ties == "all" and (depth is None or only is None)  # no tie ordered only in part
     return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, full, None if full else depth)
 
