@@ -135,7 +135,14 @@ class Collection:
     @functools.cached_property
     def grades(self) -> CodedJudgments:
         """One grade per judged (query, document), on :attr:`judged`: the input of trec_eval's measures."""
-        return CodedJudgments(self.qrels, Ids(self.judged))
+        return CodedJudgments(self.qrels, Ids(self.judged), self.judged_pairs)
+
+    @functools.cached_property
+    def judged_pairs(self) -> QueryCandidates:
+        """Every judged (query, document), at any grade, as per-query candidates: a run ranked with them
+        (:func:`prefeval.engine.evaluate.ranked_runs`) has its judged rows found while its ids are encoded, for
+        :attr:`grades` and every position table."""
+        return QueryCandidates(self.qrels["query_id"], self.qrels["doc_id"])
 
     @functools.cached_property
     def frame(self) -> pd.DataFrame:

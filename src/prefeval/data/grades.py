@@ -5,8 +5,10 @@ queries (in the order given, every query of the qrels, as ``trec_eval -c`` count
 (:class:`~prefeval.core.trec_measures.Judgments`) and a sorted key per judgment. :meth:`CodedJudgments.rankings` gives
 a ranked run (:class:`~prefeval.data.ranking.RankedRun`: score descending, ties by doc id descending, a repeated
 document at its first position) as the grades of its rows in rank order
-(:class:`~prefeval.core.trec_measures.Rankings`): a run's document ids are looked up once each among the judged
-documents (Arrow's ``index_in``), and only the rows of judged documents by their (query, document) key. A query the
+(:class:`~prefeval.core.trec_measures.Rankings`): a run ranked with the judged pairs as candidates has its judged
+rows found by their candidate codes (found while its ids were encoded), any other run's document ids are looked up once
+each among the judged documents (Arrow's ``index_in``); then only the rows of judged documents, by their (query,
+document) key. A query the
 qrels do not judge is left out (trec_eval ignores it); a judged query the run lacks is an empty ranking.
 """
 
@@ -19,7 +21,7 @@ import numpy as np
 from prefeval.core.trec_measures import UNJUDGED, Judgments, Rankings
 from prefeval.data.arrow import call, options, to_numpy
 from prefeval.data.encoding import Ids, column_values, distinct, factorize, id_array
-from prefeval.data.ranking import RankedRun
+from prefeval.data.ranking import QueryCandidates, RankedRun
 
 __all__ = ["CodedJudgments"]
 
@@ -27,10 +29,14 @@ __all__ = ["CodedJudgments"]
 class CodedJudgments:
     """Canonical ``qrels`` (a frame or the reader's columns: ``query_id``, ``doc_id``, ``relevance``; a document judged
     on two lines of a query has the grade of the last) coded for the kernels, on the judged queries ``query_ids``
-    (every query of the qrels, in the order of the values computed)."""
+    (every query of the qrels, in the order of the values computed). ``judged_pairs``: every judged (query, document)
+    of the qrels as per-query candidates; a run ranked with exactly these (``rank_run(..., candidates=judged_pairs)``)
+    has its judged rows found by their candidate codes, in the pass that encoded its ids, instead of by looking its
+    document ids up."""
 
-    def __init__(self, qrels: Any, query_ids: Any) -> None:
+    def __init__(self, qrels: Any, query_ids: Any, judged_pairs: QueryCandidates | None = None) -> None:
         self.queries = query_ids if isinstance(query_ids, Ids) else Ids(query_ids)
+        self.judged_pairs = judged_pairs
         query_codes, names = distinct(qrels["query_id"], grouped=True)
         position = self.queries.get_indexer(names.astype(str))
         if len(position) and position.min() < 0:
@@ -62,14 +68,31 @@ class CodedJudgments:
         query = query_of_code.astype(np.int32)[codes] if len(codes) else np.zeros(0, dtype=np.int32)
         grades = np.full(len(query), UNJUDGED, dtype=np.int32)
         if len(self._docs) and len(query):
-            names = id_array(run.doc_names)
-            value_set = self._docs if self._docs.type == names.type else self._docs.cast(names.type)
-            found = call("index_in", names, options=options("SetLookupOptions", value_set=value_set))
-            doc = to_numpy(found, -1)[run.doc_raw if keep is None else run.doc_raw[keep]]  # int32: no wider copy
-            rows = np.flatnonzero(doc >= 0)
-            rows = rows[query[rows] >= 0]
-            keys = query[rows].astype(np.int64) * len(self._docs) + doc[rows]
+            if self.judged_pairs is not None and run.candidates is self.judged_pairs.documents.unique:
+                # every judged (query, document) has a candidate code: only those rows are looked at
+                codes = run.doc_codes if keep is None else run.doc_codes[keep]
+                rows = np.flatnonzero(codes < len(run.candidates))
+                doc_of_row = self._doc_of_candidate(run.candidates)[codes[rows]]
+            else:
+                names = id_array(run.doc_names)
+                value_set = self._docs if self._docs.type == names.type else self._docs.cast(names.type)
+                found = call("index_in", names, options=options("SetLookupOptions", value_set=value_set))
+                doc = to_numpy(found, -1)[run.doc_raw if keep is None else run.doc_raw[keep]]  # int32: no wider copy
+                rows = np.flatnonzero(doc >= 0)
+                doc_of_row = doc[rows]
+            both = (query[rows] >= 0) & (doc_of_row >= 0)
+            rows, doc_of_row = rows[both], doc_of_row[both]
+            keys = query[rows].astype(np.int64) * len(self._docs) + doc_of_row
             at = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
             judged = self._keys[at] == keys
             grades[rows[judged]] = self._grades[at[judged]]
         return Rankings.from_rows(query, grades, len(self.queries))
+
+    def _doc_of_candidate(self, candidates: np.ndarray) -> np.ndarray:
+        """The index among the judged documents of each of the judged pairs' documents ``candidates`` (found once)."""
+        if getattr(self, "_candidate_docs", None) is None:
+            names = id_array(candidates)
+            value_set = self._docs if self._docs.type == names.type else self._docs.cast(names.type)
+            found = call("index_in", names, options=options("SetLookupOptions", value_set=value_set))
+            self._candidate_docs = to_numpy(found, -1).astype(np.int64)
+        return self._candidate_docs

@@ -237,11 +237,13 @@ def list_run_name(run: Any) -> str:
     raise PrefevalError("a list of runs must hold file paths or named ranx Runs; use a dict name -> run for data")
 
 
-def runs_dict(runs: Any, columns: bool = False) -> dict[str, Any]:
+def runs_dict(runs: Any, columns: bool = False, encoded: bool = False) -> dict[str, Any]:
     """Coerce ``runs`` (a mapping name -> run, or a list of run paths or named ranx Runs) to ``{name: canonical
     run}``. With
     ``columns``, run files are not read yet: their paths are kept, for :func:`run_frame` (``columns=True``) to read
-    each into :class:`~prefeval.data.trec.Columns` when it is needed (one run in memory at a time)."""
+    each into :class:`~prefeval.data.trec.Columns` when it is needed (one run in memory at a time). ``encoded`` (for
+    callers that only rank the runs, with ``columns``): a dict of dicts becomes the
+    :class:`~prefeval.data.ranking.EncodedRun` of :func:`encoded_run` where that gives one (no frame built)."""
     if isinstance(runs, Mapping):
         items = [(str(name), run) for name, run in runs.items()]
     elif _is_pathlike(runs):
@@ -257,7 +259,9 @@ def runs_dict(runs: Any, columns: bool = False) -> dict[str, Any]:
     converted: dict[int, Any] = {}  # one conversion per object given under several names
     for name, run in items:
         if id(run) not in converted:
-            converted[id(run)] = run if columns and _is_pathlike(run) else run_frame(run, name, columns)
+            coded = encoded_run(run) if columns and encoded else None
+            converted[id(run)] = run if columns and _is_pathlike(run) else coded if coded is not None else \
+                run_frame(run, name, columns)
     return {name: converted[id(run)] for name, run in items}
 
 

@@ -314,18 +314,20 @@ def _check_text(raw: bytes, name: str) -> None:
         raise _line_error(name, line, raw, f"{_char_name(found.group())} in a field; {_ID_RULE}")
 
 
-_BLOCK = 1 << 22  # bytes of text examined at a time by numpy: temporaries stay in cache
+_BLOCK = 1 << 20  # bytes of text examined at a time by numpy: temporaries stay in cache
 
 
 def _has_bad_ascii(raw: bytes) -> bool:
     """Whether ASCII ``raw`` holds a byte no text may (:data:`_BAD_BYTES`: a control byte other than tab and newline,
     or DEL): per block of :data:`_BLOCK` bytes, the bytes below 0x20 must be as many as its tabs and newlines."""
+    if b"\x7f" in raw:
+        return True
+    tabs = b"\t" in raw
     data = np.frombuffer(raw, dtype=np.uint8)
     for k in range(0, len(data), _BLOCK):
         block = data[k:k + _BLOCK]
         controls = np.count_nonzero(block < 0x20)
-        if controls != np.count_nonzero(block == 0x0a) + np.count_nonzero(block == 0x09) \
-                or np.count_nonzero(block == 0x7f):
+        if controls and controls != np.count_nonzero(block == 0x0a) + (np.count_nonzero(block == 0x09) if tabs else 0):
             return True
     return False
 
@@ -342,7 +344,8 @@ def _has_empty_field(data: bytes, sep: bytes) -> bool:
         block = array[k:k + _BLOCK + 1]  # one byte of overlap: a pair across two blocks is seen
         separator = block == sep[0]
         boundary = separator | (block == 0x0a)
-        if np.any(boundary[1:] & boundary[:-1] & (separator[1:] | separator[:-1])):
+        pairs = boundary[1:] & boundary[:-1]  # (rare: usually no two boundaries side by side, but for blank lines)
+        if pairs.any() and np.any(pairs & (separator[1:] | separator[:-1])):
             return True
     return False
 

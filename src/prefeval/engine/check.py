@@ -24,7 +24,7 @@ from prefeval.data.collection import Collection
 from prefeval.data.encoding import column_values, factorize
 from prefeval.data.inputs import run_frame, runs_dict
 from prefeval.data.positions import judged_at
-from prefeval.data.ranking import rank_run
+from prefeval.data.ranking import RankedRun, rank_run
 from prefeval.data.trec import MIN_GRADE
 from prefeval.errors import PrefevalError
 
@@ -171,7 +171,11 @@ def _run_check(name: str, frame: Any, queries: Any, judged: Any, candidates: Any
     only = [str(q) for q, i in zip(ranked.queries.to_numpy(dtype=object), in_qrels) if i < 0]
     sizes = np.bincount(ranked.query_codes, minlength=len(ranked.queries))
     sizes = sizes[sizes > 0]
-    values = judged_at(ranked, judged, cutoffs).mean(axis=1) if len(queries) else np.zeros(len(cutoffs))
+    # Judged@k reads the rows ranked within the deepest k only (min(k, documents) is the same on them for k up to it)
+    top = ranked.rank <= max(cutoffs)
+    top_run = RankedRun(ranked.queries, ranked.query_codes[top], ranked.doc_names, ranked.doc_raw[top],
+                        ranked.doc_codes[top], ranked.rank[top], ranked.candidates, ranked.full_order)
+    values = judged_at(top_run, judged, cutoffs).mean(axis=1) if len(queries) else np.zeros(len(cutoffs))
     tied_queries, tied_share = _ties(frame, scores)
     return RunCheck(name, covered, len(queries), len(only), only[:SHOWN],
                     int(sizes.min()) if len(sizes) else 0, float(np.median(sizes)) if len(sizes) else 0.0,

@@ -155,7 +155,8 @@ class RunFrames(Mapping):
 def ranked_runs(collection: Collection, runs: dict[str, Any], depth: int | None = None
                 ) -> Iterator[tuple[str, RankedRun]]:
     """Each of ``runs`` (as :func:`prefeval.data.inputs.runs_dict` gives them with ``columns=True``: a run file read
-    in its turn) ranked once by :func:`prefeval.data.ranking.rank_run` (named as given), one at a time. ``runs`` is
+    in its turn) ranked once by :func:`prefeval.data.ranking.rank_run` (named as given; every judged (query, document)
+    located while its ids are encoded: :attr:`~prefeval.data.collection.Collection.judged_pairs`), one at a time. ``runs`` is
     emptied as they are ranked: the columns of a run go once it is ranked, and its ranking once the consumer asks for
     the next, so a consumer that keeps only each run's values holds one run in memory. Warns about
     a run that lacks some judged queries of ``collection`` (:meth:`~prefeval.data.collection.Collection.coverage_note`).
@@ -166,7 +167,7 @@ def ranked_runs(collection: Collection, runs: dict[str, Any], depth: int | None 
         run = runs.pop(name)
         columns = run_frame(run, name, columns=True) if isinstance(run, (str, os.PathLike)) else run
         del run
-        ranked = rank_run(columns, name=name, depth=depth)
+        ranked = rank_run(columns, name=name, depth=depth, candidates=collection.judged_pairs)
         del columns  # the ranking keeps integer codes; the columns of a file go
         if note := collection.coverage_note(name, run_queries(ranked)):
             warnings.warn(note, stacklevel=3)
@@ -177,7 +178,7 @@ def ranked_runs(collection: Collection, runs: dict[str, Any], depth: int | None 
 def _inputs(qrels: Any, runs: Any) -> tuple[Collection, dict[str, Any]]:
     """The collection of ``qrels`` and ``runs`` as :func:`prefeval.data.inputs.runs_dict` gives them, every run file
     read (and checked) before any work (:func:`prefeval.engine.blocks.read_ahead`)."""
-    collection, runs = Collection.of(qrels), runs_dict(runs, columns=True)
+    collection, runs = Collection.of(qrels), runs_dict(runs, columns=True, encoded=True)  # runs only ranked
     if not runs:
         raise PrefevalError("no runs given; pass a dict name -> run or a list of run files")
     return collection, read_ahead(runs)
