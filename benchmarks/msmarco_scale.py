@@ -139,9 +139,11 @@ def main() -> None:
     for name in commands:
         print(f"{name:28s} {median[name]:8.2f} {peak[name]:9.2f}   times {', '.join(f'{t:.2f}' for t in times[name])}")
     floor, script = "parse floor (pyarrow.csv)", "pytrec_eval script"
-    print(f"prefeval eval / parse floor: time {median['prefeval eval'] / median[floor]:.2f}x (goal <= 2), "
-          f"memory {peak['prefeval eval'] / peak[floor]:.2f}x (goal <= 1.25)")
-    print(f"prefeval eval / pytrec_eval script: time {median['prefeval eval'] / median[script]:.2f}x (goal <= 0.4)")
+    best = {name: min(values) for name, values in times.items()}  # less moved by bursts of load than the medians
+    print(f"prefeval eval / parse floor: time {median['prefeval eval'] / median[floor]:.2f}x (goal <= 2; best times "
+          f"{best['prefeval eval'] / best[floor]:.2f}x), memory {peak['prefeval eval'] / peak[floor]:.2f}x (goal <= 1.25)")
+    print(f"prefeval eval / pytrec_eval script: time {median['prefeval eval'] / median[script]:.2f}x (goal <= 0.4; "
+          f"best times {best['prefeval eval'] / best[script]:.2f}x)")
     ours = dict(line.split("\t") for line in outputs["prefeval eval"].splitlines() if line.count("\t") == 1)
     ours = {name: float(value) for name, value in ours.items()}  # "measure<TAB>mean", as ir_measures prints it
     theirs = json.loads(outputs[script])

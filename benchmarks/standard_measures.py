@@ -18,14 +18,12 @@ difference of a mean between prefeval and ir-measures is printed too (0 expected
 descending, as prefeval does; prefeval computes these four measures with the numpy kernels of
 :mod:`prefeval.core.trec_measures`, ir-measures with pytrec_eval).
 
-Measured on the 2-core development machine (shared; load average 11.6-15; later figures, given DataFrames too, in
-``docs/performance.md``), with the one evaluation path
-(:func:`prefeval.engine.values.measure_values`: trec_eval's common measures by the numpy kernels of
-:mod:`prefeval.core.trec_measures`, every run read and ranked once by prefeval): DL-Hard given dicts 2.15x (2.169 s
-against 1.010 s), given files 0.33x (ranx warm 0.20x); simulated given dicts 1.24x, given files 0.16x (ranx warm 0.69x);
-every mean equal to within 8.3e-15. Given dicts, reading them into columns and ranking them takes most of the time
-(1.84 of 2.07 s on DL-Hard; the measures 0.22 s). Earlier figures (1.00-1.07x given dicts on DL-Hard) were taken
-with a second path that gave the runs to pytrec_eval as they were; it is gone (one path for every number).
+Measured on the 2-core development machine (shared; load average 7.6; the figures are kept in
+``docs/performance.md``), with the one evaluation path (:func:`prefeval.engine.values.measure_values`: trec_eval's
+common measures by the numpy kernels of :mod:`prefeval.core.trec_measures`, every run read and ranked once by
+prefeval; a dict of dicts ranked from its codes, :func:`prefeval.data.inputs.encoded_run`): DL-Hard given dicts
+0.87x, given DataFrames 0.59x, given files 0.19x (ranx warm 0.56x); simulated (2,000 queries) given dicts 1.02x,
+DataFrames 0.72x, files 0.16x; every mean equal to within 1.6e-15.
 
 Run: ``python benchmarks/standard_measures.py [--data DIR] [--repeat 5] [--queries 10000]``.
 """

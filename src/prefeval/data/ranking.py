@@ -311,7 +311,7 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
                 block = concat_ids([take_ids(prefix, subset), block])
         codes, uniques = factorize(block, first_seen=False, dtype=small)
         if per_query is not None:
-            found = np.full(len(uniques), -1, dtype=np.intp)
+            found = np.full(len(uniques), -1, dtype=small)
             found[codes[:len(subset)]] = subset
             of_name.append(found)
             codes = codes[len(subset):]
@@ -730,15 +730,17 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
     small = np.int32 if max(n, len(queries), len(candidates) + len(dnames)) < 2**31 - 1 else np.int64
     qc, raw_docs = qc.astype(small, copy=False), raw_docs.astype(small, copy=False)
     # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
-    if not len(candidates):  # the codes are the indices in ``dnames``
-        recode = None
+    if not len(candidates) or not n:  # the codes are the indices in ``dnames``
+        recode, codes = None, raw_docs
     elif shared_names:  # the runs encoded together share their names: looked up once
         recode = prepared.recode(dnames).astype(small)
+        codes = recode[raw_docs]
     else:
         if cand_of_name is None:
             cand_of_name = _candidate_of(dnames, prepared)
-        recode = np.where(cand_of_name >= 0, cand_of_name, len(candidates) + np.arange(len(dnames))).astype(small)
-    codes = raw_docs if recode is None else recode[raw_docs] if n else np.zeros(0, dtype=small)
+        recode = cand_of_name.astype(small, copy=False)
+        found = recode[raw_docs]  # each row's index in ``candidates`` (-1: none), then the others' codes
+        codes = np.where(found >= 0, found, raw_docs + small(len(candidates)))
     only = codes < len(candidates) if ties == "candidates" else None
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
     grouped = np.count_nonzero(starts) == np.count_nonzero(np.bincount(qc, minlength=1))
