@@ -259,14 +259,33 @@ def condensed_run(run: RankedRun, judged: PositionTable, depth: int | None = Non
                      run.candidates, True)
 
 
+def judged_shares(judged: PositionTable, ranks: np.ndarray, ranked: np.ndarray, k: int) -> np.ndarray:
+    """``(runs, len(judged.queries))``: Judged@k of several runs for each query of the qrels, as ir-measures'
+    ``Judged@k`` defines it on prefeval's ranking (Buckley & Voorhees (2004)): the judged documents ranked within ``k``
+    over ``min(k, documents ranked)``; 0 for a query a run lacks. ``ranks``: ``(runs, len(judged))``, the rank of each
+    judged document of ``judged`` (:func:`judged_table`) in each run, +inf where absent (:meth:`PositionTable.locate`,
+    the ranks of the judged documents exact); ``ranked``: ``(runs, len(judged.queries))``, the documents each run ranks
+    per query (within the depth the run was cut to)."""
+    Q = len(judged.queries)
+    hits = np.stack([np.bincount(judged.query_codes[row <= k], minlength=Q) for row in ranks]) if len(ranks) \
+        else np.zeros((0, Q))
+    n = np.minimum(ranked, k)
+    return np.divide(hits, n, out=np.zeros(hits.shape), where=n > 0)
+
+
 def judged_at(run: RankedRun, judged: PositionTable, cutoffs: list[int]) -> np.ndarray:
     """``(len(cutoffs), len(judged.queries))``: Judged@k of ``run`` for each query of the qrels (``judged``:
-    :func:`judged_table`), as ir-measures' ``Judged@k`` defines it on prefeval's ranking: the share of the top ``k``
-    documents the qrels judge for the query, over ``min(k, documents ranked)``; 0 for a query the run lacks. The
-    ranks of the judged documents must be exact (as for :func:`condensed_run`)."""
+    :func:`judged_table`) by :func:`judged_shares`. The ranks of the judged documents must be exact (as for
+    :func:`condensed_run`)."""
     out = np.zeros((len(cutoffs), len(judged.queries)))
     if not len(run.rank):
         return out
+    code = judged.queries.get_indexer(run.queries)[run.query_codes]  # each row's query among the qrels' (-1: none)
+    ranked = np.bincount(code[code >= 0], minlength=len(judged.queries))[None, :]
+    ranks = judged.locate(run)[None, :]
+    for i, k in enumerate(cutoffs):
+        out[i] = judged_shares(judged, ranks, ranked, k)[0]
+    return out
     code = judged.queries.get_indexer(run.queries)[run.query_codes]  # each row's query among the qrels' (-1: none)
     kept = code >= 0
     n = np.bincount(code[kept], minlength=len(judged.queries))

@@ -33,7 +33,7 @@ from prefeval.core.lazy import lazy_module
 from prefeval.core.reduce import PairAccumulator
 from prefeval.data.collection import Collection
 from prefeval.data.inputs import run_frame
-from prefeval.data.positions import condensed_run
+from prefeval.data.positions import condensed_run, judged_shares
 from prefeval.data.ranking import (
     RankedRun,
     encoded_runs,
@@ -128,18 +128,26 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], collection
     queries, qids = collection.queries, collection.judged
     pref_groups: dict[tuple[int, int | None, bool], list[Method]] = {}
     metric_groups: dict[int | None, list[Method]] = {}
+    judged_groups: dict[int | None, list[Method]] = {}  # Judged@k: counted from the judged documents' positions
     for m in methods:
         if m.kind == "preference":
             pref_groups.setdefault((m.rel, m.depth, _judged_only(m)), []).append(m)
+        elif _judged_share(m):
+            judged_groups.setdefault(m.depth, []).append(m)
         else:
             metric_groups.setdefault(m.depth, []).append(m)
-    min_rel = min(m.rel for m in methods)
+    min_rel = min((m.rel for m in methods if not _judged_share(m)), default=1)
     condensed = any(judged_only for _, _, judged_only in pref_groups)
-    # condensed lists need every judged rank exact: every judged document a candidate (each query's own)
-    candidate_rel = MIN_GRADE if condensed else min_rel
+    # condensed lists and Judged@k need every judged rank exact: every judged document a candidate (each query's own)
+    candidate_rel = MIN_GRADE if condensed or judged_groups else min_rel
     candidates = collection.query_candidates(candidate_rel)
     tables = {rel: collection.table(rel) for rel in dict.fromkeys(rel for rel, _, _ in pref_groups)}
     doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
+    if judged_groups:  # the judged documents located as the relevant ones of a preference (key: not a preference's)
+        tables[MIN_GRADE] = collection.judged_documents
+        doc_pos.update({(MIN_GRADE, depth, False): np.full((S, len(tables[MIN_GRADE])), np.inf)
+                        for depth in judged_groups})
+    ranked_docs = np.zeros((S, len(queries)), dtype=np.int64)  # documents each run ranks per query (Judged@k)
     metric_tables = [_MetricTable(group, collection, depth, S) for depth, group in metric_groups.items()]
     evaluated = collection.evaluated(min_rel)  # per query (of ``queries``): has a document at grade >= min_rel
     ties = "all" if metric_tables else "candidates"  # metrics read full rankings; preferences only positions
@@ -154,6 +162,8 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], collection
         del frame  # the ranking keeps integer codes; the columns of a file go
         if warn:
             _warn_coverage(collection, name, _covered(run), evaluated)
+        if judged_groups:
+            ranked_docs[s] = np.bincount(run.query_codes, minlength=len(queries))
         # condensed lists by the comparison's depth, which cuts the run first; Method.depth (the smaller of it and the
         # preference's @k) then cuts the condensed list (no further than the comparison's depth did)
         lists: dict[int | None, RankedRun] = {}
@@ -169,8 +179,10 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], collection
             mt.fill(s, run)
     if blocked:
         _locate_blocked({name: run_frames[name] for name in blocked}, [row[name] for name in blocked], collection,
-                        candidates, tables, doc_pos, evaluated if warn else None, progress)
+                        candidates, tables, doc_pos, evaluated if warn else None, progress, ranked_docs)
     results = []
+    for depth, group in judged_groups.items():
+        results += [_judged_result(m, collection, doc_pos[MIN_GRADE, depth, False], ranked_docs) for m in group]
     for (rel, depth, judged_only), group in pref_groups.items():
         kernels = [(m, declaration_of(m.measure), parameters(m.measure)) for m in group]
         subtopics = any(decl.reads_subtopics(params) for _, decl, params in kernels)
@@ -192,6 +204,24 @@ def _judged_only(method: Method) -> bool:
     return bool(declaration_of(method.measure) is not None and parameters(method.measure)["judged_only"])
 
 
+def _judged_share(method: Method) -> bool:
+    """Whether ``method`` is ir-measures' ``Judged@k`` (the share of the top k documents the qrels judge), which
+    :func:`evaluate_block` counts from the positions of the judged documents, as the preferences read theirs."""
+    params = getattr(method.measure, "params", None)
+    return (method.kind == "metric" and getattr(method.measure, "NAME", None) == "Judged" and params is not None
+            and set(params) <= {"cutoff"} and isinstance(params.get("cutoff"), int))
+
+
+def _judged_result(method: Method, collection: Collection, ranks: np.ndarray, ranked_docs: np.ndarray) -> MethodResult:
+    """Judged@k of every run on every judged query (:func:`prefeval.data.positions.judged_shares`): ``ranks``, the rank
+    of each judged document of the collection in each run (within the method's depth, +inf elsewhere);
+    ``ranked_docs``, the documents each run ranks per query."""
+    ranked = ranked_docs if method.depth is None else np.minimum(ranked_docs, method.depth)
+    shares = judged_shares(collection.judged_documents, ranks, ranked, method.measure.params["cutoff"])
+    rows = collection.queries.get_indexer(collection.judged)
+    return MethodResult(method, collection.judged, None, shares[:, rows].T.copy())
+
+
 def _query_matrices(decl: Any, params: dict, positions: list) -> Iterator[np.ndarray]:
     """The (S, S) matrix of one preference on each of ``positions`` (one :class:`~prefeval.data.positions.QueryPositions`
     per query): from its kernel, in blocks of at most :data:`BATCH_ENTRIES` matrix entries."""
@@ -202,10 +232,12 @@ def _query_matrices(decl: Any, params: dict, positions: list) -> Iterator[np.nda
 
 
 def _locate_blocked(runs: dict[str, Any], rows: list[int], collection: Collection, candidates: Any, tables: dict,
-                    doc_pos: dict, evaluated: np.ndarray | None, progress: bool) -> None:
+                    doc_pos: dict, evaluated: np.ndarray | None, progress: bool,
+                    ranked_docs: np.ndarray | None = None) -> None:
     """:func:`evaluate_block`'s positions of large runs in memory, ranked together block of queries by block of
     queries (:func:`prefeval.data.ranking.rank_query_blocks`): ``doc_pos[rel, depth, False][rows[k]]`` for the ``k``-th run;
-    the warnings of each run (repeated documents; coverage unless ``evaluated`` is None) after the last block."""
+    the warnings of each run (repeated documents; coverage unless ``evaluated`` is None) after the last block;
+    ``ranked_docs[rows[k]]``: the documents the ``k``-th run ranks per query."""
     queries = collection.queries
     covered = np.zeros((len(runs), len(queries)), dtype=bool)
     repeated = np.zeros(len(runs), dtype=np.int64)
@@ -214,6 +246,9 @@ def _locate_blocked(runs: dict[str, Any], rows: list[int], collection: Collectio
         for (rel, depth, _), pos in doc_pos.items():  # (no condensed lists: evaluate_block ranks those runs alone)
             tables[rel].locate_block(block, depth, pos, at)
         covered[:, block.first:block.first + block.width] = block.covered
+        if ranked_docs is not None:  # the block's query codes: k * width + the query's place in the block
+            counts = np.bincount(block.ranked.query_codes, minlength=len(runs) * block.width)
+            ranked_docs[at, block.first:block.first + block.width] = counts.reshape(len(runs), block.width)
         repeated += block.repeated
     for k, name in enumerate(runs):
         if repeated[k]:

@@ -36,7 +36,8 @@ from prefeval.engine import registry as engines
 from prefeval.engine.blocks import check_relevant, evaluate_block
 from prefeval.engine.comparison import Comparison
 from prefeval.engine.memory import check_pairs, keep_per_query
-from prefeval.engine.methods import Method, check_run_options, method_list, parse_methods
+from prefeval.engine.methods import Method, check_run_options, judged_method, method_list, parse_methods
+from prefeval.engine.values import aggregate
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import rel_problem
 
@@ -85,11 +86,19 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
         if key in seen:
             raise PrefevalError(f"methods {seen[key]!r} and {m.label!r} are the same; give each once")
         seen[key] = m.label
-    if other is not None:
+    # each run's Judged@k, stated beside the preferences: evaluated with them, kept apart from the methods
+    judged = judged_method(parsed, depth)
+    given = any(repr(m.measure) == repr(judged.measure) and m.depth == judged.depth for m in parsed)
+    evaluated = parsed if given else [*parsed, judged]
+    if other is not None:  # (its per-query files hold the methods only)
         result = other.compare(qrels, runs, parsed, per_query=per_query, client=client, scheduler=scheduler,
-                               workers=workers, partitions=partitions, progress=progress)
-        return result if baseline is None else result.against(baseline)
-    return compare_methods(qrels, runs, parsed, per_query=per_query, progress=progress, baseline=baseline)
+                               workers=workers, partitions=partitions, progress=progress,
+                               stated=[] if given else [judged])
+    else:
+        result = compare_methods(qrels, runs, evaluated, per_query=per_query, progress=progress, baseline=baseline)
+    values = aggregate(judged.measure, result.result(str(judged.measure)).values)
+    return Comparison(result.runs, [result.results[m.label] for m in parsed], result.query_order, baseline,
+                      dict(zip(result.runs, values.tolist())), str(judged.measure))
 
 
 def compare_methods(qrels: Any, runs: Any, methods: Sequence[Method], *, per_query: bool | None = None,

@@ -19,7 +19,7 @@ loaded when a table is rendered.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -54,8 +54,14 @@ class Comparison:
     """The result of :func:`compare`: per-query preferences of every pair of runs under several methods."""
 
     def __init__(self, runs: Sequence[str], results: Sequence[MethodResult],
-                 query_order: Sequence[str] | None = None, baseline: str | None = None) -> None:
+                 query_order: Sequence[str] | None = None, baseline: str | None = None,
+                 judged: Mapping[str, float] | None = None, judged_field: str = "") -> None:
         self.runs = list(runs)
+        #: Judged@k of each run (``judged_field``, e.g. ``"Judged@10"``): the mean over the queries of the share of
+        #: its top k documents the qrels judge (ir-measures' ``Judged@k``; Buckley & Voorhees (2004)), k the deepest
+        #: cutoff among the methods, else 10 (:func:`prefeval.engine.methods.judged_depth`); empty when not computed
+        self.judged = {run: float(judged[run]) for run in self.runs} if judged else {}
+        self.judged_field = judged_field if self.judged else ""
         #: query ids in the order of the qrels (first appearance); the authors' tool takes its first query from it
         self.query_order = None if query_order is None else [str(q) for q in query_order]
         self.results = {r.method.label: r for r in results}
@@ -81,7 +87,8 @@ class Comparison:
         """The same results with only the pairs of each run with ``baseline`` (a run name; ``run_a`` the run,
         ``run_b`` the baseline, positive values: the run is preferred), whose tests are corrected over those
         pairs only; ``None``: every pair."""
-        view = Comparison(self.runs, list(self.results.values()), self.query_order, baseline)
+        view = Comparison(self.runs, list(self.results.values()), self.query_order, baseline, self.judged,
+                          self.judged_field)
         view._aliases = dict(self._aliases)
         return view
 
@@ -124,6 +131,8 @@ class Comparison:
         versus = f", each against {self.baseline!r}" if self.baseline is not None else ""
         lines = [f"Comparison of {len(self.runs)} runs on {queries} by {len(self.results)} method(s){versus}",
                  f"  runs:    {', '.join(self.runs)}", f"  methods: {', '.join(self.methods)}"]
+        if self.judged:
+            lines.append(f"  {self.judged_field}: " + ", ".join(f"{run} {v:.3f}" for run, v in self.judged.items()))
         for label, r in self.results.items():
             sums = self.pair_sums(r)
             if len(sums.mean):
@@ -186,7 +195,8 @@ class Comparison:
     def summary(self) -> pd.DataFrame:
         """Per method and pair: ``mean`` preference, ``effect_size`` (mean / sd of the per-query values, ``ddof = 1``:
         the paired d_z for a metric; NaN with fewer than two queries or no variation), ``wins``, ``losses``, ``ties``
-        (|value| <= 1e-12), ``queries``.
+        (|value| <= 1e-12), ``queries``, and the Judged@k of both runs (``Judged@10_a``, ``Judged@10_b``:
+        :attr:`judged`).
 
         Built from the pair sums in compact columns (categorical ``method``, ``run_a``, ``run_b``; int32 counts), so
         it fits in memory for thousands of runs.
@@ -209,7 +219,17 @@ class Comparison:
             "losses": np.concatenate([x.losses for x in sums]).astype(np.int32, copy=False),
             "ties": np.concatenate([x.ties for x in sums]).astype(np.int32, copy=False),
             "queries": np.repeat(np.array([x.n for x in sums], dtype=np.int32), n_pairs),
+            **self._judged_columns(k),
         }
+
+    def _judged_columns(self, repeat: int) -> dict[str, np.ndarray]:
+        """``<judged_field>_a`` and ``<judged_field>_b``: the Judged@k of ``run_a`` and ``run_b`` of every pair, the
+        pairs repeated ``repeat`` times (once per method); none without :attr:`judged`."""
+        if not self.judged:
+            return {}
+        values = np.array([self.judged[run] for run in self.runs])
+        i, j = self._pairs
+        return {f"{self.judged_field}_a": np.tile(values[i], repeat), f"{self.judged_field}_b": np.tile(values[j], repeat)}
 
     def _report_columns(self, test: str | None, correction: str | None, alpha: float, ci: str | None = None,
                         **options: Any) -> dict[str, Any]:

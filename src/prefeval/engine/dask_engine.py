@@ -427,14 +427,15 @@ def _in_partition(compute: Any, names: list[str], generated: Any, index: int, qr
 
 
 def _compare_task(names: list[str], generated: Any, index: int, qrels_pieces: list[pd.DataFrame],
-                  run_pieces: list[pd.DataFrame], methods: list[Any], keep: bool, out: str | None
-                  ) -> tuple[Any, Any, list[str]]:
-    """One partition: its results (``None`` without judged queries), coverage counts and other warnings."""
+                  run_pieces: list[pd.DataFrame], methods: list[Any], keep: bool, out: str | None,
+                  written: list[str] | None = None) -> tuple[Any, Any, list[str]]:
+    """One partition: its results (``None`` without judged queries), coverage counts and other warnings; the
+    per-query values of the methods labelled ``written`` (all: None) written to ``out``."""
 
     def compute(collection: Collection, runs: dict[str, pd.DataFrame]) -> list[MethodResult]:
         results = evaluate_block(_restore(methods), runs, collection, keep=keep or out is not None, warn=False)
         if out is not None:
-            frame = Comparison(names, results).per_query
+            frame = Comparison(names, [r for r in results if written is None or r.method.label in written]).per_query
             frame = frame.astype({c: str for c in ("method", "query_id", "run_a", "run_b")})  # same types in every file
             frame.to_parquet(Path(out) / f"part-{index:05d}.parquet", index=False)
         # the driver puts its Method objects back (measure objects do not pickle)
@@ -517,7 +518,7 @@ def _failure(future: Any, outcome: Any, partition: int) -> BaseException:
 
 def compare(qrels: Any, runs: Any, methods: list[Any], *, client: Any = None, scheduler: str | None = None,
             workers: int | None = None, partitions: int | None = None, per_query: bool | str | None = None,
-            progress: bool = False) -> Any:
+            progress: bool = False, stated: Sequence[Any] = ()) -> Any:
     """:func:`prefeval.compare` on Dask (module docstring); ``methods`` are parsed :class:`prefeval.engine.methods.Method`.
 
     ``partitions``: number of query partitions (default: 4 per worker thread, fewer for fewer than
@@ -525,8 +526,11 @@ def compare(qrels: Any, runs: Any, methods: list[Any], *, client: Any = None, sc
     keeps the per-query pair values (collected on the driver), ``None`` keeps them when the qrels are known on
     the driver and they are small (as in-process), a path writes them as Parquet files ``part-NNNNN.parquet``
     (columns ``method, query_id, run_a, run_b, value``) into that folder, ``False`` keeps only the reductions
-    and per-query scores.
+    and per-query scores. ``stated``: methods evaluated with ``methods`` and returned after them, whose per-query
+    values are not written (Judged@k, stated beside a comparison).
     """
+    written = [m.label for m in methods] if stated else None
+    methods = [*methods, *stated]
     out = None
     if isinstance(per_query, (str, os.PathLike)):
         out = str(per_query)
@@ -538,7 +542,7 @@ def compare(qrels: Any, runs: Any, methods: list[Any], *, client: Any = None, sc
         check_pairs(len(plan.names), len(methods))
         keep = per_query is True or (per_query is None and plan.query_order is not None
                                      and per_query_bytes(methods, len(plan.query_order), len(plan.names)) <= KEEP_BYTES)
-        blocks, notes = _run(c, plan, _compare_task, _portable(methods), keep, out, progress=progress)
+        blocks, notes = _run(c, plan, _compare_task, _portable(methods), keep, out, written, progress=progress)
     for note in notes:
         warnings.warn(note, stacklevel=3)
     if not blocks:

@@ -13,7 +13,7 @@ from prefeval.engine.significance import FAMILY_WISE_TESTS
 from prefeval.report.html import grid_table
 from prefeval.report.tables import Cell, Grid, latex, markdown, plain
 
-__all__ = ["describe_test", "comparison_grid", "comparison_text", "comparison_html", "ranking_grid", "long_rows"]
+__all__ = ["describe_test", "judged_note", "comparison_grid", "comparison_text", "comparison_html", "ranking_grid", "long_rows"]
 
 
 def describe_test(test: str, correction: str, family: str) -> str:
@@ -21,6 +21,21 @@ def describe_test(test: str, correction: str, family: str) -> str:
     if test in FAMILY_WISE_TESTS:
         return f"{test}, family-wise over all pairs"
     return f"{test} test, " + ("no correction" if correction == "none" else f"{correction} correction over {family}")
+
+
+def judged_note(table: Any) -> str:
+    """The runs whose Judged@k (:attr:`prefeval.engine.table.RunTable.judged`, :attr:`prefeval.Comparison.judged`)
+    is below 1, with their values: the share of their top k documents the measures read without a judgment, as
+    non-relevant."""
+    if not table.judged:
+        return ""
+    field = table.judged_field
+    k = field.partition("@")[2]
+    below = [f"{run} {value:.3f}" for run, value in table.judged.items() if value < 1]
+    if not below:
+        return f"{field} = 1 for every run: every top-{k} document is judged."
+    return (f"{field} (share of a run's top {k} documents that are judged; the measures read the others as "
+            f"non-relevant) below 1: {', '.join(below)}.")
 
 
 def comparison_grid(c: Any, test: str | None = None, correction: str | None = None, alpha: float = 0.05,
@@ -44,6 +59,8 @@ def comparison_grid(c: Any, test: str | None = None, correction: str | None = No
                       for label, t, k, u in used)
     note = (f"Mean per-query preference of run_a over run_b over {c._queries_note()} "
             f"(positive: run_a preferred); * = significant at alpha={alpha} ({tests}).")
+    if judged := judged_note(c):
+        note += " " + judged
     header = ["run_a", "run_b", *c.methods]
     return Grid(header, rows, note=note, numeric=[False, False] + [True] * len(c.methods))
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from prefeval.engine.table import CI_LEVEL, letter_marks
 from prefeval.errors import PrefevalError
-from prefeval.report.comparison import describe_test
+from prefeval.report.comparison import describe_test, judged_note
 from prefeval.report.html import grid_table
 from prefeval.report.tables import FRAGILE, ROW_FORMATS, Cell, Grid, latex, markdown, plain, row_text
 
@@ -64,20 +64,6 @@ def robust_note(table: Any) -> str:
             "the same direction with unjudged documents read as non-relevant, removed (condensed lists) and judged "
             f"relevant at grade {rel} within each run's top {depth} (three readings, not every filling); "
             f"{FRAGILE}: significant, not robust.")
-
-
-def judged_note(table: Any) -> str:
-    """The runs whose Judged@k (:attr:`prefeval.engine.table.RunTable.judged`) is below 1, with their values: the
-    share of their top k documents the measures read without a judgment, as non-relevant."""
-    if not table.judged:
-        return ""
-    field = table.judged_field
-    k = field.partition("@")[2]
-    below = [f"{run} {value:.3f}" for run, value in table.judged.items() if value < 1]
-    if not below:
-        return f"{field} = 1 for every run: every top-{k} document is judged."
-    return (f"{field} (share of a run's top {k} documents that are judged; the measures read the others as "
-            f"non-relevant) below 1: {', '.join(below)}.")
 
 
 def families(table: Any) -> str:
