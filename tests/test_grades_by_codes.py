@@ -61,7 +61,8 @@ def test_grades_by_codes_equal_grades_by_lookup(case, depth, cut, block, as_dict
     assert np.array_equal(a.query, b.query)
     # and both are the definition: the last grade of each judged (query, document), in rank order
     last = {(q, d): g for q, d, g in qrels.itertuples(index=False)}
-    rows = by_lookup.rows(depth if cut is None else min(cut, depth or cut))
+    exact = None if by_lookup.full_order else by_lookup.exact_depth  # a run ranked to a depth is cut there
+    rows = by_lookup.rows(exact if cut is None else cut if exact is None else min(cut, exact))
     for s, query in enumerate(a.query.tolist()):
         name = grades.queries[query]
         docs = rows.loc[rows["query_id"] == name, "doc_id"].tolist()

@@ -269,9 +269,11 @@ def _query_blocks(qc: np.ndarray) -> np.ndarray | None:
 
 def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candidates | None = None,
                per_query: QueryCandidates | None = None, queries: Ids | None = None,
-               names_too: bool = True) -> tuple[np.ndarray, Any, np.ndarray, bool]:
+               names_too: bool = True) -> tuple[np.ndarray, Any, np.ndarray, bool, np.ndarray | None]:
     """(code of each row's document id in the returned names (``-1``: missing id), the names, the index of each name in
-    ``candidates.unique`` (-1: not a candidate; None when there are no candidates), whether no two rows of one query have the same code (False: some may)).
+    ``candidates.unique`` (-1: not a candidate; None when there are no candidates), whether no two rows of one query
+    have the same code (False: some may), with ``per_query`` each row's code for :func:`rank_codes` (its index among
+    the candidates, else ``len(candidates.unique)`` + its code in the names; else None)).
 
     Default: one factorisation of the column (every distinct id once in the names), the names then looked up among
     the candidates. ``by_block`` and rows grouped by query (each query's rows contiguous, as in TREC files): the
@@ -290,15 +292,16 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     column it is not examined (False)."""
     candidates = _Candidates(np.zeros(0, dtype=object)) if candidates is None else candidates
     n = len(qc)
-    small = _code_type(n)
+    small = _code_type(n + len(candidates.unique))  # (the codes of rows: up to the names and candidates)
     cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
     if cuts is None and per_query is None:
         raw, names = factorize(column, first_seen=False, dtype=small)
-        return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, False
+        return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, False, None
     values, prefix = _id_values(column, candidates)
     cuts = np.array([0, n]) if cuts is None else cuts
     starts = stretch_starts(qc)
     raw = np.empty(n, dtype=small)
+    row_codes = np.empty(n, dtype=small) if per_query is not None else None
     names, of_name = [], []
     offset = 0
     distinct = True
@@ -318,14 +321,17 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
         if distinct:
             distinct = _distinct_in_queries(qc[a:b], codes, len(uniques))
         raw[a:b] = np.where(codes >= 0, codes + offset, -1)
+        if row_codes is not None:  # (a missing id, -1, is an error of rank_codes before any code is read)
+            found_rows = found[codes]
+            row_codes[a:b] = np.where(found_rows >= 0, found_rows, raw[a:b] + len(candidates.unique))
         offset += len(uniques)
         names.append(uniques)
     if not names_too:
-        return raw, None, None, distinct
+        return raw, None, None, distinct, row_codes
     names = concat_ids(names)
     if per_query is None:
-        return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, distinct
-    return raw, names, np.concatenate(of_name), distinct
+        return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, distinct, None
+    return raw, names, np.concatenate(of_name), distinct, row_codes
 
 
 def _distinct_in_queries(qc: np.ndarray, codes: np.ndarray, size: int) -> bool:
@@ -685,7 +691,7 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
         prepared = per_query.documents
     else:
         prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
-    cand_of_name, distinct = None, False
+    cand_of_name, distinct, row_codes = None, False, None
     if isinstance(frame, EncodedRun):  # ids encoded already, together with other runs
         qc, raw_docs, dnames, sc = frame.query_codes, frame.doc_codes, frame.doc_names, frame.scores
         if queries is None or as_ids(queries) is frame.queries:
@@ -695,11 +701,11 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
             qc = np.where(qc >= 0, np.r_[queries.get_indexer(frame.queries), -1][qc], -1) if len(qc) else qc
     else:
         qc, queries = _query_codes(frame["query_id"], None if queries is None else as_ids(queries), name)
-        raw_docs, dnames, cand_of_name, distinct = _doc_codes(frame["doc_id"], qc, True, prepared, per_query, queries)
+        raw_docs, dnames, cand_of_name, distinct, row_codes = _doc_codes(frame["doc_id"], qc, True, prepared, per_query,
+                                                                         queries)
         sc = column_values(frame["score"], np.float64)
-    return rank_codes(qc, queries, raw_docs, dnames, sc, prepared, name, ties, depth,
-                      shared_names=isinstance(frame, EncodedRun), cand_of_name=cand_of_name,
-                      distinct_docs=distinct)
+    return _rank_codes(qc, queries, raw_docs, dnames, sc, prepared, name, ties, depth, isinstance(frame, EncodedRun),
+                       cand_of_name, row_codes, True, distinct, 3)
 
 
 def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, sc: np.ndarray,
@@ -714,6 +720,16 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
     ``cand_of_name``: the index of each name among the candidates (-1: none), when known already. ``warn=False``:
     repeated documents are dropped without the warning (the caller counts them). ``distinct_docs``: the caller knows
     that no document repeats within a query (the test for repeats is skipped)."""
+    return _rank_codes(qc, queries, raw_docs, dnames, sc, candidates, name, ties, depth, shared_names, cand_of_name,
+                       None, warn, distinct_docs, 4)
+
+
+def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, sc: np.ndarray, candidates: Any,
+                name: str, ties: str, depth: int | None, shared_names: bool, cand_of_name: np.ndarray | None,
+                row_codes: np.ndarray | None, warn: bool, distinct_docs: bool, stacklevel: int) -> RankedRun:
+    """:func:`rank_codes`; ``row_codes``: each row's code (its index in the candidates, else ``len(candidates)`` + its
+    code in ``dnames``) when known already (:func:`_doc_codes` finds them block by block); ``stacklevel`` of the
+    warning about repeated documents, counted from here."""
     _check_ties(ties, depth)
     if isinstance(candidates, _Candidates):
         prepared = candidates
@@ -723,6 +739,7 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
     keep = qc >= 0
     if not keep.all():
         qc, raw_docs, sc = qc[keep], raw_docs[keep], sc[keep]
+        row_codes = None if row_codes is None else row_codes[keep]
     n = len(qc)
     if n and raw_docs.min() < 0:
         raise PrefevalError(f"run {name!r} has a missing doc id (query {queries[qc[np.argmin(raw_docs)]]})")
@@ -732,6 +749,8 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
     # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
     if not len(candidates) or not n:  # the codes are the indices in ``dnames``
         recode, codes = None, raw_docs
+    elif row_codes is not None:
+        recode = codes = row_codes.astype(small, copy=False)
     elif shared_names:  # the runs encoded together share their names: looked up once
         recode = prepared.recode(dnames).astype(small)
         codes = recode[raw_docs]
@@ -743,7 +762,8 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
         codes = np.where(found >= 0, found, raw_docs + small(len(candidates)))
     only = codes < len(candidates) if ties == "candidates" else None
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
-    grouped = np.count_nonzero(starts) == np.count_nonzero(np.bincount(qc, minlength=1))
+    firsts = qc[starts]  # each stretch's query: grouped when no query has two stretches
+    grouped = sorted_unique(firsts).size == firsts.size
     if grouped and np.all(starts[1:] | (sc[1:] <= sc[:-1])):  # rank order up to ties and the order of queries
         order = None
         if n > 1 and np.any(qc[starts][1:] < qc[starts][:-1]):
@@ -791,17 +811,16 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
             repeated[multi[first]] = False
         if repeated.any():
             if warn:
-                warn_repeated(name, int(repeated.sum()), stacklevel=3)
+                warn_repeated(name, int(repeated.sum()), stacklevel=stacklevel)
             qc, raw_docs = qc[~repeated], raw_docs[~repeated]
             codes = raw_docs if recode is None else codes[~repeated]
             n, starts = len(qc), None
     if starts is None:  # (else the rows of each query stand where they stood)
         starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
-    idx = np.arange(n, dtype=small)
-    rank = np.where(starts, idx, 0).astype(small, copy=False)  # the row where each row's query starts
-    np.maximum.accumulate(rank, out=rank)
-    np.subtract(idx, rank, out=rank)
-    rank += 1
+    rank = np.ones(n, dtype=small)  # 1 + the rows above in the query: ones summed, restarted at each query
+    first = np.flatnonzero(starts)
+    rank[first[1:]] = 1 - np.diff(first)
+    np.cumsum(rank, out=rank)
     full = ties == "all" and (depth is None or only is None)  # no tie ordered only in part
     return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, full, None if full else depth)
 
