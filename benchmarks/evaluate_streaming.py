@@ -8,7 +8,9 @@ RSS (``os.wait4``) are measured:
 * the same with the ``--runs`` runs.
 
 Prints the medians and the ratios: with runs evaluated one at a time, N runs take about N times as long and about
-the memory of one (goal: peak memory at most 1.25x one run's); the N runs' means must all equal the one run's.
+the memory of one (goal: peak memory at most 1.25x one run's; run files up to
+:data:`prefeval.engine.blocks.READ_AHEAD_BYTES` in all are read ahead, to report a bad line before any work, and
+stay in memory until their turn); the N runs' means must all equal the one run's.
 
     PYTHONPATH=src python benchmarks/evaluate_streaming.py [--queries 3000 --depth 1000 --runs 3 --repeat 3]
 """
@@ -25,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from msmarco_scale import MEASURES, measured, write_collection  # noqa: E402
+from msmarco_scale import MEASURES, in_turns, write_collection  # noqa: E402
 
 EVALUATE = """
 import json, sys, warnings, prefeval
@@ -57,14 +59,7 @@ def main() -> None:
             f"evaluate, {args.runs} runs": [sys.executable, "-c", EVALUATE, json.dumps(MEASURES), str(qrels),
                                             *map(str, copies)],
         }
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        memory: dict[str, list[float]] = {name: [] for name in commands}
-        outputs: dict[str, str] = {}
-        for _ in range(args.repeat):  # in turns
-            for name, command in commands.items():
-                seconds, gib, outputs[name] = measured(command, env)
-                times[name].append(seconds)
-                memory[name].append(gib)
+        times, memory, outputs = in_turns(commands, env, args.repeat)
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     median = {name: statistics.median(values) for name, values in times.items()}
     peak = {name: statistics.median(values) for name, values in memory.items()}
