@@ -162,10 +162,7 @@ class Collection:
         return self._cached("candidates", rel, lambda: distinct(self._rows_at(rel, "doc_id"))[1])
 
     def query_candidates(self, rel: int) -> QueryCandidates:
-        """Each query's own documents of grade ``>= rel``: per-query ``candidates`` for a ranking (at the lowest grade,
-        :attr:`judged_pairs`: every judged document, whose grades :attr:`grades` then takes by candidate code)."""
-        if rel <= MIN_GRADE:
-            return self.judged_pairs
+        """Each query's own documents of grade ``>= rel``: per-query ``candidates`` for a ranking."""
         return self._cached("query_candidates", rel,
                             lambda: QueryCandidates(self._rows_at(rel, "query_id"), self._rows_at(rel, "doc_id")))
 
