@@ -8,7 +8,9 @@ RSS (``os.wait4``) are measured:
 * the same with the ``--runs`` runs.
 
 Prints the medians and the ratios: with runs evaluated one at a time, N runs take about N times as long and about
-the memory of one (goal: peak memory at most 1.25x one run's); the N runs' means must all equal the one run's.
+the memory of one (goal: peak memory at most 1.25x one run's; run files up to
+:data:`prefeval.engine.blocks.READ_AHEAD_BYTES` in all are read ahead, to report a bad line before any work, and
+stay in memory until their turn); the N runs' means must all equal the one run's.
 
     PYTHONPATH=src python benchmarks/evaluate_streaming.py [--queries 3000 --depth 1000 --runs 3 --repeat 3]
 """

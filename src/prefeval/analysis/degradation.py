@@ -47,7 +47,7 @@ from prefeval.analysis.position_engine import (
     supported,
 )
 from prefeval.core.stats import check_seed
-from prefeval.data.inputs import qrels_frame
+from prefeval.data.collection import Collection
 from prefeval.data.positions import QueryPositions
 from prefeval.engine.compare import compare
 from prefeval.engine.comparison import Comparison
@@ -160,7 +160,7 @@ def label_degradation(qrels: Any, runs: Any, methods: Sequence[Any], *,
     engine = all(supported(parse_method(m, rel, depth), data) for m in methods)
     if not engine and (qrels is None or runs is None):
         raise PrefevalError("label_degradation: methods outside the position engine need qrels and runs")
-    qrels_df = None if engine else qrels_frame(qrels)
+    qrels_df = None if engine else Collection.of(qrels).frame
 
     def evaluate_labels(keep: dict[str, np.ndarray] | None) -> Comparison:
         if engine:

@@ -29,8 +29,8 @@ import pandas as pd
 
 from prefeval.core import metrics
 from prefeval.core.positions import position_vectors
-from prefeval.data.collection import query_positions
-from prefeval.data.inputs import qrels_frame, runs_dict
+from prefeval.data.collection import Collection, query_positions
+from prefeval.data.inputs import runs_dict
 from prefeval.data.positions import QueryPositions
 from prefeval.engine.comparison import Comparison
 from prefeval.engine.methods import Method, parse_method
@@ -59,11 +59,12 @@ def load_positions(qrels: Any, runs: Any, depth: int | None = None) -> PositionD
     """Rank ``runs`` (anything :func:`prefeval.engine.compare.compare` accepts) once and locate every document with
     a positive grade. ``depth`` truncates the runs first."""
 
-    qrels_df = qrels_frame(qrels)
+    collection = Collection.of(qrels)
+    qrels_df = collection.frame
     run_frames = runs_dict(runs)
     if len(run_frames) < 2:
         raise PrefevalError(f"need at least two runs; got {len(run_frames)}")
-    queries = query_positions(run_frames, qrels_df, rel=1, depth=depth)
+    queries = query_positions(run_frames, collection, rel=1, depth=depth)
     if not queries:
         raise PrefevalError("no query of the qrels has a document with a positive grade")
     nonpositive = frozenset(qrels_df.loc[qrels_df["relevance"] < 1, "query_id"].astype(str))

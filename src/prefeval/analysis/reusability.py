@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from prefeval.data.collection import Collection
-from prefeval.data.inputs import qrels_frame, run_frame, runs_dict
+from prefeval.data.inputs import run_frame, runs_dict
 from prefeval.data.ranking import rank_run
 from prefeval.engine.evaluate import evaluate, parse_measures
 from prefeval.errors import PrefevalError
@@ -50,12 +50,13 @@ def leave_one_run_out(qrels: Any, runs: Any, measures: Sequence[Any], depth: int
     (names or measure objects, and their condensed variants), the pool of the other runs taken at ``depth``."""
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
         raise PrefevalError(f"reusability needs the pool depth K (--depth K), a positive integer; got {depth!r}")
-    qrels_df = qrels_frame(qrels)
+    collection = Collection.of(qrels)
+    qrels_df = collection.frame
     sources = runs_dict(runs)
     if len(sources) < 2:
         raise PrefevalError(f"reusability leaves one run out of the pool of the others: give at least two runs; got "
                             f"{len(sources)}")
-    queries = Collection(qrels_df).queries
+    queries = collection.queries
     tops: dict[str, pd.DataFrame] = {}
     for name, source in sources.items():  # each run ranked once, cut at the pool depth
         rows = rank_run(run_frame(source, name), queries, name=name, depth=depth).rows(depth)

@@ -26,7 +26,8 @@ import pandas as pd
 
 from prefeval.core import diversity
 from prefeval.data.aspects import aspect_arrays, single_aspect
-from prefeval.data.inputs import qrels_frame, runs_dict
+from prefeval.data.collection import Collection
+from prefeval.data.inputs import runs_dict
 from prefeval.errors import PrefevalError
 
 __all__ = ["PAPER_GRID", "diversity_scores", "metric_unanimity", "mu_table", "unanimity_counts"]
@@ -187,7 +188,7 @@ def diversity_scores(qrels, runs, grid: Sequence[tuple[str, str, str, bool, dict
     :func:`metric_unanimity` (``by="query_id"``).
     """
     grid = PAPER_GRID if grid is None else list(grid)
-    qrels = qrels_frame(qrels)
+    qrels = Collection.of(qrels).frame
     frames = []
     for name, run in runs_dict(runs).items():
         for a in aspect_arrays(qrels, run, rel, bucket=False):

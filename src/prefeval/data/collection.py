@@ -40,7 +40,7 @@ from prefeval.data.grades import CodedJudgments
 from prefeval.data.inputs import qrels_table
 from prefeval.data.positions import PositionTable, QueryPositions, judged_table
 from prefeval.data.ranking import NO_SUBTOPIC, QueryCandidates, RankedRun, nested_dict, rank_run
-from prefeval.data.trec import Columns
+from prefeval.data.trec import MIN_GRADE, Columns
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -137,12 +137,12 @@ class Collection:
         """One grade per judged (query, document), on :attr:`judged`: the input of trec_eval's measures."""
         return CodedJudgments(self.qrels, Ids(self.judged), self.judged_pairs)
 
-    @functools.cached_property
+    @property
     def judged_pairs(self) -> QueryCandidates:
-        """Every judged (query, document), at any grade, as per-query candidates: a run ranked with them
-        (:func:`prefeval.engine.evaluate.ranked_runs`) has its judged rows found while its ids are encoded, for
-        :attr:`grades` and every position table."""
-        return QueryCandidates(self.qrels["query_id"], self.qrels["doc_id"])
+        """Every judged (query, document), at any grade, as per-query candidates (:meth:`query_candidates` at the lowest
+        grade the reader accepts): a run ranked with them (:func:`prefeval.engine.evaluate.ranked_runs`) has its judged
+        rows found while its ids are encoded, for :attr:`grades`, condensed lists and every position table."""
+        return self.query_candidates(MIN_GRADE)
 
     @functools.cached_property
     def frame(self) -> pd.DataFrame:

@@ -1,12 +1,13 @@
 """Evaluation of a block of queries for every pair of runs under every method: :func:`evaluate_block`.
 
-One pass over the runs: each run is ranked once (score descending, ties by doc_id descending, a repeated document
-at its best position; :mod:`prefeval.data.ranking`) and truncated to each method's depth, the positions of the
-judged documents are located for every preference (:class:`~prefeval.data.positions.PositionTable`), and each metric
-table gets the ranking (one ir-measures ``iter_calc`` pass per run and depth). A run given as a TREC file path is
-read when its turn comes, so one run file is in memory at a time. Then, query by query (or in batches of queries
-where the kernel has a batched form), each preference's ``S x S`` matrix comes from its kernel in
-:mod:`prefeval.core` (LexiRecall: Diaz & Mitra (2023) §5.2; LexiPrecision: Diaz (2023) §3; RPP: Diaz & Ferraro
+One pass over the runs: each run is ranked once on the collection (:meth:`prefeval.data.collection.Collection.rank`:
+score descending, ties by doc_id descending, a repeated document at its best position) and truncated to each
+method's depth, the relevant documents of the collection (:meth:`~prefeval.data.collection.Collection.table`) are
+located in it for every preference, and each metric table gets the ranking
+(:class:`~prefeval.engine.values.MeasureEvaluator`, once per run and depth). A run given as a TREC file path is read
+when its turn comes, so one run file is in memory at a time. Then, query by query (or in batches of queries where
+the kernel has a batched form), each preference's ``S x S`` matrix comes from its kernel in :mod:`prefeval.core`
+(LexiRecall: Diaz & Mitra (2023) §5.2; LexiPrecision: Diaz (2023) §3; RPP: Diaz & Ferraro
 (2022) Eq. 3-6), and a metric's from the differences ``mu(a) - mu(b)`` of its per-query values; each is folded into a
 :class:`~prefeval.engine.results.MethodResult` (win rates, streamed pair sums, the tensor when kept).
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from prefeval.data.collection import Collection
 from prefeval.data.encoding import column_values, factorize
-from prefeval.data.inputs import qrels_table, run_frame, runs_dict
+from prefeval.data.inputs import run_frame, runs_dict
 from prefeval.data.positions import judged_at
 from prefeval.data.ranking import RankedRun, rank_run
 from prefeval.data.trec import MIN_GRADE
@@ -136,11 +136,10 @@ def check(qrels: Any, runs: Any, rel: int = 1, depth: int | None = None) -> Chec
     cutoffs = sorted({*CUTOFFS, *([] if depth is None else [depth])})
     if isinstance(rel, bool) or not isinstance(rel, int) or not 1 <= rel <= 1000:
         raise PrefevalError(f"rel must be an integer from 1 to 1000; got {rel!r}")
-    table = qrels_table(qrels)
+    collection = Collection.of(qrels)
     run_sources = runs_dict(runs, columns=True)
     if not run_sources:
         raise PrefevalError("no runs given to check")
-    collection = Collection(table)
     queries, judged = collection.queries, collection.judged_documents
     candidates = collection.query_candidates(MIN_GRADE)  # each query's judged documents: their ranks are exact
     out = []

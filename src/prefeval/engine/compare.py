@@ -6,7 +6,8 @@
   ``"RPP(weighting='dcg')"``, ``"RPP(graded=False)@100"``; Diaz & Mitra (2023) §5.2, Diaz (2023) §3, Diaz & Ferraro
   (2022) Eq. 3-6), computed per query for all S x S pairs at once by the kernels of :mod:`prefeval.core`;
 * any other ir-measures measure (``"nDCG@10"``, ``"AP(rel=2)"``, ``"RBU@20"``), which becomes the metric-difference
-  preference ``mu(a) - mu(b)`` per query (one ``iter_calc`` pass per run).
+  preference ``mu(a) - mu(b)`` per query (its per-query values from :func:`prefeval.engine.values.measure_values`, the
+  one evaluation of measures, one run at a time).
 
 Semantics (README, "Input semantics"): runs are ordered by score descending, ties by doc_id descending; a repeated
 document keeps its best position; every query of the qrels is compared (as ``evaluate``, ir-measures and PyTerrier

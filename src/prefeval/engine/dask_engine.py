@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from prefeval.core.lazy import lazy_module
 from prefeval.data.collection import Collection
-from prefeval.data.inputs import list_run_name, qrels_frame
+from prefeval.data.inputs import list_run_name
 from prefeval.engine import partitions as parts
 from prefeval.engine.blocks import evaluate_block
 from prefeval.engine.comparison import Comparison
@@ -347,8 +347,8 @@ def _plan(client: Any, qrels: Any, runs: Any, n: int | None) -> _Plan:
         frame, query_order = None, None
         n = n or 4 * n_threads(client)
     else:
-        frame = qrels_frame(qrels)
-        query_order = pd.unique(frame["query_id"])
+        collection = Collection.of(qrels)
+        frame, query_order = collection.frame, collection.queries.to_numpy()
         n = n or max(1, min(4 * n_threads(client), len(query_order) // QUERIES_PER_PARTITION))
     qrels_pieces: list[list[Any]] = [[] for _ in range(n)]
     run_pieces: list[list[Any]] = [[] for _ in range(n)]

@@ -33,7 +33,7 @@ import pandas as pd
 from prefeval.data.arrow import call, from_numpy
 from prefeval.data.collection import Collection
 from prefeval.data.encoding import concat_ids, id_array, ids_to_pandas
-from prefeval.data.inputs import qrels_frame, run_frame, runs_dict
+from prefeval.data.inputs import run_frame, runs_dict
 from prefeval.data.positions import condensed_run
 from prefeval.data.ranking import EncodedRun, RankedRun, encoded_runs
 from prefeval.data.trec import MIN_GRADE
@@ -48,14 +48,15 @@ def coded(run: RankedRun) -> EncodedRun:
 
 
 def readings(qrels: Any, runs: Any, rel: int, depth: int, *, codes: bool = True) -> tuple[
-        pd.DataFrame, dict[str, Any], dict[str, Any], pd.DataFrame]:
-    """``(qrels, runs, condensed runs, filled qrels)``: the canonical qrels frame and the runs (reading (a)), each
+        Collection, dict[str, Any], dict[str, Any], pd.DataFrame]:
+    """``(collection, runs, condensed runs, filled qrels)``: the qrels coded once (any form
+    :meth:`~prefeval.data.collection.Collection.of` reads) and the runs (reading (a)), each
     run's condensed list (reading (b)), and the qrels with every unjudged document of the runs' top ``depth`` added at
     grade ``rel`` (reading (c); see the module docstring). Each run is ranked once; the runs and condensed lists are
     :class:`~prefeval.data.ranking.EncodedRun` (``codes``, for :func:`prefeval.compare` in process) or canonical run
     frames (``codes=False``, for other engines)."""
-    qrels_df = qrels_frame(qrels)
-    collection = Collection(qrels_df)
+    collection = Collection.of(qrels)
+    qrels_df = collection.frame
     queries, judged = collection.queries, collection.judged_documents
     sources = runs_dict(runs, columns=True)
     read = {name: run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
@@ -74,7 +75,7 @@ def readings(qrels: Any, runs: Any, rel: int, depth: int, *, codes: bool = True)
         rows = np.flatnonzero(unjudged)
         hole_queries.append(from_numpy(run.query_codes[rows].astype(np.int64)))
         hole_docs.append(call("take", id_array(run.doc_names), from_numpy(run.doc_raw[rows])))
-    return qrels_df, ranked, condensed, _filled(qrels_df, queries, hole_queries, hole_docs, rel)
+    return collection, ranked, condensed, _filled(qrels_df, queries, hole_queries, hole_docs, rel)
 
 
 def _filled(qrels_df: pd.DataFrame, queries: Any, hole_queries: list, hole_docs: list, rel: int) -> pd.DataFrame:

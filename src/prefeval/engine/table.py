@@ -578,8 +578,9 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test
     else:
         fill_rel, fill_depth = 1 if rel is None else rel, FILL_DEPTH if depth is None else depth
         # each run read and ranked once, the other readings taken from that ranking (integer codes)
-        qrels_df, ranked, condensed, filled = holes.readings(qrels, runs, fill_rel, fill_depth, codes=other is None)
-        parts = compute(qrels_df, ranked)
+        collection, ranked, condensed, filled = holes.readings(qrels, runs, fill_rel, fill_depth, codes=other is None)
+        coded = collection if other is None else collection.frame  # the qrels coded once for readings (a) and (b)
+        parts = compute(coded, ranked)
         # only the columns with a significant cell are tested again, each on every run (its correction family);
         # with family="table" every tested column is one family
         retest = [(label, m) for label, m in columns
@@ -589,7 +590,7 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test
         if any(p.significant_cells(label) for p in parts for label, _ in retest):
             with warnings.catch_warnings():  # the inputs' warnings were given by reading (a)
                 warnings.simplefilter("ignore")
-                others = [compute(qrels_df, condensed, retest, None), compute(filled, ranked, retest, None)]
+                others = [compute(coded, condensed, retest, None), compute(filled, ranked, retest, None)]
         for k, part in enumerate(parts):
             part.set_robust([other[k] for other in others if other], fill_rel, fill_depth)
     return parts[0] if len(parts) == 1 and (baseline is None or isinstance(baseline, str)) else BaselineTables(parts)

@@ -157,7 +157,7 @@ class Aggregate(Step):
         for kind, names, test in (("metric", context.measures, self.metric_test),
                                   ("preference", context.methods, self.test)):
             for baseline in baselines if names else []:
-                result = table(context.qrels, context.runs, names, baseline=baseline, test=test,
+                result = table(context.collection(), context.runs, names, baseline=baseline, test=test,
                                correction=self.correction, alpha=self.alpha, rel=context.rel, robust=True)
                 for name in names:
                     for run in result.runs:

@@ -52,7 +52,7 @@ class Check(Step):
             return
         depth = judged_depth(parse_methods(_measures(context.settings), context.rel))
         with progress.stage("check"):
-            context.check = {**check(context.qrels, context.runs, rel=context.rel, depth=depth).to_dict(),
+            context.check = {**check(context.collection(), context.runs, rel=context.rel, depth=depth).to_dict(),
                              "judged_depth": depth}
 
 
