@@ -27,7 +27,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from msmarco_scale import MEASURES, measured, write_collection  # noqa: E402
+from msmarco_scale import MEASURES, in_turns, write_collection  # noqa: E402
 
 EVALUATE = """
 import json, sys, warnings, prefeval
@@ -59,14 +59,7 @@ def main() -> None:
             f"evaluate, {args.runs} runs": [sys.executable, "-c", EVALUATE, json.dumps(MEASURES), str(qrels),
                                             *map(str, copies)],
         }
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        memory: dict[str, list[float]] = {name: [] for name in commands}
-        outputs: dict[str, str] = {}
-        for _ in range(args.repeat):  # in turns
-            for name, command in commands.items():
-                seconds, gib, outputs[name] = measured(command, env)
-                times[name].append(seconds)
-                memory[name].append(gib)
+        times, memory, outputs = in_turns(commands, env, args.repeat)
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     median = {name: statistics.median(values) for name, values in times.items()}
     peak = {name: statistics.median(values) for name, values in memory.items()}

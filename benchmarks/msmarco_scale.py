@@ -108,6 +108,21 @@ def measured(command: list[str], env: dict[str, str]) -> tuple[float, float, str
     return seconds, usage.ru_maxrss / 2**20, text
 
 
+def in_turns(commands: dict[str, list[str]], env: dict[str, str], repeat: int
+             ) -> tuple[dict[str, list[float]], dict[str, list[float]], dict[str, str]]:
+    """Each command ``repeat`` times, in turns (each repetition runs every command once): the wall seconds and peak
+    RSS (GiB) of every run per command, and each command's last output (:func:`measured`)."""
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    memory: dict[str, list[float]] = {name: [] for name in commands}
+    outputs: dict[str, str] = {}
+    for _ in range(repeat):
+        for name, command in commands.items():
+            seconds, gib, outputs[name] = measured(command, env)
+            times[name].append(seconds)
+            memory[name].append(gib)
+    return times, memory, outputs
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--queries", type=int, default=6980)
@@ -124,14 +139,7 @@ def main() -> None:
             "parse floor (pyarrow.csv)": [sys.executable, "-c", FLOOR_SCRIPT, str(run)],
             "pytrec_eval script": [sys.executable, "-c", PYTREC_SCRIPT, str(qrels), str(run), json.dumps(TREC_NAMES)],
         }
-        times: dict[str, list[float]] = {name: [] for name in commands}
-        memory: dict[str, list[float]] = {name: [] for name in commands}
-        outputs: dict[str, str] = {}
-        for _ in range(args.repeat):  # in turns: each repetition runs every command once
-            for name, command in commands.items():
-                seconds, gib, outputs[name] = measured(command, env)
-                times[name].append(seconds)
-                memory[name].append(gib)
+        times, memory, outputs = in_turns(commands, env, args.repeat)
         print(f"load average after: {os.getloadavg()[0]:.2f}")
     median = {name: statistics.median(values) for name, values in times.items()}
     peak = {name: statistics.median(values) for name, values in memory.items()}
