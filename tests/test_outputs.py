@@ -85,6 +85,9 @@ def test_md_escape_makes_markup_inert():
     # the report's own markup survives; a code span that would hold markup becomes escaped text
     assert md_inline("**Simulated data.** run `bm25` <b>") == "**Simulated data.** run `bm25` &lt;b&gt;"
     assert md_inline("baseline `<img src=x>`") == "baseline &lt;img src=x&gt;"
+    # inside a code span Markdown reads _ and * literally: a run name keeps its code span
+    assert md_inline("`bm25` and `bm25_rm3` (x_y)") == "`bm25` and `bm25_rm3` (x\\_y)"
+    assert md_inline("`a|b` `c`d`") == "a\\|b `c`d\\`"
     assert path_slug("../../x") == "x" and path_slug("..") == "pipeline" and path_slug("dl hard/2") == "dl_hard_2"
 
 

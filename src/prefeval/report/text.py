@@ -68,13 +68,20 @@ def inline_markup(text: Any, bold: Callable[[str], str], code: Callable[[str], s
 _INERT_LT = re.compile(r"&lt;(?![A-Za-z/!?])")
 
 
+#: Characters a ```code``` span of a report text may not hold in Markdown (then it is written as escaped text).
+CODE_SPAN_UNSAFE = frozenset("`|<>&\n\r")
+
+
 def md_inline(text: Any) -> str:
     """Markdown of a report text: its ``**bold**`` and ```code``` spans kept, every other character escaped
-    (:func:`md_escape`), so names, titles and descriptions are shown as written. A code span
-    whose content Markdown or HTML could read as markup is shown as escaped plain text instead."""
+    (:func:`md_escape`), so names, titles and descriptions are shown as written. Inside a code span Markdown reads
+    every character literally (``bm25_rm3`` stays as written) except :data:`CODE_SPAN_UNSAFE` (a backtick, a table
+    cell boundary, HTML that a lenient renderer might read, a line break) and control characters: a span holding one
+    of them is shown as escaped plain text instead."""
 
     def code(inner: str) -> str:
-        return f"`{inner}`" if md_escape(inner) == inner else md_escape(inner)
+        safe = printable(inner) == inner and not CODE_SPAN_UNSAFE.intersection(inner)
+        return f"`{inner}`" if safe else md_escape(inner)
 
     return _INERT_LT.sub("<", inline_markup(text, lambda inner: f"**{md_escape(inner)}**", code, md_escape))
 
