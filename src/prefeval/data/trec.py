@@ -394,8 +394,9 @@ def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str
     """``data`` split on ``sep`` and parsed by ``pyarrow.csv`` into the columns ``keep`` of ``types``; a line with
     another number of fields than ``names`` is an error naming it (with ``extra_ok``, more fields: those are
     dropped and the text parsed again). ``fast``: any failure, or an empty field, raises :class:`_Uneven`
-    instead (the text may hold runs of blanks). Blocks are parsed on every core (``threads``); a failure is examined
-    by parsing again on one thread, where Arrow numbers the bad row."""
+    instead (the text may hold runs of blanks). A text of several blocks is parsed on every core (``threads``; one
+    block gains nothing from Arrow's thread pool, so a small file never starts it); a failure is examined by parsing
+    again on one thread, where Arrow numbers the bad row."""
     import pyarrow as pa  # deferred: the reader's engine
     import pyarrow.csv as pacsv  # deferred: as above
 
@@ -410,7 +411,8 @@ def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str
     try:
         table = pacsv.read_csv(
             pa.BufferReader(data),  # read in place (a BytesIO would be copied block by block)
-            read_options=pacsv.ReadOptions(column_names=names, use_threads=threads, block_size=block),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=threads and len(data) > block,
+                                           block_size=block),
             parse_options=pacsv.ParseOptions(delimiter=sep.decode(), quote_char=False, escape_char=False,
                                              ignore_empty_lines=True, invalid_row_handler=invalid),
             convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
