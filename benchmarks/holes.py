@@ -12,15 +12,13 @@
 ``robust=True`` ranks each run once (:func:`prefeval.engine.holes.readings`) and computes the condensed and filled
 readings again only for the columns with a significant cell (here nDCG@10 and LexiRecall).
 
-Measured on the 2-core development machine (shared; best of 3, the contenders taking turns; load average 4.5):
-measures alone
-0.31 s, the table with Judged@10 1.00x, with ``robust=True`` 2.95x (0.93 s; 2.33x at load 1.0 before the reader and
-the measures got faster; it was 4.51x on a quiet machine when every reading recomputed the whole table and ranked
-every run again); ``check`` of a 10,000,000-line run 3.31x reading it (1.39 s reading, 4.58 s check; 2.27x against
-the slower reader of the session's start, 2.73x before check ranked around the judged documents only): above the
-issue's 2x. Profiled, check's time beyond reading is the ranking (tied scores ordered around the judged documents,
-the documents of each block of queries factorised: about 1x reading), the table of judged documents (0.4 s), the
-tie count (0.5 s) and Judged@k (0.2 s).
+Measured on the 2-core development machine (shared; best of 3, the contenders taking turns; load average 4.4):
+measures alone 0.32 s, the table with Judged@10 1.05x, with ``robust=True`` 2.82x (0.89 s; it was 4.51x on a quiet
+machine when every reading recomputed the whole table and ranked every run again); ``check`` of a 10,000,000-line
+run 2.85x reading it (1.58 s reading, 4.50 s check; 2.73x before check ranked around the judged documents only,
+against a reader then twice as slow): above the issue's 2x. Profiled, check's time beyond reading is the ranking
+(tied scores ordered around the judged documents, the documents of each block of queries factorised: about 1x
+reading), the table of judged documents (0.4 s), the tie count (0.5 s) and Judged@k (0.2 s).
 
 Each time is the best of ``--repeat`` rounds, the contenders taking turns. Run:
 ``python benchmarks/holes.py [--data DIR] [--repeat 3] [--lines 10000000]``.

@@ -138,8 +138,9 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], collection
             metric_groups.setdefault(m.depth, []).append(m)
     min_rel = min((m.rel for m in methods if not _judged_share(m)), default=1)
     condensed = any(judged_only for _, _, judged_only in pref_groups)
-    # condensed lists and Judged@k need every judged rank exact: every judged document a candidate (each query's own)
-    candidate_rel = MIN_GRADE if condensed or judged_groups else min_rel
+    # condensed lists and Judged@k need every judged rank exact: every judged document a candidate (each query's own);
+    # the metrics then take their grades by candidate code (Collection.grades)
+    candidate_rel = MIN_GRADE if condensed or judged_groups or metric_groups else min_rel
     candidates = collection.query_candidates(candidate_rel)
     tables = {rel: collection.table(rel) for rel in dict.fromkeys(rel for rel, _, _ in pref_groups)}
     doc_pos = {key: np.full((S, len(tables[key[0]])), np.inf) for key in pref_groups}
