@@ -160,8 +160,30 @@ def judged_depth(methods: Sequence[Method]) -> int:
     return max((c for c in cutoffs if isinstance(c, int) and not isinstance(c, bool)), default=JUDGED_DEPTH)
 
 
+@dataclass(frozen=True)
+class JudgedAt:
+    """ir-measures' ``Judged@k`` as a table or comparison states it beside its methods: the share of a run's top
+    ``cutoff`` documents that the qrels judge (Buckley & Voorhees (2004)), 0 for a query the run lacks. It has that
+    measure's name, parameters, ``str`` / ``repr`` (``Judged@k``) and default, so the results read the same, without
+    loading ir-measures (comparing TREC files of preferences does not); :func:`prefeval.engine.blocks.evaluate_block`
+    counts it from the ranks of the judged documents, as it does ir-measures' ``Judged@k``."""
+
+    cutoff: int
+    NAME = "Judged"
+    DEFAULT = 0.0
+
+    @property
+    def params(self) -> dict[str, int]:
+        return {"cutoff": self.cutoff}
+
+    def __str__(self) -> str:
+        return f"Judged@{self.cutoff}"
+
+    __repr__ = __str__
+
+
 def judged_method(methods: Sequence[Method], depth: int | None = None) -> Method:
-    """The ``Judged@k`` metric (ir-measures' ``Judged``: the share of a run's top k documents the qrels judge;
-    Buckley & Voorhees (2004)) stated beside ``methods``: k by :func:`judged_depth`, the runs cut at ``depth`` as
-    theirs."""
-    return parse_methods([f"Judged@{judged_depth(methods)}"], 1, depth)[0]
+    """The Judged@k metric (:class:`JudgedAt`) stated beside ``methods``: k by :func:`judged_depth`, the runs cut at
+    ``depth`` as theirs."""
+    k = judged_depth(methods)
+    return Method(f"Judged@{k}", JudgedAt(k), "metric", 1, depth, depth)
