@@ -12,13 +12,12 @@
 ``robust=True`` ranks each run once (:func:`prefeval.engine.holes.readings`) and computes the condensed and filled
 readings again only for the columns with a significant cell (here nDCG@10 and LexiRecall).
 
-Measured on the 2-core development machine (shared; best of 3, the contenders taking turns; load average 4.4):
-measures alone 0.32 s, the table with Judged@10 1.05x, with ``robust=True`` 2.82x (0.89 s; it was 4.51x on a quiet
-machine when every reading recomputed the whole table and ranked every run again); ``check`` of a 10,000,000-line
-run 2.85x reading it (1.58 s reading, 4.50 s check; 2.73x before check ranked around the judged documents only,
-against a reader then twice as slow): above the issue's 2x. Profiled, check's time beyond reading is the ranking
-(tied scores ordered around the judged documents, the documents of each block of queries factorised: about 1x
-reading), the table of judged documents (0.4 s), the tie count (0.5 s) and Judged@k (0.2 s).
+Measured on the 2-core development machine (best of 3, the contenders taking turns, load average 1.0): measures
+alone 0.27 s, the table with Judged@10 1.05x, with ``robust=True`` 2.58x (0.70 s; 2.82x at load 4.4; it was 4.51x
+when every reading recomputed the whole table and ranked every run again); ``check`` of a 10,000,000-line run 2.95x
+reading it (0.96 s reading, 2.83 s check; 3.94x before its Judged@k went through the one evaluation of measures):
+above the issue's 2x. Profiled, check's time beyond reading the run is the ranking (about one reading), reading the
+qrels (0.23 s), the tie count (0.14 s) and Judged@k by trec_eval's kernels.
 
 Each time is the best of ``--repeat`` rounds, the contenders taking turns. Run:
 ``python benchmarks/holes.py [--data DIR] [--repeat 3] [--lines 10000000]``.

@@ -271,27 +271,3 @@ def judged_shares(judged: PositionTable, ranks: np.ndarray, ranked: np.ndarray, 
         else np.zeros((0, Q))
     n = np.minimum(ranked, k)
     return np.divide(hits, n, out=np.zeros(hits.shape), where=n > 0)
-
-
-def judged_at(run: RankedRun, judged: PositionTable, cutoffs: list[int]) -> np.ndarray:
-    """``(len(cutoffs), len(judged.queries))``: Judged@k of ``run`` for each query of the qrels (``judged``:
-    :func:`judged_table`) by :func:`judged_shares`. The ranks of the judged documents must be exact (as for
-    :func:`condensed_run`)."""
-    out = np.zeros((len(cutoffs), len(judged.queries)))
-    if not len(run.rank):
-        return out
-    code = judged.queries.get_indexer(run.queries)[run.query_codes]  # each row's query among the qrels' (-1: none)
-    ranked = np.bincount(code[code >= 0], minlength=len(judged.queries))[None, :]
-    ranks = judged.locate(run)[None, :]
-    for i, k in enumerate(cutoffs):
-        out[i] = judged_shares(judged, ranks, ranked, k)[0]
-    return out
-    code = judged.queries.get_indexer(run.queries)[run.query_codes]  # each row's query among the qrels' (-1: none)
-    kept = code >= 0
-    n = np.bincount(code[kept], minlength=len(judged.queries))
-    rows = judged.matched_rows(run)
-    for i, k in enumerate(cutoffs):
-        top = rows[run.rank[rows] <= k]
-        hits = np.bincount(code[top], minlength=len(judged.queries))
-        np.divide(hits, np.minimum(n, k), out=out[i], where=n > 0)
-    return out

@@ -23,9 +23,9 @@ import numpy as np
 from prefeval.data.collection import Collection
 from prefeval.data.encoding import column_values, factorize
 from prefeval.data.inputs import run_frame, runs_dict
-from prefeval.data.positions import judged_at
-from prefeval.data.ranking import RankedRun, rank_run
-from prefeval.data.trec import MIN_GRADE
+from prefeval.data.ranking import rank_run
+from prefeval.engine.methods import JudgedAt
+from prefeval.engine.values import measure_values
 from prefeval.errors import PrefevalError
 
 __all__ = ["CUTOFFS", "Check", "QrelsCheck", "RunCheck", "check", "LOW_JUDGED"]
@@ -140,12 +140,11 @@ def check(qrels: Any, runs: Any, rel: int = 1, depth: int | None = None) -> Chec
     run_sources = runs_dict(runs, columns=True)
     if not run_sources:
         raise PrefevalError("no runs given to check")
-    queries, judged = collection.queries, collection.judged_documents
-    candidates = collection.query_candidates(MIN_GRADE)  # each query's judged documents: their ranks are exact
+    judged = [JudgedAt(k) for k in cutoffs]
     out = []
     for name, source in run_sources.items():  # a run file read when its turn comes
         frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
-        out.append(_run_check(name, frame, queries, judged, candidates, cutoffs))
+        out.append(_run_check(name, frame, collection, judged))
         del frame
     return Check(_qrels_check(collection, rel), out)
 
@@ -158,28 +157,25 @@ def _qrels_check(collection: Collection, rel: int) -> QrelsCheck:
                       len(missing), missing[:SHOWN])
 
 
-def _run_check(name: str, frame: Any, queries: Any, judged: Any, candidates: Any, cutoffs: list[int]) -> RunCheck:
+def _run_check(name: str, frame: Any, collection: Collection, judged: list[JudgedAt]) -> RunCheck:
     scores = column_values(frame["score"], np.float64)
+    queries = collection.queries
     with warnings.catch_warnings():  # the repeated documents are counted below
         warnings.simplefilter("ignore")
-        # the judged documents of each query are the candidates: their ranks are exact, which is all Judged@k reads
-        # (the number of judged documents within the top k, over min(k, documents)); other tied documents keep
-        # their order (their ranks are not read)
-        ranked = rank_run(frame, None, candidates, name=name, ties="candidates")
+        # ranked as evaluate ranks it (the judged documents located while the ids are encoded), exactly down to the
+        # deepest k: all Judged@k reads
+        ranked = rank_run(frame, name=name, depth=max(m.cutoff for m in judged), candidates=collection.judged_pairs)
     in_qrels = queries.get_indexer(ranked.queries)
-    covered = int(np.count_nonzero(np.bincount(ranked.query_codes, minlength=len(ranked.queries))[in_qrels >= 0]))
-    only = [str(q) for q, i in zip(ranked.queries.to_numpy(dtype=object), in_qrels) if i < 0]
     sizes = np.bincount(ranked.query_codes, minlength=len(ranked.queries))
+    covered = int(np.count_nonzero(sizes[in_qrels >= 0]))
+    only = [str(q) for q, i in zip(ranked.queries.to_numpy(dtype=object), in_qrels) if i < 0]
     sizes = sizes[sizes > 0]
-    # Judged@k reads the rows ranked within the deepest k only (min(k, documents) is the same on them for k up to it)
-    top = ranked.rank <= max(cutoffs)
-    top_run = RankedRun(ranked.queries, ranked.query_codes[top], ranked.doc_names, ranked.doc_raw[top],
-                        ranked.doc_codes[top], ranked.rank[top], ranked.candidates, ranked.full_order)
-    values = judged_at(top_run, judged, cutoffs).mean(axis=1) if len(queries) else np.zeros(len(cutoffs))
+    # Judged@k by the one evaluation of measures (trec_eval's kernels), the mean over the judged queries
+    values = measure_values(collection, [(name, ranked)], judged).aggregates()[:, 0]
     tied_queries, tied_share = _ties(frame, scores)
     return RunCheck(name, covered, len(queries), len(only), only[:SHOWN],
                     int(sizes.min()) if len(sizes) else 0, float(np.median(sizes)) if len(sizes) else 0.0,
-                    int(sizes.max()) if len(sizes) else 0, {k: float(v) for k, v in zip(cutoffs, values)},
+                    int(sizes.max()) if len(sizes) else 0, {m.cutoff: float(v) for m, v in zip(judged, values)},
                     tied_queries, int(len(sizes)), tied_share, int(len(scores) - len(ranked.rank)),
                     int(np.count_nonzero(np.isinf(scores))))
 
