@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -17,6 +18,9 @@ import pytest
 # when prefeval.integrations is imported. That rule itself, and prefeval's entry points in fresh interpreters that
 # imported nothing else, are tested in test_lazy_imports.py.
 import prefeval.integrations  # noqa: F401, E402
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED_DATA = Path(os.environ.get("PREFEVAL_SHARED_DATA", REPO.parent / "shared" / "data"))
@@ -64,6 +68,17 @@ END_TO_END = (
 #: the small qrels and run the hostile-input tests (tests/test_hostile_inputs*.py) start from
 HOSTILE_QRELS = "1 0 d1 2\n1 0 d2 1\n1 0 d3 0\n2 0 d4 1\n2 0 d5 0\n"
 HOSTILE_RUN = "1 Q0 d1 1 3.0 a\n1 Q0 d3 2 2.0 a\n2 Q0 d4 1 1.0 a\n"
+
+
+def write_frames(folder: Path, qrels: pd.DataFrame, runs: dict[str, pd.DataFrame]) -> tuple[str, list[str]]:
+    """``qrels`` and each of ``runs`` (frames) written as TREC files in ``folder`` by prefeval's writer: (the qrels
+    path, the run paths in ``runs`` order, each named after its run)."""
+    from prefeval.data.trec_writer import write_qrels, write_run
+
+    write_qrels(qrels, folder / "q.qrels")
+    for name, frame in runs.items():
+        write_run(frame, folder / f"{name}.run", tag=name)
+    return str(folder / "q.qrels"), [str(folder / f"{name}.run") for name in runs]
 
 
 def hostile_files(folder: Path, runs: str = "abc") -> Path:

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 import prefeval
+from conftest import write_frames
 from prefeval.commands.cli import main
 
 QUERIES = [f"q{i:02d}" for i in range(12)]
@@ -71,17 +72,12 @@ def c_b10(qrels, runs) -> float:
 
 def test_compare_command_states_judged_at_k(tmp_path, capsys):
     qrels, runs = _collection()
-    (tmp_path / "q.qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels.itertuples(index=False)))
-    paths = []
-    for name, frame in runs.items():
-        (tmp_path / f"{name}.run").write_text("".join(f"{q} Q0 {d} 0 {s} {name}\n"
-                                                      for q, d, s in frame.itertuples(index=False)))
-        paths.append(str(tmp_path / f"{name}.run"))
-    assert main(["compare", str(tmp_path / "q.qrels"), *paths, "-m", "LexiRecall", "--format", "json"]) == 0
+    qrels_path, paths = write_frames(tmp_path, qrels, runs)
+    assert main(["compare", qrels_path, *paths, "-m", "LexiRecall", "--format", "json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     b = [r for r in rows if r.get("run_b") == "B"]
     assert b and all(r["Judged@10_b"] == pytest.approx(c_b10(qrels, runs)) for r in b)
-    assert main(["compare", str(tmp_path / "q.qrels"), *paths, "-m", "LexiRecall"]) == 0
+    assert main(["compare", qrels_path, *paths, "-m", "LexiRecall"]) == 0
     assert f"B {c_b10(qrels, runs):.3f}" in " ".join(capsys.readouterr().out.split())
 
 

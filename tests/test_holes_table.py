@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 import prefeval
+from conftest import write_frames
 from prefeval.commands.cli import main
 
 QUERIES = [f"q{i:02d}" for i in range(30)]
@@ -76,13 +77,8 @@ def test_judged_at_k_beside_every_mean():
 
 def test_command_robust_flag(tmp_path, capsys):
     qrels, runs = _collection()
-    (tmp_path / "q.qrels").write_text("".join(f"{q} 0 {d} {g}\n" for q, d, g in qrels.itertuples(index=False)))
-    paths = []
-    for name, frame in runs.items():
-        (tmp_path / f"{name}.run").write_text("".join(f"{q} Q0 {d} 0 {s} {name}\n"
-                                                      for q, d, s in frame.itertuples(index=False)))
-        paths.append(str(tmp_path / f"{name}.run"))
-    assert main(["eval", str(tmp_path / "q.qrels"), *paths, "-m", "RR", "--baseline", "A", "--robust",
+    qrels_path, paths = write_frames(tmp_path, qrels, runs)
+    assert main(["eval", qrels_path, *paths, "-m", "RR", "--baseline", "A", "--robust",
                  "--format", "csv"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].endswith(",robust") and "B,RR" in out
