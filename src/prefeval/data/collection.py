@@ -99,11 +99,8 @@ class Collection:
     def relevant_counts(self, rel: int) -> np.ndarray:
         """Per judged query (:attr:`judged`): the documents of grade ``>= rel`` (a document judged for several
         subtopics counts once), trec_eval's ``num_rel`` at ``-l rel``."""
-        def build() -> np.ndarray:
-            keep = self._grade_values >= rel
-            doc_codes = distinct(self.qrels["doc_id"])[0]
-            pairs = np.unique(np.stack([self._query_codes[0][keep], doc_codes[keep]]), axis=1)
-            per_query = np.bincount(pairs[0], minlength=len(self.queries)).astype(np.float64)
+        def build() -> np.ndarray:  # the table holds one row per relevant (query, document)
+            per_query = np.bincount(self.table(rel).query_codes, minlength=len(self.queries)).astype(np.float64)
             out = np.zeros(len(self.judged))
             out[self.judged_rows] = per_query
             return out

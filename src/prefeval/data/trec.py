@@ -223,7 +223,7 @@ class _Uneven(Exception):
 
 def _columns(parse: Any, raw: bytes, name: str) -> Any:
     """``parse(text, separator, fast)`` of the text of ``raw`` (:func:`_parsed_columns`), and no id that opens a
-    quote it does not close (:func:`_unclosed_quote`); every error names the first bad line."""
+    quote it does not close (:func:`_check_quotes`); every error names the first bad line."""
     text = _text(raw, name)  # a character error comes first, wherever it is
     try:
         columns = _parsed_columns(parse, text, name)

@@ -31,7 +31,7 @@ import numpy as np
 
 from prefeval.core.lazy import lazy_module
 from prefeval.core.reduce import PairAccumulator
-from prefeval.data.collection import Collection
+from prefeval.data.collection import Collection, coverage_note
 from prefeval.data.inputs import run_frame
 from prefeval.data.positions import condensed_run, judged_shares
 from prefeval.data.ranking import (
@@ -219,8 +219,9 @@ def _judged_result(method: Method, collection: Collection, ranks: np.ndarray, ra
     ``ranked_docs``, the documents each run ranks per query."""
     ranked = ranked_docs if method.depth is None else np.minimum(ranked_docs, method.depth)
     shares = judged_shares(collection.judged_documents, ranks, ranked, method.measure.params["cutoff"])
-    rows = collection.queries.get_indexer(collection.judged)
-    return MethodResult(method, collection.judged, None, shares[:, rows].T.copy())
+    values = np.empty((len(collection.judged), len(shares)))
+    values[collection.judged_rows] = shares.T  # from the order of the qrels to that of the judged queries
+    return MethodResult(method, collection.judged, None, values)
 
 
 def _query_matrices(decl: Any, params: dict, positions: list) -> Iterator[np.ndarray]:
@@ -300,9 +301,9 @@ def _read_in_turn(items: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]
 def _warn_coverage(collection: Collection, name: str, covered: np.ndarray, evaluated: np.ndarray,
                    stacklevel: int = 5) -> None:
     """Warn when the run ``name``, which retrieved for the queries ``covered`` (codes in the collection's queries),
-    has none of the ``evaluated`` queries or lacks some judged ones (:meth:`Collection.coverage_note`)."""
+    has none of the ``evaluated`` queries or lacks some judged ones (:func:`~prefeval.data.collection.coverage_note`)."""
     if not evaluated[covered].any():
         warnings.warn(f"run {name!r} has none of the {int(evaluated.sum())} evaluated queries of the qrels; "
                       "it counts as retrieving nothing for every query", stacklevel=stacklevel)
-    elif note := collection.coverage_note(name, collection.queries[covered]):
+    elif note := coverage_note(name, len(covered), len(collection.judged), len(covered)):
         warnings.warn(note, stacklevel=stacklevel)

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from prefeval.data.collection import Collection
+from prefeval.data.collection import Collection, coverage_note
 from prefeval.data.encoding import column_values, factorize
 from prefeval.data.inputs import run_frame, runs_dict
 from prefeval.data.ranking import rank_run
@@ -65,9 +65,9 @@ class RunCheck:
         if low is not None and low < LOW_JUDGED:
             out.append(f"run {self.name!r}: Judged@10 = {low:.3f} < {LOW_JUDGED}: most of its top ten documents "
                        "are unjudged and every measure reads them as non-relevant (see judged_only=True)")
-        if self.judged_covered < self.judged_queries:
-            out.append(f"run {self.name!r} covers {self.judged_covered} of the {self.judged_queries} judged "
-                       "queries; the others count as empty rankings (0 for a metric, the worst case for a preference)")
+        if note := coverage_note(self.name, self.judged_covered, self.judged_queries,
+                                 self.judged_covered + self.run_only):
+            out.append(note)
         if self.run_only:
             out.append(f"run {self.name!r} has {self.run_only} queries the qrels do not judge (e.g. "
                        f"{', '.join(map(repr, self.run_only_examples))}); no measure reads them")

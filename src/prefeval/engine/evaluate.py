@@ -259,7 +259,7 @@ def per_query_table(collection: Collection, runs: Mapping[str, pd.DataFrame], me
     """Per-query values ``run, query_id, measure, value`` of parsed ``measures`` on canonical inputs, in-process
     (what one partition of the Dask engine computes, on the collection of its queries; rows in no particular
     order)."""
-    ranked = {name: rank_run(frame, name=name) for name, frame in runs.items()}
+    ranked = {name: rank_run(frame, name=name, candidates=collection.judged_pairs) for name, frame in runs.items()}
     return _per_query_values(collection, ranked, measures, rel, False, block=True)
 
 
