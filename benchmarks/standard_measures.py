@@ -4,9 +4,9 @@
 ``ir_measures.calc_aggregate`` of the same measures once per run, on two collections:
 
 * the 14 DL-Hard document runs (TREC files; skipped without the data), and
-* 5 simulated runs x 10,000 queries x depth 100 (:func:`prefeval.data.simulate.collection`, scores rounded to 3
-  decimals so that ties occur, 200 candidates per query, the pool of the top 20 judged), written as TREC files
-  to a temporary folder.
+* 5 simulated runs x ``--queries`` queries (default 10,000; the figures below at 2,000) x depth 100
+  (:func:`prefeval.data.simulate.collection`, scores rounded to 3 decimals so that ties occur, 200 candidates per
+  query, the pool of the top 20 judged), written as TREC files to a temporary folder.
 
 Each collection is timed three ways: given dicts of dicts (``{query: {doc: score}}``, built beforehand, the same
 for both), given DataFrames (prefeval; the reader's frames, built beforehand) against ir-measures given the dicts,

@@ -281,8 +281,7 @@ def _write(args: argparse.Namespace, labelled: list, values) -> None:
 def _run_on_engine(args: argparse.Namespace, labelled: list, engine: dict) -> int:
     """The same output computed by :func:`prefeval.evaluate` on another engine (partitions of the queries)."""
     # deferred: keeps `prefeval --help` fast (pandas, ir-measures and prefeval load on use)
-    from prefeval.data.encoding import column_values
-    from prefeval.data.inputs import qrels_table
+    from prefeval.data.collection import Collection
     from prefeval.engine.evaluate import evaluate
     from prefeval.engine.values import MeasureValues
     from prefeval.errors import PrefevalError
@@ -290,10 +289,10 @@ def _run_on_engine(args: argparse.Namespace, labelled: list, engine: dict) -> in
     if args.provider:
         raise PrefevalError("--provider applies to --engine inprocess only")
     measures = list(dict.fromkeys(m for _, m in labelled))
-    table = evaluate(args.qrels, {args.run: args.run}, measures, per_query=True,
-                     progress=progress_enabled(args), **engine)
-    grades = column_values(qrels_table(args.qrels)["relevance"])
-    _write(args, labelled, MeasureValues.from_frame(table, measures, int(grades.max()) if len(grades) else None))
+    collection = Collection.of(args.qrels)  # read once: evaluated, and its highest grade for the explanations
+    table = evaluate(collection, {args.run: args.run}, measures, per_query=True, progress=progress_enabled(args),
+                     **engine)
+    _write(args, labelled, MeasureValues.from_frame(table, measures, collection.max_grade))
     return 0
 
 

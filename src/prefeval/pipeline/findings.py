@@ -253,17 +253,14 @@ def headline_blocks(context: PipelineContext, digits: int = 4) -> list[dict[str,
     items = []
     for best in best_runs(context):
         value = f"mean {fmt(best.value, digits)}" if best.kind == "metric" else f"first by {best.ranking}"
+        shown = ", ".join(f"{run} (adjusted p {fmt_p(p) if np.isfinite(p) else 'undefined'})"
+                          for run, p in best.not_beaten[:3])
+        more = f" and {len(best.not_beaten) - 3} more" if len(best.not_beaten) > 3 else ""
         if best.beats_all:
             verdict = f"significantly better than every other run at α = {alpha}"
         elif not best.beaten:
-            shown = ", ".join(f"{run} (adjusted p {fmt_p(p) if np.isfinite(p) else 'undefined'})"
-                              for run, p in best.not_beaten[:3])
-            more = f" and {len(best.not_beaten) - 3} more" if len(best.not_beaten) > 3 else ""
             verdict = f"not significantly better than any other run at α = {alpha}: {shown}{more}"
         else:
-            shown = ", ".join(f"{run} (adjusted p {fmt_p(p) if np.isfinite(p) else 'undefined'})"
-                              for run, p in best.not_beaten[:3])
-            more = f" and {len(best.not_beaten) - 3} more" if len(best.not_beaten) > 3 else ""
             verdict = (f"significantly better than {len(best.beaten)} of the {len(best.beaten) + len(best.not_beaten)} "
                        f"other runs at α = {alpha}; not than {shown}{more}")
         items.append(f"**{best.measure}**: best run `{best.run}` ({value}), {verdict} ({best.family}).")
