@@ -165,19 +165,18 @@ def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
 
 
 def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, dcodes: np.ndarray, dnames,
-               only: np.ndarray | None = None) -> np.ndarray:
+               only: Any = None) -> np.ndarray:
     """``order`` with each stretch of equal (query, score) put in doc_id-descending string order.
 
     ``dcodes`` are the rows' document codes into ``dnames`` (the distinct ids); only the ids of tied rows are
-    compared as strings. ``only`` (per row, optional): order just the stretches containing such a row (the others
-    keep their order: it moves no document of the flagged stretches)."""
+    compared as strings. ``only(places)`` (optional): whether the rows at those places of ``order`` are rows whose
+    stretch is to be ordered (the others keep their order: it moves no document of the flagged stretches)."""
     identity = len(order) and order[0] == 0 and order[-1] == len(order) - 1 and np.all(order[1:] > order[:-1])
     qs, ss = (qc, sc) if identity else (qc[order], sc[order])  # rows in order already: no copy
     same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     if not same.any():
         return order
-    at, source = _tie_moves(same, lambda rows: dcodes[order[rows]], dnames,
-                            None if only is None else lambda rows: only[order[rows]])
+    at, source = _tie_moves(same, lambda rows: dcodes[order[rows]], dnames, only)
     order = order.copy()
     order[at] = order[source]
     return order
@@ -771,9 +770,8 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
         same = (~starts[1:]) & (sc[1:] == sc[:-1]) if n > 1 else np.zeros(0, dtype=bool)
         if same.any():
             if order is None:  # rows in order but for ties: only the tied rows move
-                if depth is not None:
-                    only = _top_rows(None, qc, codes, depth)
-                at, source = _tie_moves(same, raw_docs.__getitem__, dnames, None if only is None else only.__getitem__)
+                only = _only_places(only, None, qc, codes, len(queries), depth, distinct_docs)
+                at, source = _tie_moves(same, raw_docs.__getitem__, dnames, only)
                 if len(at):
                     raw_docs = raw_docs.copy()
                     raw_docs[at] = raw_docs[source]
@@ -783,13 +781,11 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
                     else:
                         codes = raw_docs
             else:
-                if depth is not None:
-                    only = _top_rows(order, qc, codes, depth)
+                only = _only_places(only, order, qc, codes, len(queries), depth, distinct_docs)
                 order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     else:
         order = _query_score_order(qc, sc)
-        if depth is not None:
-            only = _top_rows(order, qc, codes, depth)
+        only = _only_places(only, order, qc, codes, len(queries), depth, distinct_docs)
         order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     if order is not None:
         qc, raw_docs = qc[order], raw_docs[order]
@@ -839,20 +835,35 @@ def _check_ties(ties: str, depth: int | None) -> None:
         raise ValueError(f"depth needs ties='all' and a positive integer; got ties={ties!r}, depth={depth!r}")
 
 
-def _top_rows(order: np.ndarray | None, qc: np.ndarray, codes: np.ndarray, depth: int) -> np.ndarray:
-    """Per row (original order): whether it is among the first ``depth + r`` rows of its query in ``order`` (rows
-    grouped by query, scores descending; None: the rows' own order), ``r`` the query's rows whose document occurs more
-    than once in the run."""
-    n = len(qc)
-    repeated = np.bincount(codes)[codes] > 1
-    extra = np.bincount(qc, weights=repeated, minlength=1).astype(np.int64)
-    qs = qc if order is None else qc[order]
-    idx = np.arange(n)
-    first = np.maximum.accumulate(np.where(np.r_[True, qs[1:] != qs[:-1]], idx, 0))
-    if order is None:
-        return idx - first < depth + extra[qs]
-    top = np.empty(n, dtype=bool)
-    top[order] = idx - first < depth + extra[qs]
+def _only_places(candidate_rows: np.ndarray | None, order: np.ndarray | None, qc: np.ndarray, codes: np.ndarray,
+                 queries: int, depth: int | None, distinct: bool) -> Any:
+    """Which tied stretches :func:`_tie_moves` orders, as a function of places in ``order`` (None: all of them):
+    those reaching the top ``depth + r`` rows of their query (:func:`_top_rows`), or those holding a candidate
+    (``candidate_rows``, per row: ``ties="candidates"``)."""
+    if depth is not None:
+        return _top_rows(order, qc, codes, queries, depth, distinct)
+    if candidate_rows is None:
+        return None
+    return candidate_rows.__getitem__ if order is None else (lambda places: candidate_rows[order[places]])
+
+
+def _top_rows(order: np.ndarray | None, qc: np.ndarray, codes: np.ndarray, queries: int, depth: int,
+              distinct: bool) -> Any:
+    """``top(places)``: whether the rows at those places of ``order`` (rows grouped by query in ascending code order,
+    scores descending; None: the rows' own order) are among the first ``depth + r`` rows of their query, ``r`` the
+    query's rows whose document occurs more than once in the run (0 when the caller knows that none does:
+    ``distinct``). Computed only at the places asked (the tied rows), from each query's first place."""
+    counts = np.bincount(qc, minlength=queries)
+    first = np.cumsum(counts) - counts  # each query's first place in the order
+    if distinct:
+        extra = np.zeros(queries, dtype=np.int64)
+    else:
+        extra = np.bincount(qc, weights=np.bincount(codes)[codes] > 1, minlength=queries).astype(np.int64)
+
+    def top(places: np.ndarray) -> np.ndarray:
+        q = qc[places] if order is None else qc[order[places]]
+        return places - first[q] < depth + extra[q]
+
     return top
 
 
