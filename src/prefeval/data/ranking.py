@@ -335,11 +335,16 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
 
 def _distinct_in_queries(qc: np.ndarray, codes: np.ndarray, size: int) -> bool:
     """Whether no two rows with the same query code have the same document code (``codes`` from 0 to ``size``;
-    False also for a missing id, -1): first whether any code repeats at all, then the pairs of the repeated ones."""
+    False also for a missing id, -1). Where the (query, code) pairs are few (documents shared by the queries), each
+    is counted in a bin; else first whether any code repeats at all, then the pairs of the repeated ones, sorted."""
     if not len(codes):
         return True
     if codes.min() < 0:
         return False
+    low = int(qc.min())
+    bins = (int(qc.max()) - low + 1) * size
+    if bins <= 8 * len(codes) and bins < 2**31:  # (the keys fit 32-bit codes)
+        return bool(np.bincount((qc - low) * size + codes).max() <= 1)
     counts = np.bincount(codes, minlength=size)
     if counts.max() <= 1:
         return True
