@@ -319,10 +319,13 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
             codes = codes[len(subset):]
         if distinct:
             distinct = _distinct_in_queries(qc[a:b], codes, len(uniques))
-        raw[a:b] = np.where(codes >= 0, codes + offset, -1)
+        if block.null_count:
+            raw[a:b] = np.where(codes >= 0, codes + offset, -1)
+        else:
+            np.add(codes, offset, out=raw[a:b])
         if row_codes is not None:  # (a missing id, -1, is an error of rank_codes before any code is read)
-            found_rows = found[codes]
-            row_codes[a:b] = np.where(found_rows >= 0, found_rows, raw[a:b] + len(candidates.unique))
+            first = offset + len(candidates.unique)  # each distinct id's code, then each row's
+            row_codes[a:b] = np.where(found >= 0, found, np.arange(first, first + len(uniques), dtype=small))[codes]
         offset += len(uniques)
         names.append(uniques)
     if not names_too:

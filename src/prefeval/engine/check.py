@@ -198,10 +198,9 @@ def _ties(frame: Any, scores: np.ndarray) -> tuple[int, float]:
     tied = np.zeros(n, dtype=bool)
     tied[1:] |= same
     tied[:-1] |= same
-    rows = np.flatnonzero(tied)
-    query = np.searchsorted(starts, rows, side="right") - 1  # the stretch (query) of each tied row
-    top = rows - starts[query] < TIE_DEPTH
-    return int(len(np.unique(query[top]))), float(len(rows) / n)
+    top = starts[:, None] + np.arange(TIE_DEPTH)  # each query's first rows, up to the next query's first
+    top_tied = tied[np.minimum(top, n - 1)] & (top < np.r_[starts[1:], n][:, None])
+    return int(np.count_nonzero(top_tied.any(axis=1))), float(np.count_nonzero(tied) / n)
 
 
 def _score_ordered_stretches(query_ids: Any, scores: np.ndarray) -> np.ndarray | None:
