@@ -363,15 +363,17 @@ def _id_values(column: Any, candidates: _Candidates) -> tuple[Any, Any]:
     return values, candidates.arrow_set(values.type) if len(candidates.unique) else values.slice(0, 0)
 
 
-def pair_codes(query_ids: Any, doc_ids: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(query code, document code) of each row of two id columns (``-1``: a missing id): two rows have the same
-    query and document ids exactly when they have the same codes. Document codes tell apart the documents of one
-    query only (the same id may have other codes in other queries); linear in the rows when each query's rows are
-    contiguous (the documents are then factorised in blocks of whole queries, as :func:`rank_run` does)."""
+def pair_codes(query_ids: Any, doc_ids: Any) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(query code, document code) of each row of two id columns (``-1``: a missing id), and whether no (query,
+    document) occurs twice (True is certain; False: some may): two rows have the same query and document ids exactly
+    when they have the same codes. Document codes tell apart the documents of one query only (the same id may have
+    other codes in other queries); linear in the rows when each query's rows are contiguous (the documents are then
+    factorised in blocks of whole queries, as :func:`rank_run` does, and whether one repeats is known from them)."""
     query_codes, _ = factorize(query_ids, grouped=True)
     if _increasing_within_queries(query_codes, doc_ids):  # every (query, document) once: any distinct codes do
-        return query_codes, np.arange(len(query_codes))
-    return query_codes, _doc_codes(doc_ids, query_codes + 1, True, names_too=False)[0]  # a missing query id: a query
+        return query_codes, np.arange(len(query_codes)), True
+    doc_codes, _, _, distinct, _ = _doc_codes(doc_ids, query_codes + 1, True, names_too=False)  # (a missing query
+    return query_codes, doc_codes, distinct  # id counts as a query)
 
 
 def _increasing_within_queries(query_codes: np.ndarray, doc_ids: Any) -> bool:
