@@ -863,15 +863,15 @@ def _top_rows(order: np.ndarray | None, qc: np.ndarray, codes: np.ndarray, queri
     scores descending; None: the rows' own order) are among the first ``depth + r`` rows of their query, ``r`` the
     query's rows whose document occurs more than once in the run (0 when the caller knows that none does:
     ``distinct``). Computed only at the places asked (the tied rows), from each query's first place."""
-    counts = np.bincount(qc, minlength=queries)
-    first = np.cumsum(counts) - counts  # each query's first place in the order
+    qs = qc if order is None else qc[order]
+    first = np.searchsorted(qs, np.arange(queries, dtype=qs.dtype))  # each query's first place in the order
     if distinct:
         extra = np.zeros(queries, dtype=np.int64)
     else:
         extra = np.bincount(qc, weights=np.bincount(codes)[codes] > 1, minlength=queries).astype(np.int64)
 
     def top(places: np.ndarray) -> np.ndarray:
-        q = qc[places] if order is None else qc[order[places]]
+        q = qs[places]
         return places - first[q] < depth + extra[q]
 
     return top
