@@ -1,16 +1,15 @@
 """The grades of ranked runs, for the kernels of trec_eval's measures (:mod:`prefeval.core.trec_measures`).
 
-:class:`CodedJudgments` codes canonical qrels once (one grade per query and document, no subtopics): the judged
-queries (in the order given, every query of the qrels, as ``trec_eval -c`` counts them), their grades
-(:class:`~prefeval.core.trec_measures.Judgments`) and a sorted key per judgment. :meth:`CodedJudgments.rankings` gives
-a ranked run (:class:`~prefeval.data.ranking.RankedRun`: score descending, ties by doc id descending, a repeated
-document at its first position) as the grades of its rows in rank order
-(:class:`~prefeval.core.trec_measures.Rankings`): a run ranked with the judged pairs as candidates has its judged
-rows found by their candidate codes (found while its ids were encoded), any other run's document ids are looked up once
-each among the judged documents (Arrow's ``index_in``); then only the rows of judged documents, by their (query,
-document) key. A query the
-qrels do not judge is left out (trec_eval ignores it); a judged query the run lacks is an empty ranking.
-"""
+:class:`CodedJudgments` holds a collection's judgments on its codes (:attr:`prefeval.data.collection.Collection.grades`:
+one grade per query and document, no subtopics): the judged queries (every query of the qrels, as ``trec_eval -c``
+counts them), their grades (:class:`~prefeval.core.trec_measures.Judgments`) and a sorted key per judgment, whose
+documents are coded as the collection's judged pairs code them. :meth:`CodedJudgments.rankings` gives a ranked run
+(:class:`~prefeval.data.ranking.RankedRun`: score descending, ties by doc id descending, a repeated document at its
+first position) as the grades of its rows in rank order (:class:`~prefeval.core.trec_measures.Rankings`): a run
+ranked with the judged pairs as candidates has its judged rows found by their candidate codes (found while its ids
+were encoded), any other run's document ids are looked up once each among the judged documents (Arrow's
+``index_in``); then only the rows of judged documents, by their (query, document) key. A query the qrels do not
+judge is left out (trec_eval ignores it); a judged query the run lacks is an empty ranking."""
 
 from __future__ import annotations
 
