@@ -44,6 +44,7 @@ query whose every judgment is negative undefined (it reads state left by the pre
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -109,9 +110,7 @@ class Judgments:
         self.num_queries = int(num_queries if num_queries is not None else (query.max() + 1 if len(query) else 0))
         if len(query) and (query.min() < 0 or query.max() >= self.num_queries):
             raise ValueError(f"query indices must be from 0 to {self.num_queries - 1}")
-        order = np.lexsort((-grades, query))  # by query, grades descending: the ideal ranking of each
-        self.query, self.grades = query[order], grades[order]
-        self.offsets = np.searchsorted(self.query, np.arange(self.num_queries + 1))
+        self.query, self.grades = query, grades
         self._num_rel: dict[int, np.ndarray] = {}
         self._ideal: dict[int | None, np.ndarray] = {}
 
@@ -124,15 +123,24 @@ class Judgments:
     def ideal_dcg(self, cutoff: int | None) -> np.ndarray:
         """``IDCG@cutoff`` of each query (module docstring; ``None``: every judged positive grade)."""
         if cutoff not in self._ideal:
-            rank = np.arange(len(self.grades)) - self.offsets[self.query]  # 0-based, positive grades first
-            keep = self.grades > 0
+            query, grades, offsets = self._ideal_rankings
+            rank = np.arange(len(grades)) - offsets[query]  # 0-based, positive grades first
+            keep = grades > 0
             if cutoff is not None:
                 keep &= rank < cutoff
             rank = rank[keep]
             discount = _log2_of_rank_plus_one(int(rank.max()) + 1 if len(rank) else 0)
-            gains = self.grades[keep].astype(np.float64) / discount[rank]
-            self._ideal[cutoff] = np.bincount(self.query[keep], weights=gains, minlength=self.num_queries)
+            gains = grades[keep].astype(np.float64) / discount[rank]
+            self._ideal[cutoff] = np.bincount(query[keep], weights=gains, minlength=self.num_queries)
         return self._ideal[cutoff]
+
+    @functools.cached_property
+    def _ideal_rankings(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(query, grade, each query's first row) of the judgments by query, grades descending: the ideal ranking of
+        each query (sorted on first use: measures without an ideal ranking do not sort)."""
+        order = np.lexsort((-self.grades, self.query))
+        query = self.query[order]
+        return query, self.grades[order], np.searchsorted(query, np.arange(self.num_queries + 1))
 
 
 class Rankings:
