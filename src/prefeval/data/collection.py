@@ -181,7 +181,7 @@ class Collection:
 
     def _rows_at(self, rel: int, column: str) -> Any:
         lines = self._judged_lines if rel <= MIN_GRADE else np.flatnonzero(self._grade_values >= rel)
-        return take_rows(self.qrels[column], lines)
+        return self.qrels[column] if len(lines) == len(self._grade_values) else take_rows(self.qrels[column], lines)
 
     def _cached(self, kind: str, rel: int, build) -> Any:
         key = (kind, rel)
