@@ -261,29 +261,20 @@ def metric_table(per_query: pd.DataFrame, measure: str, runs: list[str]) -> pd.D
 
 
 def means_ci(per_query: pd.DataFrame, measures: list[str], runs: list[str]) -> pd.DataFrame:
-    """``measure, run, mean, half, queries``: each run's mean of the per-query values of each measure and the
-    half-width of its 95% Student-t confidence interval (what :func:`prefeval.report.plots.means_with_ci` and report.html draw)."""
+    """``measure, run, mean, half, queries``: each run's mean of the per-query values of each measure (over the
+    queries of :func:`metric_table`) and the half-width of its 95% Student-t confidence interval, the one interval
+    of the mean of the project (:func:`prefeval.core.stats.mean_interval`, ``scipy.stats.t.interval``): NaN --
+    undefined, never 0 -- with fewer than two queries or when the values do not vary (:func:`interval_note` says
+    which). What :func:`prefeval.report.plots.means_with_ci` and report.html draw."""
     rows = []
     for measure in measures:
         table = metric_table(per_query, measure, runs)
-        for run in runs:
-            values = table[run].to_numpy(dtype=float)
-            values = values[np.isfinite(values)]
-            rows.append((measure, run, float(values.mean()) if values.size else float("nan"),
-                         confidence_interval(values), int(values.size)))
+        values = table.to_numpy(dtype=np.float64).T  # (runs, queries)
+        means = values.mean(axis=1) if values.shape[1] else np.full(len(runs), np.nan)
+        low, high = stats.mean_interval(values, "t") if values.shape[1] else (means, means)
+        half = (high - low) / 2  # NaN where undefined
+        rows += [(measure, run, float(m), float(h), values.shape[1]) for run, m, h in zip(runs, means, half)]
     return pd.DataFrame(rows, columns=["measure", "run", "mean", "half", "queries"])
-
-
-def confidence_interval(values: np.ndarray, level: float = 0.95) -> float:
-    """Half-width of the Student-t confidence interval of the mean (0 for fewer than two values)."""
-    # deferred: scipy.stats is slow to import
-    from scipy import stats
-
-    values = np.asarray(values, dtype=float)
-    if values.size < 2:
-        return 0.0
-    sem = values.std(ddof=1) / np.sqrt(values.size)
-    return float(stats.t.ppf(0.5 + level / 2, values.size - 1) * sem)
 
 
 def ranking_frame(obj: Any) -> pd.DataFrame:

@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from prefeval.engine.significance import FAMILY_WISE_TESTS
-from prefeval.pipeline.aggregate_step import TRUTH
+from prefeval.pipeline.aggregate_step import TRUTH, means_ci
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.findings import (
     CORRECTION_NAMES,
@@ -26,7 +26,7 @@ from prefeval.pipeline.findings import (
     robust_counts,
 )
 from prefeval.report.document import Block
-from prefeval.report.text import DOWN, UP, fmt, fmt_p, plural
+from prefeval.report.text import DOWN, UP, fmt, fmt_p, plural, undefined_interval
 
 __all__ = ["Block", "QueryCounts", "build", "TEST_NAMES", "MAX_MATRIX_RUNS", "ANALYSIS_COLUMNS"]
 
@@ -128,10 +128,15 @@ def _files_note(formats: Sequence[str], csv: str, text: str) -> str:
 
 
 def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | None = None,
-          title: str | None = None, formats: Sequence[str] = ("csv", "json")) -> list[Block]:
+          title: str | None = None, formats: Sequence[str] = ("csv", "json"),
+          intervals: pd.DataFrame | None = None) -> list[Block]:
     """All report blocks. ``images``: ``{"means": file, "heatmap:<method>": file, ...}`` of written plots;
-    ``formats``: the formats written beside the report (the text names only files that exist)."""
+    ``formats``: the formats written beside the report (the text names only files that exist); ``intervals``: the
+    means' confidence intervals the plots draw (:func:`prefeval.pipeline.aggregate_step.means_ci`; computed here
+    when not given)."""
     images = images or {}
+    if intervals is None and context.per_query is not None and context.measures:
+        intervals = means_ci(context.per_query, list(context.measures), list(context.runs))
     counts = QueryCounts.of(context)
     blocks = [Block("heading", title or f"prefeval report: {context.name}", level=1)]
     if context.simulated:
@@ -141,7 +146,7 @@ def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | No
     blocks += [Block.from_json(b) for b in headline_blocks(context, digits)]
     blocks += _overview(context, counts)
     blocks += _checks(context, formats)
-    blocks += _effectiveness(context, digits, images, counts)
+    blocks += _effectiveness(context, digits, images, counts, intervals)
     blocks += _preferences(context, digits, images, formats, counts)
     blocks += _rankings(context, digits, formats)
     blocks += [Block.from_json(b) for b in disagreement_blocks(context, disagreements(context), formats)]
@@ -262,7 +267,7 @@ def _wtl_table(context: PipelineContext, vs: pd.DataFrame, names: list[str], lab
 
 
 def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str],
-                   counts: QueryCounts) -> list[Block]:
+                   counts: QueryCounts, intervals: pd.DataFrame | None) -> list[Block]:
     if not context.measures:
         return []
     means = context.means_table()
@@ -294,7 +299,8 @@ def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str]
                    _wtl_table(context, vs, context.measures, "tab:means-wtl",
                               "Wins/ties/losses against the baseline per measure")]
     if context.per_query is not None:
-        blocks.append(Block("image", text=means_caption(context), label=images.get("means", ""), key="means"))
+        blocks.append(Block("image", text=means_caption(context, intervals), label=images.get("means", ""),
+                            key="means"))
     if (context.comparison is None or not context.methods) and len(context.runs) > 1:
         blocks += per_query_view()
     return blocks
@@ -316,11 +322,31 @@ def order_by_first_mean(means: pd.DataFrame, measures: Sequence[str], runs: Sequ
     return sorted(runs, key=lambda r: (-values[r] if pd.notna(values.get(r, float("nan"))) else float("inf"), r))
 
 
-def means_caption(context: PipelineContext) -> str:
+def means_caption(context: PipelineContext, intervals: pd.DataFrame | None = None) -> str:
+    """The means figure's caption; with ``intervals`` (:func:`prefeval.pipeline.aggregate_step.means_ci`) it names
+    the undefined intervals, drawn without a bar (:func:`undefined_intervals`)."""
     first = context.measures[0] if context.measures else ""
     return ("Per-run means with 95% confidence intervals (Student t over the per-query values); in every panel "
             f"the runs are in one order, by their mean {first}, best at the top"
-            + (f"; the baseline {context.baseline} in red" if context.baseline else ""))
+            + (f"; the baseline {context.baseline} in red" if context.baseline else "")
+            + ("" if intervals is None else undefined_intervals(intervals)))
+
+
+#: At most this many undefined intervals are named in the means figure's caption (the others counted).
+SHOWN_UNDEFINED = 5
+
+
+def undefined_intervals(intervals: pd.DataFrame) -> str:
+    """``"; no bar where the 95% interval is undefined: run (measure: undefined (fewer than 2 queries)), ..."``
+    for the rows of ``intervals`` (``measure, run, mean, half, queries``) with a mean and no interval; empty when
+    every interval is defined."""
+    rows = intervals[intervals["mean"].notna() & intervals["half"].isna()]
+    if rows.empty:
+        return ""
+    named = [f"{run} ({measure}: {undefined_interval(int(n))})"
+             for run, measure, n in zip(rows["run"], rows["measure"], rows["queries"])]
+    more = f" and {len(named) - SHOWN_UNDEFINED} more" if len(named) > SHOWN_UNDEFINED else ""
+    return "; no bar where the 95% interval is undefined: " + ", ".join(named[:SHOWN_UNDEFINED]) + more
 
 
 def _preferences(context: PipelineContext, digits: int, images: dict[str, str],
