@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from prefeval.analysis.agreement import TAU_EXACT_SYSTEMS
 from prefeval.engine.significance import FAMILY_WISE_TESTS
 from prefeval.pipeline.aggregate_step import TRUTH, means_ci
 from prefeval.pipeline.context import PipelineContext
@@ -518,7 +519,8 @@ ANALYSIS_COLUMNS: dict[tuple[str, str], dict[str, str]] = {
         "systems": "the runs ranked",
         "tau": "Kendall's τ-b between the two system rankings",
         "p_value": "its two-sided p-value",
-        "p_method": "exact, or scipy's normal approximation (forced by ties: then p need not follow τ's order)"},
+        "p_method": f"scipy's choice: exact (no ties, at most {TAU_EXACT_SYSTEMS} systems or at most one discordant pair), else its "
+                    "normal approximation (always with ties: then p need not follow τ's order)"},
     ("power", "discriminative_power"): {
         "method": "the preference method or metric",
         "kind": "preference or metric",
