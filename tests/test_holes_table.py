@@ -113,6 +113,15 @@ def test_pipeline_aggregate_robust():
     robust = int((significant["robust"] == True).sum())  # noqa: E712
     headline = " ".join(str(block) for block in headline_blocks(context))
     assert f"{robust} of {len(significant)} significant difference" in headline, headline
+    # one sentence, from the numbers: the table's note, the effectiveness note and the headline say the same
+    from prefeval.report.run_table import robust_sentence
+
+    assert context.settings["aggregate"]["robust_fill"] == list(table.robust_fill)
+    assert table.robust_counts() == (robust, len(significant))
+    sentence = robust_sentence(robust, len(significant), *table.robust_fill, against=f" with the baseline "
+                               f"`{context.baseline}`")
+    assert sentence in text and sentence in headline
+    assert robust_sentence(robust, len(significant), *table.robust_fill) in " ".join(table.to_string().split())
     assert headline_blocks(plain) and "robust to the unjudged" not in " ".join(map(str, headline_blocks(plain)))
 
 

@@ -138,8 +138,9 @@ class Aggregate(Step):
                 frames.append(pd.DataFrame(rows, columns=_VS_COLUMNS).assign(baseline=baseline))
             context.versus_baseline = pd.concat(frames, ignore_index=True) if frames else \
                 pd.DataFrame(columns=_VS_COLUMNS)
+            fill = None
             if self.robust and not context.versus_baseline.empty:
-                context.versus_baseline["robust"] = self._robust(context, baselines)
+                context.versus_baseline["robust"], fill = self._robust(context, baselines)
             context.rankings = _rankings(context, self.rankings, self.ties, self.iterations)
             context.kendall_tau = kendall_tau_table(context.rankings, _truth(context))
             context.significance = {
@@ -147,23 +148,28 @@ class Aggregate(Step):
                     method, test=self.test, alpha=self.alpha, correction=correction_for(self.test, self.correction))
                 for method in (context.methods if context.comparison is not None else [])
             }
-        context.settings["aggregate"] = {**self.options(), "baseline": context.baseline}
+        context.settings["aggregate"] = {**self.options(), "baseline": context.baseline,
+                                         **({"robust_fill": list(fill)} if fill else {})}
 
 
-    def _robust(self, context: PipelineContext, baselines: list[str]) -> list[bool | None]:
+    def _robust(self, context: PipelineContext, baselines: list[str]
+                ) -> tuple[list[bool | None], tuple[int, int] | None]:
         """Each row's ``robust`` as :func:`prefeval.table` with ``robust=True`` finds it (the metrics with
-        ``metric_test``, the preferences with ``test``): True / False for a comparison significant there, else None."""
+        ``metric_test``, the preferences with ``test``): True / False for a comparison significant there, else None;
+        and the ``(rel, depth)`` of the table's filled reading (:attr:`prefeval.engine.table.RunTable.robust_fill`)."""
         found: dict[tuple[str, str, str, str], Any] = {}
+        fill = None
         for kind, names, test in (("metric", context.measures, self.metric_test),
                                   ("preference", context.methods, self.test)):
             for baseline in baselines if names else []:
                 result = table(context.collection(), context.runs, names, baseline=baseline, test=test,
                                correction=self.correction, alpha=self.alpha, rel=context.rel, robust=True)
+                fill = result.robust_fill
                 for name in names:
                     for run in result.runs:
                         found[kind, name, run, baseline] = result.record(run, name).get("robust")
         vs = context.versus_baseline
-        return [found.get(key) for key in zip(vs["kind"], vs["method"], vs["run"], vs["baseline"])]
+        return [found.get(key) for key in zip(vs["kind"], vs["method"], vs["run"], vs["baseline"])], fill
 
 
 _VS_COLUMNS = ["kind", "method", "run", "value", "wins", "ties", "losses", "queries", "test", "statistic",

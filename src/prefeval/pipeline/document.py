@@ -24,8 +24,9 @@ from prefeval.pipeline.findings import (
     disagreement_blocks,
     disagreements,
     headline_blocks,
-    robust_counts,
+    robustness_note,
 )
+from prefeval.report.check import runs_grid
 from prefeval.report.document import Block
 from prefeval.report.text import DOWN, UP, fmt, fmt_p, plural, undefined_interval
 
@@ -192,22 +193,16 @@ def _judged(context: PipelineContext) -> tuple[str, dict[str, float]] | None:
 
 
 def _checks(context: PipelineContext, formats: Sequence[str]) -> list[Block]:
-    """The check step's findings (:mod:`prefeval.engine.check`): each run's Judged@k and coverage, and the warnings."""
+    """The check step's findings (:mod:`prefeval.engine.check`): ``prefeval check``'s table of the runs
+    (:func:`prefeval.report.check.runs_grid`) and the warnings."""
     found = context.check
     if not found or "runs" not in found:
         return []
-    cutoffs = list(found["runs"][0]["judged_at"]) if found["runs"] else []
-    rows = [[run["name"], f"{run['judged_covered']}/{run['judged_queries']}",
-             *(f"{run['judged_at'][k]:.3f}" for k in cutoffs), f"{run['tied_queries']}/{run['run_queries']}",
-             str(run["repeated"])] for run in found["runs"]]
+    grid = runs_grid(found)
     blocks = [Block("heading", "Input checks"),
-              Block("text", "Judged@k: the share of a run's top k documents that the qrels judge (every measure reads "
-                            "the others as non-relevant), mean over the judged queries; tied top 10: queries whose "
-                            "top 10 holds a tied score (prefeval check"
-                            + ("; summary.json: check" if "json" in formats else "") + ")."),
-              Block("table", header=["run", "judged queries", *(f"Judged@{k}" for k in cutoffs), "tied top 10",
-                                     "repeated"], rows=rows, text="Input checks of the runs", label="tab:checks",
-                    align="l" + "r" * (len(cutoffs) + 3))]
+              Block("text", f"{grid.note} The table `prefeval check` prints"
+                    + ("; summary.json: `check`." if "json" in formats else ".")),
+              Block.of_grid(grid, "Input checks of the runs", label="tab:checks")]
     if found["warnings"]:
         blocks.append(Block("items", items=list(found["warnings"])))
     else:
@@ -237,19 +232,7 @@ def _explain(context: PipelineContext, kind: str) -> str:
                 "variance): no p-value, never marked, left out of the correction." if undefined else "")
     return (f"{UP}/{DOWN}: significantly better/worse than the baseline `{context.baseline}` "
             f"({TEST_NAMES.get(test, test)}{correction}, per measure, α = {agg.get('alpha')}).{left_out}"
-            + _robust_text(context, kind))
-
-
-def _robust_text(context: PipelineContext, kind: str) -> str:
-    """With ``[aggregate] robust = true``: how many of the significant comparisons of ``kind`` with the baseline
-    are robust to the unjudged documents (:func:`prefeval.engine.holes.readings`)."""
-    counts = robust_counts(context, kind)
-    if counts is None:
-        return ""
-    robust, tested = counts
-    return (f" {robust} of {plural(tested, 'significant difference')} (as prefeval.table finds them) are robust "
-            "to the unjudged documents: significant in the same direction with them read as non-relevant, removed "
-            "(condensed lists) and judged relevant (three readings, not every filling).")
+            + (f" {note}" if (note := robustness_note(context, kind)) else ""))
 
 
 def _wtl_table(context: PipelineContext, vs: pd.DataFrame, names: list[str], label: str, caption: str) -> Block:

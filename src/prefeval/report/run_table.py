@@ -18,7 +18,7 @@ from prefeval.report.comparison import describe_test, judged_note
 from prefeval.report.html import grid_table
 from prefeval.report.tables import FRAGILE, ROW_FORMATS, Cell, Grid, latex, markdown, plain, row_text
 
-__all__ = ["note", "robust_note", "judged_note", "grid", "to_text", "latex_table", "families", "baseline_tables_text"]
+__all__ = ["note", "robust_note", "robust_sentence", "judged_note", "grid", "to_text", "latex_table", "families", "baseline_tables_text"]
 
 
 def _plural(n: int, word: str) -> str:
@@ -54,16 +54,23 @@ def note(table: Any) -> str:
 
 
 def robust_note(table: Any) -> str:
-    """How many significant differences are robust to the unjudged documents and what † marks
-    (:meth:`prefeval.engine.table.RunTable.set_robust`); empty when the table was not made with ``robust=True``."""
+    """How many significant differences are robust to the unjudged documents (:func:`robust_sentence`) and what †
+    marks (:meth:`prefeval.engine.table.RunTable.set_robust`); empty when the table was not made with ``robust=True``."""
     if table.robust_fill is None:
         return ""
-    rel, depth = table.robust_fill
-    robust, total = table.robust_counts()
-    return (f"{robust} of {_plural(total, 'significant difference')} robust to the unjudged documents: significant in "
-            "the same direction with unjudged documents read as non-relevant, removed (condensed lists) and judged "
-            f"relevant at grade {rel} within each run's top {depth} (three readings, not every filling); "
-            f"{FRAGILE}: significant, not robust.")
+    return robust_sentence(*table.robust_counts(), *table.robust_fill) + f"; {FRAGILE}: significant, not robust."
+
+
+def robust_sentence(robust: int, total: int, rel: int, depth: int, against: str = "") -> str:
+    """The one sentence on robustness to the unjudged documents (the run table's note, the pipeline report's
+    headline and tests): ``robust`` of ``total`` significant differences (``against``: e.g. ``" with the baseline
+    `bm25`"``) are significant in the same direction under the three readings of
+    :func:`prefeval.engine.holes.readings`, the unjudged documents of each run's top ``depth`` filled at grade
+    ``rel`` in the third. No final full stop."""
+    return (f"{robust} of {_plural(total, 'significant difference')}{against} robust to the unjudged documents: "
+            "significant in the same direction with unjudged documents read as non-relevant, removed (condensed "
+            f"lists) and judged relevant at grade {rel} within each run's top {depth} (three readings, not every "
+            "filling)")
 
 
 def families(table: Any) -> str:
