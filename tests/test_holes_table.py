@@ -39,7 +39,7 @@ def test_robust_case_of_the_issue():
     assert table.robust_counts() == (2, 4)
     assert "robust" in table.columns
     text = table.to_string()
-    assert "2 of 4 significant differences robust" in " ".join(text.split()) and "†" in text
+    assert "2 of 4 significant differences are robust" in " ".join(text.split()) and "†" in text
     assert "$^\\dagger$" in table.to_latex() and "†" in table.to_markdown() and "†" in table.to_html()
     rows = json.loads(table.to_text("json"))
     assert {(r["run"], r["measure"]): r["robust"] for r in rows}[("B", "RR")] is False

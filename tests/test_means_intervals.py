@@ -105,3 +105,19 @@ def test_a_one_query_pipeline_reports_the_intervals_as_undefined(tmp_path):
     page = (out / "report.html").read_text(encoding="utf-8")
     figure = re.search(r'<svg class="means".*?</svg>', page, flags=re.S).group(0)
     assert 'class="ci"' not in figure and figure.count("95% CI undefined (fewer than 2 queries)") == 2
+
+
+def test_run_table_names_the_cells_without_an_interval():
+    import prefeval
+
+    qrels = {"q1": {"d1": 1, "d2": 0}}
+    runs = {"a": {"q1": {"d1": 2.0, "d2": 1.0}}, "b": {"q1": {"d2": 2.0, "d1": 1.0}}}
+    table = prefeval.table(qrels, runs, ["AP"], ci="t")
+    text = " ".join(table.to_string().split())
+    assert "±" not in text.split("±: half-width")[0]  # no cell shows an interval
+    assert "No ±: the interval is undefined (fewer than 2 queries) for a (AP), b (AP)." in text
+    qrels = {"q1": {"d1": 1}, "q2": {"d1": 1}}
+    runs = {"a": {q: {"d1": 2.0, "d2": 1.0} for q in qrels}, "b": {q: {"d2": 2.0, "d1": 1.0} for q in qrels}}
+    text = " ".join(prefeval.table(qrels, runs, ["AP"], ci="t").to_string().split())
+    assert "No ±: the interval is undefined (the 2 per-query values do not vary) for a (AP), b (AP)." in text
+    assert "No ±" not in " ".join(prefeval.table(qrels, runs, ["AP"]).to_string().split())

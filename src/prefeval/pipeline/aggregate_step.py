@@ -270,8 +270,9 @@ def means_ci(per_query: pd.DataFrame, measures: list[str], runs: list[str]) -> p
     """``measure, run, mean, half, queries``: each run's mean of the per-query values of each measure (over the
     queries of :func:`metric_table`) and the half-width of its 95% Student-t confidence interval, the one interval
     of the mean of the project (:func:`prefeval.core.stats.mean_interval`, ``scipy.stats.t.interval``): NaN --
-    undefined, never 0 -- with fewer than two queries or when the values do not vary (:func:`interval_note` says
-    which). What :func:`prefeval.report.plots.means_with_ci` and report.html draw."""
+    undefined, never 0 -- with fewer than two queries or when the values do not vary
+    (:func:`prefeval.report.text.undefined_interval` says which). What :func:`prefeval.report.plots.means_with_ci`
+    and report.html draw."""
     rows = []
     for measure in measures:
         table = metric_table(per_query, measure, runs)

@@ -200,8 +200,8 @@ def _checks(context: PipelineContext, formats: Sequence[str]) -> list[Block]:
         return []
     grid = runs_grid(found)
     blocks = [Block("heading", "Input checks"),
-              Block("text", f"{grid.note} The table `prefeval check` prints"
-                    + ("; summary.json: `check`." if "json" in formats else ".")),
+              Block("text", f"{grid.note} As `prefeval check` prints it"
+                    + (" (summary.json: `check`)." if "json" in formats else ".")),
               Block.of_grid(grid, "Input checks of the runs", label="tab:checks")]
     if found["warnings"]:
         blocks.append(Block("items", items=list(found["warnings"])))
@@ -502,8 +502,8 @@ ANALYSIS_COLUMNS: dict[tuple[str, str], dict[str, str]] = {
         "systems": "the runs ranked",
         "tau": "Kendall's τ-b between the two system rankings",
         "p_value": "its two-sided p-value",
-        "p_method": f"scipy's choice: exact (no ties, at most {TAU_EXACT_SYSTEMS} systems or at most one discordant pair), else its "
-                    "normal approximation (always with ties: then p need not follow τ's order)"},
+        "p_method": f"scipy's choice: exact (no ties, at most {TAU_EXACT_SYSTEMS} systems or at most one discordant "
+                    "pair), else its normal approximation (always with ties: then p need not follow τ's order)"},
     ("power", "discriminative_power"): {
         "method": "the preference method or metric",
         "kind": "preference or metric",

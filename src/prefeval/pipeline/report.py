@@ -128,7 +128,8 @@ def write_report(context: PipelineContext, out: Path, formats: Sequence[str], di
     # computed once; the plots, the text, the CSV files and report.html take these objects
     intervals = means_ci(context.per_query, list(context.measures), list(context.runs)) \
         if context.per_query is not None and context.measures else None
-    pairs = preference_summary(context) if context.comparison is not None else None
+    pairs = preference_summary(context) if context.comparison is not None and {"csv", "html"} & set(formats) \
+        else None
     if "png" in formats:
         if plots.available():
             images = _write_plots(context, out, written, intervals)
@@ -149,7 +150,8 @@ def write_report(context: PipelineContext, out: Path, formats: Sequence[str], di
         _write_csvs(context, out, written, pairs)
     if "html" in formats:
         checkpoint("report:html")
-        written.append(_write(out / HTML, html.render(blocks, context_inputs(context, blocks, out, intervals, pairs))))
+        page = html.render(blocks, context_inputs(context, blocks, out, intervals, pairs))
+        written.append(_write(out / HTML, page))
     checkpoint("report:json")
     if "json" in formats:
         path = out / "summary.json"
@@ -269,9 +271,8 @@ def context_inputs(context: PipelineContext, blocks: list[Block], folder: Path, 
 
 def _html_inputs(runs: list[str], baseline: str | None, measures: list[str], methods: list[str],
                  per_query: pd.DataFrame | None, means: pd.DataFrame | None, intervals: pd.DataFrame | None,
-                 preferences: pd.DataFrame | None,
-                 pair_summary: pd.DataFrame | None, orders: dict[str, list[str]], blocks: list[Block],
-                 folder: Path) -> html.HtmlInputs:
+                 preferences: pd.DataFrame | None, pair_summary: pd.DataFrame | None, orders: dict[str, list[str]],
+                 blocks: list[Block], folder: Path) -> html.HtmlInputs:
     """One construction for both entry points (a pipeline run, ``prefeval report``), so they give one page."""
     pairs: dict[str, pd.DataFrame] = {}
     if pair_summary is not None:
@@ -347,5 +348,5 @@ def render_html_again(folder: Path) -> str:
     intervals = means_ci(per_query, measures, runs) if per_query is not None and measures else None
     return html.render(blocks, _html_inputs(
         runs=runs, baseline=summary.get("baseline"), measures=measures, methods=methods, per_query=per_query,
-        means=means, intervals=intervals, preferences=_read_csv(folder / "preferences.csv"), pair_summary=pair_summary, orders=orders,
-        blocks=blocks, folder=folder))
+        means=means, intervals=intervals, preferences=_read_csv(folder / "preferences.csv"),
+        pair_summary=pair_summary, orders=orders, blocks=blocks, folder=folder))

@@ -43,10 +43,11 @@ class Block:
     def of_grid(cls, grid: Grid, caption: str, label: str = "") -> Block:
         """A table block of ``grid``'s header and cells' texts (a grid without marks or intervals, e.g.
         :func:`prefeval.report.check.runs_grid`), its columns of numbers right-aligned."""
-        if any(cell.mark or cell.letters or cell.ci or cell.best or cell.fragile for row in grid.rows for cell in row):
+        if any(c.mark or c.letters or c.ci or c.best or c.fragile for row in grid.rows for c in row):
             raise ValueError("a table block holds texts only; this grid has marks")
-        return cls("table", text=caption, header=list(grid.header), rows=[[cell.text for cell in row] for row in grid.rows],
-                   label=label, align="".join("r" if grid.is_numeric(k) else "l" for k in range(len(grid.header))))
+        return cls("table", text=caption, header=list(grid.header), label=label,
+                   rows=[[cell.text for cell in row] for row in grid.rows],
+                   align="".join("r" if grid.is_numeric(k) else "l" for k in range(len(grid.header))))
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Block:
