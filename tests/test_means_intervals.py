@@ -121,3 +121,29 @@ def test_run_table_names_the_cells_without_an_interval():
     text = " ".join(prefeval.table(qrels, runs, ["AP"], ci="t").to_string().split())
     assert "No ±: the interval is undefined (the 2 per-query values do not vary) for a (AP), b (AP)." in text
     assert "No ±" not in " ".join(prefeval.table(qrels, runs, ["AP"]).to_string().split())
+
+
+def test_the_report_computes_the_intervals_and_the_preference_summary_once(tmp_path, monkeypatch):
+    """Every format written (plots, text, CSV files, report.html) takes the one computation of each."""
+    from prefeval.pipeline import Compare
+    from prefeval.pipeline import document as document_module
+    from prefeval.pipeline import report as report_module
+
+    calls = {"means_ci": 0, "preference_summary": 0}
+
+    def counted(name, function):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return function(*args, **kwargs)
+        return wrapper
+
+    for module in (report_module, document_module):
+        monkeypatch.setattr(module, "means_ci", counted("means_ci", means_ci))
+    monkeypatch.setattr(report_module, "preference_summary",
+                        counted("preference_summary", report_module.preference_summary))
+    qrels, runs = write_trec_files(tmp_path, "q1 0 d1 1\nq1 0 d2 0\nq2 0 d2 1\n",
+                                   {"a": "d1 d2", "b": "d2 d1", "c": "d2 d3 d1"}, ("q1", "q2"))
+    Pipeline([Qrels(qrels), Runs(runs), Evaluate(["AP"]), Compare(["LexiRecall"]), Report(tmp_path / "out")],
+             name="once").run(progress=False)
+    assert calls == {"means_ci": 1, "preference_summary": 1}
+    assert {"report.html", "preference_summary.csv", "means.png"} <= {p.name for p in (tmp_path / "out").iterdir()}
