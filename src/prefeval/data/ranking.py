@@ -450,6 +450,7 @@ class QueryCandidates:
         doc_codes, doc_names = distinct(doc_ids)
         self.queries = Ids(query_names)
         self.documents = _Candidates(doc_names)  # distinct already: ``documents.unique`` is ``doc_names``
+        self.pair_documents = doc_codes  # each pair's document, its index in ``documents.unique``
         order = np.argsort(query_codes, kind="stable")
         self._docs = doc_codes[order].astype(np.int64)  # the pairs' documents grouped by query
         self._bounds = np.searchsorted(query_codes[order], np.arange(len(query_names) + 1))
