@@ -10,6 +10,7 @@ never becomes nulls and half a number, a deleted ``preferences.csv`` never becom
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -113,7 +114,8 @@ def _check_summary(path: Path) -> None:
 
 def _check_csv(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -> None:
     """The table's header holds ``columns``; every value of ``numbers`` is a number or empty (NaN); every row has
-    the header's number of fields."""
+    the header's number of fields. The csv module reads the header; a table :func:`_plainly_well_formed` vouches
+    for passes at once, any other is read on row by row up to its first fault (that line named)."""
     import csv  # deferred: only when a folder is rendered again
 
     try:
@@ -124,7 +126,9 @@ def _check_csv(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -
                 missing = [c for c in columns if header is None or c not in header]
                 raise _edited(path.name, f"lacks the column(s) {', '.join(missing)}")
             where = [header.index(c) for c in numbers]
-            for line, row in enumerate(rows, 2):
+            if _plainly_well_formed(path, header, where, csv.field_size_limit()):
+                return
+            for line, row in enumerate(rows, 2):  # a fault, or numbers spelt otherwise: found and named row by row
                 if len(row) != len(header):
                     raise _edited(path.name, f"line {line} has {len(row)} fields, the header {len(header)}")
                 for k in where:
@@ -139,3 +143,39 @@ def _check_csv(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -
         raise _edited(path.name, f"not UTF-8 ({exc.reason})") from None
     except csv.Error as exc:
         raise _edited(path.name, f"not a CSV table ({exc})") from None
+
+
+#: Numbers as pandas writes them (a subset of what Python's ``float`` reads), or empty: RE2 syntax, ASCII digits.
+_PLAIN_NUMBER = r"^(?:[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|Infinity)|NaN|nan|)$"
+
+
+def _plainly_well_formed(path: Path, header: list[str], where: list[int], field_limit: int) -> bool:
+    """True only when the table certainly passes the row-by-row check of :func:`_check_csv`, decided from one read
+    by ``pyarrow.csv`` (every field as text; commas, double quotes and line ends in quoted fields as the csv module
+    splits them): the csv module's ``header`` with no name twice, every row as wide as the header, no row whose
+    fields are all empty (pyarrow reads a blank line so, the csv module as a row of no fields), every field shorter
+    than the csv module's ``field_limit``, UTF-8 throughout, and every value of the columns ``where`` matching
+    :data:`_PLAIN_NUMBER`. False decides nothing: the caller reads the table row by row."""
+    import pyarrow as pa  # deferred: only when a folder is rendered again
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    if len(set(header)) < len(header):
+        return False
+    try:
+        table = pcsv.read_csv(pa.py_buffer(path.read_bytes()), parse_options=pcsv.ParseOptions(
+            newlines_in_values=True, ignore_empty_lines=False), convert_options=pcsv.ConvertOptions(
+            column_types={name: pa.string() for name in header}, strings_can_be_null=False,
+            quoted_strings_can_be_null=False, check_utf8=True))
+    except pa.ArrowException:
+        return False
+    if table.column_names != header:
+        return False
+    if table.num_rows == 0:
+        return True
+    lengths = [pc.binary_length(column) for column in table.columns]
+    if any(pc.max(n).as_py() >= field_limit for n in lengths):
+        return False
+    if pc.any(functools.reduce(pc.and_, [pc.equal(n, 0) for n in lengths])).as_py():
+        return False  # a row of empty fields: pyarrow reads a blank line so
+    return all(pc.all(pc.match_substring_regex(table.column(k), _PLAIN_NUMBER)).as_py() for k in where)
