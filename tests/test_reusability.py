@@ -1,13 +1,20 @@
 """Leave-one-run-out pool reusability (:mod:`prefeval.analysis.reusability`) on the sanity case of its definition: a run
 that alone retrieved half of the relevant documents loses them, runs whose judged documents another run also
-retrieved lose nothing; the command and the pipeline analysis give the same rows."""
+retrieved lose nothing; the command and the pipeline analysis give the same rows. The rows equal, to the last bit,
+those of the definition computed the straightforward way (every run evaluated again on each run's reduced qrels),
+on made-up collections and on DL-Hard."""
 
 from __future__ import annotations
 
+import warnings
+
+import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from prefeval.analysis.reusability import COLUMNS, leave_one_run_out
+from prefeval.analysis.reusability import COLUMNS, condensed_variant, leave_one_run_out
 from prefeval.analysis.suite import analyse
 from prefeval.commands.cli import main
 from prefeval.errors import PrefevalError
@@ -71,3 +78,130 @@ def test_errors_and_the_command(tmp_path, capsys):
                  "--analyses", "reusability", "--depth", "10", "--format", "csv"]) == 0
     text = capsys.readouterr().out
     assert "value_left_out" in text and "-0.5" in text
+
+
+def one_evaluation_per_run(qrels, runs, measures, depth, rel=1) -> pd.DataFrame:
+    """The definition computed the straightforward way: for each run X, the qrels kept only for the (query, document)
+    pairs some other run retrieved in its top ``depth``, and every run evaluated again on them."""
+    from prefeval.data.collection import Collection
+    from prefeval.data.inputs import run_frame, runs_dict
+    from prefeval.data.ranking import rank_run
+    from prefeval.engine.evaluate import evaluate, parse_measures
+
+    qrels_df = Collection.of(qrels).frame
+    queries = Collection.of(qrels).queries
+    tops = {}
+    for name, source in runs_dict(runs).items():
+        rows = rank_run(run_frame(source, name), queries, name=name, depth=depth).rows(depth)
+        tops[name] = pd.DataFrame({"query_id": rows["query_id"].astype(str), "doc_id": rows["doc_id"].astype(str),
+                                   "score": -rows["rank"].astype(float)})
+    parsed = parse_measures(list(measures), rel)
+    variants = [(m, False) for m in parsed] + [(c, True) for m in parsed if (c := condensed_variant(m)) is not None]
+    every = [m for m, _ in variants]
+
+    def values(frame):
+        return {m: group.set_index("run")["value"] for m, group in frame.groupby("measure", sort=False)}
+
+    def rank(series, run):
+        return int(series.rank(ascending=False, method="min")[run])
+
+    full = values(evaluate(qrels_df, tops, every))
+    key = qrels_df["query_id"].astype(str) + "\x00" + qrels_df["doc_id"].astype(str)
+    pooled = {name: set(top["query_id"] + "\x00" + top["doc_id"]) for name, top in tops.items()}
+    out = []
+    for name in tops:
+        others = set().union(*(pooled[o] for o in tops if o != name))
+        kept = qrels_df[key.isin(others).to_numpy()].reset_index(drop=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            left = values(evaluate(kept, tops, every)) if len(kept) else None
+        for measure, condensed in variants:
+            label = str(measure)
+            value = full[label]
+            value_left = left[label] if left is not None else pd.Series(0.0, index=value.index)
+            out.append((name, label, condensed, float(value[name]), float(value_left[name]),
+                        float(value_left[name] - value[name]), rank(value, name), rank(value_left, name)))
+    return pd.DataFrame(out, columns=COLUMNS)
+
+
+def test_rows_equal_the_straightforward_definition_on_the_sanity_case():
+    for depth in (1, 2, 10):
+        pd.testing.assert_frame_equal(leave_one_run_out(QRELS, RUNS, ["AP", "nDCG@10", "LexiRecall", "RPP"], depth),
+                                      one_evaluation_per_run(QRELS, RUNS, ["AP", "nDCG@10", "LexiRecall", "RPP"],
+                                                             depth), check_exact=True)
+
+
+@st.composite
+def collections(draw):
+    """A few queries; qrels over a small pool of documents (grades 0-2, some judged documents no run retrieves, a
+    query without a relevant document); 2-4 runs, each retrieving some of the documents, in any order, with ties."""
+    n_queries, n_docs = draw(st.integers(1, 4)), draw(st.integers(2, 8))
+    docs = [f"d{k}" for k in range(n_docs)]
+    judgments = []
+    for q in range(n_queries):
+        for doc in docs:
+            grade = draw(st.sampled_from([None, None, 0, 1, 2]))
+            if grade is not None:
+                judgments.append((f"q{q}", doc, grade))
+    if not judgments:
+        judgments.append(("q0", "d0", 1))
+    qrels = pd.DataFrame(judgments, columns=["query_id", "doc_id", "relevance"])
+    runs = {}
+    for r in range(draw(st.integers(2, 4))):
+        rows = []
+        for q in range(n_queries):
+            picked = draw(st.lists(st.sampled_from(docs + ["x1", "x2"]), max_size=n_docs, unique=True))
+            rows += [(f"q{q}", doc, float(draw(st.integers(0, 3)))) for doc in picked]
+        if not rows:
+            rows.append(("q0", "x1", 1.0))
+        runs[f"r{r}"] = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+    return qrels, runs
+
+
+@settings(max_examples=30, deadline=None)
+@given(collections(), st.integers(1, 4), st.sampled_from([["AP", "nDCG@3", "LexiRecall"], ["RR", "P@2", "RPP"],
+                                                          ["LexiPrecision", "Rprec"], ["RPP(rel=2)", "AP(rel=2)"]]))
+def test_rows_equal_the_straightforward_definition(collection, depth, measures):
+    qrels, runs = collection
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            expected = one_evaluation_per_run(qrels, runs, measures, depth)
+        except PrefevalError as exc:
+            with pytest.raises(PrefevalError) as raised:
+                leave_one_run_out(qrels, runs, measures, depth)
+            assert str(raised.value) == str(exc)
+            return
+        pd.testing.assert_frame_equal(leave_one_run_out(qrels, runs, measures, depth), expected, check_exact=True)
+
+
+@pytest.mark.parametrize("kind, runs_kept", [("passage", None), ("doc", 6)])
+def test_rows_equal_the_straightforward_definition_on_dl_hard(shared_data, kind, runs_kept):
+    folder = shared_data / "dl-hard"
+    runs = sorted((folder / "runs" / kind).glob("*.run.gz"))[:runs_kept]
+    qrels = folder / f"dl_hard-{kind}.qrels"
+    measures = ["AP", "nDCG@10", "RR", "LexiRecall", "LexiPrecision", "RPP"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rows = leave_one_run_out(qrels, runs, measures, depth=10, rel=2)
+        pd.testing.assert_frame_equal(rows, one_evaluation_per_run(qrels, runs, measures, depth=10, rel=2),
+                                      check_exact=True)
+    assert (rows["delta"] != 0).any() and np.isfinite(rows["value"]).all()  # the case is not vacuous
+
+
+@pytest.mark.parametrize("measures", [["AP(rel=2)", "nDCG@10"], ["LexiRecall(rel=2)", "AP"]])
+def test_a_run_whose_reduced_qrels_keep_no_relevant_document(measures):
+    # u (grade 2) is retrieved by X alone: without X no judgment is relevant at rel 2; a metric is then 0, a
+    # preference at rel 2 refuses to compare (as it does on such qrels given directly)
+    qrels = QRELS.assign(relevance=QRELS["relevance"].where(QRELS["doc_id"] != "u", 2))
+    try:
+        expected = one_evaluation_per_run(qrels, RUNS, measures, 10)
+    except PrefevalError as exc:
+        assert "no query has a relevant document (grade >= 2)" in str(exc)
+        with pytest.raises(PrefevalError) as raised:
+            leave_one_run_out(qrels, RUNS, measures, 10)
+        assert str(raised.value) == str(exc)
+        return
+    rows = leave_one_run_out(qrels, RUNS, measures, 10)
+    pd.testing.assert_frame_equal(rows, expected, check_exact=True)
+    assert rows.set_index(["run", "measure"]).loc[("X", "AP(rel=2)"), "value_left_out"] == 0
