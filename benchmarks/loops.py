@@ -6,7 +6,7 @@ tests' definition of each, which the tests check the current code against to the
   pairs with a ``.loc`` lookup per pair (``tests/test_order_disagreements.py``);
 * ``verify``: the shape check of a CSV table ``prefeval report`` renders from
   (``prefeval.pipeline.verify._check_csv``) on a ``per_query.csv`` of ``--rows`` rows as the pipeline writes it,
-  against the csv module's row-by-row loop (``tests/test_verify_csv.py``);
+  against the csv module's row-by-row loop alone (``_check_rows``);
 * ``reusability``: :func:`prefeval.analysis.reusability.leave_one_run_out` (AP, nDCG@10, RR, LexiRecall,
   LexiPrecision and RPP and their condensed variants, pool depth 10, rel 2) on the 6 DL-Hard passage runs and the
   14 DL-Hard document runs (``../shared/data``; skipped without it), against every run evaluated again on each
@@ -70,8 +70,7 @@ def findings(n_runs: int, repeat: int) -> None:
 
 
 def verify(n_rows: int, repeat: int) -> None:
-    from prefeval.pipeline.verify import CSV_COLUMNS, _check_csv
-    from test_verify_csv import row_by_row
+    from prefeval.pipeline.verify import CSV_COLUMNS, _check_csv, _check_rows
 
     rng = np.random.default_rng(1)
     n_runs, n_queries = 20, 1000
@@ -84,7 +83,7 @@ def verify(n_rows: int, repeat: int) -> None:
         frame.to_csv(path, index=False)
         size = path.stat().st_size
         new, _ = best(repeat, _check_csv, path, columns, numbers)
-        old, _ = best(1, row_by_row, path, columns, numbers)
+        old, _ = best(1, _check_rows, path, columns, numbers)
     report(f"verify per_query.csv, {n_rows:,} rows ({size / 2**20:.0f} MiB)", new, old)
 
 

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefeval.analysis.reusability import COLUMNS, condensed_variant, leave_one_run_out
+from prefeval.analysis.reusability import COLUMNS, condensed_variant, leave_one_run_out, pool_tops
 from prefeval.analysis.suite import analyse
 from prefeval.commands.cli import main
 from prefeval.errors import PrefevalError
@@ -82,46 +82,42 @@ def test_errors_and_the_command(tmp_path, capsys):
 
 def one_evaluation_per_run(qrels, runs, measures, depth, rel=1) -> pd.DataFrame:
     """The definition computed the straightforward way: for each run X, the qrels kept only for the (query, document)
-    pairs some other run retrieved in its top ``depth``, and every run evaluated again on them."""
+    pairs some other run retrieved in its top ``depth`` (the union of the other runs' sets), and every run evaluated
+    again on them."""
     from prefeval.data.collection import Collection
-    from prefeval.data.inputs import run_frame, runs_dict
-    from prefeval.data.ranking import rank_run
+    from prefeval.data.inputs import runs_dict
     from prefeval.engine.evaluate import evaluate, parse_measures
 
-    qrels_df = Collection.of(qrels).frame
-    queries = Collection.of(qrels).queries
-    tops = {}
-    for name, source in runs_dict(runs).items():
-        rows = rank_run(run_frame(source, name), queries, name=name, depth=depth).rows(depth)
-        tops[name] = pd.DataFrame({"query_id": rows["query_id"].astype(str), "doc_id": rows["doc_id"].astype(str),
-                                   "score": -rows["rank"].astype(float)})
-    parsed = parse_measures(list(measures), rel)
-    variants = [(m, False) for m in parsed] + [(c, True) for m in parsed if (c := condensed_variant(m)) is not None]
-    every = [m for m, _ in variants]
+    collection = Collection.of(qrels)
+    judgments = collection.frame
+    tops = pool_tops(collection, runs_dict(runs), depth)
+    plain = parse_measures(list(measures), rel)
+    every = plain + [c for m in plain if (c := condensed_variant(m)) is not None]
 
-    def values(frame):
-        return {m: group.set_index("run")["value"] for m, group in frame.groupby("measure", sort=False)}
+    def means(frame):
+        return frame.pivot(index="run", columns="measure", values="value").reindex(list(tops))
 
-    def rank(series, run):
-        return int(series.rank(ascending=False, method="min")[run])
-
-    full = values(evaluate(qrels_df, tops, every))
-    key = qrels_df["query_id"].astype(str) + "\x00" + qrels_df["doc_id"].astype(str)
-    pooled = {name: set(top["query_id"] + "\x00" + top["doc_id"]) for name, top in tops.items()}
-    out = []
+    full = means(evaluate(judgments, tops, every))
+    pairs = list(zip(judgments["query_id"].astype(str), judgments["doc_id"].astype(str)))
+    records = []
     for name in tops:
-        others = set().union(*(pooled[o] for o in tops if o != name))
-        kept = qrels_df[key.isin(others).to_numpy()].reset_index(drop=True)
+        pool = set()
+        for other, top in tops.items():
+            if other != name:
+                pool |= set(zip(top["query_id"], top["doc_id"]))
+        kept = judgments[[pair in pool for pair in pairs]].reset_index(drop=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            left = values(evaluate(kept, tops, every)) if len(kept) else None
-        for measure, condensed in variants:
+            left = means(evaluate(kept, tops, every)) if len(kept) else pd.DataFrame(0.0, full.index, full.columns)
+        for k, measure in enumerate(every):
             label = str(measure)
-            value = full[label]
-            value_left = left[label] if left is not None else pd.Series(0.0, index=value.index)
-            out.append((name, label, condensed, float(value[name]), float(value_left[name]),
-                        float(value_left[name] - value[name]), rank(value, name), rank(value_left, name)))
-    return pd.DataFrame(out, columns=COLUMNS)
+            before, after = full[label], left[label]
+            records.append({"run": name, "measure": label, "condensed": k >= len(plain),
+                            "value": float(before[name]), "value_left_out": float(after[name]),
+                            "delta": float(after[name] - before[name]),
+                            "rank": int(before.rank(ascending=False, method="min")[name]),
+                            "rank_left_out": int(after.rank(ascending=False, method="min")[name])})
+    return pd.DataFrame.from_records(records, columns=COLUMNS)
 
 
 def test_rows_equal_the_straightforward_definition_on_the_sanity_case():

@@ -32,7 +32,7 @@ from prefeval.engine.values import aggregate
 from prefeval.errors import PrefevalError
 from prefeval.methods.registry import declaration_of
 
-__all__ = ["leave_one_run_out", "condensed_variant"]
+__all__ = ["leave_one_run_out", "condensed_variant", "pool_tops"]
 
 COLUMNS = ["run", "measure", "condensed", "value", "value_left_out", "delta", "rank", "rank_left_out"]
 
@@ -58,12 +58,7 @@ def leave_one_run_out(qrels: Any, runs: Any, measures: Sequence[Any], depth: int
     if len(sources) < 2:
         raise PrefevalError(f"reusability leaves one run out of the pool of the others: give at least two runs; got "
                             f"{len(sources)}")
-    queries = collection.queries
-    tops: dict[str, pd.DataFrame] = {}
-    for name, source in sources.items():  # each run ranked once, cut at the pool depth
-        rows = rank_run(run_frame(source, name), queries, name=name, depth=depth).rows(depth)
-        tops[name] = pd.DataFrame({"query_id": rows["query_id"].astype(str), "doc_id": rows["doc_id"].astype(str),
-                                   "score": -rows["rank"].astype(float)})
+    tops = pool_tops(collection, sources, depth)
     parsed = parse_measures(list(measures), rel)
     variants = [(m, False) for m in parsed] + [(c, True) for m in parsed if (c := condensed_variant(m)) is not None]
     every = [m for m, _ in variants]
@@ -80,6 +75,17 @@ def leave_one_run_out(qrels: Any, runs: Any, measures: Sequence[Any], depth: int
             out.append((name, label, condensed, float(value[name]), float(value_left[name]),
                         float(value_left[name] - value[name]), _rank(value, name), _rank(value_left, name)))
     return pd.DataFrame(out, columns=COLUMNS)
+
+
+def pool_tops(collection: Collection, runs: dict[str, Any], depth: int) -> dict[str, pd.DataFrame]:
+    """Each run (as :func:`prefeval.data.inputs.runs_dict` gives them) ranked once on the collection's queries and
+    cut at ``depth``: name -> ``query_id, doc_id, score`` (score = -rank, so every later ranking keeps its order)."""
+    tops = {}
+    for name, source in runs.items():
+        rows = rank_run(run_frame(source, name), collection.queries, name=name, depth=depth).rows(depth)
+        tops[name] = pd.DataFrame({"query_id": rows["query_id"].astype(str), "doc_id": rows["doc_id"].astype(str),
+                                   "score": -rows["rank"].astype(float)})
+    return tops
 
 
 def _left_out_values(qrels: pd.DataFrame, tops: dict[str, pd.DataFrame], measures: list[Any]

@@ -114,9 +114,18 @@ def _check_summary(path: Path) -> None:
 
 def _check_csv(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -> None:
     """The table's header holds ``columns``; every value of ``numbers`` is a number or empty (NaN); every row has
-    the header's number of fields. The csv module reads the header; a table :func:`_plainly_well_formed` vouches
-    for passes at once, any other is read on row by row up to its first fault (that line named)."""
+    the header's number of fields. A table :func:`_plainly_well_formed` vouches for passes at once; any other is
+    read row by row (:func:`_check_rows`) up to its first fault, that line named."""
     import csv  # deferred: only when a folder is rendered again
+
+    if not _plainly_well_formed(path, columns, numbers, csv.field_size_limit()):
+        _check_rows(path, columns, numbers)
+
+
+def _check_rows(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -> None:
+    """:func:`_check_csv` read row by row by the csv module: the first fault met is named (line n: the table's n-th
+    row, the header the first)."""
+    import csv
 
     try:
         with path.open(encoding="utf-8", newline="") as handle:
@@ -126,9 +135,7 @@ def _check_csv(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -
                 missing = [c for c in columns if header is None or c not in header]
                 raise _edited(path.name, f"lacks the column(s) {', '.join(missing)}")
             where = [header.index(c) for c in numbers]
-            if _plainly_well_formed(path, header, where, csv.field_size_limit()):
-                return
-            for line, row in enumerate(rows, 2):  # a fault, or numbers spelt otherwise: found and named row by row
+            for line, row in enumerate(rows, 2):
                 if len(row) != len(header):
                     raise _edited(path.name, f"line {line} has {len(row)} fields, the header {len(header)}")
                 for k in where:
@@ -149,19 +156,27 @@ def _check_csv(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -
 _PLAIN_NUMBER = r"^(?:[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|Infinity)|NaN|nan|)$"
 
 
-def _plainly_well_formed(path: Path, header: list[str], where: list[int], field_limit: int) -> bool:
-    """True only when the table certainly passes the row-by-row check of :func:`_check_csv`, decided from one read
-    by ``pyarrow.csv`` (every field as text; commas, double quotes and line ends in quoted fields as the csv module
-    splits them): the csv module's ``header`` with no name twice, every row as wide as the header, no row whose
+def _plainly_well_formed(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...], field_limit: int) -> bool:
+    """True only when the table certainly passes :func:`_check_rows`, decided from one read by ``pyarrow.csv``
+    (every field as text; commas, double quotes and line ends in quoted fields as the csv module splits them): the
+    header the csv module reads, with ``columns`` and no name twice, every row as wide as the header, no row whose
     fields are all empty (pyarrow reads a blank line so, the csv module as a row of no fields), every field shorter
-    than the csv module's ``field_limit``, UTF-8 throughout, and every value of the columns ``where`` matching
-    :data:`_PLAIN_NUMBER`. False decides nothing: the caller reads the table row by row."""
+    than the csv module's ``field_limit``, UTF-8 throughout, and every value of ``numbers`` matching
+    :data:`_PLAIN_NUMBER`. False decides nothing: the table is then read row by row."""
+    import csv
+
     import pyarrow as pa  # deferred: only when a folder is rendered again
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
-    if len(set(header)) < len(header):
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            header = next(csv.reader(handle), None)
+    except (UnicodeDecodeError, csv.Error):
         return False
+    if header is None or not set(columns) <= set(header) or len(set(header)) < len(header):
+        return False
+    where = [header.index(c) for c in numbers]
     try:
         table = pcsv.read_csv(pa.py_buffer(path.read_bytes()), parse_options=pcsv.ParseOptions(
             newlines_in_values=True, ignore_empty_lines=False), convert_options=pcsv.ConvertOptions(
