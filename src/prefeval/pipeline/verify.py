@@ -125,7 +125,7 @@ def _check_csv(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -
 def _check_rows(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -> None:
     """:func:`_check_csv` read row by row by the csv module: the first fault met is named (line n: the table's n-th
     row, the header the first)."""
-    import csv
+    import csv  # deferred: only when a folder is rendered again
 
     try:
         with path.open(encoding="utf-8", newline="") as handle:
@@ -163,9 +163,9 @@ def _plainly_well_formed(path: Path, columns: tuple[str, ...], numbers: tuple[st
     fields are all empty (pyarrow reads a blank line so, the csv module as a row of no fields), every field shorter
     than the csv module's ``field_limit``, UTF-8 throughout, and every value of ``numbers`` matching
     :data:`_PLAIN_NUMBER`. False decides nothing: the table is then read row by row."""
-    import csv
+    import csv  # deferred: only when a folder is rendered again
 
-    import pyarrow as pa  # deferred: only when a folder is rendered again
+    import pyarrow as pa  # deferred: as csv
     import pyarrow.compute as pc
     import pyarrow.csv as pcsv
 
