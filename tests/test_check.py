@@ -5,12 +5,13 @@ bm25's Judged@10 on DL-Hard passage (0.496)."""
 from __future__ import annotations
 
 import json
+import random
 
 import ir_measures
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import prefeval
@@ -42,7 +43,7 @@ def test_every_finding_on_a_small_run(files):
     assert (r.repeated, r.non_finite) == (1, 1)
     # q1 ranked b, x, y, a (a and y tie at 4: doc id descending); judged b, a: Judged@5 = 2/4, q2 1/1, q3 0
     assert r.judged_at[5] == pytest.approx((2 / 4 + 1 + 0) / 3)
-    # ties: q1 has a, y (and the repeat a) at 4: one query; tied rows 3 of 7
+    # ties: q1 has a and y at 4: one query; tied rows 2 of 7
     assert (r.tied_queries, r.run_queries, r.tied_share) == (1, 3, pytest.approx(2 / 7))
     text = "\n".join(result.warnings)
     for part in ("covers 2 of the 3", "1 queries the qrels do not judge", "'q9'", "1 repeated", "non-finite",
@@ -86,6 +87,39 @@ def test_judged_at_k_is_ir_measures_judged(case):
     for run in result.runs:
         for k in CUTOFFS:
             assert run.judged_at[k] == pytest.approx(means[run.name, f"Judged@{k}"], abs=1e-12)
+
+
+def brute_ties(run: pd.DataFrame) -> tuple[int, float]:
+    """The definition: a query counts when one of its 10 highest scores is the score of another of its rows; the share
+    is of the rows whose score another row of the query has."""
+    queries, tied_rows = 0, 0
+    for _, rows in run.groupby("query_id"):
+        counts = rows["score"].value_counts()
+        top = sorted(rows["score"], reverse=True)[:10]
+        queries += any(counts[s] > 1 for s in top)
+        tied_rows += int(rows["score"].map(counts).gt(1).sum())
+    return queries, tied_rows / len(run)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.lists(st.integers(0, 60), max_size=40), min_size=1, max_size=4),
+       st.sampled_from(["as given", "ranked", "grouped"]), st.randoms(use_true_random=False))
+@example([[12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 2]], "ranked", random.Random(0))  # the tie just below the top 10
+@example([[12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 3, 2]], "ranked", random.Random(0))  # the tie at the 10th score
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_tied_scores_as_defined(queries, order, rng):
+    rows = [(f"q{q}", f"d{rng.randrange(30)}", float(s)) for q, scores in enumerate(queries) for s in scores]
+    if not rows:
+        return
+    run = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])  # grouped by query; a doc may repeat
+    if order == "ranked":  # as in TREC files: scores descending within each query (the fast route)
+        run = run.sort_values(["query_id", "score"], ascending=[True, False], kind="stable")
+    elif order == "as given":  # rows of all queries shuffled
+        run = run.sample(frac=1, random_state=rng.randrange(1000))
+    qrels = pd.DataFrame({"query_id": ["q0"], "doc_id": ["a"], "relevance": [1]})
+    result = check(qrels, {"r": run.reset_index(drop=True)}).runs[0]
+    tied_queries, share = brute_ties(run)
+    assert (result.tied_queries, result.tied_share) == (tied_queries, pytest.approx(share, abs=1e-12))
 
 
 @pytest.mark.integration

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import prefeval
-from prefeval.data.ranking import rank_run
+from prefeval.data.ranking import QueryCandidates, rank_run
 from prefeval.engine.evaluate import parse_measures, top_k_depth
 
 
@@ -34,13 +34,27 @@ def test_top_ranks_equal_the_full_ranking():
     assert partly > 60  # most rankings order their ties only in part
 
 
-def _check(run: pd.DataFrame) -> int:
+def test_top_ranks_equal_the_full_ranking_with_query_candidates():
+    """Ranked with per-query candidates, the documents are coded block by block, which tells whether a document
+    repeats within a query (none repeats in half of these runs)."""
+    partly = 0
+    for seed in range(60):
+        rng = random.Random(seed)
+        run = _run(rng, shuffle=seed % 4 < 2)
+        if seed % 2:
+            run = run.drop_duplicates(["query_id", "doc_id"]).reset_index(drop=True)
+        judged = run.sample(frac=0.3, random_state=seed)
+        partly += _check(run, QueryCandidates(judged["query_id"], judged["doc_id"]))
+    assert partly > 60
+
+
+def _check(run: pd.DataFrame, candidates: QueryCandidates | None = None) -> int:
     partly = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         full = rank_run(run)
         for depth in (1, 3, 10, 50):
-            partial = rank_run(run, depth=depth)
+            partial = rank_run(run, candidates=candidates, depth=depth)
             partly += not partial.full_order
             assert partial.to_dict(depth) == full.to_dict(depth)
             assert partial.rows(depth).equals(full.rows(depth))

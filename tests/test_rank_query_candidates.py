@@ -125,8 +125,10 @@ def test_pair_codes(monkeypatch, block: int) -> None:
     rng = np.random.default_rng(block)
     queries = [f"q{q}" for q in np.sort(rng.integers(0, 8, 120))]
     docs = [f"d{d}" for d in rng.integers(0, 10, 120)]
-    query_codes, doc_codes = ranking.pair_codes(pd.Series(queries, dtype=object), pd.Series(docs, dtype=object))
+    query_codes, doc_codes, distinct = ranking.pair_codes(pd.Series(queries, dtype=object),
+                                                          pd.Series(docs, dtype=object))
     pairs = list(zip(queries, docs))
+    assert not distinct  # (120 rows of 80 pairs)
     codes = list(zip(query_codes.tolist(), doc_codes.tolist()))
     for i in range(len(pairs)):
         for j in range(len(pairs)):

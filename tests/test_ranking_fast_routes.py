@@ -80,10 +80,11 @@ def test_rank_run_is_the_definition(frame, block, depth, arrow):
 
 def test_distinct_in_queries_is_its_definition():
     rng = np.random.default_rng(7)
-    for _ in range(300):
-        n = int(rng.integers(0, 30))
-        qc = np.sort(rng.integers(-1, 4, n))
-        codes = rng.integers(-1 if rng.random() < 0.1 else 0, 8, n)
-        pairs = list(zip(qc.tolist(), codes.tolist()))
-        expected = not (codes < 0).any() and len(set(pairs)) == len(pairs)
-        assert ranking._distinct_in_queries(qc, codes, 8) == expected
+    for size in (8, 40, 1000):  # pairs counted in bins (few documents), or sorted (many)
+        for _ in range(300):
+            n = int(rng.integers(0, 30))
+            qc = np.sort(rng.integers(-1, 4, n))
+            codes = rng.integers(-1 if rng.random() < 0.1 else 0, size, n)
+            pairs = list(zip(qc.tolist(), codes.tolist()))
+            expected = not (codes < 0).any() and len(set(pairs)) == len(pairs)
+            assert ranking._distinct_in_queries(qc, codes, size) == expected

@@ -132,7 +132,9 @@ class Collection:
     @functools.cached_property
     def grades(self) -> CodedJudgments:
         """One grade per judged (query, document), on :attr:`judged`: the input of trec_eval's measures."""
-        return CodedJudgments(self.qrels, Ids(self.judged), self.judged_pairs)
+        rows = self._judged_lines  # the lines of the judged pairs
+        return CodedJudgments(Ids(self.judged), self.judged_pairs, self.judged_rows[self._query_codes[0][rows]],
+                              self._grade_values[rows])
 
     @property
     def judged_pairs(self) -> QueryCandidates:
@@ -172,8 +174,14 @@ class Collection:
         """Every judged (query, document), at any grade: what a condensed list keeps."""
         return judged_table(self.qrels, self.queries)
 
+    @functools.cached_property
+    def _judged_lines(self) -> np.ndarray:
+        """The lines of the qrels at any grade the reader accepts (every line of validated qrels)."""
+        return np.flatnonzero(self._grade_values >= MIN_GRADE)
+
     def _rows_at(self, rel: int, column: str) -> Any:
-        return take_rows(self.qrels[column], np.flatnonzero(self._grade_values >= rel))
+        lines = self._judged_lines if rel <= MIN_GRADE else np.flatnonzero(self._grade_values >= rel)
+        return take_rows(self.qrels[column], lines)
 
     def _cached(self, kind: str, rel: int, build) -> Any:
         key = (kind, rel)

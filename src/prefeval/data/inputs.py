@@ -146,9 +146,12 @@ def resolve_conflicts(qrels: pd.DataFrame | Columns) -> pd.DataFrame | Columns:
 
 
 def _has_repeats(qrels: pd.DataFrame | Columns) -> bool:
-    """Whether some (query, document, subtopic) occurs on more than one line of the qrels: one sort of integer keys
-    from the codes of the three columns, on the lines whose document code occurs more than once (usually few)."""
-    query, doc = pair_codes(qrels["query_id"], qrels["doc_id"])
+    """Whether some (query, document, subtopic) occurs on more than one line of the qrels: none when no (query,
+    document) repeats (:func:`~prefeval.data.ranking.pair_codes` knows it of qrels grouped by query), else one sort of
+    integer keys from the codes of the three columns, on the lines whose document code occurs more than once."""
+    query, doc, distinct = pair_codes(qrels["query_id"], qrels["doc_id"])
+    if distinct:
+        return False
     rows = np.flatnonzero(np.bincount(doc + 1)[doc + 1] > 1) if len(doc) else np.zeros(0, dtype=np.intp)
     if not len(rows):
         return False

@@ -165,19 +165,18 @@ def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
 
 
 def _tie_order(order: np.ndarray, qc: np.ndarray, sc: np.ndarray, dcodes: np.ndarray, dnames,
-               only: np.ndarray | None = None) -> np.ndarray:
+               only: Any = None) -> np.ndarray:
     """``order`` with each stretch of equal (query, score) put in doc_id-descending string order.
 
     ``dcodes`` are the rows' document codes into ``dnames`` (the distinct ids); only the ids of tied rows are
-    compared as strings. ``only`` (per row, optional): order just the stretches containing such a row (the others
-    keep their order: it moves no document of the flagged stretches)."""
+    compared as strings. ``only(places)`` (optional): whether the rows at those places of ``order`` are rows whose
+    stretch is to be ordered (the others keep their order: it moves no document of the flagged stretches)."""
     identity = len(order) and order[0] == 0 and order[-1] == len(order) - 1 and np.all(order[1:] > order[:-1])
     qs, ss = (qc, sc) if identity else (qc[order], sc[order])  # rows in order already: no copy
     same = (qs[1:] == qs[:-1]) & (ss[1:] == ss[:-1])
     if not same.any():
         return order
-    at, source = _tie_moves(same, lambda rows: dcodes[order[rows]], dnames,
-                            None if only is None else lambda rows: only[order[rows]])
+    at, source = _tie_moves(same, lambda rows: dcodes[order[rows]], dnames, only)
     order = order.copy()
     order[at] = order[source]
     return order
@@ -320,10 +319,13 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
             codes = codes[len(subset):]
         if distinct:
             distinct = _distinct_in_queries(qc[a:b], codes, len(uniques))
-        raw[a:b] = np.where(codes >= 0, codes + offset, -1)
+        if block.null_count:
+            raw[a:b] = np.where(codes >= 0, codes + offset, -1)
+        else:
+            np.add(codes, offset, out=raw[a:b])
         if row_codes is not None:  # (a missing id, -1, is an error of rank_codes before any code is read)
-            found_rows = found[codes]
-            row_codes[a:b] = np.where(found_rows >= 0, found_rows, raw[a:b] + len(candidates.unique))
+            first = offset + len(candidates.unique)  # each distinct id's code, then each row's
+            row_codes[a:b] = np.where(found >= 0, found, np.arange(first, first + len(uniques), dtype=small))[codes]
         offset += len(uniques)
         names.append(uniques)
     if not names_too:
@@ -336,11 +338,16 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
 
 def _distinct_in_queries(qc: np.ndarray, codes: np.ndarray, size: int) -> bool:
     """Whether no two rows with the same query code have the same document code (``codes`` from 0 to ``size``;
-    False also for a missing id, -1): first whether any code repeats at all, then the pairs of the repeated ones."""
+    False also for a missing id, -1). Where the (query, code) pairs are few (documents shared by the queries), each
+    is counted in a bin; else first whether any code repeats at all, then the pairs of the repeated ones, sorted."""
     if not len(codes):
         return True
     if codes.min() < 0:
         return False
+    low = int(qc.min())
+    bins = (int(qc.max()) - low + 1) * size
+    if bins <= 8 * len(codes) and bins < 2**31:  # (the keys fit 32-bit codes)
+        return bool(np.bincount((qc - low) * size + codes).max() <= 1)
     counts = np.bincount(codes, minlength=size)
     if counts.max() <= 1:
         return True
@@ -356,15 +363,17 @@ def _id_values(column: Any, candidates: _Candidates) -> tuple[Any, Any]:
     return values, candidates.arrow_set(values.type) if len(candidates.unique) else values.slice(0, 0)
 
 
-def pair_codes(query_ids: Any, doc_ids: Any) -> tuple[np.ndarray, np.ndarray]:
-    """(query code, document code) of each row of two id columns (``-1``: a missing id): two rows have the same
-    query and document ids exactly when they have the same codes. Document codes tell apart the documents of one
-    query only (the same id may have other codes in other queries); linear in the rows when each query's rows are
-    contiguous (the documents are then factorised in blocks of whole queries, as :func:`rank_run` does)."""
+def pair_codes(query_ids: Any, doc_ids: Any) -> tuple[np.ndarray, np.ndarray, bool]:
+    """(query code, document code) of each row of two id columns (``-1``: a missing id), and whether no (query,
+    document) occurs twice (True is certain; False: some may): two rows have the same query and document ids exactly
+    when they have the same codes. Document codes tell apart the documents of one query only (the same id may have
+    other codes in other queries); linear in the rows when each query's rows are contiguous (the documents are then
+    factorised in blocks of whole queries, as :func:`rank_run` does, and whether one repeats is known from them)."""
     query_codes, _ = factorize(query_ids, grouped=True)
     if _increasing_within_queries(query_codes, doc_ids):  # every (query, document) once: any distinct codes do
-        return query_codes, np.arange(len(query_codes))
-    return query_codes, _doc_codes(doc_ids, query_codes + 1, True, names_too=False)[0]  # a missing query id: a query
+        return query_codes, np.arange(len(query_codes)), True
+    doc_codes, _, _, distinct, _ = _doc_codes(doc_ids, query_codes + 1, True, names_too=False)  # (a missing query
+    return query_codes, doc_codes, distinct  # id counts as a query)
 
 
 def _increasing_within_queries(query_codes: np.ndarray, doc_ids: Any) -> bool:
@@ -441,6 +450,7 @@ class QueryCandidates:
         doc_codes, doc_names = distinct(doc_ids)
         self.queries = Ids(query_names)
         self.documents = _Candidates(doc_names)  # distinct already: ``documents.unique`` is ``doc_names``
+        self.pair_documents = doc_codes  # each pair's document, its index in ``documents.unique``
         order = np.argsort(query_codes, kind="stable")
         self._docs = doc_codes[order].astype(np.int64)  # the pairs' documents grouped by query
         self._bounds = np.searchsorted(query_codes[order], np.arange(len(query_names) + 1))
@@ -771,9 +781,8 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
         same = (~starts[1:]) & (sc[1:] == sc[:-1]) if n > 1 else np.zeros(0, dtype=bool)
         if same.any():
             if order is None:  # rows in order but for ties: only the tied rows move
-                if depth is not None:
-                    only = _top_rows(None, qc, codes, depth)
-                at, source = _tie_moves(same, raw_docs.__getitem__, dnames, None if only is None else only.__getitem__)
+                only = _only_places(only, None, qc, codes, len(queries), depth, distinct_docs)
+                at, source = _tie_moves(same, raw_docs.__getitem__, dnames, only)
                 if len(at):
                     raw_docs = raw_docs.copy()
                     raw_docs[at] = raw_docs[source]
@@ -783,13 +792,11 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
                     else:
                         codes = raw_docs
             else:
-                if depth is not None:
-                    only = _top_rows(order, qc, codes, depth)
+                only = _only_places(only, order, qc, codes, len(queries), depth, distinct_docs)
                 order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     else:
         order = _query_score_order(qc, sc)
-        if depth is not None:
-            only = _top_rows(order, qc, codes, depth)
+        only = _only_places(only, order, qc, codes, len(queries), depth, distinct_docs)
         order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     if order is not None:
         qc, raw_docs = qc[order], raw_docs[order]
@@ -839,20 +846,35 @@ def _check_ties(ties: str, depth: int | None) -> None:
         raise ValueError(f"depth needs ties='all' and a positive integer; got ties={ties!r}, depth={depth!r}")
 
 
-def _top_rows(order: np.ndarray | None, qc: np.ndarray, codes: np.ndarray, depth: int) -> np.ndarray:
-    """Per row (original order): whether it is among the first ``depth + r`` rows of its query in ``order`` (rows
-    grouped by query, scores descending; None: the rows' own order), ``r`` the query's rows whose document occurs more
-    than once in the run."""
-    n = len(qc)
-    repeated = np.bincount(codes)[codes] > 1
-    extra = np.bincount(qc, weights=repeated, minlength=1).astype(np.int64)
+def _only_places(candidate_rows: np.ndarray | None, order: np.ndarray | None, qc: np.ndarray, codes: np.ndarray,
+                 queries: int, depth: int | None, distinct: bool) -> Any:
+    """Which tied stretches :func:`_tie_moves` orders, as a function of places in ``order`` (None: all of them):
+    those reaching the top ``depth + r`` rows of their query (:func:`_top_rows`), or those holding a candidate
+    (``candidate_rows``, per row: ``ties="candidates"``)."""
+    if depth is not None:
+        return _top_rows(order, qc, codes, queries, depth, distinct)
+    if candidate_rows is None:
+        return None
+    return candidate_rows.__getitem__ if order is None else (lambda places: candidate_rows[order[places]])
+
+
+def _top_rows(order: np.ndarray | None, qc: np.ndarray, codes: np.ndarray, queries: int, depth: int,
+              distinct: bool) -> Any:
+    """``top(places)``: whether the rows at those places of ``order`` (rows grouped by query in ascending code order,
+    scores descending; None: the rows' own order) are among the first ``depth + r`` rows of their query, ``r`` the
+    query's rows whose document occurs more than once in the run (0 when the caller knows that none does:
+    ``distinct``). Computed only at the places asked (the tied rows), from each query's first place."""
     qs = qc if order is None else qc[order]
-    idx = np.arange(n)
-    first = np.maximum.accumulate(np.where(np.r_[True, qs[1:] != qs[:-1]], idx, 0))
-    if order is None:
-        return idx - first < depth + extra[qs]
-    top = np.empty(n, dtype=bool)
-    top[order] = idx - first < depth + extra[qs]
+    first = np.searchsorted(qs, np.arange(queries, dtype=qs.dtype))  # each query's first place in the order
+    if distinct:
+        extra = np.zeros(queries, dtype=np.int64)
+    else:
+        extra = np.bincount(qc, weights=np.bincount(codes)[codes] > 1, minlength=queries).astype(np.int64)
+
+    def top(places: np.ndarray) -> np.ndarray:
+        q = qs[places]
+        return places - first[q] < depth + extra[q]
+
     return top
 
 

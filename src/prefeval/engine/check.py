@@ -20,8 +20,9 @@ from typing import Any
 
 import numpy as np
 
+from prefeval.core.arrays import stretch_starts
 from prefeval.data.collection import Collection, coverage_note
-from prefeval.data.encoding import column_values, factorize
+from prefeval.data.encoding import column_values, factorize, value_stretches
 from prefeval.data.inputs import run_frame, runs_dict
 from prefeval.data.ranking import rank_run
 from prefeval.engine.methods import JudgedAt
@@ -183,18 +184,32 @@ def _run_check(name: str, frame: Any, collection: Collection, judged: list[Judge
 def _ties(frame: Any, scores: np.ndarray) -> tuple[int, float]:
     """(queries whose top :data:`TIE_DEPTH` by score holds a score another of its documents has, share of the rows whose
     score another row of the query has). Repeated documents count as rows here."""
-    if not len(scores):
+    n = len(scores)
+    if not n:
         return 0, 0.0
-    codes, _ = factorize(frame["query_id"], grouped=True)  # first appearance: a file grouped by query is in order
-    same_query = codes[1:] == codes[:-1]
-    if not np.all((codes[1:] > codes[:-1]) | (same_query & (scores[1:] <= scores[:-1]))):
+    starts = _score_ordered_stretches(frame["query_id"], scores)
+    if starts is None:  # rows to put in query and score order first
+        codes, _ = factorize(frame["query_id"], grouped=True)
         order = np.lexsort((-scores, codes))
-        codes, scores = codes[order], scores[order]
-    same = (codes[1:] == codes[:-1]) & (scores[1:] == scores[:-1])  # row i+1 ties row i
-    tied = np.zeros(len(scores), dtype=bool)
+        scores, starts = scores[order], stretch_starts(codes[order])
+    new_query = np.zeros(n - 1, dtype=bool)
+    new_query[starts[1:] - 1] = True  # row i + 1 starts a query
+    same = ~new_query & (scores[1:] == scores[:-1])  # row i + 1 ties row i
+    tied = np.zeros(n, dtype=bool)
     tied[1:] |= same
     tied[:-1] |= same
-    starts = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1]])
-    position = np.arange(len(codes)) - np.repeat(starts, np.diff(np.r_[starts, len(codes)]))
-    top = tied & (position < TIE_DEPTH)
-    return int(len(np.unique(codes[top]))), float(np.count_nonzero(tied) / len(scores))
+    top = starts[:, None] + np.arange(TIE_DEPTH)  # each query's first rows, up to the next query's first
+    top_tied = tied[np.minimum(top, n - 1)] & (top < np.r_[starts[1:], n][:, None])
+    return int(np.count_nonzero(top_tied.any(axis=1))), float(np.count_nonzero(tied) / n)
+
+
+def _score_ordered_stretches(query_ids: Any, scores: np.ndarray) -> np.ndarray | None:
+    """The first row of each query when each query's rows are contiguous with non-increasing scores (as in TREC
+    files), found without a code per row; None otherwise."""
+    stretches = value_stretches(query_ids)
+    if stretches is None or len(set(stretches[1])) < len(stretches[0]):
+        return None
+    starts = stretches[0]
+    new_query = np.zeros(len(scores) - 1, dtype=bool)
+    new_query[starts[1:] - 1] = True
+    return starts if np.all(new_query | (scores[1:] <= scores[:-1])) else None

@@ -150,23 +150,26 @@ def best_runs(context: PipelineContext) -> list[BestRun]:
 def order_disagreements(context: PipelineContext) -> list[dict[str, Any]]:
     """For each (preference, metric): ``pairs`` (the pairs of runs compared) and ``opposite`` (the ``(run_a,
     run_b)`` pairs whose mean preference of run_a over run_b and mean metric difference run_a - run_b have
-    opposite signs, both beyond :data:`~prefeval.core.stats.TIE_TOL`)."""
+    opposite signs, both beyond :data:`~prefeval.core.stats.TIE_TOL`; a run without a mean of the metric is in no
+    such pair), in the comparison's pair order."""
     if context.comparison is None:
         return []
     means = context.means_table()
     comparison = context.comparison
+    pairs = comparison.pairs
+    i, j = comparison.pair_indices
+    runs = list(comparison.runs)
     out = []
     for method in context.methods:
-        sums = comparison.pair_sums(comparison.result(method))
+        pref = np.asarray(comparison.pair_sums(comparison.result(method)).mean, dtype=np.float64)
         for measure in context.measures:
             if measure not in means.columns:
                 continue
-            opposite = []
-            for (a, b), pref in zip(comparison.pairs, sums.mean.tolist()):
-                diff = float(means.loc[a, measure] - means.loc[b, measure])
-                if (pref > stats.TIE_TOL and diff < -stats.TIE_TOL) or (pref < -stats.TIE_TOL and diff > stats.TIE_TOL):
-                    opposite.append((a, b))
-            out.append({"method": method, "metric": measure, "pairs": len(comparison.pairs), "opposite": opposite})
+            value = means[measure].reindex(runs).to_numpy(dtype=np.float64)
+            diff = value[i] - value[j]
+            opposite = ((pref > stats.TIE_TOL) & (diff < -stats.TIE_TOL)) | ((pref < -stats.TIE_TOL) & (diff > stats.TIE_TOL))
+            out.append({"method": method, "metric": measure, "pairs": len(pairs),
+                        "opposite": [pairs[k] for k in np.flatnonzero(opposite).tolist()]})
     return out
 
 
