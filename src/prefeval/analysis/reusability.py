@@ -144,10 +144,12 @@ def _left_out_values(qrels: pd.DataFrame, tops: dict[str, pd.DataFrame], measure
     runs = {name: part.drop(columns="run") for name, part in zip(names, (table[table["run"] == k]
                                                                           for k in range(len(names))))}
     per_query = evaluate(pd.concat(extra_qrels, ignore_index=True), runs, measures, per_query=True)
-    grids = {label: part.pivot(index="query_id", columns="run", values="value").reindex(columns=names)
-             for label, part in per_query.groupby("measure", sort=False)}
+    index = pd.Index(pd.unique(per_query["query_id"]))
+    grids = {label: part.pivot(index="query_id", columns="run", values="value").reindex(index=index, columns=names)
+             .to_numpy() for label, part in per_query.groupby("measure", sort=False)}  # (queries, runs)
     for k, ids in plans.items():
-        out[k] = {str(m): pd.Series(aggregate(m, grids[str(m)].loc[ids].to_numpy()), index=names) for m in measures}
+        rows = index.get_indexer(ids)
+        out[k] = {str(m): pd.Series(aggregate(m, grids[str(m)][rows]), index=names) for m in measures}
     return out
 
 

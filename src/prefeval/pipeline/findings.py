@@ -29,6 +29,7 @@ from prefeval.data.ranking import rank_run
 from prefeval.engine.significance import FAMILY_WISE_TESTS, correction_for, pair_significance
 from prefeval.pipeline.aggregate_step import metric_table
 from prefeval.pipeline.context import PipelineContext
+from prefeval.report.run_table import robust_sentence
 from prefeval.report.text import fmt, fmt_p, plural
 
 __all__ = ["TEST_NAMES", "CORRECTION_NAMES", "BestRun", "best_runs", "order_disagreements", "disagreements", "headline_blocks",
@@ -236,16 +237,16 @@ def robust_counts(context: PipelineContext, kind: str | None = None) -> tuple[in
     return int((rows["robust"] == True).sum()), len(rows)  # noqa: E712 (an object column of True / False / None)
 
 
-def robustness_note(context: PipelineContext) -> str | None:
-    """The headline's sentence on robustness to unjudged documents (:func:`robust_counts`); None when the aggregate
-    step did not test it."""
-    counts = robust_counts(context)
-    if counts is None:
+def robustness_note(context: PipelineContext, kind: str | None = None) -> str | None:
+    """The sentence on robustness to unjudged documents of the comparisons with the baseline of ``kind`` (None:
+    metrics and preferences), from :func:`robust_counts` and the filled reading the aggregate step used
+    (:func:`prefeval.report.run_table.robust_sentence`, the run table's sentence); None when the aggregate step did
+    not test it."""
+    counts = robust_counts(context, kind)
+    fill = context.settings.get("aggregate", {}).get("robust_fill")
+    if counts is None or not fill:
         return None
-    robust, tested = counts
-    return (f"{robust} of {plural(tested, 'significant difference')} with the baseline `{context.baseline}` "
-            "are robust to the unjudged documents (significant in the same direction with them read as "
-            "non-relevant, removed and judged relevant).")
+    return robust_sentence(*counts, *fill, against=f" with the baseline `{context.baseline}`") + "."
 
 
 def headline_blocks(context: PipelineContext, digits: int = 4) -> list[dict[str, Any]]:

@@ -178,7 +178,7 @@ def _plainly_well_formed(path: Path, columns: tuple[str, ...], numbers: tuple[st
         return False
     where = [header.index(c) for c in numbers]
     try:
-        table = pcsv.read_csv(pa.py_buffer(path.read_bytes()), parse_options=pcsv.ParseOptions(
+        table = pcsv.read_csv(str(path), parse_options=pcsv.ParseOptions(
             newlines_in_values=True, ignore_empty_lines=False), convert_options=pcsv.ConvertOptions(
             column_types={name: pa.string() for name in header}, strings_can_be_null=False,
             quoted_strings_can_be_null=False, check_utf8=True))
