@@ -220,3 +220,55 @@ def test_position_engine_on_subtopic_qrels(sim):
     _assert_same(evaluate_positions(data, prefs).per_query, compare(qrels, sim.runs, prefs).per_query)
     with pytest.raises(PrefevalError, match="subtopics"):
         evaluate_positions(data, ["AP"])
+
+
+def _tau_cases():
+    """Vectors with and without ties, at most 33 systems and more, with 0, 1, 2 and many discordant pairs."""
+    rng = np.random.default_rng(12)
+    cases = []
+    for n in (2, 3, 5, 20, 33, 34, 40, 60):
+        base = np.arange(n, dtype=float)
+        cases.append((base, base.copy()))  # no discordant pair
+        cases.append((base, base[::-1].copy()))  # every pair discordant
+        one = base.copy()
+        one[[0, 1]] = one[[1, 0]]  # one discordant pair
+        cases.append((base, one))
+        if n >= 4:
+            two = one.copy()
+            two[[2, 3]] = two[[3, 2]]  # two discordant pairs
+            cases.append((base, two))
+        cases.append((base, rng.permutation(n).astype(float)))
+        cases.append((base, rng.integers(0, max(2, n // 3), n).astype(float)))  # ties in y
+    return cases
+
+
+@pytest.mark.parametrize("x, y", _tau_cases())
+def test_tau_b_and_its_p_value_are_scipys_own_choice(x, y):
+    """tau-b and its p-value equal scipy.stats.kendalltau's default; the method stated is the one scipy used."""
+    from prefeval.analysis.agreement import _tau, tau_p_method
+
+    tau, p = _tau(x, y, "b")
+    ref = stats.kendalltau(x, y)
+    np.testing.assert_equal((tau, p), (ref.statistic, ref.pvalue))  # NaN (a constant vector) equals NaN
+    how = tau_p_method(x, y)
+    named = stats.kendalltau(x, y, method="exact" if how == "exact" else "asymptotic")
+    np.testing.assert_equal(p, named.pvalue)
+    ties = len(np.unique(y)) < len(y)
+    assert how == ("approximate (ties)" if ties else "exact" if len(x) <= 33 or min(
+        kendall_discordant(x, y), len(x) * (len(x) - 1) // 2 - kendall_discordant(x, y)) <= 1 else "approximate")
+
+
+def kendall_discordant(x, y):
+    return sum((x[i] - x[j]) * (y[i] - y[j]) < 0 for i in range(len(x)) for j in range(i + 1, len(x)))
+
+
+def test_tau_p_exact_beyond_33_systems_differs_from_the_approximation():
+    """With 40 systems and one discordant pair scipy takes the exact p-value; the normal one differs."""
+    from prefeval.analysis.agreement import _tau, tau_p_method
+
+    x = np.arange(40, dtype=float)
+    y = x.copy()
+    y[[5, 6]] = y[[6, 5]]
+    assert tau_p_method(x, y) == "exact"
+    p = _tau(x, y, "b")[1]
+    assert p == stats.kendalltau(x, y, method="exact").pvalue != stats.kendalltau(x, y, method="asymptotic").pvalue

@@ -152,3 +152,24 @@ def test_pipeline_check_step_runs_by_default():
     assert any(row[0] == "Judged@10" for row in overview.rows)
     off = Pipeline([Simulate(n_queries=6, n_runs=3), Evaluate(["nDCG@10"]), Check(enabled=False)]).run(progress=False)
     assert off.check is None and not any(block.text == "Input checks" for block in build(off))
+
+
+def test_pipeline_input_checks_are_prefeval_checks_table():
+    """The report's "Input checks" table is the one rendering of the check (report.check.runs_grid), with the
+    numbers prefeval check finds on the same inputs."""
+    from prefeval.pipeline import Evaluate, Pipeline, Simulate
+    from prefeval.pipeline.document import build
+    from prefeval.report.check import check_text, runs_grid
+    from prefeval.report.tables import plain
+
+    context = Pipeline([Simulate(n_queries=6, n_runs=3), Evaluate(["nDCG@10", "R@100"])]).run(progress=False)
+    blocks = build(context)
+    table = next(block for block in blocks if block.label == "tab:checks")
+    result = check(context.collection(), context.runs, rel=context.rel, depth=100)
+    grid = runs_grid(result)
+    assert table.header == grid.header and table.rows == [[cell.text for cell in row] for row in grid.rows]
+    assert [f"Judged@{k}" for k in (5, 10, 20, 100)] == [h for h in table.header if h.startswith("Judged@")]
+    assert table.align == "l" + "r" * (len(grid.header) - 1)
+    assert plain(grid) in check_text(result)
+    note = blocks[blocks.index(table) - 1].text
+    assert note.startswith(grid.note) and "prefeval check" in note

@@ -3,6 +3,8 @@ are one-line errors."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from prefeval.commands.cli import main
@@ -87,31 +89,44 @@ def test_a_local_cluster_has_no_dashboard_and_no_port_warning(dask, files, capsy
     assert code == 0 and out.startswith("nDCG@10\t") and err == "", err
 
 
-#: a script that runs `prefeval eval --engine dask` and says when the cluster's worker processes run (the cluster is
-#: still starting: the client is not connected yet) and when the cluster runs, waiting a little at each point
-INTERRUPTED = """
+#: a script that runs `prefeval eval --engine dask` whose worker processes take 30 seconds to start: each says when
+#: it starts (as a preload of dask's workers)
+STARTING = """
+import sys
+import dask
+
+SLOW = '''
+import sys, time
+
+
+def dask_setup(worker):
+    print("worker starting", file=sys.stderr, flush=True)
+    time.sleep(30)
+'''
+if __name__ == "__main__":
+    from prefeval.commands.cli import main
+
+    dask.config.set({"distributed.worker.preload": [SLOW]})
+    sys.exit(main(sys.argv[1:]))
+"""
+
+#: a script that runs `prefeval eval --engine dask` and says when its cluster runs, then waits
+RUNNING = """
 import contextlib, sys, time
-import distributed
 from prefeval.engine import dask_engine
 
-started, opened = distributed.LocalCluster.__init__, dask_engine.cluster
-
-
-def starting(self, *args, **kwargs):
-    started(self, *args, **kwargs)
-    print("workers started", file=sys.stderr, flush=True)
-    time.sleep(2)
+opened = dask_engine.cluster
 
 
 @contextlib.contextmanager
 def running(*args, **kwargs):
     with opened(*args, **kwargs) as client:
         print("cluster running", file=sys.stderr, flush=True)
-        time.sleep(20)
+        time.sleep(30)
         yield client
 
 
-distributed.LocalCluster.__init__, dask_engine.cluster = starting, running
+dask_engine.cluster = running
 if __name__ == "__main__":
     from prefeval.commands.cli import main
 
@@ -119,31 +134,65 @@ if __name__ == "__main__":
 """
 
 
-@pytest.mark.integration
-@pytest.mark.skipif(not hasattr(__import__("os"), "killpg"), reason="POSIX process groups")
-def test_ctrl_c_while_the_cluster_starts_and_runs(dask, files, tmp_path):
-    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it) while the local cluster starts is ignored
-    (the worker processes start with SIGINT ignored, and print nothing); once it runs, Ctrl-C closes it and the
-    command prints its one "interrupted" line."""
+def _interrupted(files, tmp_path, script: str, when: str, workers: int) -> tuple[float, str]:
+    """Run ``script`` (the command `prefeval eval --engine dask` on ``workers`` workers) in a new process group, send the
+    group SIGINT (Ctrl-C in a terminal signals every process of its group) once the script prints ``when``; the
+    seconds from the signal to the command's end and its standard error. The command must end with code 130, print
+    nothing on standard output, and leave no process of its group (no worker) running."""
     import os
     import signal
     import subprocess
     import sys
+    import time
 
     qrels, runs = files
-    script = tmp_path / "interrupted.py"
-    script.write_text(INTERRUPTED)
-    proc = subprocess.Popen([sys.executable, str(script), "eval", qrels, runs[0], "nDCG@10", "--engine", "dask",
-                             "--workers", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    path = tmp_path / "interrupted.py"
+    path.write_text(script)
+    proc = subprocess.Popen([sys.executable, str(path), "eval", qrels, runs[0], "nDCG@10", "--engine", "dask",
+                             "--workers", str(workers)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             start_new_session=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # noqa: PLW1509
     try:
-        assert proc.stderr.readline() == "workers started\n"
-        os.killpg(proc.pid, signal.SIGINT)
-        assert proc.stderr.readline() == "cluster running\n"  # nothing printed between: the start went on
+        for line in proc.stderr:  # the script's lines before ``when``
+            if line == when:
+                break
+        else:
+            raise AssertionError(f"the command ended before {when!r}")
+        sent = time.monotonic()
         os.killpg(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=120)
+        took = time.monotonic() - sent
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # the workers end with their parent
+            try:
+                os.killpg(proc.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError("worker processes outlived the interrupted command")
     finally:
         if proc.poll() is None:
             proc.kill()
-    assert proc.returncode == 130 and out == "" and err == "prefeval eval: interrupted\n", err
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert proc.returncode == 130 and out == "", err
+    return took, err
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(not hasattr(__import__("os"), "killpg"), reason="POSIX process groups")
+def test_ctrl_c_while_the_cluster_starts_stops_the_command(dask, files, tmp_path):
+    """Ctrl-C while the local cluster starts (its worker process runs a preload that takes 30 seconds) stops the
+    command at once with its one "interrupted" line: the worker process, spawned with SIGINT ignored, prints
+    nothing, and ends."""
+    took, err = _interrupted(files, tmp_path, STARTING, "worker starting\n", 1)
+    assert err == "prefeval eval: interrupted\n" and took < 20, (took, err)
+
+
+@pytest.mark.integration
+@pytest.mark.skipif(not hasattr(__import__("os"), "killpg"), reason="POSIX process groups")
+def test_ctrl_c_while_the_cluster_runs_stops_the_command(dask, files, tmp_path):
+    """Once the cluster runs, Ctrl-C closes it and the command prints its one "interrupted" line."""
+    took, err = _interrupted(files, tmp_path, RUNNING, "cluster running\n", 2)
+    assert err == "prefeval eval: interrupted\n" and took < 20, (took, err)

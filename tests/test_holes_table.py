@@ -39,7 +39,7 @@ def test_robust_case_of_the_issue():
     assert table.robust_counts() == (2, 4)
     assert "robust" in table.columns
     text = table.to_string()
-    assert "2 of 4 significant differences robust" in " ".join(text.split()) and "†" in text
+    assert "2 of 4 significant differences are robust" in " ".join(text.split()) and "†" in text
     assert "$^\\dagger$" in table.to_latex() and "†" in table.to_markdown() and "†" in table.to_html()
     rows = json.loads(table.to_text("json"))
     assert {(r["run"], r["measure"]): r["robust"] for r in rows}[("B", "RR")] is False
@@ -113,6 +113,15 @@ def test_pipeline_aggregate_robust():
     robust = int((significant["robust"] == True).sum())  # noqa: E712
     headline = " ".join(str(block) for block in headline_blocks(context))
     assert f"{robust} of {len(significant)} significant difference" in headline, headline
+    # one sentence, from the numbers: the table's note, the effectiveness note and the headline say the same
+    from prefeval.report.run_table import robust_sentence
+
+    assert context.settings["aggregate"]["robust_fill"] == list(table.robust_fill)
+    assert table.robust_counts() == (robust, len(significant))
+    sentence = robust_sentence(robust, len(significant), *table.robust_fill, against=f" with the baseline "
+                               f"`{context.baseline}`")
+    assert sentence in text and sentence in headline
+    assert robust_sentence(robust, len(significant), *table.robust_fill) in " ".join(table.to_string().split())
     assert headline_blocks(plain) and "robust to the unjudged" not in " ".join(map(str, headline_blocks(plain)))
 
 

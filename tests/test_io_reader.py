@@ -230,6 +230,33 @@ def test_a_large_file_and_a_small_file_give_the_same_values(tmp_path) -> None:
     assert np.array_equal(large["score"].to_numpy(), scores)
 
 
+def test_every_parse_is_on_the_calling_thread(tmp_path, monkeypatch) -> None:
+    """Arrow's threaded CSV reader drops its input on a pool thread after it returns the table; the reader's input is
+    the text held by Python, whose release takes the GIL, and a pool thread that asks for it while the interpreter
+    exits aborts the process ("terminate called without an active exception"). So no parse of the reader, of a
+    small or a large text, valid or not, uses Arrow's thread pool."""
+    import pyarrow.csv as pacsv
+
+    threads = []
+    read_csv = pacsv.read_csv
+
+    def recording(*args, read_options, **kwargs):
+        threads.append(read_options.use_threads)
+        return read_csv(*args, read_options=read_options, **kwargs)
+
+    monkeypatch.setattr(pacsv, "read_csv", recording)
+    lines = "".join(f"{i // 1000} Q0 doc{i} {i} {i / 7} run\n" for i in range(60_000))
+    big = tmp_path / "big.run"
+    big.write_text(lines)
+    assert big.stat().st_size > 2 << 20  # blocks of 1 MiB: several
+    assert len(pio.read_run_columns(big)["doc_id"]) == 60_000
+    big.write_text(lines + "9 Q0 d 1\n")  # a bad last line
+    with pytest.raises(InputFormatError, match="line 60001: "):
+        pio.read_run_columns(big)
+    pio.read_qrels(io.BytesIO(b"1 0 d1 1\n"))
+    assert len(threads) >= 3 and not any(threads), threads
+
+
 def test_shared_runs_read_as_the_definition(shared_data) -> None:
     runs = shared_data / "dl-hard" / "runs"
     for path in sorted(runs.glob("doc/*.run.gz"))[:2]:

@@ -144,27 +144,34 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     return _tau(x, y, "b")[0]
 
 
-#: Kendall's tau p-values are exact (the permutation distribution of tau) up to this many systems without ties
+#: scipy's ``kendalltau(method="auto")`` takes the exact p-value of tau without ties up to this many systems
 TAU_EXACT_SYSTEMS = 33
 
 
 def tau_p_method(x: np.ndarray, y: np.ndarray) -> str:
-    """How :func:`_tau` computes the p-value of tau-b on ``x`` and ``y``: ``"exact"`` (no ties and at most
-    :data:`TAU_EXACT_SYSTEMS` systems: scipy's exact null distribution) or ``"approximate (ties)"`` /
-    ``"approximate"`` (scipy's normal approximation, the only one with ties: a p-value that need not
-    follow tau's order across tables with and without ties)."""
+    """Which p-value ``scipy.stats.kendalltau(x, y)`` (``method="auto"``, what :func:`_tau` calls) gives for tau-b:
+    ``"exact"`` (its exact null distribution, taken when neither vector has ties and there are at most
+    :data:`TAU_EXACT_SYSTEMS` systems or at most one discordant or one concordant pair) or ``"approximate
+    (ties)"`` / ``"approximate"`` (its normal approximation, the only one with ties: a p-value that need not
+    follow tau's order across tables with and without ties). Kendall (1938, 1945); scipy's rule, tested against
+    ``scipy.stats.kendalltau`` with each method named."""
     x, y = np.asarray(x), np.asarray(y)
     if len(np.unique(x)) < len(x) or len(np.unique(y)) < len(y):
         return "approximate (ties)"
-    return "exact" if len(x) <= TAU_EXACT_SYSTEMS else "approximate"
+    n = len(x)
+    if n <= TAU_EXACT_SYSTEMS:
+        return "exact"
+    pairs = n * (n - 1) // 2
+    # without ties tau = (pairs - 2 discordant) / pairs: the discordant pairs from scipy's tau
+    discordant = round(pairs * (1 - float(sps.kendalltau(x, y).statistic)) / 2)
+    return "exact" if min(discordant, pairs - discordant) <= 1 else "approximate"
 
 
 def _tau(x: np.ndarray, y: np.ndarray, variant: str) -> tuple[float, float]:
     if variant == "a":
         return kendall_tau_a(x, y), np.nan
     if variant == "b":
-        method = "exact" if tau_p_method(x, y) == "exact" else "asymptotic"
-        res = sps.kendalltau(x, y, variant="b", method=method)
+        res = sps.kendalltau(x, y, variant="b")  # scipy's own choice of the p-value's method (tau_p_method)
         return float(res.statistic), float(res.pvalue)
     raise PrefevalError(f"unknown Kendall tau variant {variant!r}; choose 'a' or 'b'")
 

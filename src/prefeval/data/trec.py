@@ -390,13 +390,18 @@ def _line_of_row(data: bytes, row: int) -> int:
 
 
 def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str, Any], keep: list[str],
-           extra_ok: bool, fast: bool = False, block: int = 1 << 20, threads: bool = True) -> Any:
+           extra_ok: bool, fast: bool = False, block: int = 1 << 20) -> Any:
     """``data`` split on ``sep`` and parsed by ``pyarrow.csv`` into the columns ``keep`` of ``types``; a line with
     another number of fields than ``names`` is an error naming it (with ``extra_ok``, more fields: those are
     dropped and the text parsed again). ``fast``: any failure, or an empty field, raises :class:`_Uneven`
-    instead (the text may hold runs of blanks). A text of several blocks is parsed on every core (``threads``; one
-    block gains nothing from Arrow's thread pool, so a small file never starts it); a failure is examined by parsing
-    again on one thread, where Arrow numbers the bad row."""
+    instead (the text may hold runs of blanks).
+
+    The text is parsed on the calling thread (``use_threads=False``), where Arrow numbers a bad row, and Arrow's
+    serial reader ends its read-ahead thread before it returns. Arrow's threaded reader finishes on a pool thread
+    after returning the table and drops the text there: releasing Python-owned memory takes the GIL, and a pool
+    thread that asks for it while the interpreter exits is ended by Python (``PyThread_exit_thread``) inside a
+    destructor, which aborts the process ("terminate called without an active exception"); a copy of the text in
+    Arrow's memory would hold it twice."""
     import pyarrow as pa  # deferred: the reader's engine
     import pyarrow.csv as pacsv  # deferred: as above
 
@@ -411,8 +416,7 @@ def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str
     try:
         table = pacsv.read_csv(
             pa.BufferReader(data),  # read in place (a BytesIO would be copied block by block)
-            read_options=pacsv.ReadOptions(column_names=names, use_threads=threads and len(data) > block,
-                                           block_size=block),
+            read_options=pacsv.ReadOptions(column_names=names, use_threads=False, block_size=block),
             parse_options=pacsv.ParseOptions(delimiter=sep.decode(), quote_char=False, escape_char=False,
                                              ignore_empty_lines=True, invalid_row_handler=invalid),
             convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
@@ -421,11 +425,9 @@ def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str
         )
     except pa.ArrowInvalid as exc:
         if "straddling" in str(exc) and block < len(data):  # a line longer than a block (of 1 MiB, fast in cache)
-            return _table(data, sep, name, names, types, keep, extra_ok, fast, len(data) + 1, threads)
+            return _table(data, sep, name, names, types, keep, extra_ok, fast, len(data) + 1)
         if fast:
             raise _Uneven from None
-        if threads:  # the bad row's number is known only to one thread
-            return _table(data, sep, name, names, types, keep, extra_ok, fast, block, False)
         if bad:
             row = bad[0]
             if extra_ok and row.actual_columns > row.expected_columns:

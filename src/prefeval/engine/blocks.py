@@ -272,8 +272,8 @@ READ_AHEAD_BYTES = 256 << 20
 def read_ahead(runs: dict[str, Any], budget: int | None = None) -> dict[str, Any]:
     """``runs`` with every run given as a TREC file read (:func:`run_frame`) before any work, so that a bad line in
     the last file is reported before the first run is evaluated: files are kept in memory, in order, while their
-    sizes fit in ``budget`` bytes (:data:`READ_AHEAD_BYTES`); a file beyond is read once to check it and again in
-    its turn (:func:`_read_in_turn`: one such file in memory at a time)."""
+    sizes fit in ``budget`` bytes (:data:`READ_AHEAD_BYTES`); a file beyond is parsed once to check it and again in
+    its turn (:func:`_read_in_turn`): the second parse is the price of one such file in memory at a time."""
     budget = READ_AHEAD_BYTES if budget is None else budget
     out = {}
     for name, run in runs.items():

@@ -85,14 +85,61 @@ def cluster(client: Any = None, scheduler: str | None = None, workers: int | Non
         # the cluster's own log lines (tasks cancelled, data lost as an interrupted run closes it) stay out of the
         # output: its scheduler logs here, its workers in their processes
         stack.enter_context(_quiet_logger("distributed"))
-        with _sigint_ignored(), _worker_logging("critical"):  # the workers inherit both
+        with _worker_logging("critical"):  # the workers inherit it
             # no dashboard; the scheduler's own HTTP server (health and metrics routes) on a free port of this
             # machine, so a port in use (8787, the default) is no warning
-            local = stack.enter_context(LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                                     dashboard_address=None,
-                                                     scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}))
+            local = stack.enter_context(_started(lambda: LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
+                scheduler_kwargs={"dashboard_address": "127.0.0.1:0"}), n))
             connected = stack.enter_context(Client(local))
         yield connected
+
+
+def _started(start: Any, workers: int) -> Any:
+    """The local cluster ``start()`` makes, its ``workers`` processes spawned with SIGINT ignored, and Ctrl-C during
+    its start-up stopping it at once (a ``KeyboardInterrupt`` here, the cluster closed).
+
+    Ctrl-C in a terminal signals every process of its group: worker processes that received it printed tracebacks
+    and log lines around this process's one "interrupted" line. An ignored signal stays ignored in a process
+    started meanwhile (across ``exec``), so SIGINT is ignored here until the workers' processes exist (the
+    fraction of a second of spawning them, while the cluster starts on another thread); from then on this process
+    takes Ctrl-C again while the workers start, which takes seconds: it ends their processes (so that the start
+    fails at once rather than when they are up), waits for the start to end and closes what it made."""
+    if threading.current_thread() is not threading.main_thread():  # signal handlers belong to the main thread
+        return start()
+    import multiprocessing  # deferred: only a local cluster needs it
+    import time
+
+    before = set(multiprocessing.active_children())
+    made: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            made["cluster"] = start()
+        except BaseException as exc:  # noqa: BLE001 (handed to the main thread)
+            made["error"] = exc
+
+    starting = threading.Thread(target=run, name="prefeval: local cluster start", daemon=True)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        starting.start()
+        while starting.is_alive() and len(set(multiprocessing.active_children()) - before) < workers:
+            time.sleep(0.01)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    try:
+        while starting.is_alive():
+            starting.join(0.1)
+    except KeyboardInterrupt:
+        for process in set(multiprocessing.active_children()) - before:
+            process.terminate()
+        starting.join()
+        if "cluster" in made:
+            made["cluster"].close()
+        raise
+    if "error" in made:
+        raise made["error"]
+    return made["cluster"]
 
 
 @contextlib.contextmanager
@@ -127,22 +174,6 @@ def _quiet_logger(name: str) -> Iterator[None]:
         yield
     finally:
         logger.setLevel(level)
-
-
-@contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored while the ``LocalCluster``'s processes start. Ctrl-C in a terminal signals every process of
-    its group: worker processes that received it printed tracebacks and log lines around this process's one
-    "interrupted" line. A process started meanwhile inherits the ignored signal (it never acts on it; this process
-    closes it). A Ctrl-C during these seconds of start-up is ignored too."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 #: Seconds to wait for a scheduler to connect and answer.

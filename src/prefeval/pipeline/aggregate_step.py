@@ -138,8 +138,9 @@ class Aggregate(Step):
                 frames.append(pd.DataFrame(rows, columns=_VS_COLUMNS).assign(baseline=baseline))
             context.versus_baseline = pd.concat(frames, ignore_index=True) if frames else \
                 pd.DataFrame(columns=_VS_COLUMNS)
+            fill = None
             if self.robust and not context.versus_baseline.empty:
-                context.versus_baseline["robust"] = self._robust(context, baselines)
+                context.versus_baseline["robust"], fill = self._robust(context, baselines)
             context.rankings = _rankings(context, self.rankings, self.ties, self.iterations)
             context.kendall_tau = kendall_tau_table(context.rankings, _truth(context))
             context.significance = {
@@ -147,23 +148,28 @@ class Aggregate(Step):
                     method, test=self.test, alpha=self.alpha, correction=correction_for(self.test, self.correction))
                 for method in (context.methods if context.comparison is not None else [])
             }
-        context.settings["aggregate"] = {**self.options(), "baseline": context.baseline}
+        context.settings["aggregate"] = {**self.options(), "baseline": context.baseline,
+                                         **({"robust_fill": list(fill)} if fill else {})}
 
 
-    def _robust(self, context: PipelineContext, baselines: list[str]) -> list[bool | None]:
+    def _robust(self, context: PipelineContext, baselines: list[str]
+                ) -> tuple[list[bool | None], tuple[int, int] | None]:
         """Each row's ``robust`` as :func:`prefeval.table` with ``robust=True`` finds it (the metrics with
-        ``metric_test``, the preferences with ``test``): True / False for a comparison significant there, else None."""
+        ``metric_test``, the preferences with ``test``): True / False for a comparison significant there, else None;
+        and the ``(rel, depth)`` of the table's filled reading (:attr:`prefeval.engine.table.RunTable.robust_fill`)."""
         found: dict[tuple[str, str, str, str], Any] = {}
+        fill = None
         for kind, names, test in (("metric", context.measures, self.metric_test),
                                   ("preference", context.methods, self.test)):
             for baseline in baselines if names else []:
                 result = table(context.collection(), context.runs, names, baseline=baseline, test=test,
                                correction=self.correction, alpha=self.alpha, rel=context.rel, robust=True)
+                fill = result.robust_fill
                 for name in names:
                     for run in result.runs:
                         found[kind, name, run, baseline] = result.record(run, name).get("robust")
         vs = context.versus_baseline
-        return [found.get(key) for key in zip(vs["kind"], vs["method"], vs["run"], vs["baseline"])]
+        return [found.get(key) for key in zip(vs["kind"], vs["method"], vs["run"], vs["baseline"])], fill
 
 
 _VS_COLUMNS = ["kind", "method", "run", "value", "wins", "ties", "losses", "queries", "test", "statistic",
@@ -261,29 +267,21 @@ def metric_table(per_query: pd.DataFrame, measure: str, runs: list[str]) -> pd.D
 
 
 def means_ci(per_query: pd.DataFrame, measures: list[str], runs: list[str]) -> pd.DataFrame:
-    """``measure, run, mean, half, queries``: each run's mean of the per-query values of each measure and the
-    half-width of its 95% Student-t confidence interval (what :func:`prefeval.report.plots.means_with_ci` and report.html draw)."""
+    """``measure, run, mean, half, queries``: each run's mean of the per-query values of each measure (over the
+    queries of :func:`metric_table`) and the half-width of its 95% Student-t confidence interval, the one interval
+    of the mean of the project (:func:`prefeval.core.stats.mean_interval`, ``scipy.stats.t.interval``): NaN --
+    undefined, never 0 -- with fewer than two queries or when the values do not vary
+    (:func:`prefeval.report.text.undefined_interval` says which). What :func:`prefeval.report.plots.means_with_ci`
+    and report.html draw."""
     rows = []
     for measure in measures:
         table = metric_table(per_query, measure, runs)
-        for run in runs:
-            values = table[run].to_numpy(dtype=float)
-            values = values[np.isfinite(values)]
-            rows.append((measure, run, float(values.mean()) if values.size else float("nan"),
-                         confidence_interval(values), int(values.size)))
+        values = table.to_numpy(dtype=np.float64).T  # (runs, queries)
+        means = values.mean(axis=1) if values.shape[1] else np.full(len(runs), np.nan)
+        low, high = stats.mean_interval(values, "t") if values.shape[1] else (means, means)
+        half = (high - low) / 2  # NaN where undefined
+        rows += [(measure, run, float(m), float(h), values.shape[1]) for run, m, h in zip(runs, means, half)]
     return pd.DataFrame(rows, columns=["measure", "run", "mean", "half", "queries"])
-
-
-def confidence_interval(values: np.ndarray, level: float = 0.95) -> float:
-    """Half-width of the Student-t confidence interval of the mean (0 for fewer than two values)."""
-    # deferred: scipy.stats is slow to import
-    from scipy import stats
-
-    values = np.asarray(values, dtype=float)
-    if values.size < 2:
-        return 0.0
-    sem = values.std(ddof=1) / np.sqrt(values.size)
-    return float(stats.t.ppf(0.5 + level / 2, values.size - 1) * sem)
 
 
 def ranking_frame(obj: Any) -> pd.DataFrame:

@@ -14,8 +14,9 @@ from typing import Any
 
 import pandas as pd
 
+from prefeval.analysis.agreement import TAU_EXACT_SYSTEMS
 from prefeval.engine.significance import FAMILY_WISE_TESTS
-from prefeval.pipeline.aggregate_step import TRUTH
+from prefeval.pipeline.aggregate_step import TRUTH, means_ci
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.findings import (
     CORRECTION_NAMES,
@@ -23,10 +24,11 @@ from prefeval.pipeline.findings import (
     disagreement_blocks,
     disagreements,
     headline_blocks,
-    robust_counts,
+    robustness_note,
 )
+from prefeval.report.check import runs_grid
 from prefeval.report.document import Block
-from prefeval.report.text import DOWN, UP, fmt, fmt_p, plural
+from prefeval.report.text import DOWN, UP, fmt, fmt_p, plural, undefined_interval
 
 __all__ = ["Block", "QueryCounts", "build", "TEST_NAMES", "MAX_MATRIX_RUNS", "ANALYSIS_COLUMNS"]
 
@@ -128,10 +130,15 @@ def _files_note(formats: Sequence[str], csv: str, text: str) -> str:
 
 
 def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | None = None,
-          title: str | None = None, formats: Sequence[str] = ("csv", "json")) -> list[Block]:
+          title: str | None = None, formats: Sequence[str] = ("csv", "json"),
+          intervals: pd.DataFrame | None = None) -> list[Block]:
     """All report blocks. ``images``: ``{"means": file, "heatmap:<method>": file, ...}`` of written plots;
-    ``formats``: the formats written beside the report (the text names only files that exist)."""
+    ``formats``: the formats written beside the report (the text names only files that exist); ``intervals``: the
+    means' confidence intervals the plots draw (:func:`prefeval.pipeline.aggregate_step.means_ci`; computed here
+    when not given)."""
     images = images or {}
+    if intervals is None and context.per_query is not None and context.measures:
+        intervals = means_ci(context.per_query, list(context.measures), list(context.runs))
     counts = QueryCounts.of(context)
     blocks = [Block("heading", title or f"prefeval report: {context.name}", level=1)]
     if context.simulated:
@@ -141,7 +148,7 @@ def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | No
     blocks += [Block.from_json(b) for b in headline_blocks(context, digits)]
     blocks += _overview(context, counts)
     blocks += _checks(context, formats)
-    blocks += _effectiveness(context, digits, images, counts)
+    blocks += _effectiveness(context, digits, images, counts, intervals)
     blocks += _preferences(context, digits, images, formats, counts)
     blocks += _rankings(context, digits, formats)
     blocks += [Block.from_json(b) for b in disagreement_blocks(context, disagreements(context), formats)]
@@ -186,22 +193,16 @@ def _judged(context: PipelineContext) -> tuple[str, dict[str, float]] | None:
 
 
 def _checks(context: PipelineContext, formats: Sequence[str]) -> list[Block]:
-    """The check step's findings (:mod:`prefeval.engine.check`): each run's Judged@k and coverage, and the warnings."""
+    """The check step's findings (:mod:`prefeval.engine.check`): ``prefeval check``'s table of the runs
+    (:func:`prefeval.report.check.runs_grid`) and the warnings."""
     found = context.check
     if not found or "runs" not in found:
         return []
-    cutoffs = list(found["runs"][0]["judged_at"]) if found["runs"] else []
-    rows = [[run["name"], f"{run['judged_covered']}/{run['judged_queries']}",
-             *(f"{run['judged_at'][k]:.3f}" for k in cutoffs), f"{run['tied_queries']}/{run['run_queries']}",
-             str(run["repeated"])] for run in found["runs"]]
+    grid = runs_grid(found)
     blocks = [Block("heading", "Input checks"),
-              Block("text", "Judged@k: the share of a run's top k documents that the qrels judge (every measure reads "
-                            "the others as non-relevant), mean over the judged queries; tied top 10: queries whose "
-                            "top 10 holds a tied score (prefeval check"
-                            + ("; summary.json: check" if "json" in formats else "") + ")."),
-              Block("table", header=["run", "judged queries", *(f"Judged@{k}" for k in cutoffs), "tied top 10",
-                                     "repeated"], rows=rows, text="Input checks of the runs", label="tab:checks",
-                    align="l" + "r" * (len(cutoffs) + 3))]
+              Block("text", f"{grid.note} As `prefeval check` prints it"
+                    + (" (summary.json: `check`)." if "json" in formats else ".")),
+              Block.of_grid(grid, "Input checks of the runs", label="tab:checks")]
     if found["warnings"]:
         blocks.append(Block("items", items=list(found["warnings"])))
     else:
@@ -231,19 +232,7 @@ def _explain(context: PipelineContext, kind: str) -> str:
                 "variance): no p-value, never marked, left out of the correction." if undefined else "")
     return (f"{UP}/{DOWN}: significantly better/worse than the baseline `{context.baseline}` "
             f"({TEST_NAMES.get(test, test)}{correction}, per measure, α = {agg.get('alpha')}).{left_out}"
-            + _robust_text(context, kind))
-
-
-def _robust_text(context: PipelineContext, kind: str) -> str:
-    """With ``[aggregate] robust = true``: how many of the significant comparisons of ``kind`` with the baseline
-    are robust to the unjudged documents (:func:`prefeval.engine.holes.readings`)."""
-    counts = robust_counts(context, kind)
-    if counts is None:
-        return ""
-    robust, tested = counts
-    return (f" {robust} of {plural(tested, 'significant difference')} (as prefeval.table finds them) are robust "
-            "to the unjudged documents: significant in the same direction with them read as non-relevant, removed "
-            "(condensed lists) and judged relevant (three readings, not every filling).")
+            + (f" {note}" if (note := robustness_note(context, kind)) else ""))
 
 
 def _wtl_table(context: PipelineContext, vs: pd.DataFrame, names: list[str], label: str, caption: str) -> Block:
@@ -262,7 +251,7 @@ def _wtl_table(context: PipelineContext, vs: pd.DataFrame, names: list[str], lab
 
 
 def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str],
-                   counts: QueryCounts) -> list[Block]:
+                   counts: QueryCounts, intervals: pd.DataFrame | None) -> list[Block]:
     if not context.measures:
         return []
     means = context.means_table()
@@ -294,7 +283,8 @@ def _effectiveness(context: PipelineContext, digits: int, images: dict[str, str]
                    _wtl_table(context, vs, context.measures, "tab:means-wtl",
                               "Wins/ties/losses against the baseline per measure")]
     if context.per_query is not None:
-        blocks.append(Block("image", text=means_caption(context), label=images.get("means", ""), key="means"))
+        blocks.append(Block("image", text=means_caption(context, intervals), label=images.get("means", ""),
+                            key="means"))
     if (context.comparison is None or not context.methods) and len(context.runs) > 1:
         blocks += per_query_view()
     return blocks
@@ -316,11 +306,31 @@ def order_by_first_mean(means: pd.DataFrame, measures: Sequence[str], runs: Sequ
     return sorted(runs, key=lambda r: (-values[r] if pd.notna(values.get(r, float("nan"))) else float("inf"), r))
 
 
-def means_caption(context: PipelineContext) -> str:
+def means_caption(context: PipelineContext, intervals: pd.DataFrame | None = None) -> str:
+    """The means figure's caption; with ``intervals`` (:func:`prefeval.pipeline.aggregate_step.means_ci`) it names
+    the undefined intervals, drawn without a bar (:func:`undefined_intervals`)."""
     first = context.measures[0] if context.measures else ""
     return ("Per-run means with 95% confidence intervals (Student t over the per-query values); in every panel "
             f"the runs are in one order, by their mean {first}, best at the top"
-            + (f"; the baseline {context.baseline} in red" if context.baseline else ""))
+            + (f"; the baseline {context.baseline} in red" if context.baseline else "")
+            + ("" if intervals is None else undefined_intervals(intervals)))
+
+
+#: At most this many undefined intervals are named in the means figure's caption (the others counted).
+SHOWN_UNDEFINED = 5
+
+
+def undefined_intervals(intervals: pd.DataFrame) -> str:
+    """``"; no bar where the 95% interval is undefined: run (measure: undefined (fewer than 2 queries)), ..."``
+    for the rows of ``intervals`` (``measure, run, mean, half, queries``) with a mean and no interval; empty when
+    every interval is defined."""
+    rows = intervals[intervals["mean"].notna() & intervals["half"].isna()]
+    if rows.empty:
+        return ""
+    named = [f"{run} ({measure}: {undefined_interval(int(n))})"
+             for run, measure, n in zip(rows["run"], rows["measure"], rows["queries"])]
+    more = f" and {len(named) - SHOWN_UNDEFINED} more" if len(named) > SHOWN_UNDEFINED else ""
+    return "; no bar where the 95% interval is undefined: " + ", ".join(named[:SHOWN_UNDEFINED]) + more
 
 
 def _preferences(context: PipelineContext, digits: int, images: dict[str, str],
@@ -492,7 +502,8 @@ ANALYSIS_COLUMNS: dict[tuple[str, str], dict[str, str]] = {
         "systems": "the runs ranked",
         "tau": "Kendall's τ-b between the two system rankings",
         "p_value": "its two-sided p-value",
-        "p_method": "exact, or scipy's normal approximation (forced by ties: then p need not follow τ's order)"},
+        "p_method": f"scipy's choice: exact (no ties, at most {TAU_EXACT_SYSTEMS} systems or at most one discordant "
+                    "pair), else its normal approximation (always with ties: then p need not follow τ's order)"},
     ("power", "discriminative_power"): {
         "method": "the preference method or metric",
         "kind": "preference or metric",

@@ -29,6 +29,7 @@ from prefeval.data.ranking import rank_run
 from prefeval.engine.significance import FAMILY_WISE_TESTS, correction_for, pair_significance
 from prefeval.pipeline.aggregate_step import metric_table
 from prefeval.pipeline.context import PipelineContext
+from prefeval.report.run_table import robust_sentence
 from prefeval.report.text import fmt, fmt_p, plural
 
 __all__ = ["TEST_NAMES", "CORRECTION_NAMES", "BestRun", "best_runs", "order_disagreements", "disagreements", "headline_blocks",
@@ -150,23 +151,26 @@ def best_runs(context: PipelineContext) -> list[BestRun]:
 def order_disagreements(context: PipelineContext) -> list[dict[str, Any]]:
     """For each (preference, metric): ``pairs`` (the pairs of runs compared) and ``opposite`` (the ``(run_a,
     run_b)`` pairs whose mean preference of run_a over run_b and mean metric difference run_a - run_b have
-    opposite signs, both beyond :data:`~prefeval.core.stats.TIE_TOL`)."""
+    opposite signs, both beyond :data:`~prefeval.core.stats.TIE_TOL`; a run without a mean of the metric is in no
+    such pair), in the comparison's pair order."""
     if context.comparison is None:
         return []
     means = context.means_table()
     comparison = context.comparison
+    pairs = comparison.pairs
+    i, j = comparison.pair_indices
+    runs = list(comparison.runs)
     out = []
     for method in context.methods:
-        sums = comparison.pair_sums(comparison.result(method))
+        pref = np.asarray(comparison.pair_sums(comparison.result(method)).mean, dtype=np.float64)
         for measure in context.measures:
             if measure not in means.columns:
                 continue
-            opposite = []
-            for (a, b), pref in zip(comparison.pairs, sums.mean.tolist()):
-                diff = float(means.loc[a, measure] - means.loc[b, measure])
-                if (pref > stats.TIE_TOL and diff < -stats.TIE_TOL) or (pref < -stats.TIE_TOL and diff > stats.TIE_TOL):
-                    opposite.append((a, b))
-            out.append({"method": method, "metric": measure, "pairs": len(comparison.pairs), "opposite": opposite})
+            value = means[measure].reindex(runs).to_numpy(dtype=np.float64)
+            diff = value[i] - value[j]
+            opposite = ((pref > stats.TIE_TOL) & (diff < -stats.TIE_TOL)) | ((pref < -stats.TIE_TOL) & (diff > stats.TIE_TOL))
+            out.append({"method": method, "metric": measure, "pairs": len(pairs),
+                        "opposite": [pairs[k] for k in np.flatnonzero(opposite).tolist()]})
     return out
 
 
@@ -233,16 +237,16 @@ def robust_counts(context: PipelineContext, kind: str | None = None) -> tuple[in
     return int((rows["robust"] == True).sum()), len(rows)  # noqa: E712 (an object column of True / False / None)
 
 
-def robustness_note(context: PipelineContext) -> str | None:
-    """The headline's sentence on robustness to unjudged documents (:func:`robust_counts`); None when the aggregate
-    step did not test it."""
-    counts = robust_counts(context)
-    if counts is None:
+def robustness_note(context: PipelineContext, kind: str | None = None) -> str | None:
+    """The sentence on robustness to unjudged documents of the comparisons with the baseline of ``kind`` (None:
+    metrics and preferences), from :func:`robust_counts` and the filled reading the aggregate step used
+    (:func:`prefeval.report.run_table.robust_sentence`, the run table's sentence); None when the aggregate step did
+    not test it."""
+    counts = robust_counts(context, kind)
+    fill = context.settings.get("aggregate", {}).get("robust_fill")
+    if counts is None or not fill:
         return None
-    robust, tested = counts
-    return (f"{robust} of {plural(tested, 'significant difference')} with the baseline `{context.baseline}` "
-            "are robust to the unjudged documents (significant in the same direction with them read as "
-            "non-relevant, removed and judged relevant).")
+    return robust_sentence(*counts, *fill, against=f" with the baseline `{context.baseline}`") + "."
 
 
 def headline_blocks(context: PipelineContext, digits: int = 4) -> list[dict[str, Any]]:

@@ -125,12 +125,18 @@ def write_report(context: PipelineContext, out: Path, formats: Sequence[str], di
     ``manifest.json`` summary.json lists too); returns the files written (summary.json last)."""
     written: list[Path] = []
     images: dict[str, str] = {}
+    # computed once; the plots, the text, the CSV files and report.html take these objects
+    intervals = means_ci(context.per_query, list(context.measures), list(context.runs)) \
+        if context.per_query is not None and context.measures else None
+    pairs = preference_summary(context) if context.comparison is not None and {"csv", "html"} & set(formats) \
+        else None
     if "png" in formats:
         if plots.available():
-            images = _write_plots(context, out, written)
+            images = _write_plots(context, out, written, intervals)
         else:
             warnings.warn("matplotlib is not installed: no plots (pip install 'prefeval[plot]')", stacklevel=2)
-    blocks = document.build(context, digits=digits, images=images, title=title, formats=formats)
+    blocks = document.build(context, digits=digits, images=images, title=title, formats=formats,
+                            intervals=intervals)
     checkpoint("report:text")
     if context.qrels is not None and context.runs:  # runs lacking judged queries
         notes = [note for name, run in context.runs.items()
@@ -141,10 +147,11 @@ def write_report(context: PipelineContext, out: Path, formats: Sequence[str], di
     if "tex" in formats:
         written.append(_write(out / "report.tex", render_latex(blocks)))
     if "csv" in formats:
-        _write_csvs(context, out, written)
+        _write_csvs(context, out, written, pairs)
     if "html" in formats:
         checkpoint("report:html")
-        written.append(_write(out / HTML, html.render(blocks, context_inputs(context, blocks, out))))
+        page = html.render(blocks, context_inputs(context, blocks, out, intervals, pairs))
+        written.append(_write(out / HTML, page))
     checkpoint("report:json")
     if "json" in formats:
         path = out / "summary.json"
@@ -167,12 +174,12 @@ def _unique(name: str, used: set[str]) -> str:
     return candidate
 
 
-def _write_plots(context: PipelineContext, out: Path, written: list[Path]) -> dict[str, str]:
+def _write_plots(context: PipelineContext, out: Path, written: list[Path],
+                 intervals: pd.DataFrame | None) -> dict[str, str]:
     images: dict[str, str] = {}
     used: set[str] = set()
-    if context.per_query is not None and context.measures:
-        stats = means_ci(context.per_query, list(context.measures), list(context.runs))
-        path = plots.means_with_ci(stats, context.measures, list(context.runs), out / "means.png",
+    if intervals is not None:
+        path = plots.means_with_ci(intervals, context.measures, list(context.runs), out / "means.png",
                                    context.baseline, document.means_order(context))
         written.append(path)
         images["means"] = path.name
@@ -199,7 +206,7 @@ def _csv(frame: pd.DataFrame, path: Path, written: list[Path]) -> None:
     written.append(path)
 
 
-def _write_csvs(context: PipelineContext, out: Path, written: list[Path]) -> None:
+def _write_csvs(context: PipelineContext, out: Path, written: list[Path], pairs: pd.DataFrame | None) -> None:
     if context.per_query is not None:
         _csv(context.per_query[["run", "query_id", "measure", "value"]], out / "per_query.csv", written)
     if context.means is not None:
@@ -209,7 +216,7 @@ def _write_csvs(context: PipelineContext, out: Path, written: list[Path]) -> Non
     if context.comparison is not None:
         _csv(context.comparison.per_query[["method", "query_id", "run_a", "run_b", "value"]],
              out / "preferences.csv", written)
-        _csv(preference_summary(context), out / "preference_summary.csv", written)
+        _csv(pairs, out / "preference_summary.csv", written)
     if context.rankings:
         _csv(pd.concat([f.assign(ranking=label).reindex(columns=["ranking", "rank", "run", "level", "score"])
                         for label, f in context.rankings.items()], ignore_index=True), out / "rankings.csv", written)
@@ -243,8 +250,11 @@ def preference_summary(context: PipelineContext) -> pd.DataFrame:
 
 # -- report.html ---------------------------------------------------------------------------------------------
 
-def context_inputs(context: PipelineContext, blocks: list[Block], folder: Path) -> html.HtmlInputs:
-    """The :class:`~prefeval.report.html.HtmlInputs` of a pipeline run: the same frames the CSV files hold."""
+def context_inputs(context: PipelineContext, blocks: list[Block], folder: Path, intervals: pd.DataFrame | None,
+                   pairs: pd.DataFrame | None) -> html.HtmlInputs:
+    """The :class:`~prefeval.report.html.HtmlInputs` of a pipeline run: the same frames the CSV files hold;
+    ``intervals`` (:func:`~prefeval.pipeline.aggregate_step.means_ci`) and ``pairs`` (:func:`preference_summary`) as
+    :func:`write_report` computed them once."""
     comparison = context.comparison
     preferences = None
     if comparison is not None and all(getattr(r, "kept", True) for r in comparison.results.values()):
@@ -253,16 +263,16 @@ def context_inputs(context: PipelineContext, blocks: list[Block], folder: Path) 
         runs=list(comparison.runs) if comparison is not None else list(context.runs), baseline=context.baseline,
         measures=list(context.measures), methods=list(context.methods),
         per_query=None if context.per_query is None else context.per_query[["run", "query_id", "measure", "value"]],
-        means=None if context.means is None else context.means[["run", "measure", "value"]],
-        preferences=preferences, pair_summary=preference_summary(context) if comparison is not None else None,
+        means=None if context.means is None else context.means[["run", "measure", "value"]], intervals=intervals,
+        preferences=preferences, pair_summary=pairs,
         orders={label: [str(r) for r in frame["run"]] for label, frame in context.rankings.items()},
         blocks=blocks, folder=folder)
 
 
 def _html_inputs(runs: list[str], baseline: str | None, measures: list[str], methods: list[str],
-                 per_query: pd.DataFrame | None, means: pd.DataFrame | None, preferences: pd.DataFrame | None,
-                 pair_summary: pd.DataFrame | None, orders: dict[str, list[str]], blocks: list[Block],
-                 folder: Path) -> html.HtmlInputs:
+                 per_query: pd.DataFrame | None, means: pd.DataFrame | None, intervals: pd.DataFrame | None,
+                 preferences: pd.DataFrame | None, pair_summary: pd.DataFrame | None, orders: dict[str, list[str]],
+                 blocks: list[Block], folder: Path) -> html.HtmlInputs:
     """One construction for both entry points (a pipeline run, ``prefeval report``), so they give one page."""
     pairs: dict[str, pd.DataFrame] = {}
     if pair_summary is not None:
@@ -279,11 +289,8 @@ def _html_inputs(runs: list[str], baseline: str | None, measures: list[str], met
             path = folder / block.label
             if path.is_file():
                 images[block.key] = path.read_bytes()
-    ci = None
-    if per_query is not None and measures:
-        ci = means_ci(per_query, measures, runs)
     order = document.order_by_first_mean(means, measures, runs) if means is not None else list(runs)
-    return html.HtmlInputs(runs=runs, baseline=baseline, measures=measures, methods=methods, means_ci=ci,
+    return html.HtmlInputs(runs=runs, baseline=baseline, measures=measures, methods=methods, means_ci=intervals,
                       means_order=order, pairs=pairs, orders=method_orders, per_query_metrics=per_query,
                       per_query_preferences=preferences, images=images)
 
@@ -338,7 +345,8 @@ def render_html_again(folder: Path) -> str:
     orders = ({} if rankings is None else
               {label: list(part.sort_values("rank", kind="stable")["run"]) for label, part in
                rankings.groupby("ranking", sort=False)})
+    intervals = means_ci(per_query, measures, runs) if per_query is not None and measures else None
     return html.render(blocks, _html_inputs(
         runs=runs, baseline=summary.get("baseline"), measures=measures, methods=methods, per_query=per_query,
-        means=means, preferences=_read_csv(folder / "preferences.csv"), pair_summary=pair_summary, orders=orders,
-        blocks=blocks, folder=folder))
+        means=means, intervals=intervals, preferences=_read_csv(folder / "preferences.csv"),
+        pair_summary=pair_summary, orders=orders, blocks=blocks, folder=folder))

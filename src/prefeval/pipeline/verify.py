@@ -10,6 +10,7 @@ never becomes nulls and half a number, a deleted ``preferences.csv`` never becom
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from pathlib import Path
@@ -113,7 +114,17 @@ def _check_summary(path: Path) -> None:
 
 def _check_csv(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -> None:
     """The table's header holds ``columns``; every value of ``numbers`` is a number or empty (NaN); every row has
-    the header's number of fields."""
+    the header's number of fields. A table :func:`_plainly_well_formed` vouches for passes at once; any other is
+    read row by row (:func:`_check_rows`) up to its first fault, that line named."""
+    import csv  # deferred: only when a folder is rendered again
+
+    if not _plainly_well_formed(path, columns, numbers, csv.field_size_limit()):
+        _check_rows(path, columns, numbers)
+
+
+def _check_rows(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -> None:
+    """:func:`_check_csv` read row by row by the csv module: the first fault met is named (line n: the table's n-th
+    row, the header the first)."""
     import csv  # deferred: only when a folder is rendered again
 
     try:
@@ -139,3 +150,47 @@ def _check_csv(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -
         raise _edited(path.name, f"not UTF-8 ({exc.reason})") from None
     except csv.Error as exc:
         raise _edited(path.name, f"not a CSV table ({exc})") from None
+
+
+#: Numbers as pandas writes them (a subset of what Python's ``float`` reads), or empty: RE2 syntax, ASCII digits.
+_PLAIN_NUMBER = r"^(?:[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?:inf|Infinity)|NaN|nan|)$"
+
+
+def _plainly_well_formed(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...], field_limit: int) -> bool:
+    """True only when the table certainly passes :func:`_check_rows`, decided from one read by ``pyarrow.csv``
+    (every field as text; commas, double quotes and line ends in quoted fields as the csv module splits them): the
+    header the csv module reads, with ``columns`` and no name twice, every row as wide as the header, no row whose
+    fields are all empty (pyarrow reads a blank line so, the csv module as a row of no fields), every field shorter
+    than the csv module's ``field_limit``, UTF-8 throughout, and every value of ``numbers`` matching
+    :data:`_PLAIN_NUMBER`. False decides nothing: the table is then read row by row."""
+    import csv  # deferred: only when a folder is rendered again
+
+    import pyarrow as pa  # deferred: as csv
+    import pyarrow.compute as pc
+    import pyarrow.csv as pcsv
+
+    try:
+        with path.open(encoding="utf-8", newline="") as handle:
+            header = next(csv.reader(handle), None)
+    except (UnicodeDecodeError, csv.Error):
+        return False
+    if header is None or not set(columns) <= set(header) or len(set(header)) < len(header):
+        return False
+    where = [header.index(c) for c in numbers]
+    try:
+        table = pcsv.read_csv(str(path), parse_options=pcsv.ParseOptions(
+            newlines_in_values=True, ignore_empty_lines=False), convert_options=pcsv.ConvertOptions(
+            column_types={name: pa.string() for name in header}, strings_can_be_null=False,
+            quoted_strings_can_be_null=False, check_utf8=True))
+    except pa.ArrowException:
+        return False
+    if table.column_names != header:
+        return False
+    if table.num_rows == 0:
+        return True
+    lengths = [pc.binary_length(column) for column in table.columns]
+    if any(pc.max(n).as_py() >= field_limit for n in lengths):
+        return False
+    if pc.any(functools.reduce(pc.and_, [pc.equal(n, 0) for n in lengths])).as_py():
+        return False  # a row of empty fields: pyarrow reads a blank line so
+    return all(pc.all(pc.match_substring_regex(table.column(k), _PLAIN_NUMBER)).as_py() for k in where)

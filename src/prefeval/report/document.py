@@ -40,6 +40,16 @@ class Block:
         return {k: v for k, v in asdict(self).items() if v not in ("", [], None) or k == "kind"}
 
     @classmethod
+    def of_grid(cls, grid: Grid, caption: str, label: str = "") -> Block:
+        """A table block of ``grid``'s header and cells' texts (a grid without marks or intervals, e.g.
+        :func:`prefeval.report.check.runs_grid`), its columns of numbers right-aligned."""
+        if any(c.mark or c.letters or c.ci or c.best or c.fragile for row in grid.rows for c in row):
+            raise ValueError("a table block holds texts only; this grid has marks")
+        return cls("table", text=caption, header=list(grid.header), label=label,
+                   rows=[[cell.text for cell in row] for row in grid.rows],
+                   align="".join("r" if grid.is_numeric(k) else "l" for k in range(len(grid.header))))
+
+    @classmethod
     def from_json(cls, data: dict[str, Any]) -> Block:
         known = {f for f in cls.__dataclass_fields__}
         return cls(**{k: v for k, v in data.items() if k in known})

@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +81,8 @@ def means_with_ci(means_ci: pd.DataFrame, measures: list[str], runs: list[str], 
                   baseline: str | None = None, order: list[str] | None = None) -> Path:
     """One panel per measure: each run's mean with its 95% CI (``means_ci``: ``measure, run, mean, half``); the
     runs in ``order`` (best first, drawn at the top; default ``runs``) in every panel, so a run's position can be
-    compared across panels."""
+    compared across panels. An undefined interval (``half`` NaN: fewer than two queries, or values that do not
+    vary) gets no error bar; the report's caption names it."""
     plt = _pyplot()
     order = list(order or runs)
     stats = means_ci.set_index(["measure", "run"])
@@ -93,7 +95,10 @@ def means_with_ci(means_ci: pd.DataFrame, measures: list[str], runs: list[str], 
     for k, measure in enumerate(measures):
         ax = axes[k // cols][k % cols]
         part = stats.loc[measure].reindex(order)
-        ax.errorbar(part["mean"], y, xerr=part["half"], fmt="none", ecolor="0.4", capsize=3)
+        defined = np.isfinite(part["half"].to_numpy(dtype=float))  # undefined: no bar, never a zero-width one
+        if defined.any():
+            ax.errorbar(part["mean"][defined], y[defined], xerr=part["half"][defined], fmt="none", ecolor="0.4",
+                        capsize=3)
         ax.scatter(part["mean"], y, c=colours, zorder=3)
         ax.set_yticks(y, order, fontsize=8)
         ax.set_title(measure)
@@ -101,6 +106,7 @@ def means_with_ci(means_ci: pd.DataFrame, measures: list[str], runs: list[str], 
         ax.grid(axis="x", alpha=0.3)
     for k in range(n, rows * cols):
         axes[k // cols][k % cols].axis("off")
-    fig.suptitle("Per-run means with 95% confidence intervals" + (f" (baseline {baseline} in red)" if baseline else ""))
+    title = "Per-run means with 95% confidence intervals" + (f" (baseline {baseline} in red)" if baseline else "")
+    fig.suptitle(textwrap.fill(title, width=int(10 * 4.8 * cols)))  # about 10 characters an inch: one panel wraps
     fig.tight_layout()
     return save_figure(fig, path)

@@ -17,8 +17,10 @@ from prefeval.errors import PrefevalError
 from prefeval.report.comparison import describe_test, judged_note
 from prefeval.report.html import grid_table
 from prefeval.report.tables import FRAGILE, ROW_FORMATS, Cell, Grid, latex, markdown, plain, row_text
+from prefeval.report.text import undefined_interval
 
-__all__ = ["note", "robust_note", "judged_note", "grid", "to_text", "latex_table", "families", "baseline_tables_text"]
+__all__ = ["note", "robust_note", "robust_sentence", "undefined_note", "judged_note", "grid", "to_text", "latex_table",
+           "families", "baseline_tables_text"]
 
 
 def _plural(n: int, word: str) -> str:
@@ -39,6 +41,7 @@ def note(table: Any) -> str:
     if table.ci:
         kind = "Student-t" if table.ci == "t" else "percentile bootstrap (over queries)"
         parts.append(f"±: half-width of the {CI_LEVEL:.0%} {kind} confidence interval of the mean.")
+        parts.append(undefined_note(table, means))
     used = families(table)
     if used and table.baseline is not None:
         parts.append(f"▲/▼: significantly better/worse than {table.baseline} at alpha={table.alpha} ({used}).")
@@ -53,17 +56,41 @@ def note(table: Any) -> str:
     return " ".join(p for p in parts if p)
 
 
+#: At most this many cells without an interval are named in the run table's note (the others counted).
+SHOWN_UNDEFINED = 5
+
+
+def undefined_note(table: Any, columns: list[str]) -> str:
+    """The cells of ``columns`` (means) with a mean and no interval (NaN: :func:`prefeval.core.stats.mean_interval`),
+    named with why (:func:`~prefeval.report.text.undefined_interval`); empty when every interval is defined."""
+    cells = [f"{run} ({m})" for m in columns for run in table.runs
+             if math.isnan(table.record(run, m)["ci_low"]) and not math.isnan(table.record(run, m)["mean"])]
+    if not cells:
+        return ""
+    more = f" and {len(cells) - SHOWN_UNDEFINED} more" if len(cells) > SHOWN_UNDEFINED else ""
+    return (f"No ±: the interval is {undefined_interval(table.queries)} for "
+            + ", ".join(cells[:SHOWN_UNDEFINED]) + more + ".")
+
+
 def robust_note(table: Any) -> str:
-    """How many significant differences are robust to the unjudged documents and what † marks
-    (:meth:`prefeval.engine.table.RunTable.set_robust`); empty when the table was not made with ``robust=True``."""
+    """How many significant differences are robust to the unjudged documents (:func:`robust_sentence`) and what †
+    marks (:meth:`prefeval.engine.table.RunTable.set_robust`); empty when the table was not made with ``robust=True``."""
     if table.robust_fill is None:
         return ""
-    rel, depth = table.robust_fill
-    robust, total = table.robust_counts()
-    return (f"{robust} of {_plural(total, 'significant difference')} robust to the unjudged documents: significant in "
-            "the same direction with unjudged documents read as non-relevant, removed (condensed lists) and judged "
-            f"relevant at grade {rel} within each run's top {depth} (three readings, not every filling); "
-            f"{FRAGILE}: significant, not robust.")
+    return robust_sentence(*table.robust_counts(), *table.robust_fill) + f"; {FRAGILE}: significant, not robust."
+
+
+def robust_sentence(robust: int, total: int, rel: int, depth: int, against: str = "") -> str:
+    """The one sentence on robustness to the unjudged documents (the run table's note, the pipeline report's
+    headline and tests): ``robust`` of ``total`` significant differences (``against``: e.g. ``" with the baseline
+    `bm25`"``) are significant in the same direction under the three readings of
+    :func:`prefeval.engine.holes.readings`, the unjudged documents of each run's top ``depth`` filled at grade
+    ``rel`` in the third. No final full stop."""
+    verb = "is" if total == 1 else "are"
+    return (f"{robust} of {_plural(total, 'significant difference')}{against} {verb} robust to the unjudged documents: "
+            "significant in the same direction with unjudged documents read as non-relevant, removed (condensed "
+            f"lists) and judged relevant at grade {rel} within each run's top {depth} (three readings, not every "
+            "filling)")
 
 
 def families(table: Any) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from prefeval.core.lazy import lazy_module
+from prefeval.report.text import interval_text, plural
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -147,7 +148,8 @@ def means_with_ci(stats: pd.DataFrame, measures: Sequence[str], order: Sequence[
                   baseline: str | None = None, caption: str = "") -> str:
     """One panel per measure (three per row): each run's mean and 95% confidence interval, the runs in ``order``
     (top to bottom) in every panel. ``stats``: ``measure, run, mean, half, queries``
-    (:func:`prefeval.pipeline.aggregate_step.means_ci`)."""
+    (:func:`prefeval.pipeline.aggregate_step.means_ci`). An undefined interval (``half`` NaN) gets no bar, and its
+    tooltip says why (:func:`prefeval.report.text.interval_text`)."""
     stats = stats.set_index(["measure", "run"])
     cols = max(1, min(len(measures), 3))
     rows = math.ceil(len(measures) / cols) if measures else 0
@@ -164,10 +166,11 @@ def means_with_ci(stats: pd.DataFrame, measures: Sequence[str], order: Sequence[
         part = stats.loc[measure].reindex(list(order)) if measure in stats.index.get_level_values(0) else None
         if part is None:
             continue
-        lows = (part["mean"] - part["half"]).to_numpy(dtype=float)
-        highs = (part["mean"] + part["half"]).to_numpy(dtype=float)
-        finite = np.isfinite(lows) & np.isfinite(highs)
-        lo, hi = (float(lows[finite].min()), float(highs[finite].max())) if finite.any() else (0.0, 1.0)
+        means = part["mean"].to_numpy(dtype=float)
+        ends = np.concatenate([means, (part["mean"] - part["half"]).to_numpy(dtype=float),
+                               (part["mean"] + part["half"]).to_numpy(dtype=float)])
+        finite = ends[np.isfinite(ends)]  # the means too: a mean without an interval is still drawn
+        lo, hi = (float(finite.min()), float(finite.max())) if finite.size else (0.0, 1.0)
         if hi - lo < 1e-12:
             lo, hi = lo - 0.5, hi + 0.5
         pad = 0.05 * (hi - lo)
@@ -191,12 +194,13 @@ def means_with_ci(stats: pd.DataFrame, measures: Sequence[str], order: Sequence[
             if not math.isfinite(mean):
                 continue
             colour = _BASELINE if run == baseline else _RUN
-            tip = (f"{run}, {measure}: mean {_num(mean)}, 95% CI {_num(mean - half)} to {_num(mean + half)} "
-                   f"({int(n)} queries)")
+            tip = (f"{run}, {measure}: mean {_num(mean)}, {interval_text(mean - half, mean + half, int(n))} "
+                   f"({plural(int(n), 'query', 'queries')})")
+            bar = (f'<line x1="{sx(mean - half):.1f}" x2="{sx(mean + half):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
+                   'class="ci"/>' if math.isfinite(half) else "")  # undefined: no bar, never a zero-width one
             out.append(f'<g data-run="{_attr(run)}" data-measure="{_attr(measure)}" data-mean="{float(mean)!r}">'
-                       f'<title>{escape(tip)}</title>'
-                       f'<line x1="{sx(mean - half):.1f}" x2="{sx(mean + half):.1f}" y1="{y:.1f}" y2="{y:.1f}" '
-                       f'class="ci"/><circle cx="{sx(mean):.1f}" cy="{y:.1f}" r="4" fill="{colour}"/></g>')
+                       f'<title>{escape(tip)}</title>{bar}'
+                       f'<circle cx="{sx(mean):.1f}" cy="{y:.1f}" r="4" fill="{colour}"/></g>')
     out.append("</svg>")
     return "\n".join(out)
 

@@ -9,10 +9,12 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from prefeval.core.stats import MIN_QUERIES
 from prefeval.core.text import printable
 
 __all__ = ["INLINE_MARKUP", "LATEX_SPECIAL", "MARKDOWN_SPECIAL", "REPORT_LATEX", "UP", "DOWN", "inline_markup",
-           "latex_escape", "md_escape", "md_inline", "latex_inline", "fmt", "fmt_p", "plural", "slug", "path_slug"]
+           "latex_escape", "md_escape", "md_inline", "latex_inline", "fmt", "fmt_p", "plural", "slug", "path_slug",
+           "interval_text", "undefined_interval"]
 
 #: The marks of a value significantly better / worse than the baseline.
 UP, DOWN = "▲", "▼"
@@ -119,6 +121,23 @@ def fmt_p(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "–"
     return "<0.001" if value < 0.001 else f"{value:.3f}"
+
+
+def undefined_interval(queries: int) -> str:
+    """Why the confidence interval of a mean over ``queries`` per-query values is undefined (NaN in
+    :func:`prefeval.core.stats.t_interval`): fewer than :data:`~prefeval.core.stats.MIN_QUERIES` values, else
+    values that do not vary (no estimate of the standard error)."""
+    if queries < MIN_QUERIES:
+        return f"undefined (fewer than {MIN_QUERIES} queries)"
+    return f"undefined (the {queries} per-query values do not vary)"
+
+
+def interval_text(low: float, high: float, queries: int, digits: int = 4, level: str = "95%") -> str:
+    """A confidence interval of a mean in words: ``"95% CI 0.2100 to 0.3500"``, or ``"95% CI undefined (fewer than 2
+    queries)"`` where it is NaN (:func:`undefined_interval`); never a zero-width interval in its place."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return f"{level} CI {undefined_interval(queries)}"
+    return f"{level} CI {low:.{digits}f} to {high:.{digits}f}"
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
