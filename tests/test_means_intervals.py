@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 
 from conftest import write_trec_files
+from prefeval.core.stats import TIE_TOL
 from prefeval.pipeline import Evaluate, Pipeline, Qrels, Report, Runs
 from prefeval.pipeline.aggregate_step import means_ci
 from prefeval.pipeline.document import undefined_intervals
@@ -37,7 +38,7 @@ def test_means_ci_is_scipys_t_interval_and_nan_where_undefined(rows):
         x = np.asarray(x, dtype=float)
         mean, half, n = found.loc[run, ["mean", "half", "queries"]]
         assert n == len(x) and mean == pytest.approx(x.mean(), abs=1e-15)
-        if len(x) < 2 or np.std(x) == 0:  # scipy: no interval with one value or a zero scale
+        if len(x) < 2 or np.std(x, ddof=1) <= TIE_TOL:  # one value, or values that do not vary (scipy: zero scale)
             assert np.isnan(half), (run, x)
         else:
             low, high = st.t.interval(0.95, len(x) - 1, loc=x.mean(), scale=st.sem(x))
@@ -147,3 +148,12 @@ def test_the_report_computes_the_intervals_and_the_preference_summary_once(tmp_p
              name="once").run(progress=False)
     assert calls == {"means_ci": 1, "preference_summary": 1}
     assert {"report.html", "preference_summary.csv", "means.png"} <= {p.name for p in (tmp_path / "out").iterdir()}
+
+
+def test_values_equal_up_to_rounding_do_not_vary():
+    """[0.1, 0.1, 0.1]: scipy's interval has a width of rounding noise (the mean is 0.1 + 2e-17); the project's is
+    undefined (sd <= TIE_TOL), as its tests are."""
+    x = [0.1, 0.1, 0.1]
+    assert st.sem(x) > 0
+    stats = means_ci(_per_query({"a": x}), ["AP"], ["a"])
+    assert np.isnan(stats["half"].iloc[0])

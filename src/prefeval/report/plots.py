@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +106,7 @@ def means_with_ci(means_ci: pd.DataFrame, measures: list[str], runs: list[str], 
         ax.grid(axis="x", alpha=0.3)
     for k in range(n, rows * cols):
         axes[k // cols][k % cols].axis("off")
-    fig.suptitle("Per-run means with 95% confidence intervals" + (f" (baseline {baseline} in red)" if baseline else ""))
+    title = "Per-run means with 95% confidence intervals" + (f" (baseline {baseline} in red)" if baseline else "")
+    fig.suptitle(textwrap.fill(title, width=int(10 * 4.8 * cols)))  # about 10 characters an inch: one panel wraps
     fig.tight_layout()
     return save_figure(fig, path)
