@@ -3,6 +3,7 @@ error naming the file and line."""
 
 from __future__ import annotations
 
+import os
 import threading
 
 import pytest
@@ -23,7 +24,7 @@ def files(tmp_path):
                             ("1", "2"))
 
 
-@pytest.mark.parametrize("budget", [None, 0])
+@pytest.mark.parametrize("budget", [None, 0, "first"])
 def test_every_file_is_read_before_any_run_is_ranked(files, monkeypatch, budget):
     """Each run file is read (in this thread) before the first run is ranked, so that a bad line in the last file
     is reported before any work; within the read-ahead budget it is kept (read once), beyond it read again in its
@@ -43,13 +44,17 @@ def test_every_file_is_read_before_any_run_is_ranked(files, monkeypatch, budget)
     monkeypatch.setattr(blocks, "run_frame", run_frame)
     monkeypatch.setattr(Collection, "rank", rank_run)
     monkeypatch.setattr(blocks, "query_block_runs", lambda *a: [])  # every run ranked on its own, in turn
-    if budget is not None:
-        monkeypatch.setattr(blocks, "READ_AHEAD_BYTES", budget)
+    if budget is not None:  # "first": the budget holds the first file only
+        monkeypatch.setattr(blocks, "READ_AHEAD_BYTES", os.path.getsize(runs[0]) if budget == "first" else budget)
     frame = read_run(runs[1])
     prefeval.compare(qrels, {"a": runs[0], "frame": frame, "c": runs[2], "d": runs[3]}, "LexiRecall")
     checked = [("read", "a", True), ("read", "c", True), ("read", "d", True)]
     if budget is None:
         assert events == [*checked, ("rank", "a", True), ("rank", "frame", True), ("rank", "c", True),
+                          ("rank", "d", True)]
+    elif budget == "first":  # the files not kept are checked first, none parsed while the first is held
+        assert events == [("read", "c", True), ("read", "d", True), ("read", "a", True), ("rank", "a", True),
+                          ("rank", "frame", True), ("read", "c", True), ("rank", "c", True), ("read", "d", True),
                           ("rank", "d", True)]
     else:
         assert events == [*checked, ("read", "a", True), ("rank", "a", True), ("rank", "frame", True),

@@ -771,6 +771,7 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
         found = recode[raw_docs]  # each row's index in ``candidates`` (-1: none), then the others' codes
         codes = np.where(found >= 0, found, raw_docs + small(len(candidates)))
     only = codes < len(candidates) if ties == "candidates" else None
+    cut = False  # whether tied stretches were ordered only where they reach the top ``depth``
     starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
     firsts = qc[starts]  # each stretch's query: grouped when no query has two stretches
     grouped = sorted_unique(firsts).size == firsts.size
@@ -780,9 +781,14 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
             order = np.argsort(qc, kind="stable")  # whole blocks move: cheap on runs of equal keys
         same = (~starts[1:]) & (sc[1:] == sc[:-1]) if n > 1 else np.zeros(0, dtype=bool)
         if same.any():
+            cut = depth is not None
             if order is None:  # rows in order but for ties: only the tied rows move
-                only = _only_places(only, None, qc, codes, len(queries), depth, distinct_docs)
-                at, source = _tie_moves(same, raw_docs.__getitem__, dnames, only)
+                if cut:  # only the tied stretches that reach the top depth of their query are looked at
+                    at, source = _top_tie_moves(same, qc, codes, len(queries), depth, distinct_docs,
+                                                raw_docs.__getitem__, dnames)
+                else:
+                    at, source = _tie_moves(same, raw_docs.__getitem__, dnames,
+                                            None if only is None else only.__getitem__)
                 if len(at):
                     raw_docs = raw_docs.copy()
                     raw_docs[at] = raw_docs[source]
@@ -796,6 +802,7 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
                 order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     else:
         order = _query_score_order(qc, sc)
+        cut = depth is not None
         only = _only_places(only, order, qc, codes, len(queries), depth, distinct_docs)
         order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     if order is not None:
@@ -828,7 +835,7 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
     first = np.flatnonzero(starts)
     rank[first[1:]] = 1 - np.diff(first)
     np.cumsum(rank, out=rank)
-    full = ties == "all" and (depth is None or only is None)  # no tie ordered only in part
+    full = ties == "all" and not cut  # no tie ordered only in part
     return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, full, None if full else depth)
 
 
@@ -846,36 +853,56 @@ def _check_ties(ties: str, depth: int | None) -> None:
         raise ValueError(f"depth needs ties='all' and a positive integer; got ties={ties!r}, depth={depth!r}")
 
 
-def _only_places(candidate_rows: np.ndarray | None, order: np.ndarray | None, qc: np.ndarray, codes: np.ndarray,
+def _only_places(candidate_rows: np.ndarray | None, order: np.ndarray, qc: np.ndarray, codes: np.ndarray,
                  queries: int, depth: int | None, distinct: bool) -> Any:
-    """Which tied stretches :func:`_tie_moves` orders, as a function of places in ``order`` (None: all of them):
-    those reaching the top ``depth + r`` rows of their query (:func:`_top_rows`), or those holding a candidate
+    """Which tied stretches :func:`_tie_order` orders, as a function of places in ``order`` (None: all of them):
+    those reaching the top ``depth + r`` rows of their query (:func:`_query_limits`), or those holding a candidate
     (``candidate_rows``, per row: ``ties="candidates"``)."""
     if depth is not None:
-        return _top_rows(order, qc, codes, queries, depth, distinct)
+        qs = qc[order]
+        first, limit = _query_limits(qs, qc, codes, queries, depth, distinct)
+        return lambda places: places - first[qs[places]] < limit[qs[places]]
     if candidate_rows is None:
         return None
-    return candidate_rows.__getitem__ if order is None else (lambda places: candidate_rows[order[places]])
+    return lambda places: candidate_rows[order[places]]
 
 
-def _top_rows(order: np.ndarray | None, qc: np.ndarray, codes: np.ndarray, queries: int, depth: int,
-              distinct: bool) -> Any:
-    """``top(places)``: whether the rows at those places of ``order`` (rows grouped by query in ascending code order,
-    scores descending; None: the rows' own order) are among the first ``depth + r`` rows of their query, ``r`` the
-    query's rows whose document occurs more than once in the run (0 when the caller knows that none does:
-    ``distinct``). Computed only at the places asked (the tied rows), from each query's first place."""
-    qs = qc if order is None else qc[order]
-    first = np.searchsorted(qs, np.arange(queries, dtype=qs.dtype))  # each query's first place in the order
+def _query_limits(qs: np.ndarray, qc: np.ndarray, codes: np.ndarray, queries: int, depth: int,
+                  distinct: bool) -> tuple[np.ndarray, np.ndarray]:
+    """(each query's first place, ``depth + r``) for rows grouped by query in ascending code order (the query codes
+    ``qs`` of the rows in that order; ``qc`` and ``codes``: of the rows in any order), ``r`` the query's rows whose
+    document occurs more than once in the run (0 when the caller knows that none does: ``distinct``): the top
+    ``depth`` distinct documents of a query are among its first ``depth + r`` rows."""
+    first = np.searchsorted(qs, np.arange(queries, dtype=qs.dtype))
     if distinct:
-        extra = np.zeros(queries, dtype=np.int64)
-    else:
-        extra = np.bincount(qc, weights=np.bincount(codes)[codes] > 1, minlength=queries).astype(np.int64)
+        return first, np.full(queries, depth, dtype=np.int64)
+    extra = np.bincount(qc, weights=np.bincount(codes)[codes] > 1, minlength=queries).astype(np.int64)
+    return first, depth + extra
 
-    def top(places: np.ndarray) -> np.ndarray:
-        q = qs[places]
-        return places - first[q] < depth + extra[q]
 
-    return top
+def _top_tie_moves(same: np.ndarray, qc: np.ndarray, codes: np.ndarray, queries: int, depth: int, distinct: bool,
+                   docs_at: Any, dnames: Any) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_tie_moves` of rows in order (grouped by query in ascending code order, scores non-increasing) for the
+    tied stretches that reach the first ``depth + r`` rows of their query (:func:`_query_limits`) only: just the rows
+    from each query's first to the end of the stretch holding its last such row are looked at."""
+    n = len(qc)
+    first, limit = _query_limits(qc, qc, codes, queries, depth, distinct)
+    end = np.r_[first[1:], n]
+    present = end > first
+    first, end, limit = first[present], end[present], limit[present]
+    stop = np.minimum(first + limit, end)  # each query's first row beyond the limit, moved to the end of the
+    going = np.flatnonzero(stop < end)  # stretch holding the row before it (a new query's first row ties none)
+    while len(going):
+        going = going[same[stop[going] - 1]]
+        stop[going] += 1
+        going = going[stop[going] < end[going]]
+    lengths = stop - first
+    rows = np.arange(int(lengths.sum())) + np.repeat(first - (np.cumsum(lengths) - lengths), lengths)
+    tied = same[rows[:-1]] & (rows[1:] == rows[:-1] + 1)  # neighbours in the run that tie
+    if not tied.any():
+        return rows[:0], rows[:0]
+    at, source = _tie_moves(tied, lambda places: docs_at(rows[places]), dnames)
+    return rows[at], rows[source]
 
 
 def recode_run(run: RankedRun, queries: Any = None, candidates: np.ndarray | None = None) -> RankedRun:

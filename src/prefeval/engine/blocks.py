@@ -273,22 +273,23 @@ def read_ahead(runs: dict[str, Any], budget: int | None = None) -> dict[str, Any
     """``runs`` with every run given as a TREC file read (:func:`run_frame`) before any work, so that a bad line in
     the last file is reported before the first run is evaluated: files are kept in memory, in order, while their
     sizes fit in ``budget`` bytes (:data:`READ_AHEAD_BYTES`); a file beyond is parsed once to check it and again in
-    its turn (:func:`_read_in_turn`): the second parse is the price of one such file in memory at a time."""
+    its turn (:func:`_read_in_turn`): the second parse is the price of one such file in memory at a time. The files
+    not kept are checked first, so that none is parsed while the kept ones are held."""
     budget = READ_AHEAD_BYTES if budget is None else budget
-    out = {}
+    kept = set()
     for name, run in runs.items():
         if isinstance(run, (str, os.PathLike)):
             try:
                 size = os.path.getsize(run)
             except OSError:
                 size = 0  # the reader names the problem
-            read = run_frame(run, name, columns=True)
             if size <= budget:
                 budget -= size
-                run = read
-            del read
-        out[name] = run
-    return out
+                kept.add(name)
+    for name, run in runs.items():  # checked and dropped
+        if isinstance(run, (str, os.PathLike)) and name not in kept:
+            run_frame(run, name, columns=True)  # the parse is the check; the columns are dropped at once
+    return {name: run_frame(run, name, columns=True) if name in kept else run for name, run in runs.items()}
 
 
 def _read_in_turn(items: Iterable[tuple[str, Any]]) -> Iterator[tuple[str, Any]]:
