@@ -392,7 +392,10 @@ def _plan(client: Any, qrels: Any, runs: Any, n: int | None) -> _Plan:
         for d in qrels.to_delayed():
             add(qrels_pieces, client.submit(_qrels_split, client.compute(d), n, pure=False))
     else:
-        for i, f in enumerate(client.scatter(parts.split_by_query(frame, n))):
+        # keys of their own (hash=False): with keys from the content, a later plan on the same client scattering the
+        # same piece shares its key, and the release of this plan's futures drops the data the later plan's tasks
+        # depend on ("lost dependencies": the robust table's readings, one plan each, failed so)
+        for i, f in enumerate(client.scatter(parts.split_by_query(frame, n), hash=False)):
             qrels_pieces[i].append(f)
     files, memory, dask_frames = _run_sources(runs)
     names: list[str] = []
@@ -401,7 +404,7 @@ def _plan(client: Any, qrels: Any, runs: Any, n: int | None) -> _Plan:
         add(run_pieces, client.submit(_read_split, path, name, n, pure=False))
     if memory:
         names += list(memory)
-        for i, f in enumerate(client.scatter(parts.split_by_query(parts.long_runs(memory), n))):
+        for i, f in enumerate(client.scatter(parts.split_by_query(parts.long_runs(memory), n), hash=False)):
             run_pieces[i].append(f)
     for name, ddf in dask_frames:
         names += _dask_run_names(ddf) if name is None else [name]
