@@ -257,6 +257,50 @@ def test_every_parse_is_on_the_calling_thread(tmp_path, monkeypatch) -> None:
     assert len(threads) >= 3 and not any(threads), threads
 
 
+@pytest.mark.parametrize("cores", [2, 3, 8])
+def test_a_large_text_parsed_in_parts_reads_as_the_whole(tmp_path, monkeypatch, cores) -> None:
+    """A run of PARTS_BYTES or more is parsed in parts, one per core, on threads that end before the read returns
+    (none holds the text at exit): the same columns as one parse of the whole text; a bad line, whichever part
+    holds it, is named as the whole text's parse names it."""
+    import threading
+
+    rng = np.random.default_rng(cores)
+    lines = [f"q{i // 37} Q0 d{rng.integers(0, 500)} {i} {rng.integers(0, 50) / 4} r\n" for i in range(5_000)]
+    lines[777] = "\n"  # an empty line, skipped
+    path = tmp_path / "r.run"
+    path.write_text("".join(lines))
+    whole = pio.read_run_columns(path)
+    monkeypatch.setattr(pio, "PARTS_BYTES", 0)
+    monkeypatch.setattr(pio.os, "cpu_count", lambda: cores)
+    parsed = []
+    parts_table = pio._parts_table
+
+    def recording(data, *args):
+        table = parts_table(data, *args)
+        parsed.append(table is not None)
+        return table
+
+    monkeypatch.setattr(pio, "_parts_table", recording)
+    before = threading.active_count()
+    parts = pio.read_run_columns(path)
+    assert threading.active_count() == before  # the parse threads have ended
+    for column in ("query_id", "doc_id"):
+        assert pd.Series(parts[column]).tolist() == pd.Series(whole[column]).tolist()
+    np.testing.assert_array_equal(parts["score"], whole["score"])
+    for bad_line in (2, 2_500, 4_999):
+        bad = list(lines)
+        bad[bad_line - 1] = "q1 Q0 dx 1 oops r\n"
+        path.write_text("".join(bad))
+        monkeypatch.setattr(pio, "PARTS_BYTES", 1 << 60)
+        with pytest.raises(InputFormatError) as expected:
+            pio.read_run_columns(path)
+        monkeypatch.setattr(pio, "PARTS_BYTES", 0)
+        with pytest.raises(InputFormatError) as got:
+            pio.read_run_columns(path)
+        assert str(got.value) == str(expected.value) and f"line {bad_line}" in str(got.value)
+    assert parsed and parsed[0]  # the valid text was parsed in parts
+
+
 def test_shared_runs_read_as_the_definition(shared_data) -> None:
     runs = shared_data / "dl-hard" / "runs"
     for path in sorted(runs.glob("doc/*.run.gz"))[:2]:

@@ -47,6 +47,7 @@ import re
 import stat
 import sys
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
@@ -390,7 +391,7 @@ def _line_of_row(data: bytes, row: int) -> int:
 
 
 def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str, Any], keep: list[str],
-           extra_ok: bool, fast: bool = False, block: int = 1 << 20) -> Any:
+           extra_ok: bool, fast: bool = False, block: int = 1 << 20, in_parts: bool = False) -> Any:
     """``data`` split on ``sep`` and parsed by ``pyarrow.csv`` into the columns ``keep`` of ``types``; a line with
     another number of fields than ``names`` is an error naming it (with ``extra_ok``, more fields: those are
     dropped and the text parsed again). ``fast``: any failure, or an empty field, raises :class:`_Uneven`
@@ -401,12 +402,16 @@ def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str
     after returning the table and drops the text there: releasing Python-owned memory takes the GIL, and a pool
     thread that asks for it while the interpreter exits is ended by Python (``PyThread_exit_thread``) inside a
     destructor, which aborts the process ("terminate called without an active exception"); a copy of the text in
-    Arrow's memory would hold it twice."""
+    Arrow's memory would hold it twice. ``in_parts``: a text of :data:`PARTS_BYTES` or more is first parsed in parts
+    on this call's own threads (:func:`_parts_table`); where a part fails, the whole text is parsed as above."""
     import pyarrow as pa  # deferred: the reader's engine
-    import pyarrow.csv as pacsv  # deferred: as above
 
     if fast and _has_empty_field(data, sep):
         raise _Uneven
+    if in_parts and len(data) >= PARTS_BYTES:
+        table = _parts_table(data, sep, names, types, keep, block)
+        if table is not None:
+            return table
     bad: list[Any] = []
 
     def invalid(row: Any) -> str:
@@ -414,15 +419,7 @@ def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str
         return "error"
 
     try:
-        table = pacsv.read_csv(
-            pa.BufferReader(data),  # read in place (a BytesIO would be copied block by block)
-            read_options=pacsv.ReadOptions(column_names=names, use_threads=False, block_size=block),
-            parse_options=pacsv.ParseOptions(delimiter=sep.decode(), quote_char=False, escape_char=False,
-                                             ignore_empty_lines=True, invalid_row_handler=invalid),
-            convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
-                                                 quoted_strings_can_be_null=False, check_utf8=False,
-                                                 include_columns=keep),
-        )
+        table = _parse(pa.BufferReader(data), sep, names, types, keep, block, invalid)  # read in place
     except pa.ArrowInvalid as exc:
         if "straddling" in str(exc) and block < len(data):  # a line longer than a block (of 1 MiB, fast in cache)
             return _table(data, sep, name, names, types, keep, extra_ok, fast, len(data) + 1)
@@ -451,6 +448,51 @@ def _table(data: bytes, sep: bytes, name: str, names: list[str], types: dict[str
                                           f"{column} {value!r} is not a number") from None
         raise InputFormatError(f"{name}: cannot read the file ({str(exc).splitlines()[0][:200]})") from None
     return table
+
+
+#: Texts of this size or more are parsed in parts, one per core (:func:`_parts_table`).
+PARTS_BYTES = 8 << 20
+
+
+def _parse(source: Any, sep: bytes, names: list[str], types: dict[str, Any], keep: list[str], block: int,
+           invalid: Any = None) -> Any:
+    """``pyarrow.csv.read_csv`` of ``source`` on the calling thread with the reader's options (fields split on
+    ``sep``, no quoting, empty lines skipped, the columns ``keep`` of ``types``); ``invalid(row)``: Arrow's handler of
+    a row with another number of fields (default: an error)."""
+    import pyarrow.csv as pacsv  # deferred: the reader's engine
+
+    return pacsv.read_csv(
+        source,
+        read_options=pacsv.ReadOptions(column_names=names, use_threads=False, block_size=block),
+        parse_options=pacsv.ParseOptions(delimiter=sep.decode(), quote_char=False, escape_char=False,
+                                         ignore_empty_lines=True, invalid_row_handler=invalid),
+        convert_options=pacsv.ConvertOptions(column_types=types, null_values=[], strings_can_be_null=False,
+                                             quoted_strings_can_be_null=False, check_utf8=False,
+                                             include_columns=keep),
+    )
+
+
+def _parts_table(data: bytes, sep: bytes, names: list[str], types: dict[str, Any], keep: list[str],
+                 block: int) -> Any:
+    """``data`` parsed as :func:`_parse` parses it, in parts cut at line ends, one per core, each on a thread of this
+    call (Arrow's serial reader, which drops its part before it returns; the threads end before this call does, so
+    no thread holds the text afterwards); the parts' tables one after the other. None when there is one part, or
+    when a part fails (the caller then parses the whole text on its thread, where Arrow numbers the bad row)."""
+    import pyarrow as pa  # deferred: the reader's engine
+
+    parts = os.cpu_count() or 1
+    ends = {data.find(b"\n", len(data) * k // parts) + 1 for k in range(1, parts)}  # (0: no line end follows)
+    cuts = sorted({0, len(data)} | (ends - {0}))
+    if len(cuts) < 3:
+        return None
+    view = memoryview(data)
+    try:
+        with ThreadPoolExecutor(len(cuts) - 1, thread_name_prefix="prefeval-parse") as pool:
+            tables = list(pool.map(lambda a, b: _parse(pa.py_buffer(view[a:b]), sep, names, types, keep, block),
+                                   cuts[:-1], cuts[1:]))
+        return pa.concat_tables(tables)
+    except pa.ArrowException:
+        return None
 
 
 class _FieldCount(Exception):
@@ -505,7 +547,8 @@ def _run_table(data: bytes, sep: bytes, name: str, extra_columns: bool, fast: bo
     types = {"query_id": pa.string(), "doc_id": pa.string(), "score": pa.float64()}
     if extra_columns:
         types.update(rank=pa.string(), tag=pa.string())
-    table = _table(data, sep, name, _RUN_NAMES, types, list(types), True, fast)  # Q0 (and rank, tag): split only
+    table = _table(data, sep, name, _RUN_NAMES, types, list(types), True, fast, in_parts=True)  # Q0 (and rank,
+    # tag): split only
     scores = _float_values(table.column("score"))
     nan = np.flatnonzero(np.isnan(scores))
     if len(nan):
