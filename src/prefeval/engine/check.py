@@ -183,17 +183,22 @@ def _run_check(name: str, frame: Any, collection: Collection, judged: list[Judge
 
 def _ties(frame: Any, scores: np.ndarray) -> tuple[int, float]:
     """(queries whose top :data:`TIE_DEPTH` by score holds a score another of its documents has, share of the rows whose
-    score another row of the query has). Repeated documents count as rows here."""
+    score another row of the query has). Repeated documents count as rows here. A file whose queries stand in one
+    stretch of rows each, scores non-increasing (as TREC files), is read as it is, without a code per row."""
     n = len(scores)
     if not n:
         return 0, 0.0
-    starts = _score_ordered_stretches(frame["query_id"], scores)
+    stretches = value_stretches(frame["query_id"])
+    starts = None
+    if stretches is not None and len(set(stretches[1])) == len(stretches[0]):
+        new_query = _new_query(stretches[0], n)
+        if np.all(new_query | (scores[1:] <= scores[:-1])):
+            starts = stretches[0]
     if starts is None:  # rows to put in query and score order first
         codes, _ = factorize(frame["query_id"], grouped=True)
         order = np.lexsort((-scores, codes))
         scores, starts = scores[order], stretch_starts(codes[order])
-    new_query = np.zeros(n - 1, dtype=bool)
-    new_query[starts[1:] - 1] = True  # row i + 1 starts a query
+        new_query = _new_query(starts, n)
     same = ~new_query & (scores[1:] == scores[:-1])  # row i + 1 ties row i
     tied = np.zeros(n, dtype=bool)
     tied[1:] |= same
@@ -203,13 +208,9 @@ def _ties(frame: Any, scores: np.ndarray) -> tuple[int, float]:
     return int(np.count_nonzero(top_tied.any(axis=1))), float(np.count_nonzero(tied) / n)
 
 
-def _score_ordered_stretches(query_ids: Any, scores: np.ndarray) -> np.ndarray | None:
-    """The first row of each query when each query's rows are contiguous with non-increasing scores (as in TREC
-    files), found without a code per row; None otherwise."""
-    stretches = value_stretches(query_ids)
-    if stretches is None or len(set(stretches[1])) < len(stretches[0]):
-        return None
-    starts = stretches[0]
-    new_query = np.zeros(len(scores) - 1, dtype=bool)
+def _new_query(starts: np.ndarray, n: int) -> np.ndarray:
+    """Per row ``i`` of ``n`` rows but the last: whether row ``i + 1`` starts a query (``starts``: each query's first
+    row)."""
+    new_query = np.zeros(n - 1, dtype=bool)
     new_query[starts[1:] - 1] = True
-    return starts if np.all(new_query | (scores[1:] <= scores[:-1])) else None
+    return new_query
