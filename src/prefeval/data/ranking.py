@@ -891,11 +891,9 @@ def _top_tie_moves(same: np.ndarray, qc: np.ndarray, codes: np.ndarray, queries:
     present = end > first
     first, end, limit = first[present], end[present], limit[present]
     stop = np.minimum(first + limit, end)  # each query's first row beyond the limit, moved to the end of the
-    going = np.flatnonzero(stop < end)  # stretch holding the row before it (a new query's first row ties none)
-    while len(going):
-        going = going[same[stop[going] - 1]]
-        stop[going] += 1
-        going = going[stop[going] < end[going]]
+    going = stop < end  # stretch holding the row before it (a new query's first row ties none, so it stays in)
+    last = np.r_[np.flatnonzero(~same), n - 1]  # the last row of each stretch of tied rows
+    stop[going] = last[np.searchsorted(last, stop[going] - 1)] + 1
     lengths = stop - first
     rows = np.arange(int(lengths.sum())) + np.repeat(first - (np.cumsum(lengths) - lengths), lengths)
     tied = same[rows[:-1]] & (rows[1:] == rows[:-1] + 1)  # neighbours in the run that tie

@@ -131,7 +131,7 @@ class Check:
 def check(qrels: Any, runs: Any, rel: int = 1, depth: int | None = None) -> Check:
     """:class:`Check` of ``qrels`` and ``runs`` (as :func:`prefeval.compare` takes them; a run file is read when its
     turn comes, one at a time). ``rel``: the grade from which a document counts as relevant; ``depth``: one more k of
-    Judged@k (a table's, :func:`prefeval.engine.table.judged_depth`)."""
+    Judged@k (a table's, :func:`prefeval.engine.methods.judged_depth`)."""
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
         raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
     cutoffs = sorted({*CUTOFFS, *([] if depth is None else [depth])})

@@ -99,7 +99,8 @@ def _is_free_preference(measure: Any) -> bool:
 def _mean_preference_rows(collection: Collection, run_frames: Mapping[str, pd.DataFrame], measure: Any,
                           rel: int | None, progress: bool = False, block: bool = False) -> pd.DataFrame:
     """Per query: each run's mean preference over the other runs (its win rate / (S - 1)). ``block``: the queries
-    are one partition of a larger input (no error when none has a relevant document, no coverage warnings)."""
+    are one partition of a larger input (no error when none has a relevant document). The runs' coverage is not
+    warned about here (the caller warns once)."""
 
     if len(run_frames) < 2:
         raise PrefevalError(f"{measure} without a baseline is each run's mean preference over the other runs, "
@@ -158,7 +159,8 @@ def ranked_runs(collection: Collection, runs: dict[str, Any], depth: int | None 
     in its turn) ranked once by :func:`prefeval.data.ranking.rank_run` (named as given; every judged (query, document)
     located while its ids are encoded: :attr:`~prefeval.data.collection.Collection.judged_pairs`), one at a time. ``runs`` is
     emptied as they are ranked: the columns of a run go once it is ranked, and its ranking once the consumer asks for
-    the next, so a consumer that keeps only each run's values holds one run in memory. Warns about
+    the next, so a consumer that keeps only each run's values holds one run in memory beyond those read ahead
+    (:func:`prefeval.engine.blocks.read_ahead`). Warns about
     a run that lacks some judged queries of ``collection`` (:meth:`~prefeval.data.collection.Collection.coverage_note`).
     ``depth``: only the top ``depth`` ranks need be exact (every measure reads only those,
     :func:`~prefeval.engine.values.top_k_depth`): tied scores are ordered only where they reach them."""

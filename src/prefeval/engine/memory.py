@@ -13,13 +13,9 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from prefeval.engine.methods import Method
 from prefeval.errors import PrefevalError
-
-if TYPE_CHECKING:
-    pass
 
 #: compare(per_query=None) keeps the per-query preferences when they take at most this many bytes
 KEEP_BYTES = 256 * 2**20

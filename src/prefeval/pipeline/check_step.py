@@ -13,8 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from prefeval.engine.check import check
-from prefeval.engine.methods import parse_methods
-from prefeval.engine.table import judged_depth
+from prefeval.engine.methods import judged_depth, parse_methods
 from prefeval.pipeline.base import Origin, Plan, Step
 from prefeval.pipeline.context import PipelineContext
 from prefeval.pipeline.progress import Progress
