@@ -148,13 +148,13 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
 TAU_EXACT_SYSTEMS = 33
 
 
-def tau_p_method(x: np.ndarray, y: np.ndarray) -> str:
+def tau_p_method(x: np.ndarray, y: np.ndarray, tau: float | None = None) -> str:
     """Which p-value ``scipy.stats.kendalltau(x, y)`` (``method="auto"``, what :func:`_tau` calls) gives for tau-b:
     ``"exact"`` (its exact null distribution, taken when neither vector has ties and there are at most
     :data:`TAU_EXACT_SYSTEMS` systems or at most one discordant or one concordant pair) or ``"approximate
     (ties)"`` / ``"approximate"`` (its normal approximation, the only one with ties: a p-value that need not
     follow tau's order across tables with and without ties). Kendall (1938, 1945); scipy's rule, tested against
-    ``scipy.stats.kendalltau`` with each method named."""
+    ``scipy.stats.kendalltau`` with each method named. ``tau``: scipy's tau-b of ``x`` and ``y`` when known already."""
     x, y = np.asarray(x), np.asarray(y)
     if len(np.unique(x)) < len(x) or len(np.unique(y)) < len(y):
         return "approximate (ties)"
@@ -163,7 +163,8 @@ def tau_p_method(x: np.ndarray, y: np.ndarray) -> str:
         return "exact"
     pairs = n * (n - 1) // 2
     # without ties tau = (pairs - 2 discordant) / pairs: the discordant pairs from scipy's tau
-    discordant = round(pairs * (1 - float(sps.kendalltau(x, y).statistic)) / 2)
+    tau = float(sps.kendalltau(x, y).statistic) if tau is None else tau
+    discordant = round(pairs * (1 - tau) / 2)
     return "exact" if min(discordant, pairs - discordant) <= 1 else "approximate"
 
 
@@ -248,7 +249,7 @@ def kendall_tau(comparison: Any, methods: str | Sequence[str] | None = None,
         x = cache[m]
         y = cache[r].reindex(x.index)
         tau, p = _tau(x.to_numpy(), y.to_numpy(), variant)
-        how = tau_p_method(x.to_numpy(), y.to_numpy()) if variant == "b" else "undefined"
+        how = tau_p_method(x.to_numpy(), y.to_numpy(), tau) if variant == "b" else "undefined"
         rows.append({"method": m, "reference": r, "systems": len(x), "tau": tau, "p_value": p, "p_method": how})
     out = pd.DataFrame(rows, columns=["method", "reference", "systems", "tau", "p_value", "p_method"])
     out.attrs.update(variant=variant)

@@ -62,7 +62,7 @@ def leave_one_run_out(qrels: Any, runs: Any, measures: Sequence[Any], depth: int
     parsed = parse_measures(list(measures), rel)
     variants = [(m, False) for m in parsed] + [(c, True) for m in parsed if (c := condensed_variant(m)) is not None]
     every = [m for m, _ in variants]
-    full = _values(evaluate(qrels_df, tops, every))
+    full = _values(evaluate(collection, tops, every))
     with warnings.catch_warnings():  # the coverage warnings were given for the full qrels
         warnings.simplefilter("ignore")
         left_out = _left_out_values(qrels_df, tops, every)

@@ -89,7 +89,7 @@ class Collection:
     def evaluated(self, rel: int) -> np.ndarray:
         """Per query of :attr:`queries`: whether it has a document of grade ``>= rel`` (an *evaluated* query)."""
         def build() -> np.ndarray:
-            codes = self._query_codes[0][self._grade_values >= rel]
+            codes = self._query_codes[0][self.grade_values >= rel]
             out = np.zeros(len(self.queries), dtype=bool)
             out[codes] = True
             return out
@@ -116,13 +116,14 @@ class Collection:
     # the judgments
 
     @functools.cached_property
-    def _grade_values(self) -> np.ndarray:
+    def grade_values(self) -> np.ndarray:
+        """The grade of each line of the qrels (int64)."""
         return column_values(self.qrels["relevance"], np.int64)
 
     @functools.cached_property
     def max_grade(self) -> int | None:
         """The highest grade of the qrels (None without a judgment)."""
-        return int(self._grade_values.max()) if len(self._grade_values) else None
+        return int(self.grade_values.max()) if len(self.grade_values) else None
 
     @functools.cached_property
     def subtopics(self) -> bool:
@@ -134,7 +135,7 @@ class Collection:
         """One grade per judged (query, document), on :attr:`judged`: the input of trec_eval's measures."""
         rows = self._judged_lines  # the lines of the judged pairs
         return CodedJudgments(Ids(self.judged), self.judged_pairs, self.judged_rows[self._query_codes[0][rows]],
-                              self._grade_values[rows])
+                              self.grade_values[rows])
 
     @property
     def judged_pairs(self) -> QueryCandidates:
@@ -177,11 +178,11 @@ class Collection:
     @functools.cached_property
     def _judged_lines(self) -> np.ndarray:
         """The lines of the qrels at any grade the reader accepts (every line of validated qrels)."""
-        return np.flatnonzero(self._grade_values >= MIN_GRADE)
+        return np.flatnonzero(self.grade_values >= MIN_GRADE)
 
     def _rows_at(self, rel: int, column: str) -> Any:
-        lines = self._judged_lines if rel <= MIN_GRADE else np.flatnonzero(self._grade_values >= rel)
-        return self.qrels[column] if len(lines) == len(self._grade_values) else take_rows(self.qrels[column], lines)
+        lines = self._judged_lines if rel <= MIN_GRADE else np.flatnonzero(self.grade_values >= rel)
+        return self.qrels[column] if len(lines) == len(self.grade_values) else take_rows(self.qrels[column], lines)
 
     def _cached(self, kind: str, rel: int, build) -> Any:
         key = (kind, rel)

@@ -754,7 +754,7 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
     if n and raw_docs.min() < 0:
         raise PrefevalError(f"run {name!r} has a missing doc id (query {queries[qc[np.argmin(raw_docs)]]})")
     # 32-bit codes and ranks where they fit: half the memory of a large run
-    small = np.int32 if max(n, len(queries), len(candidates) + len(dnames)) < 2**31 - 1 else np.int64
+    small = _code_type(max(n, len(queries), len(candidates) + len(dnames)))
     qc, raw_docs = qc.astype(small, copy=False), raw_docs.astype(small, copy=False)
     # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
     if not len(candidates) or not n:  # the codes are the indices in ``dnames``
@@ -917,8 +917,7 @@ def recode_run(run: RankedRun, queries: Any = None, candidates: np.ndarray | Non
         queries = as_ids(queries)
         qc = queries.get_indexer(run.queries)[run.query_codes] if len(run.query_codes) else run.query_codes
     keep = qc >= 0
-    small = np.int32 if max(len(qc), len(queries), len(prepared.unique) + len(run.doc_names)) < 2**31 - 1 \
-        else np.int64
+    small = _code_type(max(len(qc), len(queries), len(prepared.unique) + len(run.doc_names)))
     qc, doc_raw, rank = qc[keep].astype(small, copy=False), run.doc_raw[keep], run.rank[keep]
     starts = np.r_[True, qc[1:] != qc[:-1]] if len(qc) else np.zeros(0, dtype=bool)
     if len(qc) > 1 and np.any(qc[starts][1:] < qc[starts][:-1]):  # query groups in the order of ``queries``

@@ -151,7 +151,7 @@ def check(qrels: Any, runs: Any, rel: int = 1, depth: int | None = None) -> Chec
 
 
 def _qrels_check(collection: Collection, rel: int) -> QrelsCheck:
-    grades = column_values(collection.qrels["relevance"], np.int64)
+    grades = collection.grade_values
     values, counts = np.unique(grades, return_counts=True)
     missing = [str(q) for q in collection.queries.to_numpy()[~collection.evaluated(rel)]]
     return QrelsCheck(rel, len(collection.queries), len(grades), {int(v): int(c) for v, c in zip(values, counts)},

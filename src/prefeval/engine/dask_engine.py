@@ -101,10 +101,10 @@ def _started(start: Any, workers: int) -> Any:
 
     Ctrl-C in a terminal signals every process of its group: worker processes that received it printed tracebacks
     and log lines around this process's one "interrupted" line. An ignored signal stays ignored in a process
-    started meanwhile (across ``exec``), so SIGINT is ignored here until the workers' processes exist (the
-    fraction of a second of spawning them, while the cluster starts on another thread); from then on this process
-    takes Ctrl-C again while the workers start, which takes seconds: it ends their processes (so that the start
-    fails at once rather than when they are up), waits for the start to end and closes what it made."""
+    started meanwhile (across ``exec``), so SIGINT is ignored here until the workers' processes exist (while the
+    cluster starts on another thread); from then on this process takes Ctrl-C again while the workers start up: it
+    ends their processes (so that the start fails at once rather than when they are up), waits for the start to end
+    and closes what it made."""
     if threading.current_thread() is not threading.main_thread():  # signal handlers belong to the main thread
         return start()
     import multiprocessing  # deferred: only a local cluster needs it

@@ -10,6 +10,7 @@ never becomes nulls and half a number, a deleted ``preferences.csv`` never becom
 
 from __future__ import annotations
 
+import csv
 import functools
 import json
 import re
@@ -116,7 +117,6 @@ def _check_csv(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -
     """The table's header holds ``columns``; every value of ``numbers`` is a number or empty (NaN); every row has
     the header's number of fields. A table :func:`_plainly_well_formed` vouches for passes at once; any other is
     read row by row (:func:`_check_rows`) up to its first fault, that line named."""
-    import csv  # deferred: only when a folder is rendered again
 
     if not _plainly_well_formed(path, columns, numbers, csv.field_size_limit()):
         _check_rows(path, columns, numbers)
@@ -125,7 +125,6 @@ def _check_csv(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -
 def _check_rows(path: Path, columns: tuple[str, ...], numbers: tuple[str, ...]) -> None:
     """:func:`_check_csv` read row by row by the csv module: the first fault met is named (line n: the table's n-th
     row, the header the first)."""
-    import csv  # deferred: only when a folder is rendered again
 
     try:
         with path.open(encoding="utf-8", newline="") as handle:
@@ -163,7 +162,6 @@ def _plainly_well_formed(path: Path, columns: tuple[str, ...], numbers: tuple[st
     fields are all empty (pyarrow reads a blank line so, the csv module as a row of no fields), every field shorter
     than the csv module's ``field_limit``, UTF-8 throughout, and every value of ``numbers`` matching
     :data:`_PLAIN_NUMBER`. False decides nothing: the table is then read row by row."""
-    import csv  # deferred: only when a folder is rendered again
 
     import pyarrow as pa  # deferred: as csv
     import pyarrow.compute as pc
