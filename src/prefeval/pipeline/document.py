@@ -28,7 +28,7 @@ from prefeval.pipeline.findings import (
 )
 from prefeval.report.check import runs_grid
 from prefeval.report.document import Block
-from prefeval.report.text import DOWN, UP, fmt, fmt_p, plural, undefined_interval
+from prefeval.report.text import DOWN, UP, fmt, fmt_p, named_items, plural, undefined_interval
 
 __all__ = ["Block", "QueryCounts", "build", "TEST_NAMES", "MAX_MATRIX_RUNS", "ANALYSIS_COLUMNS"]
 
@@ -316,10 +316,6 @@ def means_caption(context: PipelineContext, intervals: pd.DataFrame | None = Non
             + ("" if intervals is None else undefined_intervals(intervals)))
 
 
-#: At most this many undefined intervals are named in the means figure's caption (the others counted).
-SHOWN_UNDEFINED = 5
-
-
 def undefined_intervals(intervals: pd.DataFrame) -> str:
     """``"; no bar where the 95% interval is undefined: run (measure: undefined (fewer than 2 queries)), ..."``
     for the rows of ``intervals`` (``measure, run, mean, half, queries``) with a mean and no interval; empty when
@@ -329,8 +325,7 @@ def undefined_intervals(intervals: pd.DataFrame) -> str:
         return ""
     named = [f"{run} ({measure}: {undefined_interval(int(n))})"
              for run, measure, n in zip(rows["run"], rows["measure"], rows["queries"])]
-    more = f" and {len(named) - SHOWN_UNDEFINED} more" if len(named) > SHOWN_UNDEFINED else ""
-    return "; no bar where the 95% interval is undefined: " + ", ".join(named[:SHOWN_UNDEFINED]) + more
+    return "; no bar where the 95% interval is undefined: " + named_items(named)
 
 
 def _preferences(context: PipelineContext, digits: int, images: dict[str, str],

@@ -17,7 +17,7 @@ from prefeval.errors import PrefevalError
 from prefeval.report.comparison import describe_test, judged_note
 from prefeval.report.html import grid_table
 from prefeval.report.tables import FRAGILE, ROW_FORMATS, Cell, Grid, latex, markdown, plain, row_text
-from prefeval.report.text import undefined_interval
+from prefeval.report.text import named_items, undefined_interval
 
 __all__ = ["note", "robust_note", "robust_sentence", "undefined_note", "judged_note", "grid", "to_text", "latex_table",
            "families", "baseline_tables_text"]
@@ -56,20 +56,14 @@ def note(table: Any) -> str:
     return " ".join(p for p in parts if p)
 
 
-#: At most this many cells without an interval are named in the run table's note (the others counted).
-SHOWN_UNDEFINED = 5
-
-
 def undefined_note(table: Any, columns: list[str]) -> str:
     """The cells of ``columns`` (means) with a mean and no interval (NaN: :func:`prefeval.core.stats.mean_interval`),
     named with why (:func:`~prefeval.report.text.undefined_interval`); empty when every interval is defined."""
-    cells = [f"{run} ({m})" for m in columns for run in table.runs
-             if math.isnan(table.record(run, m)["ci_low"]) and not math.isnan(table.record(run, m)["mean"])]
+    records = ((run, m, table.record(run, m)) for m in columns for run in table.runs)
+    cells = [f"{run} ({m})" for run, m, r in records if math.isnan(r["ci_low"]) and not math.isnan(r["mean"])]
     if not cells:
         return ""
-    more = f" and {len(cells) - SHOWN_UNDEFINED} more" if len(cells) > SHOWN_UNDEFINED else ""
-    return (f"No ±: the interval is {undefined_interval(table.queries)} for "
-            + ", ".join(cells[:SHOWN_UNDEFINED]) + more + ".")
+    return f"No ±: the interval is {undefined_interval(table.queries)} for {named_items(cells)}."
 
 
 def robust_note(table: Any) -> str:

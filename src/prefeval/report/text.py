@@ -140,6 +140,16 @@ def interval_text(low: float, high: float, queries: int, digits: int = 4, level:
     return f"{level} CI {low:.{digits}f} to {high:.{digits}f}"
 
 
+#: At most this many items are named in a list of a note (the others counted: :func:`named_items`).
+SHOWN_ITEMS = 5
+
+
+def named_items(items: list[str]) -> str:
+    """The first :data:`SHOWN_ITEMS` of ``items`` joined by commas, then ``" and N more"`` for the others."""
+    more = f" and {len(items) - SHOWN_ITEMS} more" if len(items) > SHOWN_ITEMS else ""
+    return ", ".join(items[:SHOWN_ITEMS]) + more
+
+
 def plural(count: int, noun: str, nouns: str | None = None) -> str:
     """``count`` and the noun in the number it takes: ``plural(1, "query", "queries")`` is ``1 query``."""
     return f"{count} {noun if count == 1 else (nouns or noun + 's')}"
