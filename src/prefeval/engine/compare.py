@@ -82,10 +82,9 @@ def compare(qrels: Any, runs: Any, methods: Any, rel: int = 1, depth: int | None
     parsed = parse_methods(methods, rel, depth)
     seen: dict[str, str] = {}
     for m in parsed:
-        key = f"{m.measure!r}|rel={m.rel}|depth={m.depth}"
-        if key in seen:
-            raise PrefevalError(f"methods {seen[key]!r} and {m.label!r} are the same; give each once")
-        seen[key] = m.label
+        if m.key in seen:
+            raise PrefevalError(f"methods {seen[m.key]!r} and {m.label!r} are the same; give each once")
+        seen[m.key] = m.label
     # each run's Judged@k, stated beside the preferences: evaluated with them, kept apart from the methods
     judged = judged_method(parsed, depth)
     given = any(repr(m.measure) == repr(judged.measure) and m.depth == judged.depth for m in parsed)

@@ -43,6 +43,12 @@ class Method:
     depth: int | None
     run_depth: int | None = None
 
+    @property
+    def key(self) -> str:
+        """What is computed, whatever the method is called: the measure, ``rel`` and ``depth`` (two methods with one
+        key give the same values)."""
+        return f"{self.measure!r}|rel={self.rel}|depth={self.depth}"
+
 
 #: Measures whose ``rel`` is not a threshold but a filter: ``NumRet`` counts every retrieved document (trec_eval's
 #: ``num_ret``, at every ``-l``), and ``NumRet(rel=r)`` only those of grade >= r; a comparison's ``rel`` leaves them.

@@ -540,12 +540,11 @@ def table(qrels: Any, runs: Any, measures: Any, baseline: str | Any = None, test
     for item in measures:
         found = parse_methods([item], 1 if rel is None else rel, depth)
         for method in found:
-            key = f"{method.measure!r}|rel={method.rel}|depth={method.depth}"
             label = item.strip() if isinstance(item, str) and len(found) == 1 else method.label
             if all(existing != label for existing, _ in columns):
-                columns.append((label, computed.setdefault(key, method)))
+                columns.append((label, computed.setdefault(method.key, method)))
     judged = judged_method([m for _, m in columns], depth)
-    judged = computed.setdefault(f"{judged.measure!r}|rel={judged.rel}|depth={judged.depth}", judged)
+    judged = computed.setdefault(judged.key, judged)
     singles = len(names) == 1 if names else False
     if singles and any(m.kind == "preference" for _, m in columns):
         raise PrefevalError("a preference column compares runs: give at least two runs")
