@@ -137,7 +137,7 @@ def build(context: PipelineContext, digits: int = 4, images: dict[str, str] | No
     means' confidence intervals the plots draw (:func:`prefeval.pipeline.aggregate_step.means_ci`; computed here
     when not given)."""
     images = images or {}
-    if intervals is None and context.per_query is not None and context.measures:
+    if intervals is None:
         intervals = means_ci(context.per_query, list(context.measures), list(context.runs))
     counts = QueryCounts.of(context)
     blocks = [Block("heading", title or f"prefeval report: {context.name}", level=1)]

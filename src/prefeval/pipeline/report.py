@@ -126,8 +126,7 @@ def write_report(context: PipelineContext, out: Path, formats: Sequence[str], di
     written: list[Path] = []
     images: dict[str, str] = {}
     # computed once; the plots, the text, the CSV files and report.html take these objects
-    intervals = means_ci(context.per_query, list(context.measures), list(context.runs)) \
-        if context.per_query is not None and context.measures else None
+    intervals = means_ci(context.per_query, list(context.measures), list(context.runs))
     pairs = preference_summary(context) if context.comparison is not None and {"csv", "html"} & set(formats) \
         else None
     if "png" in formats:
@@ -345,7 +344,7 @@ def render_html_again(folder: Path) -> str:
     orders = ({} if rankings is None else
               {label: list(part.sort_values("rank", kind="stable")["run"]) for label, part in
                rankings.groupby("ranking", sort=False)})
-    intervals = means_ci(per_query, measures, runs) if per_query is not None and measures else None
+    intervals = means_ci(per_query, measures, runs)
     return html.render(blocks, _html_inputs(
         runs=runs, baseline=summary.get("baseline"), measures=measures, methods=methods, per_query=per_query,
         means=means, intervals=intervals, preferences=_read_csv(folder / "preferences.csv"),
