@@ -268,11 +268,11 @@ def metric_table(per_query: pd.DataFrame, measure: str, runs: list[str]) -> pd.D
 
 def means_ci(per_query: pd.DataFrame | None, measures: list[str], runs: list[str]) -> pd.DataFrame | None:
     """``measure, run, mean, half, queries`` (None without per-query values or measures): each run's mean of the
-    per-query values of each measure (over the queries of :func:`metric_table`) and the half-width of its 95% Student-t confidence interval, the one interval
-    of the mean of the project (:func:`prefeval.core.stats.mean_interval`, ``scipy.stats.t.interval``): NaN --
-    undefined, never 0 -- with fewer than two queries or when the values do not vary
-    (:func:`prefeval.report.text.undefined_interval` says which). What :func:`prefeval.report.plots.means_with_ci`
-    and report.html draw."""
+    per-query values of each measure (over the queries of :func:`metric_table`) and the half-width of its 95% Student-t
+    confidence interval, the one interval of the mean of the project (:func:`prefeval.core.stats.mean_interval`,
+    ``scipy.stats.t.interval``): NaN -- undefined, never 0 -- with fewer than two queries or when the values do not vary
+    (:func:`prefeval.report.text.undefined_interval` says which). What :func:`prefeval.report.plots.means_with_ci` and
+    report.html draw."""
     if per_query is None or not measures:
         return None
     rows = []
