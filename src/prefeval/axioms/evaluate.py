@@ -236,11 +236,15 @@ def _qrels_rows(judgments: Judgments, aspects: bool, grade_cap: int | None) -> t
         return names, grades.max(axis=1).tolist(), ["0"] * len(names)
     rows: tuple[list[str], list[int], list[str]] = ([], [], [])
     for d, name in enumerate(names):
-        hits = np.flatnonzero(grades[d] > 0)
-        for s in hits.tolist() if hits.size else [None]:
+        hits = np.flatnonzero(grades[d] > 0).tolist()
+        if hits:  # one row per aspect the document is relevant to
+            rows[0].extend([name] * len(hits))
+            rows[1].extend(int(grades[d, s]) for s in hits)
+            rows[2].extend(str(s + 1) for s in hits)
+        else:  # judged non-relevant, for the first aspect
             rows[0].append(name)
-            rows[1].append(int(grades[d, s]) if s is not None else 0)
-            rows[2].append(str(s + 1) if s is not None else "1")
+            rows[1].append(0)
+            rows[2].append("1")
     return rows
 
 

@@ -267,7 +267,7 @@ def judged_shares(judged: PositionTable, ranks: np.ndarray, ranked: np.ndarray, 
     the ranks of the judged documents exact); ``ranked``: ``(runs, len(judged.queries))``, the documents each run ranks
     per query (within the depth the run was cut to)."""
     Q = len(judged.queries)
-    hits = np.stack([np.bincount(judged.query_codes[row <= k], minlength=Q) for row in ranks]) if len(ranks) \
-        else np.zeros((0, Q))
+    run, at = np.nonzero(ranks <= k)  # one count over every run: (run, query) cells
+    hits = np.bincount(run * Q + judged.query_codes[at], minlength=len(ranks) * Q).reshape(len(ranks), Q)
     n = np.minimum(ranked, k)
     return np.divide(hits, n, out=np.zeros(hits.shape), where=n > 0)
