@@ -66,8 +66,13 @@ def collection(seed: int, ids: str) -> tuple[pd.DataFrame, pd.DataFrame]:
 @pytest.mark.parametrize("ids", ["arrow", "object"])
 @pytest.mark.parametrize("block", [1, 7, 40, 1 << 14])
 @pytest.mark.parametrize("seed", range(4))
-def test_relevant_ranks_with_per_query_candidates(monkeypatch, ids: str, block: int, seed: int) -> None:
+@pytest.mark.parametrize("part", [1, 1 << 20])
+def test_relevant_ranks_with_per_query_candidates(monkeypatch, ids: str, block: int, seed: int, part: int) -> None:
+    """``part``: the fewest rows per thread of the blocks' coding (1: as many parts as 3 cores and the blocks
+    allow)."""
     monkeypatch.setattr(ranking, "_BLOCK_ROWS", block)
+    monkeypatch.setattr(ranking, "_PART_ROWS", part)
+    monkeypatch.setattr(ranking.os, "cpu_count", lambda: 3)
     qrels_frame, run = collection(seed, ids)
     qrels = qrels_frame
     table = PositionTable(qrels, 1, Collection(qrels).queries)
@@ -82,6 +87,8 @@ def test_relevant_ranks_with_per_query_candidates(monkeypatch, ids: str, block: 
     names = table.queries.to_numpy()
     coded = per_query.doc_codes < len(per_query.candidates)
     assert np.all(per_query.candidates[per_query.doc_codes[coded]] == per_query.doc_ids[coded])
+    # any other row's code is len(candidates) + its code in the names
+    assert np.all(per_query.doc_codes[~coded] == len(per_query.candidates) + per_query.doc_raw[~coded])
     relevant = set(zip(table.relevant["query_id"], table.relevant["doc_id"]))
     pairs = list(zip(names[per_query.query_codes], per_query.doc_ids))
     assert all(c for c, pair in zip(coded, pairs) if pair in relevant)
@@ -119,9 +126,13 @@ def test_candidates_of_queries() -> None:
 
 
 @pytest.mark.parametrize("block", [1, 3, 1 << 14])
-def test_pair_codes(monkeypatch, block: int) -> None:
-    """Two rows have the same (query, document) exactly when they have the same pair of codes."""
+@pytest.mark.parametrize("part", [1, 1 << 20])
+def test_pair_codes(monkeypatch, block: int, part: int) -> None:
+    """Two rows have the same (query, document) exactly when they have the same pair of codes (also with the
+    blocks coded in parts, ``part`` rows at least each)."""
     monkeypatch.setattr(ranking, "_BLOCK_ROWS", block)
+    monkeypatch.setattr(ranking, "_PART_ROWS", part)
+    monkeypatch.setattr(ranking.os, "cpu_count", lambda: 3)
     rng = np.random.default_rng(block)
     queries = [f"q{q}" for q in np.sort(rng.integers(0, 8, 120))]
     docs = [f"d{d}" for d in rng.integers(0, 10, 120)]

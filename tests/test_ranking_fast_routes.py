@@ -52,21 +52,24 @@ def runs(draw):
 
 
 @settings(max_examples=300, deadline=None)
-@given(runs(), st.sampled_from([1, 2, 3, 1 << 14]), st.sampled_from([None, 1, 3]), st.booleans())
-def test_rank_run_is_the_definition(frame, block, depth, arrow):
-    saved = ranking._BLOCK_ROWS
+@given(runs(), st.sampled_from([1, 2, 3, 1 << 14]), st.sampled_from([None, 1, 3]), st.booleans(),
+       st.sampled_from([1, 5, 1 << 20]))
+def test_rank_run_is_the_definition(frame, block, depth, arrow, part):
+    """``part``: the fewest rows per thread of the blocks' coding (1: as many parts as 3 cores and the blocks
+    allow)."""
+    saved = ranking._BLOCK_ROWS, ranking._PART_ROWS, ranking.os.cpu_count
     if arrow:
         import pyarrow as pa
 
         frame = frame.assign(query_id=pd.Series(pd.arrays.ArrowStringArray(pa.array(frame["query_id"], pa.string()))),
                              doc_id=pd.Series(pd.arrays.ArrowStringArray(pa.array(frame["doc_id"], pa.string()))))
     try:
-        ranking._BLOCK_ROWS = block
+        ranking._BLOCK_ROWS, ranking._PART_ROWS, ranking.os.cpu_count = block, part, lambda: 3
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             ranked = ranking.rank_run(frame, depth=depth)
     finally:
-        ranking._BLOCK_ROWS = saved
+        ranking._BLOCK_ROWS, ranking._PART_ROWS, ranking.os.cpu_count = saved
     expected, dropped = ranked_by_definition(frame)
     rows = ranked.rows(depth)
     got = list(zip(rows["query_id"].astype(str), rows["doc_id"].astype(str), rows["rank"].astype(int)))

@@ -23,8 +23,10 @@ The API, used by :mod:`prefeval.engine.provider`, :mod:`prefeval.compare` and :m
 from __future__ import annotations
 
 import functools
+import os
 import warnings
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -251,7 +253,7 @@ def _code_type(rows: int) -> Any:
     return np.int32 if rows < 2**31 - 1 else np.int64
 
 
-_BLOCK_ROWS = 1 << 14
+_BLOCK_ROWS = 1 << 16
 
 
 def _query_blocks(qc: np.ndarray) -> np.ndarray | None:
@@ -280,7 +282,10 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     to the names. A document then has one code within each query -- all :func:`rank_run` needs to tell documents
     apart and find repeats -- but may have another in another block (the names may repeat). Small hash tables stay
     in cache: the time is linear in the rows, where one table of every distinct id of a large run (ids distinct per
-    query) grows slower than linearly. Arrow-backed ids are factorised by Arrow, others by pandas.
+    query) grows slower than linearly. Arrow-backed ids are factorised by Arrow, others by pandas. The blocks go in
+    contiguous parts, one per core (:func:`_block_parts`), each on a thread of this call (Arrow hashes without the
+    GIL; the threads end before the call returns), and each part's codes are then shifted past the names of the parts
+    before it.
 
     ``per_query`` (:class:`QueryCandidates`; ``queries``: the axis of the codes ``qc``): each block is factorised
     behind the candidates of its own queries, so that one pass finds both the codes and the candidates among them
@@ -298,42 +303,97 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
         return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, False, None
     values, prefix = _id_values(column, candidates)
     cuts = np.array([0, n]) if cuts is None else cuts
-    starts = stretch_starts(qc)
     raw = np.empty(n, dtype=small)
     row_codes = np.empty(n, dtype=small) if per_query is not None else None
-    names, of_name = [], []
+    if per_query is not None:
+        per_query.of(queries, qc[:0])  # (its spans of the queries built once, before the threads)
+    blocks = _BlockCoder(values, prefix, qc, stretch_starts(qc), per_query, queries, raw, row_codes,
+                         len(candidates.unique))
+    parts = _block_parts(cuts)
+    if len(parts) > 1:  # Arrow hashes each part's blocks on a thread of this call, without the GIL
+        with ThreadPoolExecutor(len(parts), thread_name_prefix="prefeval-rank") as pool:
+            coded = list(pool.map(blocks.code, parts))
+    else:
+        coded = [blocks.code(parts[0])]
     offset = 0
-    distinct = True
-    for a, b in zip(cuts[:-1].tolist(), cuts[1:].tolist()):
-        block = values.slice(a, b - a)
-        subset = np.zeros(0, dtype=np.intp)
-        if per_query is not None:
-            subset = per_query.of(queries, qc[starts[np.searchsorted(starts, a):np.searchsorted(starts, b)]])
-            if len(subset):
-                block = concat_ids([take_ids(prefix, subset), block])
-        codes, uniques = factorize(block, first_seen=False, dtype=small)
-        if per_query is not None:
-            found = np.full(len(uniques), -1, dtype=small)
-            found[codes[:len(subset)]] = subset
-            of_name.append(found)
-            codes = codes[len(subset):]
-        if distinct:
-            distinct = _distinct_in_queries(qc[a:b], codes, len(uniques))
-        if block.null_count:
-            raw[a:b] = np.where(codes >= 0, codes + offset, -1)
-        else:
-            np.add(codes, offset, out=raw[a:b])
-        if row_codes is not None:  # (a missing id, -1, is an error of rank_codes before any code is read)
-            first = offset + len(candidates.unique)  # each distinct id's code, then each row's
-            row_codes[a:b] = np.where(found >= 0, found, np.arange(first, first + len(uniques), dtype=small))[codes]
-        offset += len(uniques)
-        names.append(uniques)
+    for part, (_, uniques, _) in zip(parts, coded):  # each part's codes follow the names of the parts before it
+        if offset:
+            a, b = part[0], part[-1]
+            _shift(raw[a:b], 0, offset)  # (-1: a missing id)
+            if row_codes is not None:
+                _shift(row_codes[a:b], len(candidates.unique), offset)
+        offset += sum(len(u) for u in uniques)
+    distinct = all(part_distinct for part_distinct, _, _ in coded)
     if not names_too:
         return raw, None, None, distinct, row_codes
-    names = concat_ids(names)
+    names = concat_ids([u for _, uniques, _ in coded for u in uniques])
     if per_query is None:
         return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, distinct, None
-    return raw, names, np.concatenate(of_name), distinct, row_codes
+    return raw, names, np.concatenate([f for _, _, found in coded for f in found]), distinct, row_codes
+
+
+def _shift(codes: np.ndarray, low: int, offset: int) -> None:
+    """Add ``offset`` to the ``codes`` of at least ``low``, in place."""
+    np.add(codes, np.multiply(codes >= low, offset, dtype=codes.dtype), out=codes)
+
+
+#: The fewest rows worth a thread of :func:`_doc_codes`.
+_PART_ROWS = 1 << 20
+
+
+def _block_parts(cuts: np.ndarray) -> list[list[int]]:
+    """The block boundaries ``cuts`` in contiguous groups of about equal rows (each group's boundaries, its first
+    and last the rows it spans): one per core, each of at least :data:`_PART_ROWS` rows where the rows allow."""
+    n = int(cuts[-1])
+    parts = max(1, min(os.cpu_count() or 1, n // _PART_ROWS, len(cuts) - 1))
+    at = sorted_unique(np.r_[0, np.searchsorted(cuts, np.arange(1, parts) * n / parts), len(cuts) - 1])
+    return [cuts[a:b + 1].tolist() for a, b in zip(at[:-1], at[1:])]
+
+
+class _BlockCoder:
+    """:func:`_doc_codes`'s work on a group of its blocks of whole queries (:meth:`code`): each block's document ids
+    factorised (behind the candidates of its queries), the rows' codes written into ``raw`` (and ``row_codes``)
+    counted from the group's first name; groups are coded independently, then shifted by the caller."""
+
+    def __init__(self, values: Any, prefix: Any, qc: np.ndarray, starts: np.ndarray, per_query: Any, queries: Any,
+                 raw: np.ndarray, row_codes: np.ndarray | None, n_candidates: int) -> None:
+        self.values, self.prefix, self.qc, self.starts = values, prefix, qc, starts
+        self.per_query, self.queries, self.raw, self.row_codes = per_query, queries, raw, row_codes
+        self.n_candidates = n_candidates
+
+    def code(self, cuts: list[int]) -> tuple[bool, list[Any], list[np.ndarray]]:
+        """(whether no document repeats within a query of these blocks, each block's distinct ids, each block's
+        index of its ids among the candidates (``per_query`` only)) of the blocks ``cuts[k]:cuts[k + 1]``."""
+        qc, starts, raw, row_codes, small = self.qc, self.starts, self.raw, self.row_codes, self.raw.dtype.type
+        names, of_name = [], []
+        offset = 0
+        distinct = True
+        for a, b in zip(cuts[:-1], cuts[1:]):
+            block = self.values.slice(a, b - a)
+            subset = np.zeros(0, dtype=np.intp)
+            if self.per_query is not None:
+                subset = self.per_query.of(self.queries,
+                                           qc[starts[np.searchsorted(starts, a):np.searchsorted(starts, b)]])
+                if len(subset):
+                    block = concat_ids([take_ids(self.prefix, subset), block])
+            codes, uniques = factorize(block, first_seen=False, dtype=small)
+            if self.per_query is not None:
+                found = np.full(len(uniques), -1, dtype=small)
+                found[codes[:len(subset)]] = subset
+                of_name.append(found)
+                codes = codes[len(subset):]
+            if distinct:
+                distinct = _distinct_in_queries(qc[a:b], codes, len(uniques))
+            if block.null_count:
+                raw[a:b] = np.where(codes >= 0, codes + offset, -1)
+            else:
+                np.add(codes, offset, out=raw[a:b])
+            if row_codes is not None:  # (a missing id, -1, is an error of rank_codes before any code is read)
+                first = offset + self.n_candidates  # each distinct id's code, then each row's
+                row_codes[a:b] = np.where(found >= 0, found, np.arange(first, first + len(uniques), dtype=small))[codes]
+            offset += len(uniques)
+            names.append(uniques)
+        return distinct, names, of_name
 
 
 def _distinct_in_queries(qc: np.ndarray, codes: np.ndarray, size: int) -> bool:
