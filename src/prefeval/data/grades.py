@@ -5,11 +5,12 @@ one grade per query and document, no subtopics): the judged queries (every query
 counts them), their grades (:class:`~prefeval.core.trec_measures.Judgments`) and a sorted key per judgment, whose
 documents are coded as the collection's judged pairs code them. :meth:`CodedJudgments.rankings` gives a ranked run
 (:class:`~prefeval.data.ranking.RankedRun`: score descending, ties by doc id descending, a repeated document at its
-first position) as the grades of its rows in rank order (:class:`~prefeval.core.trec_measures.Rankings`): a run
-ranked with the judged pairs as candidates has its judged rows found by their candidate codes (found while its ids
-were encoded), any other run's document ids are looked up once each among the judged documents (Arrow's
-``index_in``); then only the rows of judged documents, by their (query, document) key. A query the qrels do not
-judge is left out (trec_eval ignores it); a judged query the run lacks is an empty ranking."""
+first position) as the grades of its rows in rank order (:class:`~prefeval.core.trec_measures.Rankings`): a run ranked
+with the judged pairs as candidates has its judged rows found by their candidate codes (found while its ids were
+encoded), any other run's document ids are looked up once each among the judged documents (Arrow's ``index_in``); then
+only the rows of judged documents, by their (query, document) key (a table of the keys' hashes sets most rows of
+documents judged only for other queries aside first: a candidate code tells the document, not the query). A query the
+qrels do not judge is left out (trec_eval ignores it); a judged query the run lacks is an empty ranking."""
 
 from __future__ import annotations
 
@@ -46,6 +47,10 @@ class CodedJudgments:
         last = np.r_[keys[1:] != keys[:-1], True] if len(keys) else np.zeros(0, dtype=bool)
         self._keys, self._grades = keys[last], grades[last]  # a document judged twice: the last line, as pytrec_eval
         self.judgments = Judgments(query[last], self._grades, len(self.queries))
+        # the keys' hashes as a table of at least 8 slots per key: a key whose slot is empty is not judged
+        self._bits = max(int(len(self._keys)).bit_length() + 3, 10)
+        self._slots = np.zeros(1 << self._bits, dtype=bool)
+        self._slots[_slot(self._keys, self._bits)] = True
 
     def rankings(self, run: RankedRun, depth: int | None = None) -> Rankings:
         """The grades of ``run``'s rows in rank order, one segment per judged query; ``depth``: its top ``depth``
@@ -80,7 +85,14 @@ class CodedJudgments:
             both = (query[rows] >= 0) & (doc_of_row >= 0)
             rows, doc_of_row = rows[both], doc_of_row[both]
             keys = query[rows].astype(np.int64) * self._n_docs + doc_of_row
+            maybe = self._slots[_slot(keys, self._bits)]  # (the rows of documents judged for other queries only,
+            rows, keys = rows[maybe], keys[maybe]  # mostly: a candidate code tells the document, not the query)
             at = np.minimum(np.searchsorted(self._keys, keys), len(self._keys) - 1)
             judged = self._keys[at] == keys
             grades[rows[judged]] = self._grades[at[judged]]
         return Rankings.from_rows(query, grades, len(self.queries))
+
+
+def _slot(keys: np.ndarray, bits: int) -> np.ndarray:
+    """Fibonacci hashing: the top ``bits`` bits of each key times 2**64 / the golden ratio (modulo 2**64)."""
+    return ((keys.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)).astype(np.intp)
