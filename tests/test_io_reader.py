@@ -312,3 +312,37 @@ def test_text_streams_with_lone_surrogates_are_not_utf8() -> None:
     for text in ("1 Q0 d1 1 1 t\n1 Q0 d\ud800 2 0 t\n", "1 Q0 d1 1 1 t\n1 Q0 d\udc80 2 0 t\n"):
         with pytest.raises(InputFormatError, match=r"<run stream>, line 2: not valid UTF-8"):
             pio.read_run(io.StringIO(text))
+
+
+@pytest.mark.parametrize("cores", [2, 3])
+def test_large_qrels_parsed_in_parts_read_as_the_whole(tmp_path, monkeypatch, cores) -> None:
+    """Qrels of PARTS_BYTES or more are parsed in parts as runs are: the same columns as one parse (the grades of
+    each part coded apart), and a bad grade, whichever part holds it, named as the whole text's parse names it."""
+    rng = np.random.default_rng(cores)
+    lines = [f"q{i // 11} 0 d{rng.integers(0, 500)} {['0', '1', '2', '3', '-1'][i % 5 if i > 3000 else i % 2]}\n"
+             for i in range(5_000)]
+    path = tmp_path / "r.qrels"
+    path.write_text("".join(lines))
+    whole = pio.read_qrels_columns(path)
+    monkeypatch.setattr(pio, "PARTS_BYTES", 0)
+    monkeypatch.setattr(pio.os, "cpu_count", lambda: cores)
+    parsed = []
+    parts_table = pio._parts_table
+    monkeypatch.setattr(pio, "_parts_table", lambda *args: parsed.append(parts_table(*args)) or parsed[-1])
+    parts = pio.read_qrels_columns(path)
+    assert parsed and parsed[0] is not None and parsed[0].column("relevance").num_chunks >= cores  # in parts
+    for column in ("query_id", "doc_id", "iteration"):
+        assert pd.Series(parts[column]).tolist() == pd.Series(whole[column]).tolist()
+    np.testing.assert_array_equal(parts["relevance"], whole["relevance"])
+    assert sorted(set(whole["relevance"].tolist())) == [-1, 0, 1, 2, 3]
+    for bad_line in (2, 4_999):
+        bad = list(lines)
+        bad[bad_line - 1] = "q1 0 dx 1.5\n"
+        path.write_text("".join(bad))
+        monkeypatch.setattr(pio, "PARTS_BYTES", 1 << 60)
+        with pytest.raises(InputFormatError) as expected:
+            pio.read_qrels_columns(path)
+        monkeypatch.setattr(pio, "PARTS_BYTES", 0)
+        with pytest.raises(InputFormatError) as got:
+            pio.read_qrels_columns(path)
+        assert str(got.value) == str(expected.value) and f"line {bad_line}" in str(got.value)

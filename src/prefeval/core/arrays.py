@@ -15,10 +15,17 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     return ordered[np.r_[True, ordered[1:] != ordered[:-1]]]
 
 
+def stretch_flags(values: np.ndarray) -> np.ndarray:
+    """Whether each element of a 1-D array starts a stretch of equal consecutive values (the first one does)."""
+    values = np.asarray(values)
+    flags = np.empty(len(values), dtype=bool)
+    if len(values):
+        flags[0] = True
+        np.not_equal(values[1:], values[:-1], out=flags[1:])
+    return flags
+
+
 def stretch_starts(values: np.ndarray) -> np.ndarray:
     """The index of the first element of each stretch of equal consecutive values of a 1-D array (empty for an empty
     array): where the query ids of rows grouped by query change."""
-    values = np.asarray(values)
-    if not len(values):
-        return np.zeros(0, dtype=np.intp)
-    return np.flatnonzero(np.r_[True, values[1:] != values[:-1]])
+    return np.flatnonzero(stretch_flags(values))

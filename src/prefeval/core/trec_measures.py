@@ -50,6 +50,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from prefeval.core.arrays import stretch_starts
+
 __all__ = ["UNJUDGED", "MEASURE_NAMES", "Measure", "Judgments", "Rankings", "trec_values", "query_values"]
 
 #: The grade :class:`Rankings` give a retrieved document the qrels do not judge (below every grade a qrels line can
@@ -174,13 +176,13 @@ class Rankings:
             query, grades = query[keep], grades[keep]
         if len(query) and query.max() >= num_queries:
             raise ValueError(f"query indices must be below num_queries ({num_queries})")
-        starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]]) if len(query) else np.zeros(0, np.int64)
+        starts = stretch_starts(query)
         present = np.zeros(num_queries, dtype=bool)
         present[query[starts]] = True
         if present.sum() < len(starts):  # a query in several stretches of rows: gather them
             order = np.argsort(query, kind="stable")
             query, grades = query[order], grades[order]
-            starts = np.flatnonzero(np.r_[True, query[1:] != query[:-1]])
+            starts = stretch_starts(query)
         missing = np.flatnonzero(~present)
         offsets = np.concatenate([starts, np.full(len(missing) + 1, len(query))])
         return cls(grades, offsets, np.concatenate([query[starts], missing]))

@@ -215,7 +215,8 @@ def value_stretches(column: Any) -> tuple[np.ndarray, list] | None:
     if column.null_count or len(column) < 2:
         return None
     n = len(column)
-    starts = np.flatnonzero(np.r_[True, to_numpy(call("not_equal", column.slice(1), column.slice(0, n - 1)))])
+    changes = call("indices_nonzero", call("not_equal", column.slice(1), column.slice(0, n - 1)))
+    starts = np.r_[0, to_numpy(changes).astype(np.intp) + 1]
     if 8 * len(starts) > n:
         return None
     return starts, call("take", column, from_numpy(starts)).to_pylist()

@@ -59,7 +59,7 @@ def _relevant(qrels: Any, rel: int) -> dict[str, np.ndarray]:
     key = qi.astype(np.int64) * len(doc_names) + di
     order = np.argsort(key, kind="stable")
     key = key[order]
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    starts = stretch_starts(key)
     best = np.maximum.reduceat(grades[order], starts)  # max over the subtopics of each (query, document)
     keep = best >= rel
     first = order[starts[keep]]
@@ -252,7 +252,7 @@ def condensed_run(run: RankedRun, judged: PositionTable, depth: int | None = Non
     qc, rank = run.query_codes[rows], run.rank[rows]
     order = np.lexsort((rank, qc))
     rows, qc = rows[order], qc[order]
-    starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]]) if len(qc) else np.zeros(0, dtype=np.intp)
+    starts = stretch_starts(qc)
     first = np.repeat(starts, np.diff(np.r_[starts, len(qc)]))
     new_rank = (np.arange(len(qc)) - first + 1).astype(run.rank.dtype, copy=False)
     return RankedRun(run.queries, qc, run.doc_names, run.doc_raw[rows], run.doc_codes[rows], new_rank,

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval.core.arrays import sorted_unique, stretch_starts
+from prefeval.core.arrays import sorted_unique, stretch_flags, stretch_starts
 from prefeval.core.lazy import lazy_module
 from prefeval.data.arrow import call, from_numpy, options, to_numpy
 from prefeval.data.encoding import (
@@ -338,7 +338,7 @@ def _shift(codes: np.ndarray, low: int, offset: int) -> None:
 
 
 #: The fewest rows worth a thread of :func:`_doc_codes`.
-_PART_ROWS = 1 << 20
+_PART_ROWS = 1 << 18
 
 
 def _block_parts(cuts: np.ndarray) -> list[list[int]]:
@@ -832,14 +832,15 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
         codes = np.where(found >= 0, found, raw_docs + small(len(candidates)))
     only = codes < len(candidates) if ties == "candidates" else None
     cut = False  # whether tied stretches were ordered only where they reach the top ``depth``
-    starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
+    starts = stretch_flags(qc)
     firsts = qc[starts]  # each stretch's query: grouped when no query has two stretches
     grouped = sorted_unique(firsts).size == firsts.size
     if grouped and np.all(starts[1:] | (sc[1:] <= sc[:-1])):  # rank order up to ties and the order of queries
         order = None
         if n > 1 and np.any(qc[starts][1:] < qc[starts][:-1]):
             order = np.argsort(qc, kind="stable")  # whole blocks move: cheap on runs of equal keys
-        same = (~starts[1:]) & (sc[1:] == sc[:-1]) if n > 1 else np.zeros(0, dtype=bool)
+        same = np.equal(sc[1:], sc[:-1])  # row i + 1 ties row i in its query
+        same[starts[1:]] = False
         if same.any():
             cut = depth is not None
             if order is None:  # rows in order but for ties: only the tied rows move
@@ -890,7 +891,7 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
             codes = raw_docs if recode is None else codes[~repeated]
             n, starts = len(qc), None
     if starts is None:  # (else the rows of each query stand where they stood)
-        starts = np.r_[True, qc[1:] != qc[:-1]] if n else np.zeros(0, dtype=bool)
+        starts = stretch_flags(qc)
     rank = np.ones(n, dtype=small)  # 1 + the rows above in the query: ones summed, restarted at each query
     first = np.flatnonzero(starts)
     rank[first[1:]] = 1 - np.diff(first)
@@ -979,7 +980,7 @@ def recode_run(run: RankedRun, queries: Any = None, candidates: np.ndarray | Non
     keep = qc >= 0
     small = _code_type(max(len(qc), len(queries), len(prepared.unique) + len(run.doc_names)))
     qc, doc_raw, rank = qc[keep].astype(small, copy=False), run.doc_raw[keep], run.rank[keep]
-    starts = np.r_[True, qc[1:] != qc[:-1]] if len(qc) else np.zeros(0, dtype=bool)
+    starts = stretch_flags(qc)
     if len(qc) > 1 and np.any(qc[starts][1:] < qc[starts][:-1]):  # query groups in the order of ``queries``
         order = np.argsort(qc, kind="stable")
         qc, doc_raw, rank = qc[order], doc_raw[order], rank[order]

@@ -576,7 +576,7 @@ def _qrels_table(data: bytes, sep: bytes, name: str, fast: bool) -> Columns:
 
     coded = pa.dictionary(pa.int32(), pa.string())  # a few distinct grades: each token checked once
     types = {"query_id": pa.string(), "iteration": pa.string(), "doc_id": pa.string(), "relevance": coded}
-    table = _table(data, sep, name, _QRELS_NAMES, types, _QRELS_NAMES, False, fast)
+    table = _table(data, sep, name, _QRELS_NAMES, types, _QRELS_NAMES, False, fast, in_parts=True)
     grades = table.column("relevance").combine_chunks()
     tokens = grades.dictionary.to_pylist()
     values = np.zeros(len(tokens), dtype=np.int64)
