@@ -775,7 +775,7 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
                                                                          queries)
         sc = column_values(frame["score"], np.float64)
     return _rank_codes(qc, queries, raw_docs, dnames, sc, prepared, name, ties, depth, isinstance(frame, EncodedRun),
-                       cand_of_name, row_codes, True, distinct, 3)
+                       cand_of_name, row_codes, True, distinct, 3, owned=not isinstance(frame, EncodedRun))
 
 
 def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, sc: np.ndarray,
@@ -796,10 +796,12 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
 
 def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, sc: np.ndarray, candidates: Any,
                 name: str, ties: str, depth: int | None, shared_names: bool, cand_of_name: np.ndarray | None,
-                row_codes: np.ndarray | None, warn: bool, distinct_docs: bool, stacklevel: int) -> RankedRun:
+                row_codes: np.ndarray | None, warn: bool, distinct_docs: bool, stacklevel: int, *,
+                owned: bool = False) -> RankedRun:
     """:func:`rank_codes`; ``row_codes``: each row's code (its index in the candidates, else ``len(candidates)`` + its
     code in ``dnames``) when known already (:func:`_doc_codes` finds them block by block); ``stacklevel`` of the
-    warning about repeated documents, counted from here."""
+    warning about repeated documents, counted from here; ``owned``: ``raw_docs`` and ``row_codes`` are this call's own
+    (tied rows move within them, not within copies)."""
     _check_ties(ties, depth)
     if isinstance(candidates, _Candidates):
         prepared = candidates
@@ -851,10 +853,10 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
                     at, source = _tie_moves(same, raw_docs.__getitem__, dnames,
                                             None if only is None else only.__getitem__)
                 if len(at):
-                    raw_docs = raw_docs.copy()
+                    raw_docs = raw_docs if owned else raw_docs.copy()
                     raw_docs[at] = raw_docs[source]
                     if recode is not None:
-                        codes = codes.copy()
+                        codes = codes if owned and codes is row_codes else codes.copy()
                         codes[at] = codes[source]
                     else:
                         codes = raw_docs
