@@ -51,6 +51,30 @@ def test_every_finding_on_a_small_run(files):
         assert part in text
 
 
+def test_qrels_read_beside_the_first_run_as_when_read_first(files, tmp_path):
+    """A qrels file is read on a thread of the call while the first run is read: the same findings as from qrels
+    given read, an error in the qrels named before one in the runs (as when they are read first), and no thread
+    left behind."""
+    import threading
+
+    from prefeval.data.trec import read_qrels
+    from prefeval.errors import PrefevalError
+
+    qrels, run = files
+    before = threading.active_count()
+    assert check(qrels, {"r": run}, rel=2) == check(read_qrels(qrels), {"r": run}, rel=2)
+    assert threading.active_count() == before
+    bad_qrels, bad_run = tmp_path / "bad.qrels", tmp_path / "bad.run"
+    bad_qrels.write_text(QRELS + "q4 0 f x\n")
+    bad_run.write_text(RUN + "q1 Q0 z 8 oops r\n")
+    for runs in ({"r": str(bad_run)}, {}, {"r": run}):
+        with pytest.raises(PrefevalError, match=r"bad\.qrels, line 6"):
+            check(str(bad_qrels), runs)
+    with pytest.raises(PrefevalError, match=r"bad\.run, line 8"):
+        check(qrels, {"r": str(bad_run)})
+    assert threading.active_count() == before
+
+
 def test_judged_below_half_is_warned_and_json_has_every_field(files, capsys, tmp_path):
     qrels, run = files
     (tmp_path / "unjudged.run").write_text("q1 Q0 x 1 1 u\nq1 Q0 a 2 0 u\nq1 Q0 y 3 0 u\nq3 Q0 e 1 1 u\n")

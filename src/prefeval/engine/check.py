@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -130,24 +132,47 @@ class Check:
 
 def check(qrels: Any, runs: Any, rel: int = 1, depth: int | None = None) -> Check:
     """:class:`Check` of ``qrels`` and ``runs`` (as :func:`prefeval.compare` takes them; a run file is read when its
-    turn comes, one at a time). ``rel``: the grade from which a document counts as relevant; ``depth``: one more k of
-    Judged@k (a table's, :func:`prefeval.engine.methods.judged_depth`)."""
+    turn comes, one at a time, and a qrels file on a thread of the call while the first run is read). ``rel``: the
+    grade from which a document counts as relevant; ``depth``: one more k of Judged@k (a table's,
+    :func:`prefeval.engine.methods.judged_depth`)."""
     if depth is not None and (isinstance(depth, bool) or not isinstance(depth, int) or depth < 1):
         raise PrefevalError(f"depth must be a positive integer; got {depth!r}")
     cutoffs = sorted({*CUTOFFS, *([] if depth is None else [depth])})
     if isinstance(rel, bool) or not isinstance(rel, int) or not 1 <= rel <= 1000:
         raise PrefevalError(f"rel must be an integer from 1 to 1000; got {rel!r}")
-    collection = Collection.of(qrels)
-    run_sources = runs_dict(runs, columns=True)
-    if not run_sources:
-        raise PrefevalError("no runs given to check")
     judged = [JudgedAt(k) for k in cutoffs]
-    out = []
-    for name, source in run_sources.items():  # a run file read when its turn comes
-        frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
-        out.append(_run_check(name, frame, collection, judged))
-        del frame
-    return Check(_qrels_check(collection, rel), out)
+    if isinstance(qrels, (str, os.PathLike)) and os.path.isfile(qrels):
+        # a qrels file is read and coded on a thread of this call while the first run is read (the reader leaves a
+        # core idle part of the time); the thread ends before the call does
+        with ThreadPoolExecutor(1, thread_name_prefix="prefeval-qrels") as pool:
+            return _check(pool.submit(_coded, qrels).result, runs, rel, judged)
+    collection = _coded(qrels)
+    return _check(lambda: collection, runs, rel, judged)
+
+
+def _coded(qrels: Any) -> Collection:
+    """The collection of ``qrels`` with the judgments every run check reads coded."""
+    collection = Collection.of(qrels)
+    _ = collection.grades  # (and the judged pairs it holds)
+    return collection
+
+
+def _check(collection: Callable[[], Collection], runs: Any, rel: int, judged: list[JudgedAt]) -> Check:
+    """:func:`check` once the qrels are being read: ``collection()`` waits for them. An error in the qrels is raised
+    before one in the runs, as when the qrels are read first."""
+    try:
+        run_sources = runs_dict(runs, columns=True)
+        if not run_sources:
+            raise PrefevalError("no runs given to check")
+        out = []
+        for name, source in run_sources.items():  # a run file read when its turn comes
+            frame = run_frame(source, name, columns=True) if isinstance(source, (str, os.PathLike)) else source
+            out.append(_run_check(name, frame, collection(), judged))
+            del frame
+    except Exception:
+        collection()
+        raise
+    return Check(_qrels_check(collection(), rel), out)
 
 
 def _qrels_check(collection: Collection, rel: int) -> QrelsCheck:
