@@ -91,3 +91,19 @@ def test_distinct_in_queries_is_its_definition():
             pairs = list(zip(qc.tolist(), codes.tolist()))
             expected = not (codes < 0).any() and len(set(pairs)) == len(pairs)
             assert ranking._distinct_in_queries(qc, codes, size) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.booleans(), st.integers(1, 400)), max_size=12), st.data())
+def test_stretch_ends_as_defined(stretches, data):
+    """``_stretch_ends``: for each row, the last row of its stretch of tied rows (``same[i]``: row i + 1 ties row i),
+    with stretches short and long (beyond the first windows)."""
+    same = np.array([value for value, length in stretches for _ in range(length)], dtype=bool)
+    rows = np.array(data.draw(st.lists(st.integers(0, len(same)), max_size=20)), dtype=np.intp)
+    expected = []
+    for row in rows.tolist():
+        end = row
+        while end < len(same) and same[end]:
+            end += 1
+        expected.append(end)
+    assert ranking._stretch_ends(same, rows).tolist() == expected

@@ -955,8 +955,7 @@ def _top_tie_moves(same: np.ndarray, qc: np.ndarray, codes: np.ndarray, queries:
     first, end, limit = first[present], end[present], limit[present]
     stop = np.minimum(first + limit, end)  # each query's first row beyond the limit, moved to the end of the
     going = stop < end  # stretch holding the row before it (a new query's first row ties none, so it stays in)
-    last = np.r_[np.flatnonzero(~same), n - 1]  # the last row of each stretch of tied rows
-    stop[going] = last[np.searchsorted(last, stop[going] - 1)] + 1
+    stop[going] = _stretch_ends(same, stop[going] - 1) + 1
     lengths = stop - first
     rows = np.arange(int(lengths.sum())) + np.repeat(first - (np.cumsum(lengths) - lengths), lengths)
     tied = same[rows[:-1]] & (rows[1:] == rows[:-1] + 1)  # neighbours in the run that tie
@@ -964,6 +963,26 @@ def _top_tie_moves(same: np.ndarray, qc: np.ndarray, codes: np.ndarray, queries:
         return rows[:0], rows[:0]
     at, source = _tie_moves(tied, lambda places: docs_at(rows[places]), dnames)
     return rows[at], rows[source]
+
+
+def _stretch_ends(same: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The last row of the stretch of tied rows holding each of ``rows`` (``same[i]``: row ``i + 1`` ties row ``i``;
+    rows 0 to ``len(same)``), looked for in a window of the rows from each on, four times wider for those whose window
+    ties throughout: the rows looked at are about those of the stretches, not every row."""
+    last_row = len(same)
+    ends = np.asarray(rows, dtype=np.intp).copy()
+    todo = np.flatnonzero(ends < last_row)
+    width = 16
+    while len(todo):
+        at = ends[todo, None] + np.arange(width)
+        tied = same[np.minimum(at, last_row - 1)] & (at < last_row)  # row at + 1 ties row at
+        stop = np.argmin(tied, axis=1)  # the first row of the window not tied to the next one, if any
+        found = ~tied[np.arange(len(todo)), stop]
+        ends[todo[found]] = at[found, stop[found]]
+        ends[todo[~found]] += width
+        todo = todo[~found]
+        width *= 4
+    return ends
 
 
 def recode_run(run: RankedRun, queries: Any = None, candidates: np.ndarray | None = None) -> RankedRun:
