@@ -12,12 +12,13 @@
 ``robust=True`` ranks each run once (:func:`prefeval.engine.holes.readings`) and computes the condensed and filled
 readings again only for the columns with a significant cell (here nDCG@10 and LexiRecall).
 
-Measured on the 2-core development machine (best of 3, the contenders taking turns, load average 1.0-2.4): measures
-alone 0.29 s, the table with Judged@10 1.11x, with ``robust=True`` 2.64x (0.76 s; it was 4.51x when every reading
-recomputed the whole table and ranked every run again); ``check`` of a 10,000,000-line run 2.50x reading it (0.87 s
-reading, in parts on both cores; 2.16 s check): above the issue's 2x. Check's time beyond reading (1.29 s) is mostly
-the ranking to depth 100 (about 0.75 s, 0.5 s of it coding the document ids block by block of queries), Judged@k by
-trec_eval's kernels (0.2 s) and reading the qrels (0.15 s).
+Measured on the 2-core development machine (best of 5, the contenders taking turns, load average 1.1): measures alone
+0.28 s, the table with Judged@10 1.10x, with ``robust=True`` 2.62x (0.74 s; it was 4.51x when every reading
+recomputed the whole table and ranked every run again); ``check`` of a 10,000,000-line run 1.88x reading it (0.88 s
+reading, in parts on both cores; 1.66 s check; 1.82x-1.90x over four runs), within the issue's 2x. Check's time
+beyond reading is the ranking to depth 100 (about 0.4 s: the document ids coded in parts on both cores, 0.22 s),
+Judged@k by trec_eval's kernels (0.11 s), the tie count (0.06 s) and the part of the qrels' reading that its thread
+beside the run's reading does not hide.
 
 Each time is the best of ``--repeat`` rounds, the contenders taking turns. Run:
 ``python benchmarks/holes.py [--data DIR] [--repeat 3] [--lines 10000000]``.
