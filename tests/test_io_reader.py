@@ -257,6 +257,22 @@ def test_every_parse_is_on_the_calling_thread(tmp_path, monkeypatch) -> None:
     assert len(threads) >= 3 and not any(threads), threads
 
 
+def assert_bad_lines_named_as_by_one_parse(monkeypatch, path, lines, bad_text, bad_lines, read) -> None:
+    """``bad_text`` put at each of ``bad_lines`` (1-based) of ``lines``: ``read`` of the text in parts raises the error
+    one parse of the whole text raises, naming that line."""
+    for bad_line in bad_lines:
+        bad = list(lines)
+        bad[bad_line - 1] = bad_text
+        path.write_text("".join(bad))
+        monkeypatch.setattr(pio, "PARTS_BYTES", 1 << 60)
+        with pytest.raises(InputFormatError) as expected:
+            read(path)
+        monkeypatch.setattr(pio, "PARTS_BYTES", 0)
+        with pytest.raises(InputFormatError) as got:
+            read(path)
+        assert str(got.value) == str(expected.value) and f"line {bad_line}" in str(got.value)
+
+
 @pytest.mark.parametrize("cores", [2, 3, 8])
 def test_a_large_text_parsed_in_parts_reads_as_the_whole(tmp_path, monkeypatch, cores) -> None:
     """A run of PARTS_BYTES or more is parsed in parts, one per core, on threads that end before the read returns
@@ -287,17 +303,8 @@ def test_a_large_text_parsed_in_parts_reads_as_the_whole(tmp_path, monkeypatch, 
     for column in ("query_id", "doc_id"):
         assert pd.Series(parts[column]).tolist() == pd.Series(whole[column]).tolist()
     np.testing.assert_array_equal(parts["score"], whole["score"])
-    for bad_line in (2, 2_500, 4_999):
-        bad = list(lines)
-        bad[bad_line - 1] = "q1 Q0 dx 1 oops r\n"
-        path.write_text("".join(bad))
-        monkeypatch.setattr(pio, "PARTS_BYTES", 1 << 60)
-        with pytest.raises(InputFormatError) as expected:
-            pio.read_run_columns(path)
-        monkeypatch.setattr(pio, "PARTS_BYTES", 0)
-        with pytest.raises(InputFormatError) as got:
-            pio.read_run_columns(path)
-        assert str(got.value) == str(expected.value) and f"line {bad_line}" in str(got.value)
+    assert_bad_lines_named_as_by_one_parse(monkeypatch, path, lines, "q1 Q0 dx 1 oops r\n", (2, 2_500, 4_999),
+                                           pio.read_run_columns)
     assert parsed and parsed[0]  # the valid text was parsed in parts
 
 
@@ -335,14 +342,5 @@ def test_large_qrels_parsed_in_parts_read_as_the_whole(tmp_path, monkeypatch, co
         assert pd.Series(parts[column]).tolist() == pd.Series(whole[column]).tolist()
     np.testing.assert_array_equal(parts["relevance"], whole["relevance"])
     assert sorted(set(whole["relevance"].tolist())) == [-1, 0, 1, 2, 3]
-    for bad_line in (2, 4_999):
-        bad = list(lines)
-        bad[bad_line - 1] = "q1 0 dx 1.5\n"
-        path.write_text("".join(bad))
-        monkeypatch.setattr(pio, "PARTS_BYTES", 1 << 60)
-        with pytest.raises(InputFormatError) as expected:
-            pio.read_qrels_columns(path)
-        monkeypatch.setattr(pio, "PARTS_BYTES", 0)
-        with pytest.raises(InputFormatError) as got:
-            pio.read_qrels_columns(path)
-        assert str(got.value) == str(expected.value) and f"line {bad_line}" in str(got.value)
+    assert_bad_lines_named_as_by_one_parse(monkeypatch, path, lines, "q1 0 dx 1.5\n", (2, 4_999),
+                                           pio.read_qrels_columns)
