@@ -257,9 +257,41 @@ def test_every_parse_is_on_the_calling_thread(tmp_path, monkeypatch) -> None:
     assert len(threads) >= 3 and not any(threads), threads
 
 
-def assert_bad_lines_named_as_by_one_parse(monkeypatch, path, lines, bad_text, bad_lines, read) -> None:
-    """``bad_text`` put at each of ``bad_lines`` (1-based) of ``lines``: ``read`` of the text in parts raises the error
-    one parse of the whole text raises, naming that line."""
+@pytest.mark.parametrize("kind", ["run", "qrels"])
+@pytest.mark.parametrize("cores", [2, 3, 8])
+def test_a_large_text_parsed_in_parts_reads_as_the_whole(tmp_path, monkeypatch, kind, cores) -> None:
+    """A run or qrels text of PARTS_BYTES or more is parsed in parts, one per core, on threads that end before the
+    read returns (none holds the text at exit): the same columns as one parse of the whole text (a qrels part's grades
+    coded apart); a bad line, whichever part holds it, is named as the whole text's parse names it."""
+    import threading
+
+    rng = np.random.default_rng(cores)
+    if kind == "run":
+        lines = [f"q{i // 37} Q0 d{rng.integers(0, 500)} {i} {rng.integers(0, 50) / 4} r\n" for i in range(5_000)]
+        lines[777] = "\n"  # an empty line, skipped
+        read, bad_text, bad_lines = pio.read_run_columns, "q1 Q0 dx 1 oops r\n", (2, 2_500, 4_999)
+    else:
+        grades = ["0", "1", "2", "3", "-1"]
+        lines = [f"q{i // 11} 0 d{rng.integers(0, 500)} {grades[i % 5 if i > 3000 else i % 2]}\n"
+                 for i in range(5_000)]
+        read, bad_text, bad_lines = pio.read_qrels_columns, "q1 0 dx 1.5\n", (2, 4_999)
+    path = tmp_path / kind
+    path.write_text("".join(lines))
+    whole = read(path)
+    monkeypatch.setattr(pio, "PARTS_BYTES", 0)
+    monkeypatch.setattr(pio.os, "cpu_count", lambda: cores)
+    parsed = []
+    parts_table = pio._parts_table
+    monkeypatch.setattr(pio, "_parts_table", lambda *args: parsed.append(parts_table(*args)) or parsed[-1])
+    before = threading.active_count()
+    parts = read(path)
+    assert threading.active_count() == before  # the parse threads have ended
+    assert parsed and parsed[0] is not None and parsed[0].column(0).num_chunks >= cores  # parsed in parts
+    assert list(parts) == list(whole)
+    for column, values in whole.items():
+        assert pd.Series(parts[column]).tolist() == pd.Series(values).tolist()
+    if kind == "qrels":
+        assert sorted(set(whole["relevance"].tolist())) == [-1, 0, 1, 2, 3]
     for bad_line in bad_lines:
         bad = list(lines)
         bad[bad_line - 1] = bad_text
@@ -273,41 +305,6 @@ def assert_bad_lines_named_as_by_one_parse(monkeypatch, path, lines, bad_text, b
         assert str(got.value) == str(expected.value) and f"line {bad_line}" in str(got.value)
 
 
-@pytest.mark.parametrize("cores", [2, 3, 8])
-def test_a_large_text_parsed_in_parts_reads_as_the_whole(tmp_path, monkeypatch, cores) -> None:
-    """A run of PARTS_BYTES or more is parsed in parts, one per core, on threads that end before the read returns
-    (none holds the text at exit): the same columns as one parse of the whole text; a bad line, whichever part
-    holds it, is named as the whole text's parse names it."""
-    import threading
-
-    rng = np.random.default_rng(cores)
-    lines = [f"q{i // 37} Q0 d{rng.integers(0, 500)} {i} {rng.integers(0, 50) / 4} r\n" for i in range(5_000)]
-    lines[777] = "\n"  # an empty line, skipped
-    path = tmp_path / "r.run"
-    path.write_text("".join(lines))
-    whole = pio.read_run_columns(path)
-    monkeypatch.setattr(pio, "PARTS_BYTES", 0)
-    monkeypatch.setattr(pio.os, "cpu_count", lambda: cores)
-    parsed = []
-    parts_table = pio._parts_table
-
-    def recording(data, *args):
-        table = parts_table(data, *args)
-        parsed.append(table is not None)
-        return table
-
-    monkeypatch.setattr(pio, "_parts_table", recording)
-    before = threading.active_count()
-    parts = pio.read_run_columns(path)
-    assert threading.active_count() == before  # the parse threads have ended
-    for column in ("query_id", "doc_id"):
-        assert pd.Series(parts[column]).tolist() == pd.Series(whole[column]).tolist()
-    np.testing.assert_array_equal(parts["score"], whole["score"])
-    assert_bad_lines_named_as_by_one_parse(monkeypatch, path, lines, "q1 Q0 dx 1 oops r\n", (2, 2_500, 4_999),
-                                           pio.read_run_columns)
-    assert parsed and parsed[0]  # the valid text was parsed in parts
-
-
 def test_shared_runs_read_as_the_definition(shared_data) -> None:
     runs = shared_data / "dl-hard" / "runs"
     for path in sorted(runs.glob("doc/*.run.gz"))[:2]:
@@ -319,28 +316,3 @@ def test_text_streams_with_lone_surrogates_are_not_utf8() -> None:
     for text in ("1 Q0 d1 1 1 t\n1 Q0 d\ud800 2 0 t\n", "1 Q0 d1 1 1 t\n1 Q0 d\udc80 2 0 t\n"):
         with pytest.raises(InputFormatError, match=r"<run stream>, line 2: not valid UTF-8"):
             pio.read_run(io.StringIO(text))
-
-
-@pytest.mark.parametrize("cores", [2, 3])
-def test_large_qrels_parsed_in_parts_read_as_the_whole(tmp_path, monkeypatch, cores) -> None:
-    """Qrels of PARTS_BYTES or more are parsed in parts as runs are: the same columns as one parse (the grades of
-    each part coded apart), and a bad grade, whichever part holds it, named as the whole text's parse names it."""
-    rng = np.random.default_rng(cores)
-    lines = [f"q{i // 11} 0 d{rng.integers(0, 500)} {['0', '1', '2', '3', '-1'][i % 5 if i > 3000 else i % 2]}\n"
-             for i in range(5_000)]
-    path = tmp_path / "r.qrels"
-    path.write_text("".join(lines))
-    whole = pio.read_qrels_columns(path)
-    monkeypatch.setattr(pio, "PARTS_BYTES", 0)
-    monkeypatch.setattr(pio.os, "cpu_count", lambda: cores)
-    parsed = []
-    parts_table = pio._parts_table
-    monkeypatch.setattr(pio, "_parts_table", lambda *args: parsed.append(parts_table(*args)) or parsed[-1])
-    parts = pio.read_qrels_columns(path)
-    assert parsed and parsed[0] is not None and parsed[0].column("relevance").num_chunks >= cores  # in parts
-    for column in ("query_id", "doc_id", "iteration"):
-        assert pd.Series(parts[column]).tolist() == pd.Series(whole[column]).tolist()
-    np.testing.assert_array_equal(parts["relevance"], whole["relevance"])
-    assert sorted(set(whole["relevance"].tolist())) == [-1, 0, 1, 2, 3]
-    assert_bad_lines_named_as_by_one_parse(monkeypatch, path, lines, "q1 0 dx 1.5\n", (2, 4_999),
-                                           pio.read_qrels_columns)
