@@ -390,7 +390,8 @@ class _BlockCoder:
                 np.add(codes, offset, out=raw[a:b])
             if row_codes is not None:  # (a missing id, -1, is an error of rank_codes before any code is read)
                 first = offset + self.n_candidates  # each distinct id's code, then each row's
-                row_codes[a:b] = np.where(found >= 0, found, np.arange(first, first + len(uniques), dtype=small))[codes]
+                np.take(np.where(found >= 0, found, np.arange(first, first + len(uniques), dtype=small)), codes,
+                        out=row_codes[a:b])
             offset += len(uniques)
             names.append(uniques)
         return distinct, names, of_name
