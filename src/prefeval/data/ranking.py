@@ -333,8 +333,11 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
 
 
 def _shift(codes: np.ndarray, low: int, offset: int) -> None:
-    """Add ``offset`` to the ``codes`` of at least ``low``, in place."""
-    np.add(codes, np.multiply(codes >= low, offset, dtype=codes.dtype), out=codes)
+    """Add ``offset`` to the ``codes`` of at least ``low``, in place, a block of rows at a time: no temporary as
+    large as the codes (freed, it would stay in the process's memory and raise the peak of later runs)."""
+    for at in range(0, len(codes), _BLOCK_ROWS):
+        block = codes[at:at + _BLOCK_ROWS]
+        np.add(block, np.multiply(block >= low, offset, dtype=codes.dtype), out=block)
 
 
 #: The fewest rows worth a thread of :func:`_doc_codes`.
