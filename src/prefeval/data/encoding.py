@@ -199,18 +199,18 @@ def factorize(column: Any, grouped: bool = False, first_seen: bool = True,
     column = id_array(column)
     if grouped and (stretches := value_stretches(column)) is not None:
         starts, firsts = stretches
-        position: dict[Any, int] = {}
-        codes = np.fromiter((position.setdefault(v, len(position)) for v in firsts), dtype=dtype, count=len(firsts))
-        return np.repeat(codes, np.diff(np.r_[starts, len(column)])), strings(list(position))
+        encoded = call("dictionary_encode", firsts)  # (distinct values in order of first appearance)
+        codes = to_numpy(encoded.indices).astype(dtype, copy=False)
+        return np.repeat(codes, np.diff(np.r_[starts, len(column)])), encoded.dictionary
     encoded = call("dictionary_encode", column)
     codes = to_numpy(encoded.indices, -1).astype(dtype, copy=False)
     return codes, encoded.dictionary
 
 
-def value_stretches(column: Any) -> tuple[np.ndarray, list] | None:
-    """(first row of each stretch of equal consecutive values, the value of each) of an id column without a missing
-    value, whose stretches are 8 rows long or more on average (the query ids of a TREC run), found by comparing
-    neighbours; None for other columns."""
+def value_stretches(column: Any) -> tuple[np.ndarray, Any] | None:
+    """(first row of each stretch of equal consecutive values, the value of each as a pyarrow array) of an id column
+    without a missing value, whose stretches are 8 rows long or more on average (the query ids of a TREC run), found
+    by comparing neighbours; None for other columns."""
     column = id_array(column)
     if column.null_count or len(column) < 2:
         return None
@@ -219,7 +219,7 @@ def value_stretches(column: Any) -> tuple[np.ndarray, list] | None:
     starts = np.r_[0, to_numpy(changes).astype(np.intp) + 1]
     if 8 * len(starts) > n:
         return None
-    return starts, call("take", column, from_numpy(starts)).to_pylist()
+    return starts, take_ids(column, starts)
 
 
 def take_ids(ids: Any, indices: np.ndarray) -> Any:

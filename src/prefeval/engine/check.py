@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from prefeval.core.arrays import stretch_starts
+from prefeval.data.arrow import call
 from prefeval.data.collection import Collection, coverage_note
 from prefeval.data.encoding import column_values, factorize, value_stretches
 from prefeval.data.inputs import run_frame, runs_dict
@@ -215,7 +216,7 @@ def _ties(frame: Any, scores: np.ndarray) -> tuple[int, float]:
         return 0, 0.0
     stretches = value_stretches(frame["query_id"])
     starts = None
-    if stretches is not None and len(set(stretches[1])) == len(stretches[0]):
+    if stretches is not None and len(call("unique", stretches[1])) == len(stretches[0]):
         new_query = _new_query(stretches[0], n)
         if np.all(new_query | (scores[1:] <= scores[:-1])):
             starts = stretches[0]
