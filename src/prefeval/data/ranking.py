@@ -307,14 +307,48 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     row_codes = np.empty(n, dtype=small) if per_query is not None else None
     if per_query is not None:
         per_query.of(queries, qc[:0])  # (its spans of the queries built once, before the threads)
-    blocks = _BlockCoder(values, prefix, qc, stretch_starts(qc), per_query, queries, raw, row_codes,
-                         len(candidates.unique))
+    starts = stretch_starts(qc)
+
+    def code(part: list[int]) -> tuple[bool, list[Any], list[np.ndarray]]:
+        """(whether no document repeats within a query of the blocks ``part[k]:part[k + 1]``, each block's distinct
+        ids, each block's index of its ids among the candidates (``per_query`` only)); the rows' codes are written
+        into ``raw`` (and ``row_codes``) counted from the part's first name."""
+        names, of_name = [], []
+        offset = 0
+        distinct = True
+        for a, b in zip(part[:-1], part[1:]):
+            block = values.slice(a, b - a)
+            subset = np.zeros(0, dtype=np.intp)
+            if per_query is not None:
+                subset = per_query.of(queries, qc[starts[np.searchsorted(starts, a):np.searchsorted(starts, b)]])
+                if len(subset):
+                    block = concat_ids([take_ids(prefix, subset), block])
+            codes, uniques = factorize(block, first_seen=False, dtype=small)
+            if per_query is not None:
+                found = np.full(len(uniques), -1, dtype=small)
+                found[codes[:len(subset)]] = subset
+                of_name.append(found)
+                codes = codes[len(subset):]
+            if distinct:
+                distinct = _distinct_in_queries(qc[a:b], codes, len(uniques))
+            if block.null_count:
+                raw[a:b] = np.where(codes >= 0, codes + offset, -1)
+            else:
+                np.add(codes, offset, out=raw[a:b])
+            if row_codes is not None:  # (a missing id, -1, is an error of rank_codes before any code is read)
+                first = offset + len(candidates.unique)  # each distinct id's code, then each row's
+                np.take(np.where(found >= 0, found, np.arange(first, first + len(uniques), dtype=small)), codes,
+                        out=row_codes[a:b])
+            offset += len(uniques)
+            names.append(uniques)
+        return distinct, names, of_name
+
     parts = _block_parts(cuts)
     if len(parts) > 1:  # Arrow hashes each part's blocks on a thread of this call, without the GIL
         with ThreadPoolExecutor(len(parts), thread_name_prefix="prefeval-rank") as pool:
-            coded = list(pool.map(blocks.code, parts))
+            coded = list(pool.map(code, parts))
     else:
-        coded = [blocks.code(parts[0])]
+        coded = [code(parts[0])]
     offset = 0
     for part, (_, uniques, _) in zip(parts, coded):  # each part's codes follow the names of the parts before it
         if offset:
@@ -351,53 +385,6 @@ def _block_parts(cuts: np.ndarray) -> list[list[int]]:
     parts = max(1, min(os.cpu_count() or 1, n // _PART_ROWS, len(cuts) - 1))
     at = sorted_unique(np.r_[0, np.searchsorted(cuts, np.arange(1, parts) * n / parts), len(cuts) - 1])
     return [cuts[a:b + 1].tolist() for a, b in zip(at[:-1], at[1:])]
-
-
-class _BlockCoder:
-    """:func:`_doc_codes`'s work on a group of its blocks of whole queries (:meth:`code`): each block's document ids
-    factorised (behind the candidates of its queries), the rows' codes written into ``raw`` (and ``row_codes``)
-    counted from the group's first name; groups are coded independently, then shifted by the caller."""
-
-    def __init__(self, values: Any, prefix: Any, qc: np.ndarray, starts: np.ndarray, per_query: Any, queries: Any,
-                 raw: np.ndarray, row_codes: np.ndarray | None, n_candidates: int) -> None:
-        self.values, self.prefix, self.qc, self.starts = values, prefix, qc, starts
-        self.per_query, self.queries, self.raw, self.row_codes = per_query, queries, raw, row_codes
-        self.n_candidates = n_candidates
-
-    def code(self, cuts: list[int]) -> tuple[bool, list[Any], list[np.ndarray]]:
-        """(whether no document repeats within a query of these blocks, each block's distinct ids, each block's
-        index of its ids among the candidates (``per_query`` only)) of the blocks ``cuts[k]:cuts[k + 1]``."""
-        qc, starts, raw, row_codes, small = self.qc, self.starts, self.raw, self.row_codes, self.raw.dtype.type
-        names, of_name = [], []
-        offset = 0
-        distinct = True
-        for a, b in zip(cuts[:-1], cuts[1:]):
-            block = self.values.slice(a, b - a)
-            subset = np.zeros(0, dtype=np.intp)
-            if self.per_query is not None:
-                subset = self.per_query.of(self.queries,
-                                           qc[starts[np.searchsorted(starts, a):np.searchsorted(starts, b)]])
-                if len(subset):
-                    block = concat_ids([take_ids(self.prefix, subset), block])
-            codes, uniques = factorize(block, first_seen=False, dtype=small)
-            if self.per_query is not None:
-                found = np.full(len(uniques), -1, dtype=small)
-                found[codes[:len(subset)]] = subset
-                of_name.append(found)
-                codes = codes[len(subset):]
-            if distinct:
-                distinct = _distinct_in_queries(qc[a:b], codes, len(uniques))
-            if block.null_count:
-                raw[a:b] = np.where(codes >= 0, codes + offset, -1)
-            else:
-                np.add(codes, offset, out=raw[a:b])
-            if row_codes is not None:  # (a missing id, -1, is an error of rank_codes before any code is read)
-                first = offset + self.n_candidates  # each distinct id's code, then each row's
-                np.take(np.where(found >= 0, found, np.arange(first, first + len(uniques), dtype=small)), codes,
-                        out=row_codes[a:b])
-            offset += len(uniques)
-            names.append(uniques)
-        return distinct, names, of_name
 
 
 def _distinct_in_queries(qc: np.ndarray, codes: np.ndarray, size: int) -> bool:
