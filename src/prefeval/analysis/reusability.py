@@ -141,8 +141,8 @@ def _left_out_values(qrels: pd.DataFrame, tops: dict[str, pd.DataFrame], measure
     if not plans:
         return out
     table = pd.concat(extra_runs, ignore_index=True)
-    runs = {name: part.drop(columns="run") for name, part in zip(names, (table[table["run"] == k]
-                                                                          for k in range(len(names))))}
+    parts = dict(iter(table.groupby("run", sort=True)))  # (one split, not a scan of the table per run)
+    runs = {name: parts.get(k, table.iloc[:0]).drop(columns="run") for k, name in enumerate(names)}
     per_query = evaluate(pd.concat(extra_qrels, ignore_index=True), runs, measures, per_query=True)
     index = pd.Index(pd.unique(per_query["query_id"]))
     grids = {label: part.pivot(index="query_id", columns="run", values="value").reindex(index=index, columns=names)

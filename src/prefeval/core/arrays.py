@@ -12,7 +12,7 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     ordered = np.sort(np.asarray(values), kind="stable")
     if len(ordered) < 2:
         return ordered
-    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]]
+    return ordered[stretch_flags(ordered)]
 
 
 def stretch_flags(values: np.ndarray) -> np.ndarray:

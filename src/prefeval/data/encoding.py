@@ -188,20 +188,17 @@ def ids_to_pandas(array: Any) -> Any:
     return array.to_pandas().astype(string)
 
 
-def factorize(column: Any, grouped: bool = False, first_seen: bool = True,
-              dtype: Any = np.intp) -> tuple[np.ndarray, Any]:
+def factorize(column: Any, grouped: bool = False, dtype: Any = np.intp) -> tuple[np.ndarray, Any]:
     """Each row's code (-1: missing) and the distinct values (a pyarrow array) in order of first appearance, as
     ``pandas.factorize`` gives them, of the ids of ``column`` (:func:`id_array`), by Arrow's ``dictionary_encode``.
     ``grouped``: equal values usually stand in runs of rows (the query ids of a TREC run), which are then found by
-    comparing neighbours and only the first value of each run is looked up (same codes). ``first_seen`` is kept for
-    callers that need only the codes (any order of the distinct values then does). ``dtype``: of the codes (a
+    comparing neighbours and only the first value of each run is looked up (same codes). ``dtype``: of the codes (a
     narrower integer type halves their memory; the caller knows the rows fit it)."""
     column = id_array(column)
     if grouped and (stretches := value_stretches(column)) is not None:
         starts, firsts = stretches
-        encoded = call("dictionary_encode", firsts)  # (distinct values in order of first appearance)
-        codes = to_numpy(encoded.indices).astype(dtype, copy=False)
-        return np.repeat(codes, np.diff(np.r_[starts, len(column)])), encoded.dictionary
+        codes, names = factorize(firsts, dtype=dtype)
+        return np.repeat(codes, np.diff(np.r_[starts, len(column)])), names
     encoded = call("dictionary_encode", column)
     codes = to_numpy(encoded.indices, -1).astype(dtype, copy=False)
     return codes, encoded.dictionary

@@ -187,7 +187,7 @@ class PositionTable:
         """The evaluated queries (sorted by query id, the order of :meth:`positions`) and their numbers of relevant
         documents."""
         qc = self.query_codes
-        bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True]) if len(qc) else np.zeros(1, dtype=np.intp)
+        bounds = np.r_[stretch_starts(qc), len(qc)]
         qids = self.relevant["query_id"]
         return [str(qids[a]) for a in bounds[:-1]], np.diff(bounds).astype(np.int64)
 
@@ -195,7 +195,7 @@ class PositionTable:
         """One :class:`QueryPositions` per evaluated query (sorted by query id) from ``doc_pos`` (runs x len(self),
         rows from :meth:`locate`); ``subtopics=False`` skips the subtopic membership."""
         qc = self.query_codes
-        bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True]) if len(qc) else np.zeros(1, dtype=np.intp)
+        bounds = np.r_[stretch_starts(qc), len(qc)]
         qids = self.relevant["query_id"]
         dids, grades = self.relevant["doc_id"], self.relevant["relevance"]
         ids, sub_col, sub_code = self._subtopic_rows() if subtopics else ([], np.zeros(0, np.intp), None)

@@ -119,7 +119,7 @@ class RankedRun:
         qc, docs, scores = self.query_codes[keep], self._ids(keep), -self.rank[keep].astype(np.float64)
         if not len(qc):
             return {}
-        bounds = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1], True])
+        bounds = np.r_[stretch_starts(qc), len(qc)]
         names = self.queries.to_numpy(dtype=object)
         docs, scores = docs.tolist(), scores.tolist()
         return {str(names[qc[a]]): dict(zip(docs[a:b], scores[a:b])) for a, b in zip(bounds[:-1], bounds[1:])}
@@ -145,7 +145,7 @@ def nested_dict(outer: Any, inner: Any, values: Any) -> dict[str, dict[str, Any]
     keys = uniques.to_pylist()
     order = np.argsort(codes, kind="stable")
     codes, inner, values = codes[order], column_values(inner, object)[order], column_values(values)[order]
-    bounds = np.flatnonzero(np.r_[True, codes[1:] != codes[:-1], True])
+    bounds = np.r_[stretch_starts(codes), len(codes)]
     inner_list, value_list = inner.tolist(), values.tolist()
     return {keys[codes[a]]: dict(zip(inner_list[a:b], value_list[a:b])) for a, b in zip(bounds[:-1], bounds[1:])}
 
@@ -299,7 +299,7 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     small = _code_type(n + len(candidates.unique))  # (the codes of rows: up to the names and candidates)
     cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
     if cuts is None and per_query is None:
-        raw, names = factorize(column, first_seen=False, dtype=small)
+        raw, names = factorize(column, dtype=small)
         return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, False, None
     values, prefix = _id_values(column, candidates)
     cuts = np.array([0, n]) if cuts is None else cuts
@@ -323,7 +323,7 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
                 subset = per_query.of(queries, qc[starts[np.searchsorted(starts, a):np.searchsorted(starts, b)]])
                 if len(subset):
                     block = concat_ids([take_ids(prefix, subset), block])
-            codes, uniques = factorize(block, first_seen=False, dtype=small)
+            codes, uniques = factorize(block, dtype=small)
             if per_query is not None:
                 found = np.full(len(uniques), -1, dtype=small)
                 found[codes[:len(subset)]] = subset
@@ -598,7 +598,7 @@ def _encode_block(block: list[tuple[str, Any, Any, Any]], queries: Ids) -> Itera
         columns.append(column)
     raw, uniques = factorize(columns[0], grouped=True)
     query_codes = queries.get_indexer(uniques)[raw]
-    doc_codes, doc_names = factorize(columns[1], first_seen=False)
+    doc_codes, doc_names = factorize(columns[1])
     scores = np.concatenate([column_values(run["score"], np.float64) for _, run, _, _ in block])
     bounds = np.cumsum([0] + [len(run) for _, run, _, _ in block])
     for (name, *_), a, b in zip(block, bounds[:-1], bounds[1:]):

@@ -498,7 +498,7 @@ ANALYSIS_COLUMNS: dict[tuple[str, str], dict[str, str]] = {
         "tau": "Kendall's τ-b between the two system rankings",
         "p_value": "its two-sided p-value",
         "p_method": f"scipy's choice: exact (no ties, at most {TAU_EXACT_SYSTEMS} systems or at most one discordant "
-                    "pair), else its normal approximation (always with ties: then p need not follow τ's order)"},
+                    "or one concordant pair), else its normal approximation (always with ties: then p need not follow τ's order)"},
     ("power", "discriminative_power"): {
         "method": "the preference method or metric",
         "kind": "preference or metric",
