@@ -12,7 +12,8 @@ tests' definition of each, which the tests check the current code against to the
   14 DL-Hard document runs (``../shared/data``; skipped without it), against every run evaluated again on each
   left-out run's reduced qrels (``tests/test_reusability.py``).
 
-Each result is checked equal to the old way's; times are the best of ``--repeat``.
+Each result is checked equal to the old way's (``verify``: both accept the table, neither raises); the current
+way's time is the best of ``--repeat``, the old way's that of one call.
 
     python benchmarks/loops.py [--case findings|verify|reusability|all] [--runs 100] [--rows 1000000]
 """
