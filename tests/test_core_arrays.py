@@ -30,3 +30,15 @@ def test_stretch_starts_are_where_values_change():
     for values in (np.zeros(0, dtype=np.int64), np.array([5]), rng.integers(0, 3, 200), np.array(["a", "a", "b", "a"])):
         expected = [i for i in range(len(values)) if i == 0 or values[i] != values[i - 1]]
         assert stretch_starts(values).tolist() == expected
+
+
+@given(hnp.arrays(st.sampled_from([np.int32, np.int64]), st.integers(0, 60), elements=st.integers(0, 6)),
+       st.integers(0, 9))
+def test_stretch_counts_are_bincount(codes, size):
+    from prefeval.core.arrays import stretch_counts
+
+    grouped = np.sort(codes)  # (the case it is for) and the codes in any order: the same counts
+    for values in (codes, grouped):
+        got = stretch_counts(values, size)
+        assert got.dtype == np.intp
+        np.testing.assert_array_equal(got, np.bincount(values, minlength=size))

@@ -29,3 +29,14 @@ def stretch_starts(values: np.ndarray) -> np.ndarray:
     """The index of the first element of each stretch of equal consecutive values of a 1-D array (empty for an empty
     array): where the query ids of rows grouped by query change."""
     return np.flatnonzero(stretch_flags(values))
+
+
+def stretch_counts(codes: np.ndarray, size: int) -> np.ndarray:
+    """``np.bincount(codes, minlength=size)`` of non-negative integer codes, counted per stretch of equal consecutive
+    codes: one comparison of neighbours and a count of the stretches, not an increment per element (nor a copy of
+    narrow codes widened to ``intp``). The same counts for codes in any order; fast where they stand in long
+    stretches, as the query codes of rows grouped by query."""
+    codes = np.asarray(codes)
+    starts = stretch_starts(codes)
+    lengths = np.diff(np.r_[starts, len(codes)])
+    return np.bincount(codes[starts], weights=lengths, minlength=size).astype(np.intp)

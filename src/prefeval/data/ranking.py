@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval.core.arrays import sorted_unique, stretch_flags, stretch_starts
+from prefeval.core.arrays import sorted_unique, stretch_counts, stretch_flags, stretch_starts
 from prefeval.core.lazy import lazy_module
 from prefeval.data.arrow import call, from_numpy, options, to_numpy
 from prefeval.data.encoding import (
@@ -161,8 +161,8 @@ def canonical_run(frame: pd.DataFrame, name: str = "run") -> pd.DataFrame:
 def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
     """The distinct query ids of a run frame or of the rows of a :class:`RankedRun` (from its integer codes)."""
     if isinstance(run, RankedRun):
-        present = np.bincount(run.query_codes, minlength=len(run.queries)) > 0 if len(run.query_codes) else []
-        return run.queries.to_numpy(dtype=object)[np.asarray(present, dtype=bool)]
+        present = stretch_counts(run.query_codes, len(run.queries)) > 0
+        return run.queries.to_numpy(dtype=object)[present]
     return np.asarray(run["query_id"].unique(), dtype=object)
 
 
@@ -230,14 +230,15 @@ def _query_stretches(column: Any, queries: Ids, name: str) -> tuple[np.ndarray, 
     stretches = value_stretches(column)
     if stretches is not None:
         return stretches[0], queries.get_indexer(stretches[1])
-    qc = _query_codes(column, queries, name)[0]
+    qc = code_queries(column, queries, name)[0]
     starts = stretch_starts(qc)
     return starts, qc[starts]
 
 
-def _query_codes(column: Any, queries: Ids | None, name: str) -> tuple[np.ndarray, Ids]:
-    """Code of each row's query in ``queries`` (-1: not there; default: all queries in order of appearance),
-    from one factorisation of the column (integer codes; the ids are looked up once each)."""
+def code_queries(column: Any, queries: Ids | None = None, name: str = "run") -> tuple[np.ndarray, Ids]:
+    """(code of each row's query in ``queries`` (-1: not there), ``queries``; default: all queries in order of
+    appearance) of a run's query id column, from one factorisation of the column (integer codes; the ids are looked
+    up once each). A missing query id is an error naming the run ``name``."""
     small = _code_type(len(column))
     raw, uniques = factorize(column, grouped=True, dtype=small)
     if len(raw) and raw.min() < 0:
@@ -722,7 +723,8 @@ def _ranks_in_order(group: np.ndarray, scores: np.ndarray, rows: np.ndarray) -> 
 
 
 def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCandidates | None = None,
-             name: str = "run", ties: str = "all", depth: int | None = None) -> RankedRun:
+             name: str = "run", ties: str = "all", depth: int | None = None,
+             coded_queries: tuple[np.ndarray, Ids] | None = None) -> RankedRun:
     """Rank one canonical run as trec_eval does: score descending, ties by doc_id descending, a repeated document keeps
     its first (best) position (one warning per run).
 
@@ -745,6 +747,9 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
     in the run (at least the rows deduplication can remove there): the top ``depth`` ranks are then those of the full
     ranking (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` accept depths up to it), e.g. for measures that
     read only the top k documents.
+
+    ``coded_queries``: :func:`code_queries` of ``frame``'s query ids (with ``queries``), when the caller has them
+    already: the ids are not factorised again.
     """
     _check_ties(ties, depth)
     per_query = candidates if isinstance(candidates, QueryCandidates) else None
@@ -761,7 +766,9 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
             queries = as_ids(queries)
             qc = np.where(qc >= 0, np.r_[queries.get_indexer(frame.queries), -1][qc], -1) if len(qc) else qc
     else:
-        qc, queries = _query_codes(frame["query_id"], None if queries is None else as_ids(queries), name)
+        if coded_queries is None:
+            coded_queries = code_queries(frame["query_id"], None if queries is None else as_ids(queries), name)
+        qc, queries = coded_queries
         raw_docs, dnames, cand_of_name, distinct, row_codes = _doc_codes(frame["doc_id"], qc, True, prepared, per_query,
                                                                          queries)
         sc = column_values(frame["score"], np.float64)

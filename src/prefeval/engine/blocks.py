@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from prefeval.core.arrays import stretch_counts
 from prefeval.core.lazy import lazy_module
 from prefeval.core.reduce import PairAccumulator
 from prefeval.data.collection import Collection, coverage_note
@@ -164,7 +165,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], collection
         if warn:
             _warn_coverage(collection, name, _covered(run), evaluated)
         if judged_groups:
-            ranked_docs[s] = np.bincount(run.query_codes, minlength=len(queries))
+            ranked_docs[s] = stretch_counts(run.query_codes, len(queries))
         # condensed lists by the comparison's depth, which cuts the run first; Method.depth (the smaller of it and the
         # preference's @k) then cuts the condensed list (no further than the comparison's depth did)
         lists: dict[int | None, RankedRun] = {}
@@ -261,7 +262,7 @@ def _locate_blocked(runs: dict[str, Any], rows: list[int], collection: Collectio
 
 def _covered(run: RankedRun) -> np.ndarray:
     """The codes of the queries ``run`` retrieved something for (linear, no sort)."""
-    return np.flatnonzero(np.bincount(run.query_codes, minlength=len(run.queries)))
+    return np.flatnonzero(stretch_counts(run.query_codes, len(run.queries)))
 
 
 #: Bytes of run files :func:`read_ahead` reads and keeps before any work (beyond them, files are checked and read

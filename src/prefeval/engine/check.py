@@ -22,12 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from prefeval.core.arrays import stretch_starts
-from prefeval.data.arrow import call
+from prefeval.core.arrays import sorted_unique, stretch_counts, stretch_starts
 from prefeval.data.collection import Collection, coverage_note
-from prefeval.data.encoding import column_values, factorize, value_stretches
+from prefeval.data.encoding import column_values
 from prefeval.data.inputs import run_frame, runs_dict
-from prefeval.data.ranking import rank_run
+from prefeval.data.ranking import code_queries, rank_run
 from prefeval.engine.methods import JudgedAt
 from prefeval.engine.values import measure_values
 from prefeval.errors import PrefevalError
@@ -187,19 +186,21 @@ def _qrels_check(collection: Collection, rel: int) -> QrelsCheck:
 def _run_check(name: str, frame: Any, collection: Collection, judged: list[JudgedAt]) -> RunCheck:
     scores = column_values(frame["score"], np.float64)
     queries = collection.queries
+    coded = code_queries(frame["query_id"], name=name)  # (read by the ranking and the tie count)
     with warnings.catch_warnings():  # the repeated documents are counted below
         warnings.simplefilter("ignore")
         # ranked as evaluate ranks it (the judged documents located while the ids are encoded), exactly down to the
         # deepest k: all Judged@k reads
-        ranked = rank_run(frame, name=name, depth=max(m.cutoff for m in judged), candidates=collection.judged_pairs)
+        ranked = rank_run(frame, name=name, depth=max(m.cutoff for m in judged), candidates=collection.judged_pairs,
+                          coded_queries=coded)
     in_qrels = queries.get_indexer(ranked.queries)
-    sizes = np.bincount(ranked.query_codes, minlength=len(ranked.queries))
+    sizes = stretch_counts(ranked.query_codes, len(ranked.queries))
     covered = int(np.count_nonzero(sizes[in_qrels >= 0]))
     only = [str(q) for q, i in zip(ranked.queries.to_numpy(dtype=object), in_qrels) if i < 0]
     sizes = sizes[sizes > 0]
     # Judged@k by the one evaluation of measures (trec_eval's kernels), the mean over the judged queries
     values = measure_values(collection, [(name, ranked)], judged).aggregates()[:, 0]
-    tied_queries, tied_share = _ties(frame, scores)
+    tied_queries, tied_share = _ties(coded[0], scores)
     return RunCheck(name, covered, len(queries), len(only), only[:SHOWN],
                     int(sizes.min()) if len(sizes) else 0, float(np.median(sizes)) if len(sizes) else 0.0,
                     int(sizes.max()) if len(sizes) else 0, {m.cutoff: float(v) for m, v in zip(judged, values)},
@@ -207,23 +208,19 @@ def _run_check(name: str, frame: Any, collection: Collection, judged: list[Judge
                     int(np.count_nonzero(np.isinf(scores))))
 
 
-def _ties(frame: Any, scores: np.ndarray) -> tuple[int, float]:
+def _ties(query_codes: np.ndarray, scores: np.ndarray) -> tuple[int, float]:
     """(queries whose top :data:`TIE_DEPTH` by score holds a score another of its documents has, share of the rows whose
-    score another row of the query has). Repeated documents count as rows here. A file whose queries stand in one
-    stretch of rows each, scores non-increasing (as TREC files), is read as it is, without a code per row."""
+    score another row of the query has) of rows with these query codes and scores. Repeated documents count as rows
+    here. Rows whose queries stand in one stretch each, scores non-increasing (as in TREC files), are read in their
+    order, not sorted."""
     n = len(scores)
     if not n:
         return 0, 0.0
-    stretches = value_stretches(frame["query_id"])
-    starts = None
-    if stretches is not None and len(call("unique", stretches[1])) == len(stretches[0]):
-        new_query = _new_query(stretches[0], n)
-        if np.all(new_query | (scores[1:] <= scores[:-1])):
-            starts = stretches[0]
-    if starts is None:  # rows to put in query and score order first
-        codes, _ = factorize(frame["query_id"], grouped=True)
-        order = np.lexsort((-scores, codes))
-        scores, starts = scores[order], stretch_starts(codes[order])
+    starts = stretch_starts(query_codes)
+    new_query = _new_query(starts, n)
+    if sorted_unique(query_codes[starts]).size < len(starts) or not np.all(new_query | (scores[1:] <= scores[:-1])):
+        order = np.lexsort((-scores, query_codes))  # rows to put in query and score order first
+        scores, starts = scores[order], stretch_starts(query_codes[order])
         new_query = _new_query(starts, n)
     same = ~new_query & (scores[1:] == scores[:-1])  # row i + 1 ties row i
     tied = np.zeros(n, dtype=bool)
