@@ -159,6 +159,7 @@ class Rankings:
                 np.any(np.diff(self.offsets) < 0):
             raise ValueError("offsets must rise from 0 to len(grades), one more than the segments")
         self._relevant: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._judged: tuple[np.ndarray, np.ndarray] | None = None
 
     @classmethod
     def from_rows(cls, query: np.ndarray, grades: np.ndarray, num_queries: int) -> Rankings:
@@ -209,6 +210,13 @@ class Rankings:
         segment = np.searchsorted(self.offsets, rows, side="right") - 1
         return segment, rows - self.offsets[segment]
 
+    def judged(self) -> tuple[np.ndarray, np.ndarray]:
+        """(segment, 0-based rank) of each retrieved document the qrels judge, in row order (located once for every
+        Judged@k)."""
+        if self._judged is None:
+            self._judged = self.locate(np.flatnonzero(self.grades != UNJUDGED))
+        return self._judged
+
     def relevant(self, rel: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(segment, 0-based rank, 1-based count of relevant documents up to it) of each retrieved document of grade
         ``>= rel``, in row order."""
@@ -251,7 +259,7 @@ def _value(measure: Measure, judgments: Judgments, rankings: Rankings) -> np.nda
         dcg = np.bincount(segment, weights=gains.astype(np.float64) / discount[rank], minlength=size)
         return _ratio(dcg, judgments.ideal_dcg(k)[rankings.query])
     if name == "Judged":
-        segment, rank = rankings.locate(np.flatnonzero(rankings.grades != UNJUDGED))
+        segment, rank = rankings.judged()
         lengths = rankings.lengths
         depth = lengths if k is None else np.minimum(lengths, k)
         return _ratio(_count(segment, None if k is None else rank < k, size), depth)

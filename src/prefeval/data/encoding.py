@@ -65,11 +65,14 @@ _ARROW_LOOKUP = 1024
 class Ids:
     """Distinct ids in a fixed order and the position of each: the query (or relevant document) axis of rankings and
     position tables. :meth:`get_indexer` gives the position of each of some values (-1: absent), as
-    ``pandas.Index.get_indexer`` does, from a dict (no pandas needed)."""
+    ``pandas.Index.get_indexer`` does, from a dict (no pandas needed; built on the first lookup that needs it)."""
 
     def __init__(self, values: Any) -> None:
         self.values = np.asarray(py_list(values) if not isinstance(values, np.ndarray) else values, dtype=object)
-        self._position = {v: i for i, v in enumerate(self.values.tolist())}
+
+    @functools.cached_property
+    def _position(self) -> dict[Any, int]:
+        return {v: i for i, v in enumerate(self.values.tolist())}
 
     def __len__(self) -> int:
         return len(self.values)

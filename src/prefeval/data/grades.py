@@ -82,8 +82,7 @@ class CodedJudgments:
                 doc = to_numpy(found, -1)[run.doc_raw if keep is None else run.doc_raw[keep]]  # int32: no wider copy
                 rows = np.flatnonzero(doc >= 0)
                 doc_of_row = doc[rows]
-            both = (query[rows] >= 0) & (doc_of_row >= 0)
-            rows, doc_of_row = rows[both], doc_of_row[both]
+            # (a row of a query the qrels do not judge, -1, has a negative key, which no judgment has)
             keys = query[rows].astype(np.int64) * self._n_docs + doc_of_row
             maybe = self._slots[_slot(keys, self._bits)]  # (the rows of documents judged for other queries only,
             rows, keys = rows[maybe], keys[maybe]  # mostly: a candidate code tells the document, not the query)
@@ -94,5 +93,9 @@ class CodedJudgments:
 
 
 def _slot(keys: np.ndarray, bits: int) -> np.ndarray:
-    """Fibonacci hashing: the top ``bits`` bits of each key times 2**64 / the golden ratio (modulo 2**64)."""
-    return ((keys.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)).astype(np.intp)
+    """Fibonacci hashing: the top ``bits`` bits of each key times 2**64 / the golden ratio (modulo 2**64), computed in
+    one copy of the keys."""
+    slots = keys.astype(np.uint64)
+    np.multiply(slots, np.uint64(0x9E3779B97F4A7C15), out=slots)
+    np.right_shift(slots, np.uint64(64 - bits), out=slots)
+    return slots.view(np.int64)
