@@ -14,12 +14,15 @@ readings again only for the columns with a significant cell (here nDCG@10 and Le
 
 Measured on the 2-core development machine (best of 5, the contenders taking turns, load average 1.1): measures alone
 0.28 s, the table with Judged@10 1.10x, with ``robust=True`` 2.62x (0.74 s; it was 4.51x when every reading recomputed
-the whole table and ranked every run again); ``check`` of a 10,000,000-line run 1.88x reading it (0.88 s reading, in
-parts on both cores; 1.66 s check): at the issue's 2x, not within it in every run: the median of fifteen such runs is
-1.91x, the range 1.78x-2.12x (five of fifteen above 2x, at load 1.3-1.9); best of 10, 1.95x and 2.02x. Check's time
-beyond reading is the ranking to depth 100 (about 0.4 s: the document ids coded in parts on both cores, 0.22 s),
-Judged@k by trec_eval's kernels (0.09 s), the tie count (0.06 s) and the part of the qrels' reading (about 0.17 s) that
-its thread beside the run's reading does not hide.
+the whole table and ranked every run again); ``check`` of a 10,000,000-line run: over eight runs (load 0.9-1.4) the
+median is 1.83x reading it (0.89-0.97 s reading, in parts on both cores; 1.50-1.91 s check), the range 1.60x-2.12x
+(one of eight above 2x; in two more runs the reading itself took 1.29 s and 1.44 s); best of 10: 1.85x, 1.90x, 2.01x.
+At the issue's 2x, not within it in every run. Check's own work, with the run read already, is about 0.5 s: the
+ranking to depth 100 (about 0.36 s: the document ids coded in parts on both cores, 0.22 s), the query ids' codes
+(0.05 s, shared by the ranking and the tie count), Judged@k by trec_eval's kernels (0.08 s), the tie count (0.02 s).
+The rest, 0.1-0.3 s, is the qrels' reading that its thread beside the run's reading does not hide, and the machine:
+the kernel clearing fresh memory pages takes a fifth of the CPU time of reading and of check alike (``perf``), and its
+cost varies from run to run on this virtual machine.
 
 Each time is the best of ``--repeat`` rounds, the contenders taking turns. Run:
 ``python benchmarks/holes.py [--data DIR] [--repeat 3] [--lines 10000000]``.
