@@ -24,7 +24,8 @@ The rest, 0.1-0.3 s, is the qrels' reading that its thread beside the run's read
 the kernel clearing fresh memory pages takes a fifth of the CPU time of reading and of check alike (``perf``), and its
 cost varies from run to run on this virtual machine.
 
-Each time is the best of ``--repeat`` rounds, the contenders taking turns. Run:
+Each time is the best of ``--repeat`` rounds, the contenders taking turns; for check, the median and range of each
+round's ratio too (the time of reading itself varies from round to round). Run:
 ``python benchmarks/holes.py [--data DIR] [--repeat 3] [--lines 10000000]``.
 """
 
@@ -44,14 +45,19 @@ DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 MEASURES = ["nDCG@10", "AP", "RR", "LexiRecall", "RPP"]
 
 
-def best(contenders: dict, repeat: int) -> dict[str, float]:
+def rounds(contenders: dict, repeat: int) -> dict[str, list[float]]:
+    """The times of ``repeat`` rounds, the contenders taking turns in each."""
     times: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in range(repeat):
         for name, call in contenders.items():
             start = time.perf_counter()
             call()
             times[name].append(time.perf_counter() - start)
-    return {name: min(t) for name, t in times.items()}
+    return times
+
+
+def best(contenders: dict, repeat: int) -> dict[str, float]:
+    return {name: min(t) for name, t in rounds(contenders, repeat).items()}
 
 
 def table_without_judged(qrels: str, runs: list[str]):
@@ -101,11 +107,14 @@ def bench_check(lines: int, repeat: int) -> None:
             for q in range(n_queries):
                 for d in rng.choice(5 * per_query, 40, replace=False):
                     f.write(f"{q} 0 d{d} {int(rng.integers(0, 3))}\n")
-        t = best({"read the run": lambda: read_run_columns(run), "prefeval check": lambda: check(qrels, [run])},
-                 repeat)
+        times = rounds({"read the run": lambda: read_run_columns(run),
+                        "prefeval check": lambda: check(qrels, [run])}, repeat)
+    read = min(times["read the run"])
     print(f"check of a {n_queries * per_query:,}-line run (best of {repeat}):")
-    for key, value in t.items():
-        print(f"  {key:<20} {value:7.2f} s  {value / t['read the run']:5.2f}x")
+    for key, value in times.items():
+        print(f"  {key:<20} {min(value):7.2f} s  {min(value) / read:5.2f}x")
+    ratios = np.divide(times["prefeval check"], times["read the run"])
+    print(f"  each round's check / reading: median {np.median(ratios):.2f}x, {ratios.min():.2f}x-{ratios.max():.2f}x")
 
 
 def main() -> None:
