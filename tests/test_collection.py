@@ -44,7 +44,12 @@ def test_what_a_collection_derives_equals_the_definitions(qrels, rel):
     assert collection.evaluated(rel).tolist() == [q in set(relevant["query_id"]) for q in order]
     per_query = relevant.groupby("query_id")["doc_id"].nunique()  # a document judged for two subtopics counts once
     assert collection.relevant_counts(rel).tolist() == [float(per_query.get(q, 0)) for q in sorted(order)]
+    assert collection.judged[collection.judged_rows].tolist() == order  # each query's row among the judged
     assert sorted(collection.candidates(rel).tolist()) == sorted(set(relevant["doc_id"]))
+    per_query_candidates = collection.query_candidates(rel)  # each query's own documents at grade >= rel
+    for code, query in enumerate(order):
+        found = per_query_candidates.documents.unique[per_query_candidates.of(collection.queries, np.array([code]))]
+        assert sorted(set(found.tolist())) == sorted(set(relevant.loc[relevant["query_id"] == query, "doc_id"]))
     assert collection.max_grade == int(qrels["relevance"].max())
     assert collection.subtopics == bool(set(qrels["iteration"]) - {"0"})
     assert len(collection) == len(order)

@@ -33,9 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval.core.arrays import sorted_unique
 from prefeval.core.lazy import lazy_module
-from prefeval.data.encoding import Ids, column_values, distinct, take_rows
+from prefeval.data.arrow import call, to_numpy
+from prefeval.data.encoding import Ids, column_values, distinct, id_array, take_rows
 from prefeval.data.grades import CodedJudgments
 from prefeval.data.inputs import qrels_table
 from prefeval.data.positions import PositionTable, QueryPositions, judged_table
@@ -84,7 +84,13 @@ class Collection:
     def judged(self) -> np.ndarray:
         """The judged queries (every query of the qrels, at any grade) as ``str``, sorted: the query set and order
         of every measure's values."""
-        return sorted_unique(np.asarray(self._query_codes[1]).astype(str)).astype(object)
+        return self._query_codes[1][self._id_order]
+
+    @functools.cached_property
+    def _id_order(self) -> np.ndarray:
+        """The queries of :attr:`queries` in id order (code point order, as Python sorts ``str``; Arrow's sort of the
+        distinct ids)."""
+        return to_numpy(call("sort_indices", id_array(self._query_codes[1]))).astype(np.intp)
 
     def evaluated(self, rel: int) -> np.ndarray:
         """Per query of :attr:`queries`: whether it has a document of grade ``>= rel`` (an *evaluated* query)."""
@@ -110,7 +116,9 @@ class Collection:
     @functools.cached_property
     def judged_rows(self) -> np.ndarray:
         """The row in :attr:`judged` of each query of :attr:`queries`."""
-        return np.searchsorted(self.judged, np.asarray(self.queries.to_numpy()).astype(str).astype(object))
+        rows = np.empty(len(self._id_order), dtype=np.intp)
+        rows[self._id_order] = np.arange(len(rows))
+        return rows
 
     # ------------------------------------------------------------------------------------------
     # the judgments
@@ -159,12 +167,13 @@ class Collection:
 
     def candidates(self, rel: int) -> np.ndarray:
         """The distinct documents of grade ``>= rel`` for some query: the ``candidates`` a ranking locates."""
-        return self._cached("candidates", rel, lambda: distinct(self._rows_at(rel, "doc_id"))[1])
+        return self._cached("candidates", rel, lambda: distinct(self._at(rel, self.qrels["doc_id"]))[1])
 
     def query_candidates(self, rel: int) -> QueryCandidates:
         """Each query's own documents of grade ``>= rel``: per-query ``candidates`` for a ranking."""
         return self._cached("query_candidates", rel,
-                            lambda: QueryCandidates(self._rows_at(rel, "query_id"), self._rows_at(rel, "doc_id")))
+                            lambda: QueryCandidates(self._query_codes[1], self._at(rel, self.qrels["doc_id"]),
+                                                    self._at(rel, self._query_codes[0])))
 
     def table(self, rel: int) -> PositionTable:
         """The relevant documents at ``rel`` of every evaluated query and where runs put them."""
@@ -180,9 +189,13 @@ class Collection:
         """The lines of the qrels at any grade the reader accepts (every line of validated qrels)."""
         return np.flatnonzero(self.grade_values >= MIN_GRADE)
 
-    def _rows_at(self, rel: int, column: str) -> Any:
+    def _at(self, rel: int, values: Any) -> Any:
+        """``values`` (one per line of the qrels: a column of ids, or a numpy array) of the lines at grade ``>= rel``
+        (all lines: ``values`` itself)."""
         lines = self._judged_lines if rel <= MIN_GRADE else np.flatnonzero(self.grade_values >= rel)
-        return self.qrels[column] if len(lines) == len(self.grade_values) else take_rows(self.qrels[column], lines)
+        if len(lines) == len(self.grade_values):
+            return values
+        return values[lines] if isinstance(values, np.ndarray) else take_rows(values, lines)
 
     def _cached(self, kind: str, rel: int, build) -> Any:
         key = (kind, rel)

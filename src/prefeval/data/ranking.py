@@ -494,11 +494,15 @@ class QueryCandidates:
     document is a candidate of another query looked up with it. :func:`rank_run` looks the document ids of each block
     of whole queries of a run up among the candidates of that block's queries only (a few thousand ids), so the
     lookup is linear in the rows of the run: one lookup of every id of a large run among all the candidates of a
-    large qrels grows faster.
+    large qrels grows faster. ``query_codes``: each pair's code in ``query_ids``, given as distinct ids (e.g. the
+    collection's codes of its queries: not factorised again).
     """
 
-    def __init__(self, query_ids: Any, doc_ids: Any) -> None:
-        query_codes, query_names = distinct(query_ids, grouped=True)
+    def __init__(self, query_ids: Any, doc_ids: Any, query_codes: np.ndarray | None = None) -> None:
+        if query_codes is None:
+            query_codes, query_names = distinct(query_ids, grouped=True)
+        else:  # each pair's code in ``query_ids``, distinct ids (the collection's codes of its queries)
+            query_names = query_ids
         doc_codes, doc_names = distinct(doc_ids)
         self.queries = Ids(query_names)
         self.documents = _Candidates(doc_names)  # distinct already: ``documents.unique`` is ``doc_names``
