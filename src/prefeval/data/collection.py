@@ -34,8 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from prefeval.core.lazy import lazy_module
-from prefeval.data.arrow import call, to_numpy
-from prefeval.data.encoding import Ids, column_values, distinct, id_array, take_rows
+from prefeval.data.encoding import Ids, column_values, distinct, string_order, take_rows
 from prefeval.data.grades import CodedJudgments
 from prefeval.data.inputs import qrels_table
 from prefeval.data.positions import PositionTable, QueryPositions, judged_table
@@ -88,9 +87,8 @@ class Collection:
 
     @functools.cached_property
     def _id_order(self) -> np.ndarray:
-        """The queries of :attr:`queries` in id order (code point order, as Python sorts ``str``; Arrow's sort of the
-        distinct ids)."""
-        return to_numpy(call("sort_indices", id_array(self._query_codes[1]))).astype(np.intp)
+        """The indices in :attr:`queries` of the queries in id order (:func:`~prefeval.data.encoding.string_order`)."""
+        return string_order(self._query_codes[1])
 
     def evaluated(self, rel: int) -> np.ndarray:
         """Per query of :attr:`queries`: whether it has a document of grade ``>= rel`` (an *evaluated* query)."""
@@ -141,7 +139,7 @@ class Collection:
     @functools.cached_property
     def grades(self) -> CodedJudgments:
         """One grade per judged (query, document), on :attr:`judged`: the input of trec_eval's measures."""
-        rows = self._judged_lines  # the lines of the judged pairs
+        rows = self._lines(MIN_GRADE)  # the lines of the judged pairs
         return CodedJudgments(Ids(self.judged), self.judged_pairs, self.judged_rows[self._query_codes[0][rows]],
                               self.grade_values[rows])
 
@@ -184,15 +182,16 @@ class Collection:
         """Every judged (query, document), at any grade: what a condensed list keeps."""
         return judged_table(self.qrels, self.queries)
 
-    @functools.cached_property
-    def _judged_lines(self) -> np.ndarray:
-        """The lines of the qrels at any grade the reader accepts (every line of validated qrels)."""
-        return np.flatnonzero(self.grade_values >= MIN_GRADE)
+    def _lines(self, rel: int) -> np.ndarray:
+        """The lines of the qrels at grade ``>= rel`` (at most :data:`MIN_GRADE`: every line the reader accepts,
+        every line of validated qrels), found once per ``rel``."""
+        rel = max(rel, MIN_GRADE)
+        return self._cached("lines", rel, lambda: np.flatnonzero(self.grade_values >= rel))
 
     def _at(self, rel: int, values: Any) -> Any:
         """``values`` (one per line of the qrels: a column of ids, or a numpy array) of the lines at grade ``>= rel``
         (all lines: ``values`` itself)."""
-        lines = self._judged_lines if rel <= MIN_GRADE else np.flatnonzero(self.grade_values >= rel)
+        lines = self._lines(rel)
         if len(lines) == len(self.grade_values):
             return values
         return values[lines] if isinstance(values, np.ndarray) else take_rows(values, lines)

@@ -251,12 +251,18 @@ def sorted_codes(column: Any) -> tuple[np.ndarray, np.ndarray]:
     """(code of each row, the distinct values in Python string order): codes rank the values as strings. Only the
     distinct values are sorted (by Arrow: UTF-8 byte order is code point order)."""
     codes, uniques = factorize(column)
-    order = to_numpy(call("sort_indices", uniques)).astype(np.intp)
+    order = string_order(uniques)
     names = np.empty(len(order), dtype=object)
     names[:] = py_list(uniques)
     rank = np.empty(len(order), dtype=np.intp)
     rank[order] = np.arange(len(order))
     return rank[codes], names[order]
+
+
+def string_order(ids: Any) -> np.ndarray:
+    """The indices that put ``ids`` (:func:`id_array`) in Python string order, stably: Arrow's sort (UTF-8 byte order
+    is code point order)."""
+    return to_numpy(call("sort_indices", id_array(ids))).astype(np.intp)
 
 
 def take_rows(column: Any, rows: np.ndarray) -> Any:

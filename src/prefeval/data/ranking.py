@@ -339,7 +339,7 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
             if row_codes is not None:  # (a missing id, -1, is an error of rank_codes before any code is read)
                 first = offset + len(candidates.unique)  # each distinct id's code, then each row's
                 np.take(np.where(found >= 0, found, np.arange(first, first + len(uniques), dtype=small)), codes,
-                        out=row_codes[a:b])
+                        out=row_codes[a:b], mode="clip")  # ("clip": written into out, not through a buffer)
             offset += len(uniques)
             names.append(uniques)
         return distinct, names, of_name
@@ -494,14 +494,14 @@ class QueryCandidates:
     document is a candidate of another query looked up with it. :func:`rank_run` looks the document ids of each block
     of whole queries of a run up among the candidates of that block's queries only (a few thousand ids), so the
     lookup is linear in the rows of the run: one lookup of every id of a large run among all the candidates of a
-    large qrels grows faster. ``query_codes``: each pair's code in ``query_ids``, given as distinct ids (e.g. the
-    collection's codes of its queries: not factorised again).
+    large qrels grows faster. With ``query_codes`` (each pair's query as a code, e.g. the collection's codes of its
+    queries: not factorised again), ``query_ids`` holds the distinct ids those codes index, not one id per pair.
     """
 
     def __init__(self, query_ids: Any, doc_ids: Any, query_codes: np.ndarray | None = None) -> None:
         if query_codes is None:
             query_codes, query_names = distinct(query_ids, grouped=True)
-        else:  # each pair's code in ``query_ids``, distinct ids (the collection's codes of its queries)
+        else:
             query_names = query_ids
         doc_codes, doc_names = distinct(doc_ids)
         self.queries = Ids(query_names)
@@ -855,7 +855,7 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
                     at, source = _tie_moves(same, raw_docs.__getitem__, dnames,
                                             None if only is None else only.__getitem__)
                 if len(at):
-                    raw_docs = raw_docs if owned else raw_docs.copy()
+                    raw_docs = raw_docs if owned and raw_docs.flags.writeable else raw_docs.copy()
                     raw_docs[at] = raw_docs[source]
                     if recode is not None:
                         codes = codes if owned and codes is row_codes else codes.copy()

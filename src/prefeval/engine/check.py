@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from prefeval.core.arrays import sorted_unique, stretch_counts, stretch_starts
+from prefeval.core.arrays import stretch_counts, stretch_starts
 from prefeval.data.collection import Collection, coverage_note
 from prefeval.data.encoding import column_values
 from prefeval.data.inputs import run_frame, runs_dict
@@ -200,7 +200,7 @@ def _run_check(name: str, frame: Any, collection: Collection, judged: list[Judge
     sizes = sizes[sizes > 0]
     # Judged@k by the one evaluation of measures (trec_eval's kernels), the mean over the judged queries
     values = measure_values(collection, [(name, ranked)], judged).aggregates()[:, 0]
-    tied_queries, tied_share = _ties(coded[0], scores)
+    tied_queries, tied_share = _ties(coded[0], len(coded[1]), scores)
     return RunCheck(name, covered, len(queries), len(only), only[:SHOWN],
                     int(sizes.min()) if len(sizes) else 0, float(np.median(sizes)) if len(sizes) else 0.0,
                     int(sizes.max()) if len(sizes) else 0, {m.cutoff: float(v) for m, v in zip(judged, values)},
@@ -208,17 +208,17 @@ def _run_check(name: str, frame: Any, collection: Collection, judged: list[Judge
                     int(np.count_nonzero(np.isinf(scores))))
 
 
-def _ties(query_codes: np.ndarray, scores: np.ndarray) -> tuple[int, float]:
+def _ties(query_codes: np.ndarray, queries: int, scores: np.ndarray) -> tuple[int, float]:
     """(queries whose top :data:`TIE_DEPTH` by score holds a score another of its documents has, share of the rows whose
-    score another row of the query has) of rows with these query codes and scores. Repeated documents count as rows
-    here. Rows whose queries stand in one stretch each, scores non-increasing (as in TREC files), are read in their
+    score another row of the query has) of rows with these query codes (of ``queries`` queries, each present) and
+    scores. Repeated documents count as rows here. Rows whose queries stand in one stretch each, scores non-increasing (as in TREC files), are read in their
     order, not sorted."""
     n = len(scores)
     if not n:
         return 0, 0.0
     starts = stretch_starts(query_codes)
     new_query = _new_query(starts, n)
-    if sorted_unique(query_codes[starts]).size < len(starts) or not np.all(new_query | (scores[1:] <= scores[:-1])):
+    if len(starts) > queries or not np.all(new_query | (scores[1:] <= scores[:-1])):  # (a query in two stretches)
         order = np.lexsort((-scores, query_codes))  # rows to put in query and score order first
         scores, starts = scores[order], stretch_starts(query_codes[order])
         new_query = _new_query(starts, n)
