@@ -14,14 +14,16 @@ readings again only for the columns with a significant cell (here nDCG@10 and Le
 
 Measured on the 2-core development machine (best of 5, the contenders taking turns, load average 1.1): measures alone
 0.28 s, the table with Judged@10 1.10x, with ``robust=True`` 2.62x (0.74 s; it was 4.51x when every reading recomputed
-the whole table and ranked every run again); ``check`` of a 10,000,000-line run: over sixteen runs (load 0.9-1.8)
-the median is 1.87x reading it (0.89-0.97 s reading, in parts on both cores; 1.50-2.05 s check), the range
-1.60x-2.21x (four of sixteen above 2x; in two more runs the reading itself took 1.29 s and 1.44 s); best of 10: 1.85x,
-1.90x, 2.01x. At the issue's 2x, not within it in every run: the best check of one process is 1.5-1.7 s in some
-processes and 1.8-2.05 s in others, while the best reading stays at 0.89-0.93 s. Check's own work, with the run read already, is about 0.5 s: the
-ranking to depth 100 (about 0.36 s: the document ids coded in parts on both cores, 0.22 s), the query ids' codes
-(0.05 s, shared by the ranking and the tie count), Judged@k by trec_eval's kernels (0.08 s), the tie count (0.02 s).
-The rest, 0.1-0.5 s, is the qrels' reading that its thread beside the run's reading does not hide, and the machine:
+the whole table and ranked every run again); ``check`` of a 10,000,000-line run, sixteen runs of ``--repeat 5`` at
+load 0.9-1.8: the printed ratio (best check / best reading) has a median of 1.87x over the runs, a range of
+1.20x-2.21x, three of sixteen above 2x. The two lowest came from runs whose reading itself was slow (1.44 s, 1.29 s);
+in the other fourteen the best reading took 0.89-0.97 s (in parts on both cores) and the best check 1.50-2.05 s. Three
+runs of ``--repeat 10``: 1.85x, 1.90x, 2.01x. At the issue's 2x, not within it in every run; the change from a median
+of 1.91x (fifteen runs, 1.78x-2.12x) is within this machine's noise. Check's own work, timed step by step on a run read
+already (outside this benchmark), is about 0.5 s: the ranking to depth 100 (about 0.36 s: the document ids coded in
+parts on both cores, 0.22 s), the query ids' codes (0.05 s, shared by the ranking and the tie count), Judged@k by
+trec_eval's kernels (0.08 s), the tie count (0.02 s). The rest, 0.1-0.6 s (best check - best reading - own work in
+those fourteen runs), is the qrels' reading that its thread beside the run's reading does not hide, and the machine:
 the kernel clearing fresh memory pages takes a fifth of the CPU time of reading and of check alike (``perf``), and its
 cost varies from run to run on this virtual machine.
 
