@@ -51,19 +51,24 @@ def test_every_finding_on_a_small_run(files):
         assert part in text
 
 
-def test_qrels_read_beside_the_first_run_as_when_read_first(files, tmp_path):
+def test_qrels_read_beside_the_first_run_as_when_read_first(files, tmp_path, monkeypatch):
     """A qrels file is read on a thread of the call while the first run is read: the same findings as from qrels
     given read, an error in the qrels named before one in the runs (as when they are read first), and no thread
     left behind."""
     import threading
 
     from prefeval.data.trec import read_qrels
+    from prefeval.engine import check as check_module
     from prefeval.errors import PrefevalError
 
     qrels, run = files
+    coded_on, coded = [], check_module._coded
+    monkeypatch.setattr(check_module, "_coded", lambda q: coded_on.append(threading.current_thread()) or coded(q))
     before = threading.active_count()
     assert check(qrels, {"r": run}, rel=2) == check(read_qrels(qrels), {"r": run}, rel=2)
     assert threading.active_count() == before
+    # the file on a thread of its own, qrels given read on the caller's
+    assert coded_on[0].name.startswith("prefeval-qrels") and coded_on[1] is threading.current_thread()
     bad_qrels, bad_run = tmp_path / "bad.qrels", tmp_path / "bad.run"
     bad_qrels.write_text(QRELS + "q4 0 f x\n")
     bad_run.write_text(RUN + "q1 Q0 z 8 oops r\n")

@@ -61,7 +61,7 @@ class CodedJudgments:
                 raise ValueError("this ranking orders tied scores only around the candidate documents; rank the run "
                                  "with ties='all' for trec_eval's measures")
             depth = run.exact_depth if depth is None else min(depth, run.exact_depth)
-        if depth is not None:
+        if depth is not None and depth != run.exact_depth:  # (a run ranked to a depth holds only those ranks)
             keep = np.flatnonzero(run.rank <= depth)
         query_of_code = self.queries.get_indexer(np.asarray(run.queries.to_numpy(dtype=object), dtype=str)) \
             if len(run.queries) else np.zeros(0, dtype=np.intp)

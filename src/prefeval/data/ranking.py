@@ -74,7 +74,8 @@ class RankedRun:
     documents have larger codes (unique within a query; the same id may have other codes in other queries, and
     ``doc_names`` may repeat). ``doc_ids[i] == doc_names[doc_raw[i]]``,
     built on first use. ``full_order`` is False when only the candidates' ranks are exact (``rank_run(..., ties="candidates")``)
-    or, with ``exact_depth``, only the ranks up to that depth (``rank_run(..., depth=k)``).
+    or, with ``exact_depth``, only the ranks up to that depth (``rank_run(..., depth=k)``), which are then the only rows
+    held; ``retrieved`` then counts each query's documents, those below the depth included (:meth:`query_sizes`).
     """
 
     queries: Ids
@@ -85,7 +86,13 @@ class RankedRun:
     rank: np.ndarray
     candidates: np.ndarray
     full_order: bool = True
-    exact_depth: int | None = None  # not full_order: the order of ranks <= exact_depth is exact (rank_run's depth)
+    exact_depth: int | None = None  # not full_order: the ranks <= exact_depth, exact, are the rows (rank_run's depth)
+    retrieved: np.ndarray | None = None  # with exact_depth: each query's documents, those below it included
+
+    def query_sizes(self) -> np.ndarray:
+        """The number of distinct documents the run retrieves for each of :attr:`queries` (0: none), counted before a
+        cut at :attr:`exact_depth`."""
+        return stretch_counts(self.query_codes, len(self.queries)) if self.retrieved is None else self.retrieved
 
     @functools.cached_property
     def doc_ids(self) -> np.ndarray:
@@ -271,11 +278,10 @@ def _query_blocks(qc: np.ndarray) -> np.ndarray | None:
 
 def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candidates | None = None,
                per_query: QueryCandidates | None = None, queries: Ids | None = None,
-               names_too: bool = True) -> tuple[np.ndarray, Any, np.ndarray, bool, np.ndarray | None]:
+               names_too: bool = True) -> tuple[np.ndarray, Any, np.ndarray | None, bool]:
     """(code of each row's document id in the returned names (``-1``: missing id), the names, the index of each name in
-    ``candidates.unique`` (-1: not a candidate; None when there are no candidates), whether no two rows of one query
-    have the same code (False: some may), with ``per_query`` each row's code for :func:`rank_codes` (its index among
-    the candidates, else ``len(candidates.unique)`` + its code in the names; else None)).
+    ``candidates.unique`` (-1: not a candidate; None when there are no candidates, or with ``per_query``), whether no
+    two rows of one query have the same code (False: some may)).
 
     Default: one factorisation of the column (every distinct id once in the names), the names then looked up among
     the candidates. ``by_block`` and rows grouped by query (each query's rows contiguous, as in TREC files): the
@@ -290,7 +296,9 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
 
     ``per_query`` (:class:`QueryCandidates`; ``queries``: the axis of the codes ``qc``): each block is factorised
     behind the candidates of its own queries, so that one pass finds both the codes and the candidates among them
-    (a candidate of the block's queries is a name whose code one of those prefix rows has).
+    (a candidate of the block's queries is a name whose code one of those prefix rows has). The names then start with
+    ``candidates.unique``, and a row's code is its document's index there when the document is a candidate of the
+    block's queries, else ``len(candidates.unique)`` + its index among the blocks' names: :func:`rank_codes`' codes.
 
     ``names_too=False``: only the codes are wanted (the names and candidates come as None, not built). Whether no
     document repeats within a query is known from the blocks (counted in cache); after one factorisation of the
@@ -301,21 +309,20 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
     if cuts is None and per_query is None:
         raw, names = factorize(column, dtype=small)
-        return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, False, None
+        return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, False
     values, prefix = _id_values(column, candidates)
     cuts = np.array([0, n]) if cuts is None else cuts
     raw = np.empty(n, dtype=small)
-    row_codes = np.empty(n, dtype=small) if per_query is not None else None
+    first_name = 0 if per_query is None else len(candidates.unique)  # (with per_query the candidates come first)
     if per_query is not None:
         per_query.of(queries, qc[:0])  # (its spans of the queries built once, before the threads)
     starts = stretch_starts(qc)
 
-    def code(part: list[int]) -> tuple[bool, list[Any], list[np.ndarray]]:
+    def code(part: list[int]) -> tuple[bool, list[Any]]:
         """(whether no document repeats within a query of the blocks ``part[k]:part[k + 1]``, each block's distinct
-        ids, each block's index of its ids among the candidates (``per_query`` only)); the rows' codes are written
-        into ``raw`` (and ``row_codes``) counted from the part's first name."""
-        names, of_name = [], []
-        offset = 0
+        ids); the rows' codes are written into ``raw``, counted from the part's first name."""
+        names = []
+        offset = first_name
         distinct = True
         for a, b in zip(part[:-1], part[1:]):
             block = values.slice(a, b - a)
@@ -325,24 +332,23 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
                 if len(subset):
                     block = concat_ids([take_ids(prefix, subset), block])
             codes, uniques = factorize(block, dtype=small)
-            if per_query is not None:
-                found = np.full(len(uniques), -1, dtype=small)
-                found[codes[:len(subset)]] = subset
-                of_name.append(found)
+            if per_query is not None:  # each distinct id's code: its index among the candidates, else its name's
+                code_of = np.arange(offset, offset + len(uniques), dtype=small)
+                code_of[codes[:len(subset)]] = subset
                 codes = codes[len(subset):]
             if distinct:
                 distinct = _distinct_in_queries(qc[a:b], codes, len(uniques))
-            if block.null_count:
+            if per_query is not None:
+                np.take(code_of, codes, out=raw[a:b], mode="clip")  # ("clip": written into out, not through a buffer)
+                if block.null_count:
+                    raw[a:b][codes < 0] = -1
+            elif block.null_count:
                 raw[a:b] = np.where(codes >= 0, codes + offset, -1)
             else:
                 np.add(codes, offset, out=raw[a:b])
-            if row_codes is not None:  # (a missing id, -1, is an error of rank_codes before any code is read)
-                first = offset + len(candidates.unique)  # each distinct id's code, then each row's
-                np.take(np.where(found >= 0, found, np.arange(first, first + len(uniques), dtype=small)), codes,
-                        out=row_codes[a:b], mode="clip")  # ("clip": written into out, not through a buffer)
             offset += len(uniques)
             names.append(uniques)
-        return distinct, names, of_name
+        return distinct, names
 
     parts = _block_parts(cuts)
     if len(parts) > 1:  # Arrow hashes each part's blocks on a thread of this call, without the GIL
@@ -351,20 +357,17 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     else:
         coded = [code(parts[0])]
     offset = 0
-    for part, (_, uniques, _) in zip(parts, coded):  # each part's codes follow the names of the parts before it
+    for part, (_, uniques) in zip(parts, coded):  # each part's codes follow the names of the parts before it
         if offset:
-            a, b = part[0], part[-1]
-            _shift(raw[a:b], 0, offset)  # (-1: a missing id)
-            if row_codes is not None:
-                _shift(row_codes[a:b], len(candidates.unique), offset)
+            _shift(raw[part[0]:part[-1]], first_name, offset)  # (-1: a missing id)
         offset += sum(len(u) for u in uniques)
-    distinct = all(part_distinct for part_distinct, _, _ in coded)
+    distinct = all(part_distinct for part_distinct, _ in coded)
     if not names_too:
-        return raw, None, None, distinct, row_codes
-    names = concat_ids([u for _, uniques, _ in coded for u in uniques])
+        return raw, None, None, distinct
+    names = concat_ids(([prefix] if per_query is not None else []) + [u for _, uniques in coded for u in uniques])
     if per_query is None:
-        return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, distinct, None
-    return raw, names, np.concatenate([f for _, _, found in coded for f in found]), distinct, row_codes
+        return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, distinct
+    return raw, names, None, distinct
 
 
 def _shift(codes: np.ndarray, low: int, offset: int) -> None:
@@ -424,7 +427,7 @@ def pair_codes(query_ids: Any, doc_ids: Any) -> tuple[np.ndarray, np.ndarray, bo
     query_codes, _ = factorize(query_ids, grouped=True)
     if _increasing_within_queries(query_codes, doc_ids):  # every (query, document) once: any distinct codes do
         return query_codes, np.arange(len(query_codes)), True
-    doc_codes, _, _, distinct, _ = _doc_codes(doc_ids, query_codes + 1, True, names_too=False)  # (a missing query
+    doc_codes, _, _, distinct = _doc_codes(doc_ids, query_codes + 1, True, names_too=False)  # (a missing query
     return query_codes, doc_codes, distinct  # id counts as a query)
 
 
@@ -749,8 +752,8 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
     ``depth`` (with ``ties="all"``): order tied scores by doc id only inside the tied stretches that reach the first
     ``depth + r`` rows of their query in score order, ``r`` the number of its rows whose document occurs more than once
     in the run (at least the rows deduplication can remove there): the top ``depth`` ranks are then those of the full
-    ranking (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` accept depths up to it), e.g. for measures that
-    read only the top k documents.
+    ranking, and the only rows kept (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` accept depths up to it;
+    :meth:`RankedRun.query_sizes` still counts every document), e.g. for measures that read only the top k documents.
 
     ``coded_queries``: :func:`code_queries` of ``frame``'s query ids (with ``queries``), when the caller has them
     already: the ids are not factorised again.
@@ -761,7 +764,7 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
         prepared = per_query.documents
     else:
         prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
-    cand_of_name, distinct, row_codes = None, False, None
+    cand_of_name, distinct, candidates_first = None, False, False
     if isinstance(frame, EncodedRun):  # ids encoded already, together with other runs
         qc, raw_docs, dnames, sc = frame.query_codes, frame.doc_codes, frame.doc_names, frame.scores
         if queries is None or as_ids(queries) is frame.queries:
@@ -773,11 +776,11 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
         if coded_queries is None:
             coded_queries = code_queries(frame["query_id"], None if queries is None else as_ids(queries), name)
         qc, queries = coded_queries
-        raw_docs, dnames, cand_of_name, distinct, row_codes = _doc_codes(frame["doc_id"], qc, True, prepared, per_query,
-                                                                         queries)
+        raw_docs, dnames, cand_of_name, distinct = _doc_codes(frame["doc_id"], qc, True, prepared, per_query, queries)
+        candidates_first = per_query is not None
         sc = column_values(frame["score"], np.float64)
     return _rank_codes(qc, queries, raw_docs, dnames, sc, prepared, name, ties, depth, isinstance(frame, EncodedRun),
-                       cand_of_name, row_codes, True, distinct, 3, owned=not isinstance(frame, EncodedRun))
+                       cand_of_name, candidates_first, True, distinct, 3, owned=not isinstance(frame, EncodedRun))
 
 
 def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, sc: np.ndarray,
@@ -793,17 +796,17 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
     repeated documents are dropped without the warning (the caller counts them). ``distinct_docs``: the caller knows
     that no document repeats within a query (the test for repeats is skipped)."""
     return _rank_codes(qc, queries, raw_docs, dnames, sc, candidates, name, ties, depth, shared_names, cand_of_name,
-                       None, warn, distinct_docs, 4)
+                       False, warn, distinct_docs, 4)
 
 
 def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, sc: np.ndarray, candidates: Any,
                 name: str, ties: str, depth: int | None, shared_names: bool, cand_of_name: np.ndarray | None,
-                row_codes: np.ndarray | None, warn: bool, distinct_docs: bool, stacklevel: int, *,
+                candidates_first: bool, warn: bool, distinct_docs: bool, stacklevel: int, *,
                 owned: bool = False) -> RankedRun:
-    """:func:`rank_codes`; ``row_codes``: each row's code (its index in the candidates, else ``len(candidates)`` + its
-    code in ``dnames``) when known already (:func:`_doc_codes` finds them block by block); ``stacklevel`` of the
-    warning about repeated documents, counted from here; ``owned``: ``raw_docs`` and ``row_codes`` are this call's own
-    (tied rows move within them, not within copies)."""
+    """:func:`rank_codes`; ``candidates_first``: ``dnames`` starts with the candidates and ``raw_docs`` are already
+    the codes (a candidate's index, else ``len(candidates)`` + the index among the other names: :func:`_doc_codes`
+    with :class:`QueryCandidates`); ``stacklevel`` of the warning about repeated documents, counted from here;
+    ``owned``: ``raw_docs`` is this call's own (tied rows move within it, not within a copy)."""
     _check_ties(ties, depth)
     if isinstance(candidates, _Candidates):
         prepared = candidates
@@ -813,7 +816,6 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
     keep = qc >= 0
     if not keep.all():
         qc, raw_docs, sc = qc[keep], raw_docs[keep], sc[keep]
-        row_codes = None if row_codes is None else row_codes[keep]
     n = len(qc)
     if n and raw_docs.min() < 0:
         raise PrefevalError(f"run {name!r} has a missing doc id (query {queries[qc[np.argmin(raw_docs)]]})")
@@ -823,8 +825,8 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
     # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
     if not len(candidates) or not n:  # the codes are the indices in ``dnames``
         recode, codes = None, raw_docs
-    elif row_codes is not None:
-        recode = codes = row_codes.astype(small, copy=False)
+    elif candidates_first:  # the codes are the indices in ``dnames``, which start with the candidates
+        recode, codes = None, raw_docs
     elif shared_names:  # the runs encoded together share their names: looked up once
         recode = prepared.recode(dnames).astype(small)
         codes = recode[raw_docs]
@@ -835,20 +837,19 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
         found = recode[raw_docs]  # each row's index in ``candidates`` (-1: none), then the others' codes
         codes = np.where(found >= 0, found, raw_docs + small(len(candidates)))
     only = codes < len(candidates) if ties == "candidates" else None
-    cut = False  # whether tied stretches were ordered only where they reach the top ``depth``
     starts = stretch_flags(qc)
     firsts = qc[starts]  # each stretch's query: grouped when no query has two stretches
     grouped = sorted_unique(firsts).size == firsts.size
-    if grouped and np.all(starts[1:] | (sc[1:] <= sc[:-1])):  # rank order up to ties and the order of queries
+    same = np.less_equal(sc[1:], sc[:-1]) if grouped else None  # (one buffer: scores descending, then ties)
+    if grouped and np.logical_or(same, starts[1:], out=same).all():  # rank order up to ties and the order of queries
         order = None
         if n > 1 and np.any(qc[starts][1:] < qc[starts][:-1]):
             order = np.argsort(qc, kind="stable")  # whole blocks move: cheap on runs of equal keys
-        same = np.equal(sc[1:], sc[:-1])  # row i + 1 ties row i in its query
+        np.equal(sc[1:], sc[:-1], out=same)  # row i + 1 ties row i in its query
         same[starts[1:]] = False
         if same.any():
-            cut = depth is not None
             if order is None:  # rows in order but for ties: only the tied rows move
-                if cut:  # only the tied stretches that reach the top depth of their query are looked at
+                if depth is not None:  # only the tied stretches that reach the top depth of their query are looked at
                     at, source = _top_tie_moves(same, qc, codes, len(queries), depth, distinct_docs,
                                                 raw_docs.__getitem__, dnames)
                 else:
@@ -857,8 +858,7 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
                 if len(at):
                     raw_docs = raw_docs if owned and raw_docs.flags.writeable else raw_docs.copy()
                     raw_docs[at] = raw_docs[source]
-                    if recode is not None:
-                        codes = codes if owned and codes is row_codes else codes.copy()
+                    if recode is not None:  # (codes of this call's own)
                         codes[at] = codes[source]
                     else:
                         codes = raw_docs
@@ -867,7 +867,6 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
                 order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     else:
         order = _query_score_order(qc, sc)
-        cut = depth is not None
         only = _only_places(only, order, qc, codes, len(queries), depth, distinct_docs)
         order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     if order is not None:
@@ -896,12 +895,21 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
             n, starts = len(qc), None
     if starts is None:  # (else the rows of each query stand where they stood)
         starts = stretch_flags(qc)
-    rank = np.ones(n, dtype=small)  # 1 + the rows above in the query: ones summed, restarted at each query
     first = np.flatnonzero(starts)
-    rank[first[1:]] = 1 - np.diff(first)
+    sizes = np.diff(np.r_[first, n])  # each query's documents
+    kept = sizes if depth is None else np.minimum(sizes, depth)  # with a depth only its ranks, exact, are kept
+    rank = np.ones(int(kept.sum()), dtype=small)  # 1 + the rows above in the query: ones summed, restarted at each
+    rank[np.cumsum(kept[:-1])] = 1 - kept[:-1]  # query
     np.cumsum(rank, out=rank)
-    full = ties == "all" and not cut  # no tie ordered only in part
-    return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, full, None if full else depth)
+    if depth is None:
+        return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, ties == "all")
+    retrieved = np.zeros(len(queries), dtype=np.intp)
+    retrieved[qc[first]] = sizes
+    rows = np.repeat(first.astype(small) - 1, kept)  # (each kept row's index: its query's first + its rank - 1)
+    rows += rank
+    qc, raw_docs = qc[rows], raw_docs[rows]
+    codes = raw_docs if recode is None else codes[rows]
+    return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, False, depth, retrieved)
 
 
 def warn_repeated(name: str, count: int, stacklevel: int = 2) -> None:
@@ -960,7 +968,8 @@ def _top_tie_moves(same: np.ndarray, qc: np.ndarray, codes: np.ndarray, queries:
     stop[going] = _stretch_ends(same, stop[going] - 1) + 1
     lengths = stop - first
     rows = np.arange(int(lengths.sum())) + np.repeat(first - (np.cumsum(lengths) - lengths), lengths)
-    tied = same[rows[:-1]] & (rows[1:] == rows[:-1] + 1)  # neighbours in the run that tie
+    tied = same[rows[:-1]]  # neighbours in the run that tie (each window's last row ties no row after it: its query or
+    # its tied stretch ends there)
     if not tied.any():
         return rows[:0], rows[:0]
     at, source = _tie_moves(tied, lambda places: docs_at(rows[places]), dnames)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from prefeval.core.arrays import stretch_counts, stretch_starts
+from prefeval.core.arrays import stretch_starts
 from prefeval.data.collection import Collection, coverage_note
 from prefeval.data.encoding import column_values
 from prefeval.data.inputs import run_frame, runs_dict
@@ -194,7 +194,7 @@ def _run_check(name: str, frame: Any, collection: Collection, judged: list[Judge
         ranked = rank_run(frame, name=name, depth=max(m.cutoff for m in judged), candidates=collection.judged_pairs,
                           coded_queries=coded)
     in_qrels = queries.get_indexer(ranked.queries)
-    sizes = stretch_counts(ranked.query_codes, len(ranked.queries))
+    sizes = ranked.query_sizes()
     covered = int(np.count_nonzero(sizes[in_qrels >= 0]))
     only = [str(q) for q, i in zip(ranked.queries.to_numpy(dtype=object), in_qrels) if i < 0]
     sizes = sizes[sizes > 0]
@@ -204,7 +204,7 @@ def _run_check(name: str, frame: Any, collection: Collection, judged: list[Judge
     return RunCheck(name, covered, len(queries), len(only), only[:SHOWN],
                     int(sizes.min()) if len(sizes) else 0, float(np.median(sizes)) if len(sizes) else 0.0,
                     int(sizes.max()) if len(sizes) else 0, {m.cutoff: float(v) for m, v in zip(judged, values)},
-                    tied_queries, int(len(sizes)), tied_share, int(len(scores) - len(ranked.rank)),
+                    tied_queries, int(len(sizes)), tied_share, int(len(scores) - sizes.sum()),
                     int(np.count_nonzero(np.isinf(scores))))
 
 
