@@ -843,7 +843,7 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
     same = np.less_equal(sc[1:], sc[:-1]) if grouped else None  # (one buffer: scores descending, then ties)
     if grouped and np.logical_or(same, starts[1:], out=same).all():  # rank order up to ties and the order of queries
         order = None
-        if n > 1 and np.any(qc[starts][1:] < qc[starts][:-1]):
+        if n > 1 and np.any(firsts[1:] < firsts[:-1]):
             order = np.argsort(qc, kind="stable")  # whole blocks move: cheap on runs of equal keys
         np.equal(sc[1:], sc[:-1], out=same)  # row i + 1 ties row i in its query
         same[starts[1:]] = False
