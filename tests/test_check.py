@@ -118,6 +118,27 @@ def test_judged_at_k_is_ir_measures_judged(case):
             assert run.judged_at[k] == pytest.approx(means[run.name, f"Judged@{k}"], abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_documents_per_query_and_repeats_beyond_the_deepest_k(seed):
+    """Runs deeper than the deepest k (ranked only to it): documents per query and repeated documents still count
+    every row, as their definitions say, and Judged@k is evaluate's."""
+    rng = random.Random(seed)
+    rows = [(f"q{q}", f"d{rng.randrange(150)}", float(rng.randrange(40))) for q in range(4)
+            for _ in range(rng.choice([1, 99, 101, 250]))]
+    if seed % 2:
+        rng.shuffle(rows)
+    run = pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
+    qrels = pd.DataFrame([(f"q{q}", f"d{d}", rng.randrange(3)) for q in range(3) for d in range(0, 150, 2)],
+                         columns=["query_id", "doc_id", "relevance"])
+    (result,) = check(qrels, {"r": run}).runs
+    distinct = run.drop_duplicates(["query_id", "doc_id"]).groupby("query_id").size()
+    assert (result.docs_min, result.docs_median, result.docs_max) == (distinct.min(), distinct.median(), distinct.max())
+    assert result.repeated == len(run) - distinct.sum()
+    means = prefeval.evaluate(qrels, {"r": run}, [f"Judged@{k}" for k in CUTOFFS]).set_index("measure")["value"]
+    assert result.judged_at == pytest.approx({k: means[f"Judged@{k}"] for k in CUTOFFS}, abs=1e-12)
+
+
 def brute_ties(run: pd.DataFrame) -> tuple[int, float]:
     """The definition: a query counts when one of its 10 highest scores is the score of another of its rows; the share
     is of the rows whose score another row of the query has."""

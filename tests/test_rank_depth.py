@@ -91,3 +91,16 @@ def test_evaluate_with_top_k_measures_only_gives_the_full_ranking_values():
         # with a measure that reads whole rankings every tie is ordered: the top-k values must be the same
         whole = prefeval.evaluate(qrels, runs, [*measures, "AP"], per_query=True)
     assert top.equals(whole[whole["measure"] != "AP"].reset_index(drop=True))
+
+
+def test_evaluate_with_top_k_measures_and_a_preference_without_baseline():
+    """A preference without a baseline reads whole rankings: the runs are not cut at the metrics' depth."""
+    rng = random.Random(7)
+    runs = {f"r{i}": _run(rng, shuffle=i == 1) for i in range(3)}
+    qrels = pd.DataFrame([(q, f"d{k}", rng.choice([0, 1, 2])) for q in ("q1", "q2", "10", "010") for k in range(40)],
+                         columns=["query_id", "doc_id", "relevance"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        both = prefeval.evaluate(qrels, runs, ["P@2", "LexiPrecision"]).set_index(["run", "measure"])["value"]
+        alone = pd.concat([prefeval.evaluate(qrels, runs, [m]) for m in ("P@2", "LexiPrecision")])
+    assert both.to_dict() == alone.set_index(["run", "measure"])["value"].to_dict()

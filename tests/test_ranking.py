@@ -121,6 +121,19 @@ def test_missing_ids_are_errors_naming_the_run():
         rank_run(_run([("q", "a", 1.0), ("q", None, 2.0)]), name="r")
 
 
+@pytest.mark.parametrize("block", [1, 2, 1 << 16])
+def test_a_missing_doc_id_is_an_error_with_per_query_candidates(monkeypatch, block):
+    """Also where a block of queries has no candidate and no document id at all (one block, or several)."""
+    from prefeval.data import ranking
+
+    monkeypatch.setattr(ranking, "_BLOCK_ROWS", block)
+    monkeypatch.setattr(ranking, "_PART_ROWS", 1)
+    candidates = ranking.QueryCandidates(pd.Series(["q1"]), pd.Series(["a"]))
+    for rows in ([("q2", None, 1.0)], [("q1", "a", 2.0), ("q1", "b", 1.0), ("q2", None, 1.0), ("q3", "c", 1.0)]):
+        with pytest.raises(PrefevalError, match=r"run 'r' has a missing doc id \(query q2\)"):
+            rank_run(_run(rows), candidates=candidates, name="r")
+
+
 def test_run_frame_keeps_canonical_frames_without_copy():
     frame = run_frame(_run([("q", "a", 1.0)]))  # canonical: str ids, float64 scores
     assert run_frame(frame) is frame

@@ -278,10 +278,11 @@ def _query_blocks(qc: np.ndarray) -> np.ndarray | None:
 
 def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candidates | None = None,
                per_query: QueryCandidates | None = None, queries: Ids | None = None,
-               names_too: bool = True) -> tuple[np.ndarray, Any, np.ndarray | None, bool]:
+               names_too: bool = True) -> tuple[np.ndarray, Any, np.ndarray, bool, np.ndarray | None]:
     """(code of each row's document id in the returned names (``-1``: missing id), the names, the index of each name in
-    ``candidates.unique`` (-1: not a candidate; None when there are no candidates, or with ``per_query``), whether no
-    two rows of one query have the same code (False: some may)).
+    ``candidates.unique`` (-1: not a candidate; None when there are no candidates), whether no two rows of one query
+    have the same code (False: some may), with ``per_query`` each row's code for :func:`rank_codes` (its index among
+    the candidates, else ``len(candidates.unique)`` + its code in the names; else None)).
 
     Default: one factorisation of the column (every distinct id once in the names), the names then looked up among
     the candidates. ``by_block`` and rows grouped by query (each query's rows contiguous, as in TREC files): the
@@ -296,9 +297,7 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
 
     ``per_query`` (:class:`QueryCandidates`; ``queries``: the axis of the codes ``qc``): each block is factorised
     behind the candidates of its own queries, so that one pass finds both the codes and the candidates among them
-    (a candidate of the block's queries is a name whose code one of those prefix rows has). The names then start with
-    ``candidates.unique``, and a row's code is its document's index there when the document is a candidate of the
-    block's queries, else ``len(candidates.unique)`` + its index among the blocks' names: :func:`rank_codes`' codes.
+    (a candidate of the block's queries is a name whose code one of those prefix rows has).
 
     ``names_too=False``: only the codes are wanted (the names and candidates come as None, not built). Whether no
     document repeats within a query is known from the blocks (counted in cache); after one factorisation of the
@@ -309,20 +308,21 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
     if cuts is None and per_query is None:
         raw, names = factorize(column, dtype=small)
-        return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, False
+        return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, False, None
     values, prefix = _id_values(column, candidates)
     cuts = np.array([0, n]) if cuts is None else cuts
     raw = np.empty(n, dtype=small)
-    first_name = 0 if per_query is None else len(candidates.unique)  # (with per_query the candidates come first)
+    row_codes = np.empty(n, dtype=small) if per_query is not None else None
     if per_query is not None:
         per_query.of(queries, qc[:0])  # (its spans of the queries built once, before the threads)
     starts = stretch_starts(qc)
 
-    def code(part: list[int]) -> tuple[bool, list[Any]]:
+    def code(part: list[int]) -> tuple[bool, list[Any], list[np.ndarray]]:
         """(whether no document repeats within a query of the blocks ``part[k]:part[k + 1]``, each block's distinct
-        ids); the rows' codes are written into ``raw``, counted from the part's first name."""
-        names = []
-        offset = first_name
+        ids, each block's index of its ids among the candidates (``per_query`` only)); the rows' codes are written
+        into ``raw`` (and ``row_codes``) counted from the part's first name."""
+        names, of_name = [], []
+        offset = 0
         distinct = True
         for a, b in zip(part[:-1], part[1:]):
             block = values.slice(a, b - a)
@@ -332,23 +332,26 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
                 if len(subset):
                     block = concat_ids([take_ids(prefix, subset), block])
             codes, uniques = factorize(block, dtype=small)
-            if per_query is not None:  # each distinct id's code: its index among the candidates, else its name's
-                code_of = np.arange(offset, offset + len(uniques), dtype=small)
-                code_of[codes[:len(subset)]] = subset
+            if per_query is not None:
+                found = np.full(len(uniques), -1, dtype=small)
+                found[codes[:len(subset)]] = subset
+                of_name.append(found)
                 codes = codes[len(subset):]
             if distinct:
                 distinct = _distinct_in_queries(qc[a:b], codes, len(uniques))
-            if per_query is not None:
-                np.take(code_of, codes, out=raw[a:b], mode="clip")  # ("clip": written into out, not through a buffer)
-                if block.null_count:
-                    raw[a:b][codes < 0] = -1
-            elif block.null_count:
+            if block.null_count:
                 raw[a:b] = np.where(codes >= 0, codes + offset, -1)
             else:
                 np.add(codes, offset, out=raw[a:b])
+            if row_codes is not None:  # (a missing id, -1, is an error of rank_codes before any code is read)
+                first = offset + len(candidates.unique)  # each distinct id's code, then -1 (a missing id's) ...
+                code_of = np.full(len(uniques) + 1, -1, dtype=small)
+                code_of[:-1] = np.where(found >= 0, found, np.arange(first, first + len(uniques), dtype=small))
+                np.take(code_of, codes, out=row_codes[a:b], mode="wrap")  # ... then each row's ("wrap": -1 is the
+                # last; written into out, not through a buffer)
             offset += len(uniques)
             names.append(uniques)
-        return distinct, names
+        return distinct, names, of_name
 
     parts = _block_parts(cuts)
     if len(parts) > 1:  # Arrow hashes each part's blocks on a thread of this call, without the GIL
@@ -357,17 +360,20 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     else:
         coded = [code(parts[0])]
     offset = 0
-    for part, (_, uniques) in zip(parts, coded):  # each part's codes follow the names of the parts before it
+    for part, (_, uniques, _) in zip(parts, coded):  # each part's codes follow the names of the parts before it
         if offset:
-            _shift(raw[part[0]:part[-1]], first_name, offset)  # (-1: a missing id)
+            a, b = part[0], part[-1]
+            _shift(raw[a:b], 0, offset)  # (-1: a missing id)
+            if row_codes is not None:
+                _shift(row_codes[a:b], len(candidates.unique), offset)
         offset += sum(len(u) for u in uniques)
-    distinct = all(part_distinct for part_distinct, _ in coded)
+    distinct = all(part_distinct for part_distinct, _, _ in coded)
     if not names_too:
-        return raw, None, None, distinct
-    names = concat_ids(([prefix] if per_query is not None else []) + [u for _, uniques in coded for u in uniques])
+        return raw, None, None, distinct, row_codes
+    names = concat_ids([u for _, uniques, _ in coded for u in uniques])
     if per_query is None:
-        return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, distinct
-    return raw, names, None, distinct
+        return raw, names, _candidate_of(names, candidates) if len(candidates.unique) else None, distinct, None
+    return raw, names, np.concatenate([f for _, _, found in coded for f in found]), distinct, row_codes
 
 
 def _shift(codes: np.ndarray, low: int, offset: int) -> None:
@@ -394,20 +400,19 @@ def _block_parts(cuts: np.ndarray) -> list[list[int]]:
 def _distinct_in_queries(qc: np.ndarray, codes: np.ndarray, size: int) -> bool:
     """Whether no two rows with the same query code have the same document code (``codes`` from 0 to ``size``;
     False also for a missing id, -1). Where the (query, code) pairs are few (documents shared by the queries), each
-    is counted in a bin; else first whether any code repeats at all, then the pairs of the repeated ones, sorted."""
+    is counted in a bin; else first whether any code repeats at all, then the (query, code) keys, sorted (32-bit
+    where they fit: numpy's fastest sort)."""
     if not len(codes):
         return True
     if codes.min() < 0:
         return False
     low = int(qc.min())
-    bins = (int(qc.max()) - low + 1) * size
-    if bins <= 8 * len(codes) and bins < 2**31:  # (the keys fit 32-bit codes)
+    span = (int(qc.max()) - low + 1) * size  # the number of (query, code) keys
+    if span <= 8 * len(codes) and span < 2**31:  # (the keys fit 32-bit codes)
         return bool(np.bincount((qc - low) * size + codes).max() <= 1)
-    counts = np.bincount(codes, minlength=size)
-    if counts.max() <= 1:
+    if np.bincount(codes, minlength=size).max() <= 1:
         return True
-    multi = counts[codes] > 1
-    key = qc[multi].astype(np.int64) * size + codes[multi]
+    key = (qc - low).astype(np.int32 if span < 2**31 else np.int64) * size + codes
     key.sort()
     return not np.any(key[1:] == key[:-1])
 
@@ -427,7 +432,7 @@ def pair_codes(query_ids: Any, doc_ids: Any) -> tuple[np.ndarray, np.ndarray, bo
     query_codes, _ = factorize(query_ids, grouped=True)
     if _increasing_within_queries(query_codes, doc_ids):  # every (query, document) once: any distinct codes do
         return query_codes, np.arange(len(query_codes)), True
-    doc_codes, _, _, distinct = _doc_codes(doc_ids, query_codes + 1, True, names_too=False)  # (a missing query
+    doc_codes, _, _, distinct, _ = _doc_codes(doc_ids, query_codes + 1, True, names_too=False)  # (a missing query
     return query_codes, doc_codes, distinct  # id counts as a query)
 
 
@@ -764,7 +769,7 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
         prepared = per_query.documents
     else:
         prepared = _prepared(np.zeros(0, dtype=object) if candidates is None else np.asarray(candidates, dtype=object))
-    cand_of_name, distinct, candidates_first = None, False, False
+    cand_of_name, distinct, row_codes = None, False, None
     if isinstance(frame, EncodedRun):  # ids encoded already, together with other runs
         qc, raw_docs, dnames, sc = frame.query_codes, frame.doc_codes, frame.doc_names, frame.scores
         if queries is None or as_ids(queries) is frame.queries:
@@ -776,11 +781,11 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
         if coded_queries is None:
             coded_queries = code_queries(frame["query_id"], None if queries is None else as_ids(queries), name)
         qc, queries = coded_queries
-        raw_docs, dnames, cand_of_name, distinct = _doc_codes(frame["doc_id"], qc, True, prepared, per_query, queries)
-        candidates_first = per_query is not None
+        raw_docs, dnames, cand_of_name, distinct, row_codes = _doc_codes(frame["doc_id"], qc, True, prepared, per_query,
+                                                                         queries)
         sc = column_values(frame["score"], np.float64)
     return _rank_codes(qc, queries, raw_docs, dnames, sc, prepared, name, ties, depth, isinstance(frame, EncodedRun),
-                       cand_of_name, candidates_first, True, distinct, 3, owned=not isinstance(frame, EncodedRun))
+                       cand_of_name, row_codes, True, distinct, 3, owned=not isinstance(frame, EncodedRun))
 
 
 def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, sc: np.ndarray,
@@ -796,17 +801,17 @@ def rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, 
     repeated documents are dropped without the warning (the caller counts them). ``distinct_docs``: the caller knows
     that no document repeats within a query (the test for repeats is skipped)."""
     return _rank_codes(qc, queries, raw_docs, dnames, sc, candidates, name, ties, depth, shared_names, cand_of_name,
-                       False, warn, distinct_docs, 4)
+                       None, warn, distinct_docs, 4)
 
 
 def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any, sc: np.ndarray, candidates: Any,
                 name: str, ties: str, depth: int | None, shared_names: bool, cand_of_name: np.ndarray | None,
-                candidates_first: bool, warn: bool, distinct_docs: bool, stacklevel: int, *,
+                row_codes: np.ndarray | None, warn: bool, distinct_docs: bool, stacklevel: int, *,
                 owned: bool = False) -> RankedRun:
-    """:func:`rank_codes`; ``candidates_first``: ``dnames`` starts with the candidates and ``raw_docs`` are already
-    the codes (a candidate's index, else ``len(candidates)`` + the index among the other names: :func:`_doc_codes`
-    with :class:`QueryCandidates`); ``stacklevel`` of the warning about repeated documents, counted from here;
-    ``owned``: ``raw_docs`` is this call's own (tied rows move within it, not within a copy)."""
+    """:func:`rank_codes`; ``row_codes``: each row's code (its index in the candidates, else ``len(candidates)`` + its
+    code in ``dnames``) when known already (:func:`_doc_codes` finds them block by block); ``stacklevel`` of the
+    warning about repeated documents, counted from here; ``owned``: ``raw_docs`` and ``row_codes`` are this call's own
+    (tied rows move within them, not within copies)."""
     _check_ties(ties, depth)
     if isinstance(candidates, _Candidates):
         prepared = candidates
@@ -816,6 +821,7 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
     keep = qc >= 0
     if not keep.all():
         qc, raw_docs, sc = qc[keep], raw_docs[keep], sc[keep]
+        row_codes = None if row_codes is None else row_codes[keep]
     n = len(qc)
     if n and raw_docs.min() < 0:
         raise PrefevalError(f"run {name!r} has a missing doc id (query {queries[qc[np.argmin(raw_docs)]]})")
@@ -825,8 +831,8 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
     # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
     if not len(candidates) or not n:  # the codes are the indices in ``dnames``
         recode, codes = None, raw_docs
-    elif candidates_first:  # the codes are the indices in ``dnames``, which start with the candidates
-        recode, codes = None, raw_docs
+    elif row_codes is not None:
+        recode = codes = row_codes.astype(small, copy=False)
     elif shared_names:  # the runs encoded together share their names: looked up once
         recode = prepared.recode(dnames).astype(small)
         codes = recode[raw_docs]
@@ -858,7 +864,8 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
                 if len(at):
                     raw_docs = raw_docs if owned and raw_docs.flags.writeable else raw_docs.copy()
                     raw_docs[at] = raw_docs[source]
-                    if recode is not None:  # (codes of this call's own)
+                    if recode is not None:
+                        codes = codes if owned and codes is row_codes else codes.copy()
                         codes[at] = codes[source]
                     else:
                         codes = raw_docs

@@ -163,7 +163,8 @@ def ranked_runs(collection: Collection, runs: dict[str, Any], depth: int | None 
     (:func:`prefeval.engine.blocks.read_ahead`). Warns about
     a run that lacks some judged queries of ``collection`` (:meth:`~prefeval.data.collection.Collection.coverage_note`).
     ``depth``: only the top ``depth`` ranks need be exact (every measure reads only those,
-    :func:`~prefeval.engine.values.top_k_depth`): tied scores are ordered only where they reach them."""
+    :func:`~prefeval.engine.values.top_k_depth`): tied scores are ordered only where they reach them, and only those
+    ranks are kept."""
     while runs:
         name = next(iter(runs))
         run = runs.pop(name)
@@ -198,7 +199,9 @@ def _ranked(collection: Collection, runs: dict[str, Any], measures: Sequence[Any
     """:func:`ranked_runs` of the measures' depth, all at once (a mapping) when :func:`_needs_all_runs`, else one at
     a time (``runs`` is emptied as they are ranked)."""
     together = _needs_all_runs(measures, runs)
-    ranked = ranked_runs(collection, runs, top_k_depth(m for m in measures if not _is_free_preference(m)))
+    # a preference without a baseline reads each whole ranking (RankedRun.frame): no depth then
+    depth = None if any(map(_is_free_preference, measures)) else top_k_depth(measures)
+    ranked = ranked_runs(collection, runs, depth)
     return dict(ranked) if together else ranked
 
 
