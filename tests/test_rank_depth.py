@@ -45,11 +45,12 @@ def test_top_ranks_equal_the_full_ranking_with_query_candidates():
         if seed % 2:
             run = run.drop_duplicates(["query_id", "doc_id"]).reset_index(drop=True)
         judged = run.sample(frac=0.3, random_state=seed)
-        partly += _check(run, QueryCandidates(judged["query_id"], judged["doc_id"]))
+        partly += _check(run, QueryCandidates(judged["query_id"], judged["doc_id"]),
+                         set(zip(judged["query_id"], judged["doc_id"])))
     assert partly > 60
 
 
-def _check(run: pd.DataFrame, candidates: QueryCandidates | None = None) -> int:
+def _check(run: pd.DataFrame, candidates: QueryCandidates | None = None, pairs: set | None = None) -> int:
     partly = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -63,6 +64,11 @@ def _check(run: pd.DataFrame, candidates: QueryCandidates | None = None) -> int:
             assert not partial.full_order and partial.exact_depth == depth
             assert len(partial.rank) == np.count_nonzero(full.rank <= depth)
             assert np.array_equal(partial.query_sizes(), full.query_sizes())
+            if pairs is not None:  # a candidate code names the row's document; every candidate row has one
+                coded = partial.doc_codes < len(partial.candidates)
+                assert np.array_equal(partial.candidates[partial.doc_codes[coded]], partial.doc_ids[coded])
+                queries = partial.queries.to_numpy()[partial.query_codes]
+                assert all(c for c, q, d in zip(coded, queries, partial.doc_ids) if (q, d) in pairs)
             with pytest.raises(ValueError, match="up to rank"):
                 partial.to_dict(depth + 1)
             with pytest.raises(ValueError, match="up to rank"):

@@ -278,11 +278,13 @@ def _query_blocks(qc: np.ndarray) -> np.ndarray | None:
 
 def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candidates | None = None,
                per_query: QueryCandidates | None = None, queries: Ids | None = None,
-               names_too: bool = True) -> tuple[np.ndarray, Any, np.ndarray, bool, np.ndarray | None]:
+               names_too: bool = True, row_codes_too: bool = True) -> tuple[np.ndarray, Any, np.ndarray, bool,
+                                                                              np.ndarray | None]:
     """(code of each row's document id in the returned names (``-1``: missing id), the names, the index of each name in
     ``candidates.unique`` (-1: not a candidate; None when there are no candidates), whether no two rows of one query
-    have the same code (False: some may), with ``per_query`` each row's code for :func:`rank_codes` (its index among
-    the candidates, else ``len(candidates.unique)`` + its code in the names; else None)).
+    have the same code (False: some may), with ``per_query`` and ``row_codes_too`` each row's code for
+    :func:`rank_codes` (its index among the candidates, else ``len(candidates.unique)`` + its code in the names; else
+    None)).
 
     Default: one factorisation of the column (every distinct id once in the names), the names then looked up among
     the candidates. ``by_block`` and rows grouped by query (each query's rows contiguous, as in TREC files): the
@@ -312,7 +314,7 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     values, prefix = _id_values(column, candidates)
     cuts = np.array([0, n]) if cuts is None else cuts
     raw = np.empty(n, dtype=small)
-    row_codes = np.empty(n, dtype=small) if per_query is not None else None
+    row_codes = np.empty(n, dtype=small) if per_query is not None and row_codes_too else None
     if per_query is not None:
         per_query.of(queries, qc[:0])  # (its spans of the queries built once, before the threads)
     starts = stretch_starts(qc)
@@ -781,8 +783,9 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
         if coded_queries is None:
             coded_queries = code_queries(frame["query_id"], None if queries is None else as_ids(queries), name)
         qc, queries = coded_queries
+        # (ranked to a depth, only the rows kept need the codes of the candidates: found from the names at the end)
         raw_docs, dnames, cand_of_name, distinct, row_codes = _doc_codes(frame["doc_id"], qc, True, prepared, per_query,
-                                                                         queries)
+                                                                         queries, row_codes_too=depth is None)
         sc = column_values(frame["score"], np.float64)
     return _rank_codes(qc, queries, raw_docs, dnames, sc, prepared, name, ties, depth, isinstance(frame, EncodedRun),
                        cand_of_name, row_codes, True, distinct, 3, owned=not isinstance(frame, EncodedRun))
@@ -828,20 +831,23 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
     # 32-bit codes and ranks where they fit: half the memory of a large run
     small = _code_type(max(n, len(queries), len(candidates) + len(dnames)))
     qc, raw_docs = qc.astype(small, copy=False), raw_docs.astype(small, copy=False)
-    # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``
+    # codes: a candidate's index in ``candidates``, other documents len(candidates) + their index in ``dnames``; given
+    # per row (``row_codes``), else read from a table per name (``recode``): for every row, or with a depth only for
+    # the rows kept (until then ``codes`` is ``raw_docs``, which tells the documents of a query apart as well)
+    recode = None
     if not len(candidates) or not n:  # the codes are the indices in ``dnames``
-        recode, codes = None, raw_docs
+        codes = raw_docs
     elif row_codes is not None:
-        recode = codes = row_codes.astype(small, copy=False)
-    elif shared_names:  # the runs encoded together share their names: looked up once
-        recode = prepared.recode(dnames).astype(small)
-        codes = recode[raw_docs]
+        codes = row_codes.astype(small, copy=False)
     else:
-        if cand_of_name is None:
-            cand_of_name = _candidate_of(dnames, prepared)
-        recode = cand_of_name.astype(small, copy=False)
-        found = recode[raw_docs]  # each row's index in ``candidates`` (-1: none), then the others' codes
-        codes = np.where(found >= 0, found, raw_docs + small(len(candidates)))
+        if shared_names:  # the runs encoded together share their names: looked up once
+            recode = prepared.recode(dnames).astype(small)
+        else:
+            if cand_of_name is None:
+                cand_of_name = _candidate_of(dnames, prepared)
+            recode = np.where(cand_of_name >= 0, cand_of_name,
+                              np.arange(len(candidates), len(candidates) + len(dnames))).astype(small)
+        codes = raw_docs if depth is not None else recode[raw_docs]
     only = codes < len(candidates) if ties == "candidates" else None
     starts = stretch_flags(qc)
     firsts = qc[starts]  # each stretch's query: grouped when no query has two stretches
@@ -862,13 +868,14 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
                     at, source = _tie_moves(same, raw_docs.__getitem__, dnames,
                                             None if only is None else only.__getitem__)
                 if len(at):
+                    follows = codes is raw_docs
                     raw_docs = raw_docs if owned and raw_docs.flags.writeable else raw_docs.copy()
                     raw_docs[at] = raw_docs[source]
-                    if recode is not None:
-                        codes = codes if owned and codes is row_codes else codes.copy()
-                        codes[at] = codes[source]
-                    else:
+                    if follows:
                         codes = raw_docs
+                    else:  # (codes from ``recode`` are this call's own)
+                        codes = codes if owned or codes is not row_codes else codes.copy()
+                        codes[at] = codes[source]
             else:
                 only = _only_places(only, order, qc, codes, len(queries), depth, distinct_docs)
                 order = _tie_order(order, qc, sc, raw_docs, dnames, only)
@@ -877,8 +884,9 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
         only = _only_places(only, order, qc, codes, len(queries), depth, distinct_docs)
         order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     if order is not None:
+        follows = codes is raw_docs
         qc, raw_docs = qc[order], raw_docs[order]
-        codes = raw_docs if recode is None else codes[order]
+        codes = raw_docs if follows else codes[order]
         starts = None
     # within a query, equal documents have equal ``raw_docs`` (codes into ``dnames``, which follow the rows block by
     # block: counted in cache, where ``codes`` put the candidates of all blocks first)
@@ -897,8 +905,9 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
         if repeated.any():
             if warn:
                 warn_repeated(name, int(repeated.sum()), stacklevel=stacklevel)
+            follows = codes is raw_docs
             qc, raw_docs = qc[~repeated], raw_docs[~repeated]
-            codes = raw_docs if recode is None else codes[~repeated]
+            codes = raw_docs if follows else codes[~repeated]
             n, starts = len(qc), None
     if starts is None:  # (else the rows of each query stand where they stood)
         starts = stretch_flags(qc)
@@ -914,8 +923,9 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
     retrieved[qc[first]] = sizes
     rows = np.repeat(first.astype(small) - 1, kept)  # (each kept row's index: its query's first + its rank - 1)
     rows += rank
+    follows = codes is raw_docs
     qc, raw_docs = qc[rows], raw_docs[rows]
-    codes = raw_docs if recode is None else codes[rows]
+    codes = recode[raw_docs] if recode is not None else raw_docs if follows else codes[rows]
     return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, False, depth, retrieved)
 
 
