@@ -14,18 +14,17 @@ readings again only for the columns with a significant cell (here nDCG@10 and Le
 
 Measured on the 2-core development machine (best of 5, the contenders taking turns, load average 1.1): measures alone
 0.28 s, the table with Judged@10 1.10x, with ``robust=True`` 2.62x (0.74 s; it was 4.51x when every reading recomputed
-the whole table and ranked every run again); ``check`` of a 10,000,000-line run, sixteen runs of ``--repeat 5`` at
-load 0.9-1.8: the printed ratio (best check / best reading) has a median of 1.87x over the runs, a range of
-1.20x-2.21x, three of sixteen above 2x. The two lowest came from runs whose reading itself was slow (1.44 s, 1.29 s);
-in the other fourteen the best reading took 0.89-0.97 s (in parts on both cores) and the best check 1.50-2.05 s. Three
-runs of ``--repeat 10``: 1.85x, 1.90x, 2.01x. At the issue's 2x, not within it in every run; the change from a median
-of 1.91x (fifteen runs, 1.78x-2.12x) is within this machine's noise. Check's own work, timed step by step on a run read
-already (outside this benchmark), is about 0.5 s: the ranking to depth 100 (about 0.36 s: the document ids coded in
-parts on both cores, 0.22 s), the query ids' codes (0.05 s, shared by the ranking and the tie count), Judged@k by
-trec_eval's kernels (0.08 s), the tie count (0.02 s). The rest, 0.1-0.6 s (best check - best reading - own work in
-those fourteen runs), is the qrels' reading that its thread beside the run's reading does not hide, and the machine:
-the kernel clearing fresh memory pages takes a fifth of the CPU time of reading and of check alike (``perf``), and its
-cost varies from run to run on this virtual machine.
+the whole table and ranked every run again); ``check`` of a 10,000,000-line run, ten runs of ``--repeat 5`` at load
+1.2-1.6: the printed ratio (best check / best reading) has a median of 1.72x over the runs, a range of 1.58x-1.83x
+(best reading 0.90-1.05 s, best check 1.55-1.70 s); single rounds still go above 2x (each run's largest per-round ratio
+1.99x-2.56x), as the reading's own time varies from round to round. Before: medians of 1.87x (1.20x-2.21x, three of
+sixteen runs above 2x), 1.91x, 2.50x, 2.95x. Check's own work, timed step by step on a run read already (outside this
+benchmark), is about 0.45 s: the ranking to depth 100 (the document ids coded in parts on both cores, about 0.2 s; only
+the top 100 ranks of each query kept, and their candidates' codes found for those rows alone), the query ids' codes
+(0.05 s, shared by the ranking and the tie count), Judged@k by trec_eval's kernels (0.07 s), the tie count (0.02 s).
+The rest is the part of the qrels' reading (about 0.1 s) that its thread beside the run's reading does not hide, and
+the machine: the kernel clearing fresh memory pages takes a fifth of the CPU time of reading and of check alike
+(``perf``), and its cost varies from run to run on this virtual machine.
 
 Each time is the best of ``--repeat`` rounds, the contenders taking turns; for check, the median and range of each
 round's ratio too (the time of reading itself varies from round to round). Run:

@@ -306,7 +306,8 @@ def _doc_codes(column: Any, qc: np.ndarray, by_block: bool, candidates: _Candida
     column it is not examined (False)."""
     candidates = _Candidates(np.zeros(0, dtype=object)) if candidates is None else candidates
     n = len(qc)
-    small = _code_type(n + len(candidates.unique))  # (the codes of rows: up to the names and candidates)
+    # (the codes of rows: up to the candidates and the names, which hold each block's candidates too)
+    small = _code_type(n + len(candidates.unique) + (0 if per_query is None else len(per_query.pair_documents)))
     cuts = _query_blocks(qc) if by_block and n > 2 * _BLOCK_ROWS else None
     if cuts is None and per_query is None:
         raw, names = factorize(column, dtype=small)
