@@ -758,8 +758,8 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
     :func:`encoded_runs`): the same ranking, without factorising the ids again.
 
     ``depth`` (with ``ties="all"``): order tied scores by doc id only inside the tied stretches that reach the first
-    ``depth + r`` rows of their query in score order, ``r`` the number of its rows whose document occurs more than once
-    in the run (at least the rows deduplication can remove there): the top ``depth`` ranks are then those of the full
+    ``depth + r`` rows of their query in score order, ``r`` the number of its rows whose document code occurs more than
+    once in the run (at least the rows deduplication can remove there): the top ``depth`` ranks are then those of the full
     ranking, and the only rows kept (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` accept depths up to it;
     :meth:`RankedRun.query_sizes` still counts every document), e.g. for measures that read only the top k documents.
 
@@ -846,8 +846,9 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
         else:
             if cand_of_name is None:
                 cand_of_name = _candidate_of(dnames, prepared)
+            cand_of_name = cand_of_name.astype(small, copy=False)
             recode = np.where(cand_of_name >= 0, cand_of_name,
-                              np.arange(len(candidates), len(candidates) + len(dnames))).astype(small)
+                              np.arange(len(candidates), len(candidates) + len(dnames), dtype=small))
         codes = raw_docs if depth is not None else recode[raw_docs]
     only = codes < len(candidates) if ties == "candidates" else None
     starts = stretch_flags(qc)
@@ -874,7 +875,7 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
                     raw_docs[at] = raw_docs[source]
                     if follows:
                         codes = raw_docs
-                    else:  # (codes from ``recode`` are this call's own)
+                    else:  # (codes from ``recode``, or ``row_codes`` when owned, are this call's own; others copied)
                         codes = codes if owned or codes is not row_codes else codes.copy()
                         codes[at] = codes[source]
             else:
@@ -961,9 +962,10 @@ def _only_places(candidate_rows: np.ndarray | None, order: np.ndarray, qc: np.nd
 def _query_limits(qs: np.ndarray, qc: np.ndarray, codes: np.ndarray, queries: int, depth: int,
                   distinct: bool) -> tuple[np.ndarray, np.ndarray]:
     """(each query's first place, ``depth + r``) for rows grouped by query in ascending code order (the query codes
-    ``qs`` of the rows in that order; ``qc`` and ``codes``: of the rows in any order), ``r`` the query's rows whose
-    document occurs more than once in the run (0 when the caller knows that none does: ``distinct``): the top
-    ``depth`` distinct documents of a query are among its first ``depth + r`` rows."""
+    ``qs`` of the rows in that order; ``qc`` and ``codes``: of the rows in any order; equal documents of a query have
+    equal codes), ``r`` the query's rows whose code occurs more than once in the run (at least its repeated documents;
+    0 when the caller knows that none repeats: ``distinct``): the top ``depth`` distinct documents of a query are among
+    its first ``depth + r`` rows."""
     first = np.searchsorted(qs, np.arange(queries, dtype=qs.dtype))
     if distinct:
         return first, np.full(queries, depth, dtype=np.int64)
