@@ -14,10 +14,10 @@ readings again only for the columns with a significant cell (here nDCG@10 and Le
 
 Measured on the 2-core development machine (best of 5, the contenders taking turns, load average 1.1): measures alone
 0.28 s, the table with Judged@10 1.10x, with ``robust=True`` 2.62x (0.74 s; it was 4.51x when every reading recomputed
-the whole table and ranked every run again); ``check`` of a 10,000,000-line run, ten runs of ``--repeat 5`` at load
-1.2-1.6: the printed ratio (best check / best reading) has a median of 1.72x over the runs, a range of 1.58x-1.83x
-(best reading 0.90-1.05 s, best check 1.55-1.70 s); single rounds still go above 2x (each run's largest per-round ratio
-1.99x-2.56x), as the reading's own time varies from round to round. Before: medians of 1.87x (1.20x-2.21x, three of
+the whole table and ranked every run again); ``check`` of a 10,000,000-line run, eighteen runs of ``--repeat 5`` at
+load 1.1-1.6: the printed ratio (best check / best reading) has a median of 1.70x over the runs, a range of
+1.49x-1.85x, none above 2x (best reading 0.87-1.10 s, best check 1.42-1.71 s); single rounds still go above 2x (each
+run's largest per-round ratio 1.54x-2.56x), as the reading's own time varies from round to round. Before: medians of 1.87x (1.20x-2.21x, three of
 sixteen runs above 2x), 1.91x, 2.50x, 2.95x. Check's own work, timed step by step on a run read already (outside this
 benchmark), is about 0.45 s: the ranking to depth 100 (the document ids coded in parts on both cores, about 0.2 s; only
 the top 100 ranks of each query kept, and their candidates' codes found for those rows alone), the query ids' codes
