@@ -17,14 +17,14 @@ Measured on the 2-core development machine (best of 5, the contenders taking tur
 the whole table and ranked every run again); ``check`` of a 10,000,000-line run, eighteen runs of ``--repeat 5`` at
 load 1.1-1.6: the printed ratio (best check / best reading) has a median of 1.70x over the runs, a range of
 1.49x-1.85x, none above 2x (best reading 0.87-1.10 s, best check 1.42-1.71 s); single rounds still go above 2x (each
-run's largest per-round ratio 1.54x-2.56x), as the reading's own time varies from round to round. Before: medians of 1.87x (1.20x-2.21x, three of
-sixteen runs above 2x), 1.91x, 2.50x, 2.95x. Check's own work, timed step by step on a run read already (outside this
-benchmark), is about 0.45 s: the ranking to depth 100 (the document ids coded in parts on both cores, about 0.2 s; only
-the top 100 ranks of each query kept, and their candidates' codes found for those rows alone), the query ids' codes
-(0.05 s, shared by the ranking and the tie count), Judged@k by trec_eval's kernels (0.07 s), the tie count (0.02 s).
-The rest is the part of the qrels' reading (about 0.1 s) that its thread beside the run's reading does not hide, and
-the machine: the kernel clearing fresh memory pages takes a fifth of the CPU time of reading and of check alike
-(``perf``), and its cost varies from run to run on this virtual machine.
+run's largest per-round ratio 1.54x-2.56x), as the reading's own time varies from round to round. Before: medians of
+1.87x (1.20x-2.21x, three of sixteen runs above 2x), 1.91x, 2.50x, 2.95x. Check's own work, timed step by step on a
+run read already (outside this benchmark), is about 0.45 s: the ranking to depth 100 (the document ids coded in parts
+on both cores, about 0.2 s; only the top 100 ranks of each query kept, and their candidates' codes found for those
+rows alone), the query ids' codes (0.05 s, shared by the ranking and the tie count), Judged@k by trec_eval's kernels
+(0.07 s), the tie count (0.02 s). The rest is the part of the qrels' reading (about 0.1 s) that its thread beside the
+run's reading does not hide, and the machine: the kernel clearing fresh memory pages takes a fifth of the CPU time of
+reading and of check alike (``perf``), and its cost varies from run to run on this virtual machine.
 
 Each time is the best of ``--repeat`` rounds, the contenders taking turns; for check, the median and range of each
 round's ratio too (the time of reading itself varies from round to round). Run:
