@@ -24,7 +24,8 @@ on both cores, about 0.2 s; only the top 100 ranks of each query kept, and their
 rows alone), the query ids' codes (0.05 s, shared by the ranking and the tie count), Judged@k by trec_eval's kernels
 (0.07 s), the tie count (0.02 s). The rest is the part of the qrels' reading (about 0.1 s) that its thread beside the
 run's reading does not hide, and the machine: the kernel clearing fresh memory pages takes a fifth of the CPU time of
-reading and of check alike (``perf``), and its cost varies from run to run on this virtual machine.
+reading and of check alike (``perf``, before the ranking to a depth kept only its ranks), and its cost varies from run
+to run on this virtual machine.
 
 Each time is the best of ``--repeat`` rounds, the contenders taking turns; for check, the median and range of each
 round's ratio too (the time of reading itself varies from round to round). Run:

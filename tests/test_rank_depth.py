@@ -27,6 +27,11 @@ def _run(rng: random.Random, shuffle: bool) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["query_id", "doc_id", "score"])
 
 
+def _qrels(rng: random.Random) -> pd.DataFrame:
+    return pd.DataFrame([(q, f"d{k}", rng.choice([0, 1, 2])) for q in ("q1", "q2", "10", "010") for k in range(40)],
+                        columns=["query_id", "doc_id", "relevance"])
+
+
 def test_top_ranks_equal_the_full_ranking():
     partly = 0
     for seed in range(60):
@@ -87,8 +92,7 @@ def test_depth_needs_full_ties_and_a_positive_depth():
 def test_evaluate_with_top_k_measures_only_gives_the_full_ranking_values():
     rng = random.Random(5)
     runs = {f"r{i}": _run(rng, shuffle=True) for i in range(3)}
-    qrels = pd.DataFrame([(q, f"d{k}", rng.choice([0, 1, 2])) for q in ("q1", "q2", "10", "010") for k in range(40)],
-                         columns=["query_id", "doc_id", "relevance"])
+    qrels = _qrels(rng)
     measures = ["nDCG@10", "P@5", "AP@3", "RR@10"]
     assert top_k_depth(parse_measures(measures, None)) == 10
     with warnings.catch_warnings():
@@ -103,8 +107,7 @@ def test_evaluate_with_top_k_measures_and_a_preference_without_baseline():
     """A preference without a baseline reads whole rankings: the runs are not cut at the metrics' depth."""
     rng = random.Random(7)
     runs = {f"r{i}": _run(rng, shuffle=i == 1) for i in range(3)}
-    qrels = pd.DataFrame([(q, f"d{k}", rng.choice([0, 1, 2])) for q in ("q1", "q2", "10", "010") for k in range(40)],
-                         columns=["query_id", "doc_id", "relevance"])
+    qrels = _qrels(rng)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         both = prefeval.evaluate(qrels, runs, ["P@2", "LexiPrecision"]).set_index(["run", "measure"])["value"]

@@ -16,9 +16,9 @@ _TYPES = {np.dtype(np.int32): "int32", np.dtype(np.int64): "int64", np.dtype(np.
 
 
 def to_numpy(array: Any, null: Any = None) -> np.ndarray:
-    """A fixed-width pyarrow array (or chunked array) of integers, floats or booleans as a numpy array: a view of
-    its buffer without nulls (writeable only where Arrow's buffer is) (booleans: unpacked from their bits); with nulls, a copy in which they are
-    ``null`` (which must then be given)."""
+    """A fixed-width pyarrow array (or chunked array) of integers, floats or booleans as a numpy array: without nulls,
+    a view of its buffer, writeable only where Arrow's buffer is (booleans: unpacked from their bits); with nulls, a
+    copy in which they are ``null`` (which must then be given)."""
     if hasattr(array, "combine_chunks"):
         array = array.combine_chunks()
     buffers = array.buffers()

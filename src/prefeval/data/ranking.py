@@ -168,8 +168,7 @@ def canonical_run(frame: pd.DataFrame, name: str = "run") -> pd.DataFrame:
 def run_queries(run: pd.DataFrame | RankedRun) -> np.ndarray:
     """The distinct query ids of a run frame or of the rows of a :class:`RankedRun` (from its integer codes)."""
     if isinstance(run, RankedRun):
-        present = stretch_counts(run.query_codes, len(run.queries)) > 0
-        return run.queries.to_numpy(dtype=object)[present]
+        return run.queries.to_numpy(dtype=object)[run.query_sizes() > 0]
     return np.asarray(run["query_id"].unique(), dtype=object)
 
 
@@ -759,8 +758,8 @@ def rank_run(frame: Any, queries: Any = None, candidates: np.ndarray | QueryCand
 
     ``depth`` (with ``ties="all"``): order tied scores by doc id only inside the tied stretches that reach the first
     ``depth + r`` rows of their query in score order, ``r`` the number of its rows whose document code occurs more than
-    once in the run (at least the rows deduplication can remove there): the top ``depth`` ranks are then those of the full
-    ranking, and the only rows kept (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` accept depths up to it;
+    once in the run (at least the rows deduplication can remove there): the top ``depth`` ranks are then those of the
+    full ranking, and the only rows kept (:meth:`RankedRun.rows` and :meth:`RankedRun.to_dict` accept depths up to it;
     :meth:`RankedRun.query_sizes` still counts every document), e.g. for measures that read only the top k documents.
 
     ``coded_queries``: :func:`code_queries` of ``frame``'s query ids (with ``queries``), when the caller has them
@@ -850,6 +849,7 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
             recode = np.where(cand_of_name >= 0, cand_of_name,
                               np.arange(len(candidates), len(candidates) + len(dnames), dtype=small))
         codes = raw_docs if depth is not None else recode[raw_docs]
+    follows = codes is raw_docs  # (kept so through every move, sort and selection of rows below)
     only = codes < len(candidates) if ties == "candidates" else None
     starts = stretch_flags(qc)
     firsts = qc[starts]  # each stretch's query: grouped when no query has two stretches
@@ -870,7 +870,6 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
                     at, source = _tie_moves(same, raw_docs.__getitem__, dnames,
                                             None if only is None else only.__getitem__)
                 if len(at):
-                    follows = codes is raw_docs
                     raw_docs = raw_docs if owned and raw_docs.flags.writeable else raw_docs.copy()
                     raw_docs[at] = raw_docs[source]
                     if follows:
@@ -886,7 +885,6 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
         only = _only_places(only, order, qc, codes, len(queries), depth, distinct_docs)
         order = _tie_order(order, qc, sc, raw_docs, dnames, only)
     if order is not None:
-        follows = codes is raw_docs
         qc, raw_docs = qc[order], raw_docs[order]
         codes = raw_docs if follows else codes[order]
         starts = None
@@ -907,7 +905,6 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
         if repeated.any():
             if warn:
                 warn_repeated(name, int(repeated.sum()), stacklevel=stacklevel)
-            follows = codes is raw_docs
             qc, raw_docs = qc[~repeated], raw_docs[~repeated]
             codes = raw_docs if follows else codes[~repeated]
             n, starts = len(qc), None
@@ -925,7 +922,6 @@ def _rank_codes(qc: np.ndarray, queries: Ids, raw_docs: np.ndarray, dnames: Any,
     retrieved[qc[first]] = sizes
     rows = np.repeat(first.astype(small) - 1, kept)  # (each kept row's index: its query's first + its rank - 1)
     rows += rank
-    follows = codes is raw_docs
     qc, raw_docs = qc[rows], raw_docs[rows]
     codes = recode[raw_docs] if recode is not None else raw_docs if follows else codes[rows]
     return RankedRun(queries, qc, dnames, raw_docs, codes, rank, candidates, False, depth, retrieved)

@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from prefeval.core.arrays import stretch_counts
 from prefeval.core.lazy import lazy_module
 from prefeval.core.reduce import PairAccumulator
 from prefeval.data.collection import Collection, coverage_note
@@ -165,7 +164,7 @@ def evaluate_block(methods: list[Method], run_frames: dict[str, Any], collection
         if warn:
             _warn_coverage(collection, name, _covered(run), evaluated)
         if judged_groups:
-            ranked_docs[s] = stretch_counts(run.query_codes, len(queries))
+            ranked_docs[s] = run.query_sizes()
         # condensed lists by the comparison's depth, which cuts the run first; Method.depth (the smaller of it and the
         # preference's @k) then cuts the condensed list (no further than the comparison's depth did)
         lists: dict[int | None, RankedRun] = {}
@@ -262,7 +261,7 @@ def _locate_blocked(runs: dict[str, Any], rows: list[int], collection: Collectio
 
 def _covered(run: RankedRun) -> np.ndarray:
     """The codes of the queries ``run`` retrieved something for (linear, no sort)."""
-    return np.flatnonzero(stretch_counts(run.query_codes, len(run.queries)))
+    return np.flatnonzero(run.query_sizes())
 
 
 #: Bytes of run files :func:`read_ahead` reads and keeps before any work (beyond them, files are checked and read

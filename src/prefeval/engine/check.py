@@ -211,8 +211,8 @@ def _run_check(name: str, frame: Any, collection: Collection, judged: list[Judge
 def _ties(query_codes: np.ndarray, queries: int, scores: np.ndarray) -> tuple[int, float]:
     """(queries whose top :data:`TIE_DEPTH` by score holds a score another of its documents has, share of the rows whose
     score another row of the query has) of rows with these query codes (of ``queries`` queries, each present) and
-    scores. Repeated documents count as rows here. Rows whose queries stand in one stretch each, scores non-increasing (as in TREC files), are read in their
-    order, not sorted."""
+    scores. Repeated documents count as rows here. Rows whose queries stand in one stretch each, scores non-increasing
+    (as in TREC files), are read in their order, not sorted."""
     n = len(scores)
     if not n:
         return 0, 0.0
